@@ -1,0 +1,40 @@
+"""embgeo: the geometry of word embeddings, with a compiled numeric core.
+
+Submodules load on first use, so ``import embgeo`` stays light::
+
+    import embgeo
+    e = embgeo.load("glove-6b-50d")          # embgeo.io
+    e.most_similar(positive=["king", "woman"], negative=["man"])
+    embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)
+"""
+from __future__ import annotations
+
+import importlib
+
+from .backend import get_namespace, to_device, to_numpy
+from .embeddings import Embeddings
+from .errors import NotFittedError, UnknownWordError
+from .progress import set_progress
+
+__version__ = "0.1.0.dev0"
+
+_SUBMODULES = {
+    "alpha", "backend", "crosslingual", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
+    "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index",
+}
+_LAZY_ATTRS = {"load": "io", "save": "io"}
+
+__all__ = ["Embeddings", "UnknownWordError", "NotFittedError", "get_namespace", "to_numpy", "to_device",
+           "set_progress", "load", "save", "__version__", *sorted(_SUBMODULES)]
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_ATTRS:
+        return getattr(importlib.import_module(f".{_LAZY_ATTRS[name]}", __name__), name)
+    raise AttributeError(f"module 'embgeo' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _SUBMODULES | set(_LAZY_ATTRS))

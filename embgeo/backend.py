@@ -1,0 +1,176 @@
+"""Array backend: one code path for NumPy (CPU), CuPy (GPU) and other array-API libraries.
+
+Algorithm modules take the namespace from their inputs, as SciPy does::
+
+    xp = get_namespace(X, Y)
+    G = xp.matmul(X, xp.matrix_transpose(Y))
+
+and never call ``numpy.`` on data arrays. NumPy arrays give ``array_api_compat.numpy``
+(NumPy with the standard's spellings), CuPy arrays give CuPy's compat namespace, and an
+``array_api_strict`` array gives ``array_api_strict`` -- the tests use the latter to prove that
+no NumPy-only call leaks into backend-neutral code.
+
+Compiled Numba kernels run on NumPy arrays only; a function that has one checks
+:func:`is_numpy` and otherwise falls back to the namespace code (or a CuPy kernel).
+
+CuPy is optional. Nothing here imports it unless a CUDA device is asked for.
+"""
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import numpy as np
+import array_api_compat
+
+__all__ = [
+    "get_namespace",
+    "asarray",
+    "to_numpy",
+    "to_device",
+    "is_numpy",
+    "is_cupy",
+    "resolve_dtype",
+    "default_dtype",
+    "set_default_dtype",
+    "check_matrix",
+]
+
+_DEFAULT_DTYPE = "float32"
+_FLOAT_NAMES = {"float32": "float32", "float64": "float64", "single": "float32", "double": "float64"}
+
+
+def get_namespace(*arrays: Any):
+    """Return the array-API namespace shared by ``arrays``.
+
+    Python scalars and ``None`` are ignored. NumPy arrays (and array-likes such as lists) give
+    ``array_api_compat.numpy``; mixing arrays of two libraries raises ``TypeError``.
+    """
+    arrs = [a for a in arrays if a is not None and not isinstance(a, (int, float, bool, complex))]
+    if not arrs:
+        return array_api_compat.numpy
+    arrs = [np.asarray(a) if isinstance(a, (list, tuple)) else a for a in arrs]
+    return array_api_compat.array_namespace(*arrs)
+
+
+def is_numpy(x: Any) -> bool:
+    """True for NumPy arrays (and NumPy scalars)."""
+    return isinstance(x, (np.ndarray, np.generic))
+
+
+def is_cupy(x: Any) -> bool:
+    """True for CuPy arrays; never imports CuPy."""
+    return array_api_compat.is_cupy_array(x)
+
+
+def default_dtype() -> str:
+    """The floating dtype embgeo stores vectors in unless told otherwise (``"float32"``)."""
+    return _DEFAULT_DTYPE
+
+
+def set_default_dtype(dtype) -> None:
+    """Set the library-wide default floating dtype (``"float32"`` or ``"float64"``)."""
+    global _DEFAULT_DTYPE
+    _DEFAULT_DTYPE = _dtype_name(dtype)
+
+
+def _dtype_name(dtype) -> str:
+    if dtype is None:
+        return _DEFAULT_DTYPE
+    name = getattr(dtype, "name", None) or (dtype if isinstance(dtype, str) else np.dtype(dtype).name)
+    name = str(name)
+    if name not in _FLOAT_NAMES:
+        raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
+    return _FLOAT_NAMES[name]
+
+
+def resolve_dtype(dtype=None, xp=None):
+    """Map ``dtype`` (None means the default, float32) to the namespace's dtype object."""
+    name = _dtype_name(dtype)
+    xp = xp if xp is not None else array_api_compat.numpy
+    return getattr(xp, name)
+
+
+def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
+    """Convert ``x`` to an array of the same library (and device) as ``like``.
+
+    Without ``like``, array-API arrays stay in their library and anything else becomes NumPy.
+    ``dtype`` accepts ``"float32"``/``"float64"`` names or dtype objects; ``None`` keeps the
+    input's dtype for floating arrays and uses the default float dtype otherwise.
+    """
+    if like is not None:
+        xp = get_namespace(like)
+    elif array_api_compat.is_array_api_obj(x) and not isinstance(x, np.generic):
+        xp = get_namespace(x)
+    else:
+        xp = array_api_compat.numpy
+    if is_cupy(like) and is_numpy(x):
+        x = xp.asarray(x)
+    if dtype is None:
+        arr = xp.asarray(x, copy=copy)
+        if not xp.isdtype(arr.dtype, "real floating"):
+            arr = xp.astype(arr, resolve_dtype(None, xp))
+        return arr
+    return xp.asarray(x, dtype=resolve_dtype(dtype, xp), copy=copy)
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """Return ``x`` as a NumPy array (copying from the GPU when needed)."""
+    if is_numpy(x):
+        return np.asarray(x)
+    if is_cupy(x):
+        return x.get()
+    if array_api_compat.is_array_api_obj(x):
+        # The buffer protocol or DLPack, whichever the library offers.
+        try:
+            return np.from_dlpack(x)
+        except (TypeError, AttributeError, RuntimeError, BufferError):
+            return np.asarray(x)
+    return np.asarray(x)
+
+
+def _cupy():
+    if importlib.util.find_spec("cupy") is None:
+        raise RuntimeError(
+            "device 'cuda' needs CuPy, which is not installed: pip install 'embgeo[gpu]' "
+            "(CuPy for CUDA 12) on a machine with an NVIDIA GPU"
+        )
+    import cupy
+
+    return cupy
+
+
+def to_device(x: Any, device: str = "cpu"):
+    """Move ``x`` to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy)."""
+    if device == "cpu":
+        return to_numpy(x)
+    if device in ("cuda", "gpu"):
+        cp = _cupy()
+        return cp.asarray(x)
+    raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+
+
+def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_empty: bool = False):
+    """Validate a 2-D floating matrix and return it (same library), raising clear errors.
+
+    Raises
+    ------
+    ValueError
+        If ``X`` is not 2-D, is empty, or (with ``check_finite``) holds NaN or inf; the message
+        names the first offending row.
+    """
+    xp = get_namespace(X)
+    X = xp.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (n_words, dim); expected ndim to be 2, but observed {X.ndim}")
+    if not allow_empty and (X.shape[0] == 0 or X.shape[1] == 0):
+        raise ValueError(f"{name} is empty (shape {tuple(X.shape)})")
+    if not xp.isdtype(X.dtype, "real floating"):
+        X = xp.astype(X, resolve_dtype(None, xp))
+    if check_finite:
+        finite = xp.all(xp.isfinite(X), axis=1)
+        if not bool(xp.all(finite)):
+            bad = to_numpy(finite)
+            row = int(np.flatnonzero(~bad)[0])
+            raise ValueError(f"{name} holds NaN or inf (first at row {row})")
+    return X

@@ -1,0 +1,92 @@
+"""VecMap's embedding normalisations, as composable steps.
+
+The names and definitions are those of VecMap (Artetxe, Labaka & Agirre 2018, "A robust
+self-learning method for fully unsupervised cross-lingual mappings of word embeddings", and
+"Generalizing and improving bilingual word embedding mappings ..." AAAI 2018, Section 3.1):
+
+``unit``
+    scale each word vector to unit Euclidean length (zero vectors stay zero);
+``center``
+    subtract the mean word vector (centre each dimension over the vocabulary);
+``unitdim``
+    scale each dimension (column) to unit length over the vocabulary;
+``centeremb``
+    subtract each word vector's own mean over its dimensions;
+``none``
+    do nothing.
+
+They are defined once here and used by :class:`~embgeo.embeddings.Embeddings`,
+:mod:`embgeo.postprocess` and :mod:`embgeo.crosslingual`. All steps are backend-neutral and
+accumulate sums in float64 whatever the storage dtype.
+"""
+from __future__ import annotations
+
+from . import backend
+
+__all__ = ["normalize", "STEPS"]
+
+STEPS = ("unit", "center", "unitdim", "centeremb", "none")
+
+
+def _safe(xp, norms):
+    # VecMap's rule: a zero norm divides by one, so all-zero rows/columns stay zero.
+    return xp.where(norms == 0, xp.ones_like(norms), norms)
+
+
+def _unit(xp, X):
+    acc = xp.astype(X, xp.float64)
+    norms = xp.sqrt(xp.sum(acc * acc, axis=1, keepdims=True))
+    return xp.astype(acc / _safe(xp, norms), X.dtype)
+
+
+def _center(xp, X):
+    mean = xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True)
+    return X - xp.astype(mean, X.dtype)
+
+
+def _unitdim(xp, X):
+    acc = xp.astype(X, xp.float64)
+    norms = xp.sqrt(xp.sum(acc * acc, axis=0, keepdims=True))
+    return xp.astype(acc / _safe(xp, norms), X.dtype)
+
+
+def _centeremb(xp, X):
+    mean = xp.mean(xp.astype(X, xp.float64), axis=1, keepdims=True)
+    return X - xp.astype(mean, X.dtype)
+
+
+_FUNCS = {"unit": _unit, "center": _center, "unitdim": _unitdim, "centeremb": _centeremb,
+          "none": lambda xp, X: X}
+
+
+def normalize(X, *steps: str):
+    """Apply normalisation ``steps`` to the rows of ``X`` in order, returning a new array.
+
+    Parameters
+    ----------
+    X : array, shape (n_words, dim)
+        NumPy, CuPy or other array-API matrix.
+    *steps : str
+        Any of ``"unit"``, ``"center"``, ``"unitdim"``, ``"centeremb"``, ``"none"``; VecMap's
+        usual chain is ``normalize(X, "unit", "center", "unit")``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = normalize(np.array([[3., 4.], [0., 0.]], dtype=np.float32), "unit")
+    >>> Y.tolist()
+    [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
+    """
+    xp = backend.get_namespace(X)
+    X = xp.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"normalize expects a 2-D matrix, got ndim={X.ndim}")
+    if len(steps) == 1 and isinstance(steps[0], (list, tuple)):
+        steps = tuple(steps[0])
+    for step in steps:
+        try:
+            f = _FUNCS[step]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}") from None
+        X = f(xp, X)
+    return X

