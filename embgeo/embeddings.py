@@ -310,10 +310,11 @@ class Embeddings:
         from gensim.models import KeyedVectors
 
         vec = backend.to_numpy(self._vectors)
-        kv = KeyedVectors(vector_size=vec.shape[1], count=len(self), dtype=vec.dtype)
+        kv = KeyedVectors(vector_size=vec.shape[1], count=0, dtype=vec.dtype)
         kv.add_vectors(self._words, vec)
         if self._counts is not None:
-            kv.expandos["count"] = np.asarray(self._counts, dtype=np.int64).copy()
+            kv.allocate_vecattrs(attrs=["count"], types=[np.int64])
+            kv.expandos["count"][:] = np.asarray(self._counts, dtype=np.int64)
         return kv
 
 

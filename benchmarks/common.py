@@ -1,0 +1,22 @@
+"""Shared set-up for benchmarks: data that every bench file may ask for."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def random_embeddings(n: int, d: int, seed: int = 0):
+    """An Embeddings of ``n`` random float32 vectors (words ``w0 … w{n-1}``)."""
+    import embgeo
+
+    X = np.random.default_rng(seed).standard_normal((n, d)).astype(np.float32)
+    return embgeo.Embeddings([f"w{i}" for i in range(n)], X, check_finite=False)
+
+
+def glove_or_none():
+    """GloVe 6B 50d when the data extra is installed, else None (benchmarks then skip)."""
+    try:
+        import embgeo
+
+        return embgeo.load("glove-6b-50d")
+    except Exception:  # the data extra is optional for benchmarking
+        return None

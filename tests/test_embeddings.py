@@ -1,0 +1,146 @@
+"""The Embeddings container: validation, lookup, derivations, gensim interop."""
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo import Embeddings, UnknownWordError
+
+
+@pytest.fixture
+def e(rng):
+    X = rng.standard_normal((6, 4)).astype(np.float32)
+    return Embeddings(["a", "b", "c", "d", "e", "f"], X, counts=[5, 9, 1, 9, 3, 0])
+
+
+def test_basic_protocol(e):
+    assert len(e) == 6 and e.dim == 4 and e.shape == (6, 4)
+    assert "c" in e and "z" not in e
+    assert np.array_equal(e["c"], e.vectors[2])
+    assert e[["f", "a"]].shape == (2, 4)
+    assert e.index("d") == 3
+    assert list(e) == ["a", "b", "c", "d", "e", "f"]
+    assert "6 words" in repr(e)
+
+
+def test_unknown_word_error_names_the_word_and_is_a_keyerror(e):
+    with pytest.raises(KeyError):
+        e["zebra"]
+    with pytest.raises(UnknownWordError, match="'zebra' is not in the vocabulary"):
+        e.index("zebra")
+    with pytest.raises(UnknownWordError, match=r"'x'.*2 words missing"):
+        e.indices(["a", "x", "y"])
+
+
+def test_indices_missing_policies(e):
+    assert e.indices(["a", "x", "c"], missing="skip").tolist() == [0, 2]
+    assert e.indices(["a", "x", "c"], missing="mark").tolist() == [0, -1, 2]
+    with pytest.raises(ValueError, match="missing must be"):
+        e.indices(["a"], missing="drop")
+    with pytest.raises(TypeError):
+        e.indices("abc")
+
+
+@pytest.mark.parametrize("words, vectors, msg", [
+    ([], np.zeros((0, 3)), "empty vocabulary"),
+    (["a", "b", "a"], np.zeros((3, 2)), "duplicate word 'a' at rows 0 and 2"),
+    (["a", "b"], np.zeros((3, 2)), "2 words but 3 vector rows"),
+    (["a"], np.zeros(3), "2-D"),
+    (["a", "b"], np.array([[0.0, 1.0], [np.nan, 0.0]]), "row 1 \\(word 'b'\\)"),
+    (["a", "b"], np.array([[0.0, np.inf], [1.0, 0.0]]), "row 0 \\(word 'a'\\)"),
+])
+def test_bad_input_is_named(words, vectors, msg):
+    with pytest.raises(ValueError, match=msg):
+        Embeddings(words, vectors)
+
+
+def test_bad_counts_and_output_vectors_are_refused():
+    with pytest.raises(ValueError, match="counts must have shape"):
+        Embeddings(["a", "b"], np.zeros((2, 2)), counts=[1, 2, 3])
+    with pytest.raises(ValueError, match="non-negative"):
+        Embeddings(["a", "b"], np.zeros((2, 2)), counts=[1, -2])
+    with pytest.raises(ValueError, match="output_vectors must have shape"):
+        Embeddings(["a", "b"], np.zeros((2, 2)), output_vectors=np.zeros((3, 2)))
+
+
+def test_integer_vectors_become_float32():
+    e = Embeddings(["a", "b"], [[1, 2], [3, 4]])
+    assert e.dtype == np.float32
+
+
+def test_subset_top_and_intersect(e, rng):
+    s = e.subset(["d", "a"])
+    assert s.words == ["d", "a"] and np.array_equal(s.vectors, e.vectors[[3, 0]])
+    assert s.counts.tolist() == [9, 5]
+    # by counts, ties in row order
+    assert e.top(3).words == ["b", "d", "a"]
+    no_counts = Embeddings(e.words, e.vectors)
+    assert no_counts.top(2).words == ["a", "b"]
+    other = Embeddings(["f", "x", "b"], rng.standard_normal((3, 2)))
+    left, right = e.intersect(other)
+    assert left.words == right.words == ["b", "f"]
+    assert np.array_equal(right.vectors, other.vectors[[2, 0]])
+    with pytest.raises(ValueError, match="share no word"):
+        e.intersect(Embeddings(["zz"], np.ones((1, 4))))
+    with pytest.raises(ValueError, match="subset is empty"):
+        e.subset(["x"], missing="skip")
+    with pytest.raises(ValueError, match="positive"):
+        e.top(0)
+
+
+def test_derivations_never_modify_the_original(e):
+    before = e.vectors.copy()
+    n = e.normalize("unit", "center")
+    assert np.array_equal(e.vectors, before)
+    assert np.allclose(n.vectors.mean(axis=0), 0, atol=1e-6)
+    assert n.words == e.words and n.counts is e.counts
+
+
+def test_similarity_is_cosine(e):
+    a, b = e["a"].astype(np.float64), e["b"].astype(np.float64)
+    cos = a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+    assert e.similarity("a", "b") == pytest.approx(cos, rel=1e-5)
+    assert e.similarity_pairs(["a"], ["b"])[0] == pytest.approx(cos, rel=1e-5)
+    assert e.similarity_pairs(["a"], ["b"], measure="dot")[0] == pytest.approx(a @ b, rel=1e-5)
+    with pytest.raises(ValueError, match="measure"):
+        e.similarity_pairs(["a"], ["b"], measure="kl")
+
+
+def test_to_cpu_and_astype(e):
+    assert e.to("cpu").device == "cpu"
+    assert e.astype("float64").dtype == np.float64
+
+
+def test_gensim_round_trip_keeps_words_vectors_counts(e):
+    kv = e.to_gensim()
+    assert kv.index_to_key == e.words
+    assert np.array_equal(kv.vectors, e.vectors)
+    back = Embeddings.from_gensim(kv)
+    assert back.words == e.words and np.array_equal(back.vectors, e.vectors)
+    assert back.counts.tolist() == e.counts.tolist()
+
+
+def test_from_word2vec_keeps_output_vectors_and_counts():
+    from gensim.models import Word2Vec
+
+    sentences = [["the", "cat", "sat", "on", "the", "mat"], ["the", "dog", "sat"]] * 20
+    model = Word2Vec(sentences, vector_size=8, min_count=1, sg=1, negative=3, epochs=2, seed=1, workers=1)
+    e = Embeddings.from_gensim(model)
+    assert e.output_vectors is not None and e.output_vectors.shape == (len(e), 8)
+    assert np.array_equal(e.output_vectors, model.syn1neg)
+    assert e.counts[e.index("the")] == 60
+    assert e.top(1).words == ["the"] and e.top(1).output_vectors.shape == (1, 8)
+
+
+def test_array_api_strict_embeddings_behave_like_numpy(e):
+    xps = pytest.importorskip("array_api_strict")
+    s = Embeddings(e.words, xps.asarray(e.vectors))
+    assert np.allclose(s.similarity_pairs(["a", "c"], ["b", "d"]), e.similarity_pairs(["a", "c"], ["b", "d"]))
+    assert np.allclose(np.asarray(s.normalize("unit", "center").vectors), e.normalize("unit", "center").vectors)
+    assert s.subset(["c"]).words == ["c"]
+    assert np.array_equal(np.asarray(s[["b"]]), e[["b"]])
+
+
+def test_lazy_submodules():
+    assert embgeo.normalize.normalize is not None
+    with pytest.raises(AttributeError):
+        embgeo.not_a_module

@@ -1,0 +1,206 @@
+"""True/false-negative tools: synonym tables, the hard-correction mask, soft regularisation,
+the phrase index and NegatER candidates."""
+import json
+
+import numpy as np
+import pytest
+
+from embgeo import Embeddings, UnknownWordError
+from embgeo.negatives import (PhraseIndex, SynonymTable, candidate_negatives, false_negative_mask,
+                              soft_regularisation, synonym_table)
+
+
+def brute_force_table(X, k):
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    S = U.astype(np.float64) @ U.T.astype(np.float64)
+    np.fill_diagonal(S, -np.inf)
+    order = np.argsort(-S, axis=1, kind="stable")[:, :k]
+    return order, np.take_along_axis(S, order, axis=1)
+
+
+@pytest.fixture
+def emb(rng):
+    X = rng.standard_normal((300, 12)).astype(np.float32)
+    return Embeddings([f"w{i}" for i in range(300)], X)
+
+
+def test_synonym_table_equals_brute_force_top_k(emb):
+    t = synonym_table(emb, k=7)
+    order, scores = brute_force_table(emb.vectors, 7)
+    assert np.array_equal(np.diff(t.indptr), np.full(300, 7))
+    assert np.array_equal(t.indices.reshape(300, 7), order)
+    assert np.allclose(t.scores.reshape(300, 7), scores, atol=1e-5)
+    assert t["w3"] == [f"w{j}" for j in order[3]]
+    assert "w3" not in t["w3"]
+
+
+def test_threshold_keeps_only_similar_enough(emb):
+    t = synonym_table(emb, k=10, threshold=0.3)
+    order, scores = brute_force_table(emb.vectors, 10)
+    assert np.all(t.scores >= 0.3)
+    assert len(t.indices) == int((scores >= 0.3).sum())
+
+
+def test_mutual_filter_is_symmetric_and_matches_definition(emb):
+    t = synonym_table(emb, k=5, mutual=True)
+    order, _ = brute_force_table(emb.vectors, 5)
+    sets = [set(r) for r in order]
+    expected = {(i, j) for i in range(300) for j in order[i] if i in sets[j]}
+    got = {(i, int(j)) for i in range(300) for j in t.indices[t.indptr[i]:t.indptr[i + 1]]}
+    assert got == expected
+    assert all((j, i) in got for i, j in got)
+
+
+def test_vocabulary_defines_the_index_space(emb):
+    vocab = ["w5", "[PAD]", "w1", "w2", "w9", "w7"]
+    t = synonym_table(emb, k=2, vocabulary=vocab)
+    assert t.words == tuple(vocab)
+    assert t["[PAD]"] == []
+    sub = emb.subset(["w5", "w1", "w2", "w9", "w7"])
+    ref = synonym_table(sub, k=2)
+    for w in ref.words:
+        assert t[w] == ref[w]
+
+
+@pytest.mark.parametrize("fmt", ["json", "tsv", "npz"])
+def test_export_import_round_trip(emb, tmp_path, fmt):
+    t = synonym_table(emb, k=4)
+    p = tmp_path / f"syn.{fmt}"
+    t.save(p)
+    back = SynonymTable.load(p, words=t.words if fmt != "npz" else None)
+    assert back.words == t.words
+    assert np.array_equal(back.indptr, t.indptr) and np.array_equal(back.indices, t.indices)
+    assert np.allclose(back.scores, t.scores, atol=1e-5)
+    assert not list(tmp_path.glob(".*tmp"))
+
+
+def test_json_layout_is_word_to_synonym_score_lists(emb, tmp_path):
+    t = synonym_table(emb, k=2)
+    t.save(tmp_path / "s.json")
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert [s for s, _ in data["w0"]] == t["w0"]
+
+
+def test_malformed_tsv_names_the_line(tmp_path):
+    p = tmp_path / "bad.tsv"
+    p.write_text("a\tb\t0.5\na\tc\n")
+    with pytest.raises(ValueError, match="bad.tsv:2"):
+        SynonymTable.load(p)
+
+
+def test_bad_arguments(emb):
+    with pytest.raises(ValueError, match="k must be"):
+        synonym_table(emb, k=0)
+    with pytest.raises(ValueError, match="larger than"):
+        synonym_table(emb, k=300)
+    with pytest.raises(ValueError, match="none of the vocabulary"):
+        synonym_table(emb, k=1, vocabulary=["x", "y"])
+    with pytest.raises(UnknownWordError):
+        synonym_table(emb, k=2)["nope"]
+
+
+def test_false_negative_mask_hand_written_case():
+    # table over 5 tokens: 0 -> {1, 2}; 1 -> {0}; 3 -> {4}
+    t = SynonymTable(tuple("abcde"), np.array([0, 2, 3, 3, 4, 4]), np.array([1, 2, 0, 4]),
+                     np.ones(4, dtype=np.float32))
+    gold = np.array([[0, 0, 0, 1], [3, 3, 2, -1]])
+    pred = np.array([[1, 2, 0, 0], [4, 0, 1, 1]])
+    expected = np.array([[True, True, False, True], [True, False, False, False]])
+    assert np.array_equal(false_negative_mask(pred, gold, t), expected)
+    assert np.array_equal(false_negative_mask(pred, gold, t.to_padded()), expected)
+
+
+def test_false_negative_mask_on_array_api_strict():
+    xps = pytest.importorskip("array_api_strict")
+    t = SynonymTable(tuple("abc"), np.array([0, 1, 2, 2]), np.array([1, 0]), np.ones(2, dtype=np.float32))
+    m = false_negative_mask(xps.asarray([1, 2, 0]), xps.asarray([0, 0, 1]), t)
+    assert np.asarray(m).tolist() == [True, False, True]
+
+
+def test_false_negative_mask_errors():
+    t = SynonymTable(("a", "b"), np.array([0, 1, 2]), np.array([1, 0]), np.ones(2, dtype=np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        false_negative_mask(np.array([0, 1]), np.array([0]), t)
+    with pytest.raises(ValueError, match="below the table size"):
+        false_negative_mask(np.array([5]), np.array([0]), t)
+
+
+def test_soft_regularisation_equals_direct_cosine(rng):
+    g = rng.standard_normal((4, 6, 8))
+    p = rng.standard_normal((4, 6, 8))
+    mask = rng.random((4, 6)) < 0.5
+    cos = np.einsum("ijk,ijk->ij", g, p) / np.linalg.norm(g, axis=-1) / np.linalg.norm(p, axis=-1)
+    assert float(soft_regularisation(g, p)) == pytest.approx(np.mean(1 - cos))
+    assert float(soft_regularisation(g, p, mask)) == pytest.approx(np.mean((1 - cos)[mask]))
+    assert float(soft_regularisation(g[0, 0], g[0, 0])) == pytest.approx(0, abs=1e-12)
+    with pytest.raises(ValueError, match="no position"):
+        soft_regularisation(g, p, np.zeros((4, 6), dtype=bool))
+    with pytest.raises(ValueError, match="differ in shape"):
+        soft_regularisation(g, p[:, :2])
+
+
+@pytest.fixture
+def phrase_emb():
+    rng = np.random.default_rng(3)
+    words = ["ice", "cream", "frozen", "yogurt", "car", "truck", "red", "blue", "dog", "cat"]
+    return Embeddings(words, rng.standard_normal((10, 6)).astype(np.float32))
+
+
+PHRASES = ["ice cream", "frozen yogurt", "car", "red truck", "blue car", "dog", "cat", "red_dog"]
+
+
+def test_phrase_vectors_are_word_means(phrase_emb):
+    V = PhraseIndex.embed(phrase_emb, ["ice cream", "red_dog", "cat unknownword"])
+    assert np.allclose(V[0], (phrase_emb["ice"] + phrase_emb["cream"]) / 2, atol=1e-6)
+    assert np.allclose(V[1], (phrase_emb["red"] + phrase_emb["dog"]) / 2, atol=1e-6)
+    assert np.allclose(V[2], phrase_emb["cat"])
+    with pytest.raises(ValueError, match="empty phrase"):
+        PhraseIndex.embed(phrase_emb, ["zzz qqq"])
+
+
+def test_phrase_index_neighbours_match_brute_force_and_survive_save_load(phrase_emb, tmp_path):
+    pytest.importorskip("faiss")
+    idx = PhraseIndex.build(phrase_emb, PHRASES)
+    V = PhraseIndex.embed(phrase_emb, PHRASES)
+    U = V / np.linalg.norm(V, axis=1, keepdims=True)
+    S = U @ U.T
+    np.fill_diagonal(S, -np.inf)
+    got = idx.query(PHRASES, k=3)
+    for i, row in enumerate(got):
+        assert [p for p, _ in row] == [PHRASES[j] for j in np.argsort(-S[i], kind="stable")[:3]]
+    idx.save(tmp_path / "pi")
+    idx.save(tmp_path / "pi")  # overwriting an existing index is atomic too
+    back = PhraseIndex.load(tmp_path / "pi")
+    assert back.phrases == PHRASES
+    assert back.query(PHRASES, k=3) == got
+    assert [p for p, _ in idx.query(["blue truck"], k=2, e=phrase_emb)[0]][0] in {"red truck", "blue car"}
+    with pytest.raises(UnknownWordError):
+        idx.query(["blue truck"], k=2)
+    with pytest.raises(ValueError, match="larger than"):
+        idx.query(["car"], k=8)
+    with pytest.raises(FileNotFoundError):
+        PhraseIndex.load(tmp_path / "nothing")
+
+
+def test_known_positives_never_appear_as_candidates(phrase_emb):
+    pytest.importorskip("faiss")
+    idx = PhraseIndex.build(phrase_emb, PHRASES)
+    triples = [("child", "Desires", "ice cream"), ("child", "Desires", "frozen yogurt"),
+               ("person", "Drives", "car")]
+    known = triples + [("person", "Drives", "red truck")]
+    cands = candidate_negatives(triples, idx, k=5, exclude=known)
+    assert cands
+    positives = set(known)
+    for h, r, t, s in cands:
+        assert (h, r, t) not in positives
+    tails_for_child = {t for h, r, t, _ in cands if h == "child"}
+    assert "ice cream" not in tails_for_child and "frozen yogurt" not in tails_for_child
+    with pytest.raises(ValueError, match="head, relation, tail"):
+        candidate_negatives([("a", "b")], idx)
+
+
+def test_synonym_table_on_glove_finds_known_synonyms(glove):
+    e = glove.top(20000)
+    t = synonym_table(e, k=10)
+    assert "big" in t["large"] or "larger" in t["large"]
+    assert len(t) == 20000 and len(t.indices) == 200000

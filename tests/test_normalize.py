@@ -1,0 +1,65 @@
+"""VecMap normalisations against direct NumPy formulas, and on array_api_strict."""
+import numpy as np
+import pytest
+
+from embgeo.normalize import normalize
+
+
+@pytest.fixture
+def X(rng):
+    X = rng.standard_normal((50, 7)).astype(np.float32) * 3 + 1
+    X[4] = 0.0  # a zero row must stay zero under "unit"
+    return X
+
+
+def test_unit_scales_rows_to_length_one_and_keeps_zero_rows(X):
+    Y = normalize(X, "unit")
+    norms = np.linalg.norm(Y, axis=1)
+    assert np.allclose(np.delete(norms, 4), 1, atol=1e-6)
+    assert np.all(Y[4] == 0)
+    assert Y.dtype == np.float32
+
+
+def test_center_gives_zero_column_means(X):
+    Y = normalize(X, "center")
+    assert np.allclose(Y.mean(axis=0), 0, atol=1e-5)
+    assert np.allclose(Y, X - X.mean(axis=0), atol=1e-5)
+
+
+def test_unitdim_scales_columns_to_length_one(X):
+    Y = normalize(X, "unitdim")
+    assert np.allclose(np.linalg.norm(Y, axis=0), 1, atol=1e-6)
+
+
+def test_centeremb_gives_zero_row_means(X):
+    Y = normalize(X, "centeremb")
+    assert np.allclose(Y.mean(axis=1), 0, atol=1e-5)
+
+
+def test_chain_equals_vecmap_sequence(X):
+    X64 = X.astype(np.float64)
+    ref = X64 / np.maximum(np.linalg.norm(X64, axis=1, keepdims=True), 1e-300)
+    ref[4] = 0
+    ref = ref - ref.mean(axis=0)
+    n = np.linalg.norm(ref, axis=1, keepdims=True)
+    ref = ref / np.where(n == 0, 1, n)
+    assert np.allclose(normalize(X, "unit", "center", "unit"), ref, atol=1e-5)
+    assert np.allclose(normalize(X, ["unit", "center", "unit"]), ref, atol=1e-5)
+
+
+def test_input_is_not_modified(X):
+    before = X.copy()
+    normalize(X, "unit", "center", "unitdim", "centeremb")
+    assert np.array_equal(X, before)
+
+
+def test_unknown_step_is_named(X):
+    with pytest.raises(ValueError, match="'length'"):
+        normalize(X, "length")
+
+
+def test_array_api_strict_matches_numpy(X):
+    xps = pytest.importorskip("array_api_strict")
+    steps = ("unit", "center", "unitdim", "centeremb")
+    Y = normalize(xps.asarray(X), *steps)
+    assert np.allclose(np.asarray(Y), normalize(X, *steps), atol=1e-6)
