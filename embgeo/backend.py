@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import array_api_compat
+import array_api_compat.numpy  # a submodule: `import array_api_compat` alone does not load it
 
 __all__ = [
     "get_namespace",

@@ -86,3 +86,13 @@ def test_import_embgeo_does_not_import_heavy_modules():
             "'sklearn', 'scipy') if m in sys.modules]; print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_resolve_dtype_works_in_a_fresh_interpreter():
+    # array_api_compat.numpy is a submodule that must be imported explicitly
+    import subprocess
+    import sys
+
+    code = "from embgeo import backend; print(backend.resolve_dtype(None), backend.asarray([1]).dtype)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["float32", "float32"]

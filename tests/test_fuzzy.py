@@ -1,0 +1,460 @@
+"""Fuzzy-set embeddings (Bhat et al. 2020): representation, set algebra, measures, vocabulary search,
+analyses. Every property is checked against a direct loop, a closed form or an identity of the paper."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import embgeo
+from embgeo import Embeddings, UnknownWordError
+from embgeo import fuzzy
+from embgeo.fuzzy import FuzzyEmbeddings, FuzzySet
+
+TINY = np.finfo(np.float64).tiny
+
+
+# ----------------------------------------------------------------- reference loops
+def _ln(x):
+    return math.log(max(x, TINY))
+
+
+def loop_entropy(a):
+    h = 0.0
+    for x in a:
+        x = float(x)
+        h -= (x * math.log(x) if x > 0 else 0.0) + ((1 - x) * math.log(1 - x) if x < 1 else 0.0)
+    return h
+
+
+def loop_cross_entropy(s, t):
+    h = 0.0
+    for x, y in zip(s, t):
+        x, y = float(x), float(y)
+        h -= (x * _ln(y) if x > 0 else 0.0) + ((1 - x) * _ln(1 - y) if x < 1 else 0.0)
+    return h
+
+
+def loop_kl(s, t):
+    d = 0.0
+    for x, y in zip(s, t):
+        x, y = float(x), float(y)
+        if x > 0:
+            d += x * (_ln(x) - _ln(y))
+        if x < 1:
+            d += (1 - x) * (_ln(1 - x) - _ln(1 - y))
+    return d
+
+
+def loop_measure(name, s, t):
+    s, t = [float(x) for x in s], [float(x) for x in t]
+    inter = sum(x * y for x, y in zip(s, t))
+    if name == "cross_entropy":
+        return -loop_cross_entropy(s, t)
+    if name == "kl":
+        return -loop_kl(s, t)
+    if name == "jaccard":
+        uni = sum(x + y - x * y for x, y in zip(s, t))
+        return inter / uni if uni > 0 else 1.0
+    if name == "intersection_ratio":
+        return inter / sum(s) if sum(s) > 0 else 1.0
+    if name == "inclusion":
+        return sum(x <= y for x, y in zip(s, t)) / len(s)
+    raise AssertionError(name)
+
+
+def brute_topk(F, query_mu, k, measure, reverse, exclude=(), n=None):
+    P = np.asarray(F.memberships, dtype=np.float64)[:n]
+    sc = np.array([loop_measure(measure, t, query_mu) if reverse else loop_measure(measure, query_mu, t)
+                   for t in P])
+    sc[list(exclude)] = -np.inf
+    order = np.lexsort((np.arange(len(sc)), -sc))[:k]
+    return sc[order], order
+
+
+@pytest.fixture
+def sets(rng):
+    """Random memberships with exact 0s and 1s sprinkled in (the 0·ln 0 cases)."""
+    A = rng.random((6, 9))
+    B = rng.random((6, 9))
+    A[0, :3] = 0.0
+    A[1, :2] = 1.0
+    B[2, :3] = 0.0
+    B[3, 4] = 1.0
+    A[4] = B[4]
+    return A, B
+
+
+@pytest.fixture
+def F64(rng):
+    X = rng.standard_normal((150, 8)) * 1.5
+    return FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(150)], X), dtype="float64")
+
+
+# ----------------------------------------------------------------- representation
+def test_vocabulary_axis_is_columnwise_softmax_and_columns_sum_to_one(rng):
+    X = rng.standard_normal((500, 7)) * 3
+    M = fuzzy.fuzzify(X, dtype="float64")
+    ref = np.exp(X) / np.exp(X).sum(axis=0, keepdims=True)
+    assert np.allclose(M, ref, rtol=1e-12, atol=0)
+    assert np.allclose(M.sum(axis=0), 1.0, rtol=1e-12)
+    M32 = fuzzy.fuzzify(X.astype(np.float32))
+    assert M32.dtype == np.float32
+    assert np.allclose(M32.sum(axis=0, dtype=np.float64), 1.0, rtol=1e-5)
+
+
+def test_normalisation_is_stable_for_huge_values(rng):
+    X = rng.standard_normal((300, 5))
+    shifted = X + np.array([800.0, -800.0, 3000.0, 0.0, 700.0])  # exp() alone overflows/underflows
+    assert np.allclose(fuzzy.fuzzify(shifted, dtype="float64"), fuzzy.fuzzify(X, dtype="float64"), rtol=1e-9)
+    assert np.allclose(fuzzy.fuzzify(shifted, "features", 2, dtype="float64").sum(axis=1), 1.0)
+
+
+def test_released_code_mode_matches_hand_computation():
+    X = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 1.0]])
+    M = fuzzy.fuzzify(X, axis="features", base=2, dtype="float64")
+    # row 0: 2, 4, 8 over 14; row 1: 1, 1/2, 2 over 3.5
+    assert np.allclose(M, [[2 / 14, 4 / 14, 8 / 14], [1 / 3.5, 0.5 / 3.5, 2 / 3.5]], rtol=1e-14)
+    e = Embeddings(["a", "b"], X)
+    F = FuzzyEmbeddings.from_embeddings(e, axis="features", base=2, dtype="float64")
+    assert F.axis == "features" and F.base == 2
+    assert np.allclose(F["b"].memberships, [1 / 3.5, 0.5 / 3.5, 2 / 3.5])
+
+
+def test_base_changes_the_exponent(rng):
+    X = rng.standard_normal((40, 3))
+    assert np.allclose(fuzzy.fuzzify(X, base=10, dtype="float64"),
+                       fuzzy.fuzzify(X * math.log(10), dtype="float64"), rtol=1e-12)
+
+
+@pytest.mark.parametrize("axis", ["vocabulary", "features"])
+def test_array_api_strict_normalisation_equals_numpy(rng, axis):
+    xps = pytest.importorskip("array_api_strict")
+    X = rng.standard_normal((257, 6)).astype(np.float32)
+    X[:, 0] += np.linspace(0, 900, 257, dtype=np.float32)  # each later block raises the column maximum
+    ref = fuzzy.fuzzify(X, axis=axis, base=2.5)
+    got = fuzzy.fuzzify(xps.asarray(X), axis=axis, base=2.5, memory_budget=6 * 8 * 50)  # several blocks
+    assert isinstance(got, type(xps.asarray(X)))
+    assert np.allclose(embgeo.to_numpy(got), ref, rtol=1e-6)
+
+
+# ----------------------------------------------------------------- set operations
+def test_set_operations_equal_direct_loops(sets):
+    A, B = sets
+    m, d = A.shape
+    loops = {
+        "intersection": lambda a, b: a * b,
+        "union": lambda a, b: a + b - a * b,
+        "disjoint_union": lambda a, b: min(1.0, a + b),
+        "difference": lambda a, b: a - min(a, b),
+    }
+    for name, f in loops.items():
+        got = getattr(fuzzy, name)(A, B)
+        ref = np.array([[f(A[r, i], B[r, i]) for i in range(d)] for r in range(m)])
+        assert np.allclose(got, ref, rtol=0, atol=1e-15), name
+    assert np.allclose(fuzzy.complement(A), [[1 - x for x in row] for row in A])
+    for r in range(m):
+        assert fuzzy.cardinality(A[r]) == pytest.approx(sum(A[r]), rel=1e-14)
+        assert fuzzy.entropy(A[r]) == pytest.approx(loop_entropy(A[r]), rel=1e-12, abs=1e-14)
+        assert fuzzy.cross_entropy(A[r], B[r]) == pytest.approx(loop_cross_entropy(A[r], B[r]), rel=1e-12)
+        assert fuzzy.kl_divergence(A[r], B[r]) == pytest.approx(loop_kl(A[r], B[r]), rel=1e-12, abs=1e-12)
+        for name in ("jaccard", "intersection_ratio"):
+            assert getattr(fuzzy, name)(A[r], B[r]) == pytest.approx(loop_measure(name, A[r], B[r]), rel=1e-12)
+        assert fuzzy.graded_inclusion(A[r], B[r]) == loop_measure("inclusion", A[r], B[r])
+        assert bool(fuzzy.is_subset(A[r], B[r])) == all(a <= b for a, b in zip(A[r], B[r]))
+    assert fuzzy.entropy(A).shape == (m,)  # vectorised over the batch
+
+
+def test_cross_entropy_is_entropy_plus_kl(sets):
+    A, B = sets
+    assert np.allclose(fuzzy.cross_entropy(A, B), fuzzy.entropy(A) + fuzzy.kl_divergence(A, B), rtol=1e-12)
+    assert np.allclose(fuzzy.cross_entropy(B, A), fuzzy.entropy(B) + fuzzy.kl_divergence(B, A), rtol=1e-12)
+
+
+def test_zero_log_zero_conventions():
+    crisp = np.array([0.0, 1.0, 0.0, 1.0])
+    assert fuzzy.entropy(crisp) == 0.0
+    assert fuzzy.kl_divergence(crisp, crisp) == 0.0
+    assert fuzzy.cross_entropy(crisp, crisp) == 0.0
+    # a feature certain in S and impossible in T: infinite in theory, clipped to -ln(tiny) here
+    ce = fuzzy.cross_entropy(np.array([1.0]), np.array([0.0]))
+    assert np.isfinite(ce) and ce == pytest.approx(-fuzzy.LOG_TINY)
+    assert fuzzy.jaccard(np.zeros(3), np.zeros(3)) == 1.0
+    assert fuzzy.intersection_ratio(np.zeros(3), np.full(3, 0.5)) == 1.0
+
+
+memb = arrays(np.float64, st.integers(1, 12).map(lambda d: (2, d)),
+              elements=st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0])))
+
+
+@settings(max_examples=150, deadline=None)
+@given(memb)
+def test_ranges_and_order_of_operations(M):
+    A, B = M
+    lo, hi = np.minimum(A, B), np.maximum(A, B)
+    inter, uni, dis = fuzzy.intersection(A, B), fuzzy.union(A, B), fuzzy.disjoint_union(A, B)
+    for R in (inter, uni, dis, fuzzy.difference(A, B), fuzzy.complement(A)):
+        assert np.all((R >= 0) & (R <= 1))
+    eps = 1e-12
+    assert np.all(inter <= lo + eps) and np.all(lo <= hi) and np.all(hi <= uni + eps) and np.all(uni <= dis + eps)
+    d = A.size
+    assert -eps <= fuzzy.entropy(A) <= d * math.log(2) + eps
+    assert fuzzy.kl_divergence(A, B) >= -1e-9
+    assert abs(fuzzy.kl_divergence(A, A)) <= 1e-12
+    assert fuzzy.cross_entropy(A, B) == pytest.approx(fuzzy.entropy(A) + fuzzy.kl_divergence(A, B),
+                                                      rel=1e-9, abs=1e-9)
+    assert 0 <= fuzzy.jaccard(A, B) <= 1 + eps
+    assert fuzzy.jaccard(A, B) == pytest.approx(fuzzy.jaccard(B, A))
+    # monotonicity: A ∩ B ⊆ A ⊆ A ∪ B, so cardinalities order the same way
+    assert np.all(inter <= A + eps) and np.all(A <= uni + eps)
+    assert fuzzy.is_subset(A * A, A) and fuzzy.is_subset(A, fuzzy.disjoint_union(A, B))
+    assert fuzzy.cardinality(inter) <= fuzzy.cardinality(A) + eps <= fuzzy.cardinality(uni) + 2 * eps
+    assert fuzzy.graded_inclusion(inter, A) == 1.0
+    assert fuzzy.graded_inclusion(fuzzy.difference(A, B), A) == 1.0
+    # De Morgan holds for the product / probabilistic-sum pair
+    assert np.allclose(fuzzy.complement(uni), fuzzy.intersection(1 - A, 1 - B), atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(memb, st.floats(0, 1))
+def test_cross_entropy_grows_as_target_moves_away(M, lam):
+    # T(λ) = S + λ(¬S − S) moves every feature away from s as λ grows (0 ≤ λ ≤ 1); per feature
+    # H(s, t) is convex in t with its minimum at t = s, so H(S, T(λ)) is non-decreasing in λ
+    S = M[0]
+    lam1, lam2 = 0.5 * lam, 0.5 + 0.5 * lam
+    T1, T2 = S + lam1 * (1 - 2 * S), S + lam2 * (1 - 2 * S)
+    assert fuzzy.cross_entropy(S, S) <= fuzzy.cross_entropy(S, T1) + 1e-9
+    assert fuzzy.cross_entropy(S, T1) <= fuzzy.cross_entropy(S, np.clip(T2, 0, 1)) + 1e-9
+
+
+def test_fuzzy_set_operators_equal_functions_and_broadcast(F64):
+    a, b = F64["w1"], F64["w2"]
+    A, B = a.memberships, b.memberships
+    assert np.allclose((a & b).memberships, fuzzy.intersection(A, B))
+    assert np.allclose((a | b).memberships, fuzzy.union(A, B))
+    assert np.allclose((a + b).memberships, fuzzy.disjoint_union(A, B))
+    assert np.allclose((a - b).memberships, fuzzy.difference(A, B))
+    assert np.allclose((~a).memberships, 1 - A)
+    assert (a & b) <= a and not (a <= (a & b))
+    assert a.cross_entropy(b) == pytest.approx(loop_cross_entropy(A, B))
+    assert a.kl(b) == pytest.approx(loop_kl(A, B))
+    assert a.inclusion(b) == loop_measure("inclusion", A, B)
+    expr = (a + b) - F64["w3"]
+    assert expr.label == "((w1 + w2) - w3)" and expr.sources == ("w1", "w2", "w3")
+    batch = F64[["w4", "w5", "w6"]] & a  # a single set combines with every row
+    assert batch.is_batch and batch.memberships.shape == (3, 8)
+    assert np.allclose(batch.memberships[1], F64["w5"].memberships * A)
+    assert batch.sources == [("w4", "w1"), ("w5", "w1"), ("w6", "w1")]
+    assert np.allclose(batch.entropy(), [loop_entropy(r) for r in batch.memberships])
+    with pytest.raises(ValueError, match="broadcast"):
+        F64[["w1", "w2"]] & F64[["w1", "w2", "w3"]]
+
+
+# ----------------------------------------------------------------- word pairs (evaluate protocol)
+@pytest.mark.parametrize("measure", ["cross_entropy", "kl", "jaccard", "intersection_ratio", "inclusion"])
+def test_similarity_pairs_is_the_negated_measure_with_words1_as_S(F64, measure):
+    w1, w2 = ["w0", "w5", "w9"], ["w3", "w5", "w100"]
+    got = F64.similarity_pairs(w1, w2, measure=measure)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64
+    ref = [loop_measure(measure, F64[a].memberships, F64[b].memberships) for a, b in zip(w1, w2)]
+    assert np.allclose(got, ref, rtol=1e-12)
+    rev = F64.similarity_pairs(w1, w2, measure=measure, reverse=True)
+    assert np.allclose(rev, F64.similarity_pairs(w2, w1, measure=measure))
+
+
+def test_similarity_pairs_default_measure_is_cross_entropy(F64):
+    assert F64.similarity_pairs(["w1"], ["w2"])[0] == pytest.approx(-F64["w1"].cross_entropy(F64["w2"]))
+    assert F64.similarity("w1", "w2", measure="kl", reverse=True) == pytest.approx(-F64["w2"].kl(F64["w1"]))
+
+
+# ----------------------------------------------------------------- vocabulary-wide search
+CASES = [("cross_entropy", False), ("cross_entropy", True), ("kl", False), ("kl", True),
+         ("jaccard", False), ("intersection_ratio", False), ("intersection_ratio", True)]
+
+
+@pytest.mark.parametrize("measure,reverse", CASES)
+def test_vocabulary_topk_equals_brute_force(F64, measure, reverse):
+    s, i = F64.neighbors(["w7", "w42"], 6, measure=measure, reverse=reverse)
+    for r, w in enumerate(["w7", "w42"]):
+        ref_s, ref_i = brute_topk(F64, F64[w].memberships, 6, measure, reverse, exclude=[F64.index(w)])
+        assert np.array_equal(i[r], ref_i)
+        assert np.allclose(s[r], ref_s, rtol=1e-12)
+
+
+@pytest.mark.parametrize("measure,reverse", [("cross_entropy", False), ("kl", True), ("jaccard", False)])
+def test_composed_query_topk_excludes_sources_and_matches_brute_force(F64, measure, reverse):
+    q = (F64["w1"] + F64["w2"]) - F64["w3"]
+    s, i = F64.neighbors(q, 5, measure=measure, reverse=reverse, exclude=["w10"], restrict_vocab=120)
+    ex = [1, 2, 3, 10]
+    ref_s, ref_i = brute_topk(F64, q.memberships, 5, measure, reverse, exclude=ex, n=120)
+    assert np.array_equal(i[0], ref_i) and not set(ex) & set(i[0].tolist())
+    assert np.allclose(s[0], ref_s, rtol=1e-12)
+    # the analogy a : b :: x : y builds the same set, (b ⊔ x) \ a, and excludes a, b and x only
+    got = F64.analogy("w3", "w1", "w2", 5, measure=measure, reverse=reverse, restrict_vocab=120)
+    ref_s, ref_i = brute_topk(F64, q.memberships, 5, measure, reverse, exclude=[1, 2, 3], n=120)
+    assert [w for w, _ in got] == [F64.words[j] for j in ref_i]
+    assert np.allclose([v for _, v in got], ref_s, rtol=1e-12)
+
+
+def test_float32_topk_agrees_with_float64_brute_force(rng):
+    X = rng.standard_normal((400, 10)).astype(np.float32)
+    F = FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(400)], X))
+    for measure, reverse in CASES:
+        s, i = F.neighbors("w5", 8, measure=measure, reverse=reverse)
+        ref_s, ref_i = brute_topk(F, F["w5"].memberships, 8, measure, reverse, exclude=[5])
+        assert np.allclose(s[0], ref_s, rtol=1e-5), (measure, reverse)
+        assert len(set(i[0].tolist()) & set(ref_i.tolist())) >= 7, (measure, reverse)
+
+
+def test_topk_is_blocked_under_a_small_memory_budget(F64):
+    a = F64.neighbors([f"w{j}" for j in range(30)], 4, measure="jaccard")
+    b = F64.neighbors([f"w{j}" for j in range(30)], 4, measure="jaccard", memory_budget=150 * 8 * 3)
+    c = F64.neighbors([f"w{j}" for j in range(30)], 4, memory_budget=150 * 4 * 3)
+    d = F64.neighbors([f"w{j}" for j in range(30)], 4)
+    assert np.array_equal(a[1], b[1]) and np.array_equal(c[1], d[1])
+
+
+@pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("intersection_ratio", True),
+                                             ("cross_entropy", False), ("kl", True)])
+def test_topk_with_empty_and_crisp_sets_matches_brute_force(rng, measure, reverse):
+    M = rng.random((60, 5))
+    M[3] = 0.0  # an empty set: J(∅, ∅) = 1, |∅ ∩ T| / |∅| = 1
+    M[7] = 1.0  # a crisp full set: ln(1 − µ) = ln 0 is clipped
+    M[9, :2] = 0.0
+    F = FuzzyEmbeddings([f"w{i}" for i in range(60)], M)
+    for q in (FuzzySet(np.zeros(5)), F["w9"], F["w7"]):
+        s, i = F.neighbors(q, 6, measure=measure, reverse=reverse)
+        ex = [F.index(w) for w in q.sources]
+        ref_s, ref_i = brute_topk(F, q.memberships, 6, measure, reverse, exclude=ex)
+        assert np.all(np.isfinite(s)) and np.allclose(s[0], ref_s, rtol=1e-12)
+        # |T ∩ 1| / |T| = 1 for every T: an all-way tie whose order only rounding decides
+        if not (measure == "intersection_ratio" and q.sources == ("w7",)):
+            assert np.array_equal(i[0], ref_i)
+
+
+@pytest.mark.parametrize("measure,reverse", [("cross_entropy", False), ("kl", True), ("jaccard", False)])
+def test_array_api_strict_search_equals_numpy(rng, measure, reverse):
+    xps = pytest.importorskip("array_api_strict")
+    X = rng.standard_normal((120, 6))
+    words = [f"w{i}" for i in range(120)]
+    Fn = FuzzyEmbeddings.from_embeddings(Embeddings(words, X), dtype="float64")
+    Fs = FuzzyEmbeddings.from_embeddings(Embeddings(words, xps.asarray(X)), dtype="float64")
+    q = ["w3", "w17"]
+    sn, i_n = Fn.neighbors(q, 5, measure=measure, reverse=reverse)
+    ss, i_s = Fs.neighbors(q, 5, measure=measure, reverse=reverse)
+    assert isinstance(ss, type(xps.asarray(X)))
+    assert np.array_equal(embgeo.to_numpy(i_s), i_n)
+    assert np.allclose(embgeo.to_numpy(ss), sn, rtol=1e-12)
+    assert np.allclose(Fs.similarity_pairs(q, ["w1", "w2"], measure=measure),
+                       Fn.similarity_pairs(q, ["w1", "w2"], measure=measure), rtol=1e-12)
+    assert np.allclose(embgeo.to_numpy(Fs.entropy()), Fn.entropy(), rtol=1e-12)
+
+
+# ----------------------------------------------------------------- analyses
+def test_function_words_counts_hits_of_both_rankings(rng):
+    stop = ["the", "of", "and", "to", "in"]
+    content = [f"c{i}" for i in range(60)]
+    words = content[:10] + stop + content[10:]
+    X = rng.standard_normal((len(words), 12)) - 1.0
+    X[10:15] += 3.0  # function words get large memberships everywhere -> the highest entropies
+    F = FuzzyEmbeddings.from_embeddings(Embeddings(words, X), dtype="float64")
+    rep = fuzzy.function_words(F, stopwords=stop, cutoffs=(5, 10, 15))
+    assert rep.frequency_source == "rank"
+    assert set(rep.by_entropy[:5]) == set(stop)
+    assert rep.hits == {5: (5, 0), 10: (5, 0), 15: (5, 5)}  # rank proxy: stop words sit at rows 10-14
+    H = F.entropy()
+    assert rep.by_entropy == [words[j] for j in np.argsort(-H, kind="stable")[:15]]
+    counts = np.arange(len(words), 0, -1)[::-1]  # the last row is the most frequent
+    rep2 = fuzzy.function_words(F, frequencies=counts, min_count=len(words) - 20, stopwords=stop, cutoffs=(5,))
+    assert rep2.n_candidates == 21 and rep2.by_frequency[0] == words[-1] and rep2.hits[5] == (0, 0)
+    with pytest.raises(ValueError, match="min_count needs word counts"):
+        fuzzy.function_words(F, min_count=5)
+    assert "entropy hits" in rep.table()
+
+
+def test_polysemy_neighbours_of_intersections(F64):
+    out = fuzzy.polysemy(F64, "w1", ["w2", "w3"], topn=4)
+    s, i = F64.neighbors(F64["w1"] & F64["w3"], 4)
+    assert [w for w, _ in out["w3"]] == [F64.words[j] for j in i[0]]
+    assert all(w not in ("w1", "w3") for w, _ in out["w3"])
+
+
+def test_hyponymy_recovers_the_direction_of_inclusion(rng):
+    hyper = rng.standard_normal((20, 10))
+    hypo = hyper - rng.random((20, 10)) - 0.01  # below the hypernym on every feature
+    words = [f"h{i}" for i in range(20)] + [f"o{i}" for i in range(20)]
+    F = FuzzyEmbeddings.from_embeddings(Embeddings(words, np.vstack([hyper, hypo])))
+    rep = fuzzy.hyponymy(F, [(f"o{i}", f"h{i}") for i in range(20)] + [("o1", "zzz")])
+    assert rep.direction_accuracy == 1.0 and rep.mean_score == 1.0 and rep.n_skipped == 1
+    assert np.all(rep.reverse_scores == 0.0)
+    with pytest.raises(UnknownWordError, match="zzz"):
+        fuzzy.hyponymy(F, [("o1", "zzz")], missing="raise")
+
+
+def test_analogy_evaluation_equals_a_loop_of_single_questions(F64, tmp_path):
+    path = tmp_path / "q.txt"
+    lines = [": s1", "w1 w2 w3 w4", "w5 w6 w7 w8", ": s2", "w9 w10 w11 w12", "w1 w2 w3 w149", "w1 w2 w3 nope"]
+    path.write_text("\n".join(lines) + "\n")
+    rep = fuzzy.evaluate_analogies(F64, path, restrict_vocab=140)
+    assert rep.total == 3 and rep.skipped == 2  # w149 is outside the first 140 words; "nope" is unknown
+    correct = 0
+    for a, b, x, y in (ln.split() for ln in lines if not ln.startswith(":")):
+        if all(w in F64 and F64.index(w) < 140 for w in (a, b, x, y)):
+            best = F64.analogy(a, b, x, 1, restrict_vocab=140)[0][0]
+            assert best not in (a, b, x)
+            correct += best == y
+    assert rep.correct == correct and rep.sections["s2"][1] == 1
+
+
+# ----------------------------------------------------------------- bad input
+def test_bad_input_raises_clear_errors(rng):
+    X = rng.standard_normal((5, 3))
+    X[2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        fuzzy.fuzzify(X)
+    with pytest.raises(ValueError, match="empty"):
+        fuzzy.fuzzify(np.zeros((0, 3)))
+    with pytest.raises(ValueError, match="axis"):
+        fuzzy.fuzzify(np.ones((2, 2)), axis="rows")
+    with pytest.raises(ValueError, match="base"):
+        fuzzy.fuzzify(np.ones((2, 2)), base=1.0)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        FuzzySet(np.array([0.2, 1.5]))
+    with pytest.raises(ValueError, match="NaN"):
+        fuzzy.entropy(np.array([0.2, np.nan]))
+    with pytest.raises(ValueError, match="empty"):
+        FuzzySet(np.zeros(0))
+    with pytest.raises(TypeError, match="Embeddings"):
+        FuzzyEmbeddings.from_embeddings(X)
+    F = FuzzyEmbeddings.from_embeddings(Embeddings(list("abcde"), rng.standard_normal((5, 3))))
+    with pytest.raises(UnknownWordError, match="'zebra'"):
+        F["zebra"]
+    with pytest.raises(UnknownWordError, match="'zebra'"):
+        F.similarity_pairs(["a"], ["zebra"])
+    with pytest.raises(UnknownWordError, match="'zebra'"):
+        F.most_similar("zebra")
+    with pytest.raises(ValueError, match="unknown fuzzy measure"):
+        F.similarity_pairs(["a"], ["b"], measure="cosine")
+    with pytest.raises(ValueError, match="pair measure"):
+        F.neighbors("a", 2, measure="inclusion")
+    with pytest.raises(ValueError, match="exceeds"):
+        F.neighbors("a", 5)
+    with pytest.raises(ValueError, match="different numbers of features"):
+        F["a"] & FuzzySet(np.full(4, 0.5))
+    with pytest.raises(ValueError, match="differ in length"):
+        F.similarity_pairs(["a", "b"], ["c"])
+
+
+# ----------------------------------------------------------------- real data
+@pytest.mark.slow
+def test_glove_fuzzy_sets_behave_as_in_the_paper(glove):
+    F = FuzzyEmbeddings.from_embeddings(glove)
+    assert F.memberships.dtype == np.float32
+    assert np.allclose(F.memberships.sum(axis=0, dtype=np.float64), 1.0, atol=1e-4)
+    near = [w for w, _ in F.most_similar("king", 10, restrict_vocab=50000)]
+    assert "queen" in near or "prince" in near
+    rep = fuzzy.function_words(F, top_n=10000)
+    assert rep.frequency_source == "rank" and rep.n_candidates == 10000
+    assert rep.hits[50][1] >= 30  # the 50 most frequent GloVe words are mostly stop words
