@@ -78,8 +78,17 @@ def set_default_dtype(dtype) -> None:
 def _dtype_name(dtype) -> str:
     if dtype is None:
         return _DEFAULT_DTYPE
-    name = getattr(dtype, "name", None) or (dtype if isinstance(dtype, str) else np.dtype(dtype).name)
-    name = str(name)
+    if isinstance(dtype, str):
+        name = dtype
+    elif getattr(dtype, "name", None):
+        name = str(dtype.name)
+    else:
+        # array-API dtype objects (array_api_strict, ...) are not NumPy dtypes: go by their repr
+        text = str(dtype).rsplit(".", 1)[-1].strip("'>")
+        try:
+            name = np.dtype(dtype).name
+        except TypeError:
+            name = text
     if name not in _FLOAT_NAMES:
         raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
     return _FLOAT_NAMES[name]

@@ -16,8 +16,6 @@ Two methods lean on word-embedding geometry to tell true negatives from false on
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -25,6 +23,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import backend
+from .atomic import atomic_dir, atomic_path
 from .embeddings import Embeddings
 from .errors import UnknownWordError
 
@@ -103,10 +102,10 @@ class SynonymTable:
         fmt = (format or path.suffix.lstrip(".")).lower()
         if fmt == "json":
             data = {w: [[s, round(v, 6)] for s, v in syn] for w, syn in self.items()}
-            _atomic_write_bytes(path, json.dumps(data, ensure_ascii=False).encode("utf-8"))
+            _atomic_write(path, lambda f: f.write(json.dumps(data, ensure_ascii=False).encode("utf-8")))
         elif fmt == "tsv":
             lines = [f"{w}\t{s}\t{v:.6f}" for w, syn in self.items() for s, v in syn]
-            _atomic_write_bytes(path, ("\n".join(lines) + "\n").encode("utf-8"))
+            _atomic_write(path, lambda f: f.write(("\n".join(lines) + "\n").encode("utf-8")))
         elif fmt == "npz":
             def write(f):
                 np.savez(f, words=np.array(self.words, dtype=object).astype(str), indptr=self.indptr,
@@ -155,6 +154,11 @@ class SynonymTable:
                 rows.append(index[w]), cols.append(index[s]), vals.append(v)
         return _from_coo(tuple(words), np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
                          np.array(vals, dtype=np.float32))
+
+
+def _atomic_write(path, write) -> None:
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        write(f)
 
 
 def _from_coo(words, rows, cols, vals) -> SynonymTable:
@@ -417,23 +421,9 @@ class PhraseIndex:
 
     def save(self, path) -> None:
         """Save to the directory ``path`` (the FAISS index and the phrase list), atomically."""
-        path = Path(path)
-        parent = path.parent if str(path.parent) else Path(".")
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=parent))
-        try:
+        with atomic_dir(path) as tmp:
             self.index.save(tmp / "index.faiss")
             (tmp / "phrases.json").write_text(json.dumps(self.phrases, ensure_ascii=False), encoding="utf-8")
-            if path.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old.", dir=parent))
-                os.replace(path, old / "x")
-                os.replace(tmp, path)
-                _rmtree(old)
-            else:
-                os.replace(tmp, path)
-        except BaseException:
-            _rmtree(tmp)
-            raise
 
     @classmethod
     def load(cls, path) -> "PhraseIndex":
@@ -484,27 +474,3 @@ def candidate_negatives(triples, index: PhraseIndex, k: int = 10, exclude=None, 
             if cand != t and (h, r, cand) not in positives:
                 out.append((h, r, cand, score))
     return out
-
-
-# ----------------------------------------------------------------------------- atomic writes
-def _atomic_write(path: Path, write) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _atomic_write_bytes(path: Path, data: bytes) -> None:
-    _atomic_write(path, lambda f: f.write(data))
-
-
-def _rmtree(p: Path) -> None:
-    import shutil
-
-    shutil.rmtree(p, ignore_errors=True)

