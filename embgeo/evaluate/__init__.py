@@ -1,0 +1,119 @@
+"""Intrinsic evaluation: word similarity, analogies, bilingual lexicon induction, and a results table.
+
+>>> import embgeo
+>>> from embgeo.evaluate import evaluate
+>>> report = evaluate(embgeo.load("glove-6b-50d"))          # doctest: +SKIP
+>>> print(report)                                           # doctest: +SKIP
+
+``bli`` (bilingual lexicon induction) lives in :mod:`embgeo.evaluate.bli` and is imported on first use.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+from ..datasets import AnalogyQuestions, WordPairs, load_dataset
+from ..progress import progress_bar
+from .analogy import METHODS, AnalogyResult, analogy
+from .report import Report
+from .similarity import MEASURES, SimilarityResult, resolve_measure, word_similarity
+
+__all__ = ["evaluate", "word_similarity", "analogy", "bli", "Report", "SimilarityResult", "AnalogyResult",
+           "MEASURES", "DEFAULT_DATASETS", "COLUMNS"]
+
+#: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
+DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
+#: Columns of the report ``evaluate`` returns.
+COLUMNS = ("dataset", "task", "measure", "n", "coverage", "spearman", "pearson", "accuracy")
+_FORMATS = {"coverage": "{:.1%}"}
+
+
+class _EvaluateModule(types.ModuleType):
+    """Makes ``embgeo.evaluate.bli`` the function of :mod:`embgeo.evaluate.bli`, imported on first use.
+
+    A plain module ``__getattr__`` is not enough: importing the submodule (as the CLI does) binds the
+    *module* to the package attribute ``bli``. The setter swallows that binding, so the function stays
+    visible, as it would after an eager ``from .bli import bli``.
+    """
+
+    @property
+    def bli(self):
+        return importlib.import_module(".bli", self.__name__).bli
+
+    @bli.setter
+    def bli(self, value):
+        pass
+
+
+sys.modules[__name__].__class__ = _EvaluateModule
+
+
+def check_names(names, allowed, what: str) -> list:
+    """``names`` as a list, or ValueError naming the first one not in ``allowed``."""
+    names = list(names)
+    for n in names:
+        if n not in allowed:
+            raise ValueError(f"unknown {what} {n!r}; choose from {', '.join(allowed)}")
+    return names
+
+
+def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), restrict_vocab: int | None = 300000,
+             lowercase: bool | None = None, oov: str = "skip", sections: bool = False, data_dir=None,
+             title: str | None = None, progress: bool | None = None) -> Report:
+    """Run word-similarity and analogy benchmarks on embeddings and tabulate the results.
+
+    Parameters
+    ----------
+    e : Embeddings
+    datasets : iterable of str / Path / WordPairs / AnalogyQuestions, optional
+        Names (``"wordsim353"``, ``"simlex999"``, ``"google-analogy"``, or files in ``data_dir``) or paths.
+        Default: :data:`DEFAULT_DATASETS`.
+    measures : iterable of str, optional
+        Similarity measures, keys of :data:`~embgeo.evaluate.similarity.MEASURES`: ``"cosine"`` (default),
+        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-ce"``, ``"fuzzy-ce-rev"``,
+        ``"fuzzy-kl"``, ``"fuzzy-kl-rev"``, ``"fuzzy-jaccard"`` (computed by :mod:`embgeo.fuzzy`).
+    analogy_methods : iterable of {"3cosadd", "3cosmul"}
+        Methods run on each analogy dataset (always on the vectors, by cosine).
+    restrict_vocab : int or None, default 300000
+        Candidate vocabulary for analogies (gensim's convention); similarity uses the whole vocabulary.
+    lowercase, oov
+        See :func:`word_similarity`. Analogies compare words case-insensitively, as gensim does.
+    sections : bool, default False
+        Add one row per analogy section, named ``dataset/section``.
+    progress : bool, optional
+        Progress bars (default: the global setting, see :func:`embgeo.set_progress`).
+
+    Returns
+    -------
+    Report
+        Rows ``dataset, task, measure, n, coverage, spearman, pearson, accuracy``; ``report.results``
+        holds the :class:`SimilarityResult` / :class:`AnalogyResult` objects.
+    """
+    datasets = list(DEFAULT_DATASETS if datasets is None else datasets)
+    measures = check_names(measures or ["cosine"], MEASURES, "measure")
+    analogy_methods = check_names(analogy_methods, METHODS, "analogy method")
+    if not datasets:
+        raise ValueError("no dataset to evaluate")
+    # Read every file before the (possibly long) computations, so a bad name fails at once.
+    loaded = [d if isinstance(d, (WordPairs, AnalogyQuestions)) else load_dataset(d, data_dir=data_dir)
+              for d in datasets]
+    report = Report(columns=COLUMNS, title=title, formats=_FORMATS)
+    cache: dict = {}
+    tasks = [(d, m) for d in loaded for m in (analogy_methods if isinstance(d, AnalogyQuestions) else measures)]
+    for data, m in progress_bar(tasks, total=len(tasks), desc="evaluate", progress=progress, unit="task"):
+        if isinstance(data, AnalogyQuestions):
+            r = analogy(e, data, method=m, restrict_vocab=restrict_vocab, progress=progress)
+            report.append({"dataset": r.dataset, "task": "analogy", "measure": m, "n": r.n_evaluated,
+                           "coverage": r.coverage, "accuracy": r.accuracy}, result=r)
+            if sections:
+                for name, s in r.sections.items():
+                    report.append({"dataset": f"{r.dataset}/{name}", "task": "analogy", "measure": m,
+                                   "n": s["n_evaluated"], "coverage": s["n_evaluated"] / s["n_total"],
+                                   "accuracy": s["accuracy"]})
+        else:
+            model, measure = resolve_measure(e, m, cache, progress=progress)
+            r = word_similarity(model, data, measure=measure, lowercase=lowercase, oov=oov)
+            report.append({"dataset": r.dataset, "task": "similarity", "measure": m, "n": r.n_pairs,
+                           "coverage": r.coverage, "spearman": r.spearman, "pearson": r.pearson}, result=r)
+    return report

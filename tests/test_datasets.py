@@ -1,0 +1,139 @@
+"""Readers and locators of evaluation data (embgeo.datasets)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from embgeo import datasets
+from embgeo.datasets import AnalogyQuestions, WordPairs, dataset_path, load_dataset, read_analogies, read_word_pairs
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf8")
+    return p
+
+
+def _gensim_pairs(path):
+    """gensim's own parsing rule for pair files (evaluate_word_pairs): '#' comments, tab-split 3 fields."""
+    out = []
+    for line in open(path, encoding="utf8"):
+        if line.startswith("#"):
+            continue
+        a, b, s = line.split("\t")
+        out.append((a, b, float(s)))
+    return out
+
+
+@pytest.mark.parametrize("name, n", [("wordsim353", 353), ("simlex999", 999), ("ws353", 353)])
+def test_builtin_pair_names_read_gensim_files_like_gensim(name, n):
+    wp = load_dataset(name)
+    assert isinstance(wp, WordPairs) and len(wp) == n
+    ref = _gensim_pairs(dataset_path(name))
+    assert [(a, b) for a, b, _ in wp] == [(a, b) for a, b, _ in ref]
+    np.testing.assert_array_equal(wp.scores, [s for *_, s in ref])
+
+
+def test_google_analogy_sections_and_counts_match_the_file():
+    q = load_dataset("google-analogy")
+    assert isinstance(q, AnalogyQuestions)
+    path = dataset_path("questions-words")
+    lines = [l.split() for l in open(path, encoding="utf8")]
+    n_headers = sum(1 for l in lines if l[0] == ":")
+    assert len(q.sections) == n_headers == 14
+    assert len(q) == len(lines) - n_headers == 19544
+    assert q.section_names[0] == "capital-common-countries"
+    assert q.sections["capital-common-countries"][0].tolist() == ["Athens", "Greece", "Baghdad", "Iraq"]
+    assert q.questions.shape == (19544, 4)
+    assert np.bincount(q.section_ids).tolist() == [len(v) for v in q.sections.values()]
+
+
+def test_pairs_space_separated_with_header_comments_and_blank_lines(tmp_path):
+    p = _write(tmp_path, "x.txt", "# a comment\nword1 word2 score\n\nCat  dog 7.5\n# mid comment\nsun moon -1e-1\n")
+    wp = read_word_pairs(p)
+    assert wp.words1 == ["Cat", "sun"] and wp.words2 == ["dog", "moon"]
+    np.testing.assert_array_equal(wp.scores, [7.5, -0.1])
+    assert wp.name == "x"
+    assert read_word_pairs(p, lowercase=True).words1 == ["cat", "sun"]
+
+
+def test_pairs_tab_separated_keeps_multiword_fields(tmp_path):
+    p = _write(tmp_path, "t.tsv", "new york\tcity\t3\nA\tB\t1\n")
+    wp = read_word_pairs(p)
+    assert wp.words1 == ["new york", "A"]
+
+
+def test_pairs_columns_select_from_wide_files(tmp_path):
+    p = _write(tmp_path, "simlex.txt", "word1\tword2\tPOS\tSimLex999\tconc\nold\tnew\tA\t1.58\t2.7\n")
+    wp = read_word_pairs(p, columns=(0, 1, 3))
+    assert wp.words1 == ["old"] and wp.scores.tolist() == [1.58]
+    with pytest.raises(ValueError, match=r"line 1: expected 3 fields"):
+        read_word_pairs(p)
+
+
+@pytest.mark.parametrize("text, line, what", [
+    ("a b 1\nc d\n", 2, "expected 3 fields"),
+    ("a b 1\nc d e f\n", 2, "expected 3 fields"),
+    ("a b 1\n# c\nc d x\n", 3, "not a number"),
+    ("a b 1\nc d nan\n", 2, "not finite"),
+])
+def test_malformed_pair_lines_name_file_and_line(tmp_path, text, line, what):
+    p = _write(tmp_path, "bad.txt", text)
+    with pytest.raises(ValueError, match=rf"bad\.txt, line {line}: .*{what}"):
+        read_word_pairs(p)
+
+
+def test_pairs_file_without_pairs_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no word pairs"):
+        read_word_pairs(_write(tmp_path, "e.txt", "# only a comment\n"))
+
+
+def test_analogy_reader_and_its_errors(tmp_path):
+    p = _write(tmp_path, "q.txt", ": s1\nA b c d\n\n: s2\ne f g h\ni j k l\n")
+    q = read_analogies(p, lowercase=True)
+    assert q.section_names == ["s1", "s2"] and len(q) == 3
+    assert q.sections["s1"].tolist() == [["a", "b", "c", "d"]]
+    with pytest.raises(ValueError, match=r"q2\.txt, line 2: expected 4 words"):
+        read_analogies(_write(tmp_path, "q2.txt", ": s\na b c\n"))
+    with pytest.raises(ValueError, match=r"q3\.txt, line 1: question before any"):
+        read_analogies(_write(tmp_path, "q3.txt", "a b c d\n"))
+    with pytest.raises(ValueError, match="no analogy questions"):
+        read_analogies(_write(tmp_path, "q4.txt", ": empty\n"))
+
+
+def test_load_dataset_detects_kind_from_content(tmp_path):
+    assert isinstance(load_dataset(_write(tmp_path, "q.txt", ": s\na b c d\n")), AnalogyQuestions)
+    assert isinstance(load_dataset(_write(tmp_path, "p.txt", "a b 1\n")), WordPairs)
+
+
+def test_names_in_data_dir_and_environment(tmp_path, monkeypatch):
+    d = tmp_path / "data" / "wordsim"
+    d.mkdir(parents=True)
+    (d / "EN-TOY-3.txt").write_text("a\tb\t1\nc\td\t2\n", encoding="utf8")
+    monkeypatch.delenv("EMBGEO_DATA", raising=False)
+    with pytest.raises(FileNotFoundError, match="no data directory"):
+        dataset_path("EN-TOY-3")
+    assert dataset_path("en-toy-3", data_dir=d).name == "EN-TOY-3.txt"
+    # the collection root works too (files in its wordsim/ folder)
+    monkeypatch.setenv("EMBGEO_DATA", str(tmp_path / "data"))
+    assert len(load_dataset("EN-TOY-3")) == 2
+    assert "EN-TOY-3" in datasets.list_datasets()
+
+
+def test_unknown_name_and_missing_path_raise_clear_errors(tmp_path, monkeypatch):
+    monkeypatch.delenv("EMBGEO_DATA", raising=False)
+    with pytest.raises(FileNotFoundError, match="unknown dataset 'nosuchset'.*wordsim353"):
+        dataset_path("nosuchset")
+    with pytest.raises(FileNotFoundError, match="dataset file not found"):
+        dataset_path(tmp_path / "missing.txt")
+    with pytest.raises(IsADirectoryError):
+        dataset_path(tmp_path)
+
+
+def test_shared_wordsim_files_read_with_expected_sizes(shared_data):
+    sizes = {"EN-WS-353-ALL": 353, "EN-SIMLEX-999": 999, "EN-MEN-TR-3k": 3000, "EN-RW-STANFORD": 2034,
+             "EN-RG-65": 65, "EN-MC-30": 30, "EN-MTurk-287": 287}
+    for name, n in sizes.items():
+        wp = load_dataset(name, data_dir=shared_data / "wordsim")
+        assert len(wp) == n, name
+        assert wp.name == name
