@@ -1,0 +1,617 @@
+"""Word meta-embeddings: geometric (Riemannian) meta-embeddings and the classic baselines.
+
+Jawanpuria, Dev, Kunchukuttan & Mishra (2020), "Learning Geometric Word Meta-Embeddings",
+Proceedings of the 5th Workshop on Representation Learning for NLP (RepL4NLP), pp. 39-44,
+doi:10.18653/v1/2020.repl4nlp-1.6, arXiv:2004.09219.
+
+Two sources ``X`` (d₁ × n) and ``Z`` (d₂ × n) over a common vocabulary are brought into one
+latent space by source-specific orthogonal maps ``U``, ``V`` and a shared symmetric
+positive-definite (Mahalanobis) metric ``B``, learned from eq. 1 of the paper::
+
+    min_{U, V, B ≻ 0}  ‖XᵀUᵀBVZ − Y‖²_F + C‖B‖²_F,      Y = I_n,
+
+on the product manifold O × O × SPD with Riemannian conjugate gradients (pymanopt). The
+meta-embeddings are then Geo-AVG ``(B^½Ux + B^½Vz)/2`` and Geo-CONC ``[B^½Ux; B^½Vz]``.
+
+Conventions in this module
+--------------------------
+* The paper writes sources as d × n matrices with words in *columns*; embgeo stores n × d
+  matrices with words in *rows*. Here ``E_i = X_iᵀ`` (n × d_i) is source i as stored, and a
+  learned map ``M_i`` (``rotations_[i]``, shape d × d_i) acts on column vectors like the paper's
+  ``U``: word vector ``x`` goes to ``M_i x``; a whole source goes to ``E_i M_iᵀ``.
+* Writing ``A = M_iᵀ B M_j`` and the d×d Gram blocks ``C_ii = X_iX_iᵀ = E_iᵀE_i``,
+  ``C_jj``, ``C_ij = X_iX_jᵀ = E_iᵀE_j``, the data term of eq. 1 is ::
+
+      ‖X_iᵀ A X_j − I_n‖²_F = tr(Aᵀ C_ii A C_jj) − 2 tr(Aᵀ C_ij) + n
+
+  (expand the square; ``tr(X_iᵀAX_j) = tr(A X_jX_iᵀ) = ⟨A, C_ij⟩``). The data enter only through
+  the Gram blocks, which :func:`embgeo.linalg.gram` accumulates once, blockwise in float64
+  (O(n·d²) time, O(d²) extra memory). After that every cost/gradient evaluation costs O(d³)
+  whatever n is (``benchmarks/compare_meta.py`` shows the per-iteration time is flat in n).
+* Euclidean gradient, with ``G = 2(C_ii A C_jj − C_ij)``:
+  ``∂/∂M_i = B M_j Gᵀ``, ``∂/∂M_j = B M_i G``, ``∂/∂B = sym(M_i G M_jᵀ) + 2CB``; the Hessian
+  (for trust regions) is its directional derivative, written out in ``_Objective.hess``.
+
+embgeo's extensions beyond the paper
+------------------------------------
+* **Different dimensionalities.** The common space has ``dim`` dimensions (default: the largest
+  source dimension). A source with d_i ≤ dim is mapped by ``M_i`` with orthonormal *columns*
+  (a point of the Stiefel manifold St(dim, d_i)): an isometric embedding, the same as zero-padding
+  the source to ``dim`` and rotating it, so nothing is lost. A source with d_i > dim is mapped by
+  ``M_i`` with orthonormal *rows* (``M_iᵀ ∈ St(d_i, dim)``): a learned orthogonal projection.
+  With equal dimensions ``M_i`` ranges over the whole orthogonal group O(d) = St(d, d),
+  reflections included (pymanopt's ``SpecialOrthogonalGroup`` would exclude them, and a
+  reflected source could then not be aligned).
+* **More than two sources.** One map per source and one metric; the objective is eq. 1 summed
+  over all source pairs i < j (plus one C‖B‖²_F); Geo-AVG/Geo-CONC average/concatenate all
+  ``B^½ M_i x_i``. With two sources this is exactly eq. 1.
+
+Baselines: CONC and AVG (Coates & Bollegala 2018, "Frustratingly Easy Meta-Embedding", NAACL;
+sources of different dimensionality are zero-padded before averaging) and the SVD of the
+concatenation (Yin & Schütze 2016, "Learning Word Meta-Embeddings", ACL).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+import numpy as np
+
+from . import backend
+from .embeddings import Embeddings
+from .errors import NotFittedError
+from .linalg import gram, sym_power
+from .progress import progress_bar
+
+__all__ = ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"]
+
+logger = logging.getLogger(__name__)
+
+_SOLVERS = ("cg", "trust-regions")
+_KINDS = ("geo-avg", "geo-conc")
+_INITS = ("procrustes", "random")
+
+
+# ---------------------------------------------------------------------------- input handling
+def _aligned_sources(sources, name="sources"):
+    """Return (list of n×d_i arrays, common words or None) from Embeddings or pre-aligned arrays.
+
+    Embeddings are restricted to the words all of them share, in the first source's order.
+    """
+    if isinstance(sources, Embeddings) or not isinstance(sources, (list, tuple)):
+        raise TypeError(f"{name} must be a list of Embeddings or of 2-D arrays, got {type(sources).__name__}")
+    if len(sources) < 2:
+        raise ValueError(f"a meta-embedding needs at least two sources, got {len(sources)}")
+    is_emb = [isinstance(s, Embeddings) for s in sources]
+    if any(is_emb) and not all(is_emb):
+        raise TypeError(f"{name} mixes Embeddings and arrays: pass all Embeddings (aligned by word) "
+                        "or all pre-aligned arrays")
+    if all(is_emb):
+        first = sources[0]
+        for k, s in enumerate(sources[1:], start=1):
+            try:
+                first, _ = first.intersect(s)
+            except ValueError:
+                raise ValueError(f"{name} do not align: source 0 and source {k} share no word "
+                                 f"({len(sources[0])} and {len(s)} words)") from None
+        words = first.words
+        arrays = [s.subset(words).vectors for s in sources]
+    else:
+        words = None
+        arrays = list(sources)
+    out = []
+    for k, X in enumerate(arrays):
+        X = backend.check_matrix(X, f"{name}[{k}]")
+        out.append(X)
+    n = {int(X.shape[0]) for X in out}
+    if len(n) > 1:
+        rows = ", ".join(f"source {k}: {X.shape[0]}" for k, X in enumerate(out))
+        raise ValueError(f"{name} are not aligned: pre-aligned arrays need the same number of rows "
+                         f"(one per common word), got {rows}")
+    return out, words
+
+
+def _normalized(arrays, normalize):
+    if normalize is None:
+        return arrays
+    from .normalize import normalize as _norm
+
+    steps = (normalize,) if isinstance(normalize, str) else tuple(normalize)
+    return [_norm(X, *steps) for X in arrays]
+
+
+def _prepared(sources, normalize):
+    """Aligned, normalised sources, their common words (or None) and their array namespace."""
+    arrays, words = _aligned_sources(sources)
+    arrays = _normalized(arrays, normalize)
+    return arrays, words, backend.get_namespace(*arrays)
+
+
+def _wrap(result, words):
+    """Embeddings over the common vocabulary when the input had words, else the bare array."""
+    return result if words is None else Embeddings(words, result, check_finite=False)
+
+
+def _one_blas_thread():
+    """One BLAS thread for work on d×d matrices (d ≤ a few hundred): there threads cost more than
+    they bring, and far more on a busy machine (10× slower eigh/QR on our shared 2 cores)."""
+    from .neighbors import _one_blas_thread as limit
+
+    return limit()
+
+
+def _pair_grams(arrays, progress=None):
+    """All Gram blocks ``G[i][j] = E_iᵀE_j`` (i ≤ j, mirrored), float64 NumPy, blockwise over rows."""
+    k = len(arrays)
+    pairs = [(i, j) for i in range(k) for j in range(i, k)]
+    G = [[None] * k for _ in range(k)]
+    for i, j in progress_bar(pairs, total=len(pairs), desc="meta: Gram blocks", progress=progress):
+        G[i][j] = backend.to_numpy(gram(arrays[i], arrays[j])).astype(np.float64, copy=False)
+        if i != j:
+            G[j][i] = G[i][j].T
+    return G
+
+
+# ------------------------------------------------------------------------------- objective
+class _Objective:
+    """Eq. 1 (summed over source pairs) on precomputed Gram blocks; all methods are O(d³)."""
+
+    def __init__(self, G, n, C):
+        self.G = G
+        self.n = float(n)
+        self.C = float(C)
+        self.k = len(G)
+        self.pairs = [(i, j) for i in range(self.k) for j in range(i + 1, self.k)]
+
+    def _pair(self, M, B, i, j):
+        Cii, Cjj, Cij = self.G[i][i], self.G[j][j], self.G[i][j]
+        A = (M[i].T @ B) @ M[j]
+        Q = (Cii @ A) @ Cjj
+        return A, Q, Cij
+
+    def cost(self, M, B):
+        f = self.C * float(np.sum(B * B))
+        for i, j in self.pairs:
+            A, Q, Cij = self._pair(M, B, i, j)
+            f += float(np.sum(A * Q)) - 2.0 * float(np.sum(A * Cij)) + self.n
+        return f
+
+    def grad(self, M, B):
+        """(cost, [∂f/∂M_i], ∂f/∂B)."""
+        f = self.C * float(np.sum(B * B))
+        gM = [np.zeros_like(m) for m in M]
+        gB = np.zeros_like(B)
+        for i, j in self.pairs:
+            A, Q, Cij = self._pair(M, B, i, j)
+            f += float(np.sum(A * Q)) - 2.0 * float(np.sum(A * Cij)) + self.n
+            GA = 2.0 * (Q - Cij)
+            gM[i] += B @ (M[j] @ GA.T)
+            gM[j] += B @ (M[i] @ GA)
+            gB += (M[i] @ GA) @ M[j].T
+        gB = (gB + gB.T) / 2 + 2.0 * self.C * B
+        return f, gM, gB
+
+    def hess(self, M, B, dM, dB):
+        """Directional derivative of :meth:`grad` along (dM, dB): the Euclidean Hessian."""
+        hM = [np.zeros_like(m) for m in M]
+        hB = np.zeros_like(B)
+        for i, j in self.pairs:
+            Cii, Cjj, Cij = self.G[i][i], self.G[j][j], self.G[i][j]
+            A = (M[i].T @ B) @ M[j]
+            GA = 2.0 * ((Cii @ A) @ Cjj - Cij)
+            dA = (dM[i].T @ B) @ M[j] + (M[i].T @ dB) @ M[j] + (M[i].T @ B) @ dM[j]
+            dGA = 2.0 * ((Cii @ dA) @ Cjj)
+            hM[i] += dB @ (M[j] @ GA.T) + B @ (dM[j] @ GA.T) + B @ (M[j] @ dGA.T)
+            hM[j] += dB @ (M[i] @ GA) + B @ (dM[i] @ GA) + B @ (M[i] @ dGA)
+            hB += (dM[i] @ GA) @ M[j].T + (M[i] @ dGA) @ M[j].T + (M[i] @ GA) @ dM[j].T
+        hB = (hB + hB.T) / 2 + 2.0 * self.C * dB
+        return hM, hB
+
+
+def _build_problem(obj, dims, d, *, on_gradient=None, hessian=True, retraction="qr"):
+    """The pymanopt Problem for :class:`_Objective` on St × … × St × SPD(d).
+
+    Source i with d_i ≤ d has ``M_i = W_i ∈ St(d, d_i)``; with d_i > d, ``M_i = W_iᵀ`` and
+    ``W_i ∈ St(d_i, d)``. Returns ``(problem, tall)`` with ``tall[i] = d_i <= d``.
+    """
+    import pymanopt
+    from pymanopt.manifolds import Product, Stiefel, SymmetricPositiveDefinite
+
+    k = len(dims)
+    tall = [di <= d for di in dims]
+    factors = [Stiefel(d, di, retraction=retraction) if t else Stiefel(di, d, retraction=retraction)
+               for di, t in zip(dims, tall)]
+    manifold = Product([*factors, SymmetricPositiveDefinite(d)])
+
+    def to_M(Ws):
+        return [w if t else w.T for w, t in zip(Ws, tall)]
+
+    @pymanopt.function.numpy(manifold)
+    def cost(*point):
+        return obj.cost(to_M(point[:k]), point[k])
+
+    @pymanopt.function.numpy(manifold)
+    def euclidean_gradient(*point):
+        f, gM, gB = obj.grad(to_M(point[:k]), point[k])
+        if on_gradient is not None:
+            on_gradient(f)
+        return [g if t else g.T for g, t in zip(gM, tall)] + [gB]
+
+    @pymanopt.function.numpy(manifold)
+    def euclidean_hessian(*args):
+        point, direction = args[:k + 1], args[k + 1:]
+        hM, hB = obj.hess(to_M(point[:k]), point[k], to_M(direction[:k]), direction[k])
+        return [h if t else h.T for h, t in zip(hM, tall)] + [hB]
+
+    problem = pymanopt.Problem(manifold, cost, euclidean_gradient=euclidean_gradient,
+                               euclidean_hessian=euclidean_hessian if hessian else None)
+    return problem, tall
+
+
+def objective(sources, rotations, metric, C: float = 0.0, *, progress=None) -> float:
+    """Value of eq. 1 of Jawanpuria et al. (2020), summed over source pairs, via Gram matrices.
+
+    ``Σ_{i<j} ‖X_iᵀ M_iᵀ B M_j X_j − I_n‖²_F + C‖B‖²_F`` with ``X_i = E_iᵀ`` (words in columns),
+    computed as ``Σ tr(Aᵀ C_ii A C_jj) − 2⟨A, C_ij⟩ + n`` from blocked float64 Grams: the n × n
+    matrix is never formed.
+
+    Parameters
+    ----------
+    sources : list of Embeddings or of (n, d_i) arrays
+        Used as given (no normalisation); Embeddings are intersected first.
+    rotations : list of arrays, shapes (dim, d_i)
+        The maps ``M_i`` (e.g. ``GeometricMetaEmbedding.rotations_``).
+    metric : array, shape (dim, dim)
+        The symmetric positive-definite ``B``.
+    C : float
+        Regularisation weight.
+
+    Returns
+    -------
+    float
+    """
+    arrays, _ = _aligned_sources(sources)
+    if len(rotations) != len(arrays):
+        raise ValueError(f"{len(arrays)} sources but {len(rotations)} rotations")
+    M = [np.asarray(backend.to_numpy(m), dtype=np.float64) for m in rotations]
+    B = np.asarray(backend.to_numpy(metric), dtype=np.float64)
+    for k, (m, X) in enumerate(zip(M, arrays)):
+        if m.ndim != 2 or m.shape != (B.shape[0], X.shape[1]):
+            raise ValueError(f"rotations[{k}] must have shape ({B.shape[0]}, {X.shape[1]}), got {m.shape}")
+    return _Objective(_pair_grams(arrays, progress), arrays[0].shape[0], C).cost(M, B)
+
+
+# ------------------------------------------------------------------------------- estimator
+class GeometricMetaEmbedding:
+    """Geometric meta-embeddings (Jawanpuria, Dev, Kunchukuttan & Mishra 2020).
+
+    Learns one orthogonal map per source and a shared SPD metric ``B`` by minimising eq. 1
+    (``‖XᵀUᵀBVZ − I‖²_F + C‖B‖²_F``, summed over source pairs when there are more than two) with
+    pymanopt on the product manifold St × … × St × SPD, using the analytic cost and Euclidean
+    gradient (and Hessian for trust regions). The data enter through d×d Gram blocks computed
+    once in O(n·d²); each iteration is then O(d³), independent of the vocabulary size n.
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Weight of ``‖B‖²_F`` in eq. 1. The data term grows like n², so C matters less on large
+        vocabularies; ``C=0`` is allowed (B still stays positive definite on the manifold).
+    solver : {"cg", "trust-regions"}, default "cg"
+        pymanopt's ``ConjugateGradient`` (as in the paper) or ``TrustRegions`` (then with the
+        analytic Euclidean Hessian: pymanopt 2.2 has no finite-difference fallback for the NumPy
+        backend).
+    max_iterations : int, default 300
+    dim : int, optional
+        Dimension of the common space; default: the largest source dimension. See the module
+        notes for how sources of other dimensionalities are handled (Stiefel factors).
+    normalize : str or sequence of str or None, default "unit"
+        Normalisation steps (:mod:`embgeo.normalize`) applied to every source before fitting
+        and transforming; ``"unit"`` scales each word vector to unit length, so no source
+        dominates by its norm. ``None`` uses the vectors as given.
+    init : {"procrustes", "random"}, default "procrustes"
+        Initial maps. ``"random"``: random orthonormal maps drawn from ``random_state``.
+        ``"procrustes"``: source 0 gets a random map, every other source the orthogonal
+        Procrustes solution of its cross-Gram with source 0. Riemannian iterations stay in the
+        connected component of O(d) they start in (det = ±1), so a random start can end in a
+        local minimum with one axis reflected; the Procrustes start lets the data choose.
+        The metric starts at ``s·I`` with the best scalar s for the initial maps.
+    tol : float, default 1e-6
+        pymanopt's ``min_gradient_norm`` (Riemannian gradient norm at which to stop).
+    random_state : int or numpy Generator, default 0
+        Seeds the random orthonormal initial maps; the same seed gives the same fit.
+    verbosity : int, default 0
+        pymanopt's own printing (0 silent, 2 a row per iteration).
+    progress : bool, optional
+        Progress bar with the current cost (None follows :func:`embgeo.set_progress`).
+
+    Attributes
+    ----------
+    rotations_ : list of ndarray, shapes (dim_, d_i)
+        ``M_i``: orthonormal columns (d_i ≤ dim_) or rows (d_i > dim_); word vector ``x`` of
+        source i maps to ``M_i x``, the stored rows ``E_i`` to ``E_i @ M_i.T``.
+    metric_ : ndarray, shape (dim_, dim_)
+        The learned SPD metric ``B``.
+    cost_history_ : list of float
+        Value of eq. 1 at each iterate (one per iteration for CG; one per accepted step, plus
+        the start, for trust regions). ``cost_`` is the last entry.
+    vocabulary_ : list of str or None
+        The common vocabulary (None when fitted on arrays).
+    dim_, n_iter_, stopping_criterion_ : int, int, str
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy.stats import ortho_group
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((500, 8))
+    >>> R = ortho_group.rvs(8, random_state=1)
+    >>> gme = GeometricMetaEmbedding(C=0.0, normalize=None, progress=False).fit([X, X @ R.T])
+    >>> U, V = gme.rotations_
+    >>> bool(np.allclose(V @ R, U, atol=1e-3))       # the second source is rotated onto the first
+    True
+    """
+
+    def __init__(self, C: float = 1.0, solver: str = "cg", max_iterations: int = 300, dim: int | None = None,
+                 normalize="unit", init: str = "procrustes", tol: float = 1e-6, random_state=0,
+                 verbosity: int = 0, progress=None):
+        self.C = C
+        self.solver = solver
+        self.max_iterations = max_iterations
+        self.dim = dim
+        self.normalize = normalize
+        self.init = init
+        self.tol = tol
+        self.random_state = random_state
+        self.verbosity = verbosity
+        self.progress = progress
+
+    # ------------------------------------------------------------------ fitting
+    def _check_params(self):
+        if not np.isfinite(self.C) or self.C < 0:
+            raise ValueError(f"C must be a non-negative number, got {self.C!r}")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
+        if int(self.max_iterations) < 1:
+            raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations!r}")
+        if self.init not in _INITS:
+            raise ValueError(f"init must be one of {_INITS}, got {self.init!r}")
+        if self.dim is not None and int(self.dim) < 1:
+            raise ValueError(f"dim must be a positive integer, got {self.dim!r}")
+
+    def fit(self, sources: Sequence):
+        """Learn the maps and the metric from two or more sources.
+
+        Parameters
+        ----------
+        sources : list of Embeddings, or list of (n, d_i) arrays
+            Embeddings are intersected (common vocabulary, in the first source's order);
+            arrays must already be aligned row by row.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Fewer than two sources, no common word, pre-aligned arrays with different numbers of
+            rows, NaN/inf in a source (named), bad hyper-parameters.
+        """
+        self._check_params()
+        arrays, words = _aligned_sources(sources)
+        arrays = _normalized(arrays, self.normalize)
+        G = _pair_grams(arrays, self.progress)
+        dims = [int(X.shape[1]) for X in arrays]
+        d = int(self.dim) if self.dim is not None else max(dims)
+        self._fit_grams(G, int(arrays[0].shape[0]), dims, d)
+        self.vocabulary_ = None if words is None else list(words)
+        self._sources = arrays
+        self._words = words
+        return self
+
+    def _fit_grams(self, G, n, dims, d):
+        import pymanopt
+
+        obj = _Objective(G, n, self.C)
+        history = []
+        bar = progress_bar(total=int(self.max_iterations), desc="meta: Riemannian CG"
+                           if self.solver == "cg" else "meta: trust regions", progress=self.progress)
+
+        def on_gradient(f):
+            # CG evaluates the gradient once per iterate (TR once per accepted step): log there.
+            history.append(f)
+            bar.update(1)
+            bar.set_postfix(cost=f"{f:.6g}")
+            logger.debug("iterate %d: cost %.10g", len(history) - 1, f)
+
+        problem, tall = _build_problem(obj, dims, d, on_gradient=on_gradient,
+                                       hessian=self.solver == "trust-regions")
+        k = len(dims)
+        opts = dict(max_iterations=int(self.max_iterations), min_gradient_norm=float(self.tol),
+                    verbosity=int(self.verbosity), max_time=np.inf,
+                    max_cost_evaluations=max(5000, 20 * int(self.max_iterations)))
+        if self.solver == "cg":
+            optimizer = pymanopt.optimizers.ConjugateGradient(**opts)
+        else:
+            optimizer = pymanopt.optimizers.TrustRegions(**opts)
+        try:
+            with _one_blas_thread():
+                x0 = self._initial_point(obj, dims, d, tall)
+                result = optimizer.run(problem, initial_point=x0)
+        finally:
+            bar.close()
+        Ws = list(result.point[:k])
+        self.rotations_ = [np.ascontiguousarray(w if t else w.T) for w, t in zip(Ws, tall)]
+        B = np.asarray(result.point[k])
+        self.metric_ = (B + B.T) / 2
+        self.cost_history_ = history
+        self.cost_ = float(result.cost)
+        self.n_iter_ = int(result.iterations)
+        self.stopping_criterion_ = str(result.stopping_criterion)
+        self.dim_ = d
+        logger.info("geometric meta-embedding: cost %.10g after %d iterations (%s)", self.cost_,
+                    self.n_iter_, self.stopping_criterion_)
+        return self
+
+    def _initial_point(self, obj, dims, d, tall):
+        rng = np.random.default_rng(self.random_state)
+
+        def orthonormal(shape):
+            q, r = np.linalg.qr(rng.standard_normal(shape))
+            return q * np.sign(np.where(np.diag(r) == 0, 1.0, np.diag(r)))
+
+        def polar(S):
+            u, _, vt = np.linalg.svd(S, full_matrices=False)
+            return u @ vt
+
+        M = [orthonormal((d, di)) if t else orthonormal((di, d)).T for di, t in zip(dims, tall)]
+        if self.init == "procrustes":
+            # Each other source starts at the orthogonal Procrustes solution of its cross-Gram with
+            # source 0 (the map maximising ⟨M_0ᵀM_j, C_0j⟩). This also picks the connected component
+            # of O(d) (the sign of the determinant), which the Riemannian iterations cannot change.
+            for j in range(1, len(dims)):
+                M[j] = polar(M[0] @ obj.G[0][j])
+        Ws = [m if t else m.T for m, t in zip(M, tall)]
+        # B = s·I with the best s for these maps: f(s) = s²(T1 + C·d) − 2s·T2 + const.
+        eye = np.eye(d)
+        parts = [obj._pair(M, eye, i, j) for i, j in obj.pairs]
+        T1 = sum(float(np.sum(A * Q)) for A, Q, _ in parts)
+        T2 = sum(float(np.sum(A * Cij)) for A, _, Cij in parts)
+        denom = T1 + obj.C * d
+        s = abs(T2) / denom if denom > 0 and T2 != 0 else 1.0
+        return [*Ws, max(s, 1e-12) * eye]
+
+    # ---------------------------------------------------------------- transform
+    def _check_fitted(self):
+        if not hasattr(self, "metric_"):
+            raise NotFittedError("this GeometricMetaEmbedding is not fitted yet: call fit(sources) first")
+
+    def transform(self, kind: str = "geo-avg", sources: Sequence | None = None):
+        """Geo-AVG or Geo-CONC meta-embeddings (Jawanpuria et al. 2020, Section 2).
+
+        Each source is normalised as in :meth:`fit` and mapped to ``B^½ M_i x`` (rows:
+        ``E_i M_iᵀ B^½``); Geo-AVG averages the mapped sources, Geo-CONC concatenates them.
+
+        Parameters
+        ----------
+        kind : {"geo-avg", "geo-conc"}
+        sources : list, optional
+            Sources to transform (same number and dimensions as in ``fit``; Embeddings are
+            intersected). Default: the training sources.
+
+        Returns
+        -------
+        Embeddings over the common vocabulary (dim ``dim_`` for Geo-AVG, ``k·dim_`` for
+        Geo-CONC), or an (n, ·) array when the sources were arrays.
+        """
+        self._check_fitted()
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
+        if sources is None:
+            arrays, words = self._sources, self._words
+        else:
+            arrays, words = _aligned_sources(sources)
+            if len(arrays) != len(self.rotations_):
+                raise ValueError(f"fitted on {len(self.rotations_)} sources, got {len(arrays)}")
+            for k, (X, M) in enumerate(zip(arrays, self.rotations_)):
+                if X.shape[1] != M.shape[1]:
+                    raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
+            arrays = _normalized(arrays, self.normalize)
+        with _one_blas_thread():
+            Bh = sym_power(self.metric_, 0.5)
+        xp = backend.get_namespace(*arrays)
+        mapped = []
+        for X, M in zip(arrays, self.rotations_):
+            T = xp.asarray(np.ascontiguousarray(M.T @ Bh), dtype=X.dtype)
+            mapped.append(X @ T)
+        if kind == "geo-avg":
+            out = mapped[0]
+            for Y in mapped[1:]:
+                out = out + Y
+            out = out / len(mapped)
+        else:
+            out = xp.concat(mapped, axis=1)
+        return _wrap(out, words)
+
+    def fit_transform(self, sources: Sequence, kind: str = "geo-avg"):
+        """``fit(sources).transform(kind)``."""
+        return self.fit(sources).transform(kind)
+
+    def __repr__(self):
+        return (f"GeometricMetaEmbedding(C={self.C!r}, solver={self.solver!r}, max_iterations="
+                f"{self.max_iterations!r}, dim={self.dim!r})")
+
+
+# ------------------------------------------------------------------------------- baselines
+def concatenate(sources: Sequence, normalize="unit"):
+    """CONC: the concatenation ``[x_1; …; x_k]`` of (normalised) sources.
+
+    Coates & Bollegala (2018) / Yin & Schütze (2016). Each source is normalised first
+    (default ``"unit"``: every word vector scaled to length one), so each contributes equally
+    to cosine similarities.
+
+    Returns
+    -------
+    Embeddings over the common vocabulary (dim Σd_i), or an array for array input.
+    """
+    arrays, words, xp = _prepared(sources, normalize)
+    return _wrap(xp.concat(arrays, axis=1), words)
+
+
+def average(sources: Sequence, normalize="unit"):
+    """AVG: the mean ``(x_1 + … + x_k)/k`` of (normalised) sources.
+
+    Coates & Bollegala (2018), "Frustratingly Easy Meta-Embedding": sources of smaller
+    dimension are zero-padded (trailing zeros) to the largest dimension before averaging.
+    Each source is normalised first (default ``"unit"``).
+
+    Returns
+    -------
+    Embeddings over the common vocabulary (dim max d_i), or an array for array input.
+    """
+    arrays, words, xp = _prepared(sources, normalize)
+    D = max(int(X.shape[1]) for X in arrays)
+    out = None
+    for X in arrays:
+        if X.shape[1] < D:
+            X = xp.concat([X, xp.zeros((X.shape[0], D - X.shape[1]), dtype=X.dtype)], axis=1)
+        out = X if out is None else out + X
+    return _wrap(out / len(arrays), words)
+
+
+def concatenate_svd(sources: Sequence, dim: int | None = None, normalize="unit", *, progress=None):
+    """SVD: the concatenation projected on its top ``dim`` right singular vectors.
+
+    Yin & Schütze (2016), "Learning Word Meta-Embeddings": ``CONC = U S Vᵀ`` and the
+    meta-embedding is ``CONC V_dim = U_dim S_dim`` (no centring). ``V`` comes from the
+    eigendecomposition of ``CONCᵀCONC``, assembled from the blocked float64 Gram blocks of the
+    sources, so the n × Σd_i concatenation is never formed. Each singular vector's sign is fixed
+    so that its largest-magnitude entry is positive.
+
+    Parameters
+    ----------
+    dim : int, optional
+        Output dimension (default: the largest source dimension), at most Σd_i.
+
+    Returns
+    -------
+    Embeddings over the common vocabulary (dim ``dim``), or an array for array input.
+    """
+    arrays, words, _ = _prepared(sources, normalize)
+    dims = [int(X.shape[1]) for X in arrays]
+    D = sum(dims)
+    dim = max(dims) if dim is None else int(dim)
+    if not 1 <= dim <= D:
+        raise ValueError(f"dim must be between 1 and the concatenated dimension {D}, got {dim}")
+    G = np.block(_pair_grams(arrays, progress))
+    with _one_blas_thread():
+        w, V = np.linalg.eigh(G)
+    V = V[:, ::-1][:, :dim]
+    sign = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(dim)])
+    V = V * np.where(sign == 0, 1.0, sign)
+    out, start = None, 0
+    for X, di in zip(arrays, dims):
+        P = backend.get_namespace(X).asarray(np.ascontiguousarray(V[start:start + di]), dtype=X.dtype)
+        out = X @ P if out is None else out + X @ P
+        start += di
+    return _wrap(out, words)
