@@ -1,0 +1,538 @@
+"""Principal-component analysis of an embedding space (Raunak, Kumar, Gupta & Metze, RepL4NLP 2020).
+
+Raunak et al. (2020), "On dimensional linguistic properties of the word embedding space", ask which
+principal components carry which linguistic information. This module gives their protocol as
+small functions over one fitted :class:`VarianceProfile`:
+
+:func:`variance_profile`
+    explained variance, its ratio and cumulative ratio per component (identical to scikit-learn's
+    ``PCA`` on the same data, computed from a blocked float64 covariance in O(n·d²), O(d²) memory);
+:func:`principal_space`
+    the vectors projected onto chosen components (a slice, a count, or an index list);
+:func:`cumulative_curve`
+    the paper's Figures 1/2: add components ``step`` at a time and evaluate each prefix;
+:func:`split_analysis`
+    top/middle/bottom (T/M/B) component splits, their variance shares (Table 3) and scores
+    (Tables 1/4);
+:func:`probe_components`
+    per-component probing: each component's 1-D projection fed to a scikit-learn classifier with
+    cross-validation, on labelled words the user supplies.
+
+Evaluations are any callable ``evaluate(model) -> float | dict[str, float]``; by default
+:func:`embgeo.evaluate.word_similarity` on named datasets. Results come back as a :class:`Table`
+(a list of dicts that prints as a table, converts with ``to_pandas()`` and draws with ``plot()``).
+"""
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from . import backend
+from .embeddings import Embeddings
+from .postprocess import _apply, _centred_scatter, _eigh_desc, _statistics, _unwrap
+from .progress import progress_bar
+
+__all__ = [
+    "VarianceProfile",
+    "Table",
+    "variance_profile",
+    "principal_space",
+    "cumulative_curve",
+    "split_analysis",
+    "probe_components",
+    "DEFAULT_DATASETS",
+]
+
+#: Word-similarity sets used when no ``evaluate`` callable is given (names for embgeo.datasets).
+DEFAULT_DATASETS = ("wordsim353", "simlex999")
+
+
+# --------------------------------------------------------------------------- results
+class Table(list):
+    """Rows of results: a ``list`` of dicts that prints as an aligned table.
+
+    ``table.column("name")`` gives one column as a list, ``to_pandas()`` a DataFrame, and
+    ``plot()`` (matplotlib) draws the numeric columns against the first one.
+    """
+
+    def __init__(self, rows=(), *, title: str | None = None, x: str | None = None,
+                 meta: dict | None = None):
+        super().__init__(dict(r) for r in rows)
+        self.title = title
+        self.x = x
+        self.meta = dict(meta or {})
+
+    @property
+    def columns(self) -> list[str]:
+        cols: list[str] = []
+        for r in self:
+            cols.extend(k for k in r if k not in cols)
+        return cols
+
+    def column(self, name: str) -> list:
+        return [r.get(name) for r in self]
+
+    def to_pandas(self):
+        import pandas as pd
+
+        return pd.DataFrame(list(self), columns=self.columns)
+
+    def __str__(self) -> str:
+        cols = self.columns
+        fmt = [[_fmt(r.get(c)) for c in cols] for r in self]
+        widths = [max([len(c)] + [len(row[i]) for row in fmt]) for i, c in enumerate(cols)]
+        lines = [" | ".join(c.rjust(w) for c, w in zip(cols, widths)),
+                 "-|-".join("-" * w for w in widths)]
+        lines += [" | ".join(v.rjust(w) for v, w in zip(row, widths)) for row in fmt]
+        if self.title:
+            lines.insert(0, self.title)
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        cols = self.columns
+        out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" for _ in cols) + "|"]
+        out += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in self]
+        return "\n".join(out)
+
+    def plot(self, ax=None, *, y: Sequence[str] | None = None, secondary: str | None = None):
+        """Plot numeric columns against ``self.x`` (matplotlib); returns the Figure.
+
+        ``secondary`` names a column drawn on a right-hand axis (e.g. the cumulative variance).
+        """
+        import matplotlib.pyplot as plt
+
+        x = self.x or self.columns[0]
+        secondary = secondary if secondary is not None else self.meta.get("secondary")
+        if y is None:
+            skip = {x, secondary, *self.meta.get("no_plot", ())}
+            y = [c for c in self.columns if c not in skip
+                 and all(isinstance(v, numbers.Real) or v is None for v in self.column(c))]
+        if ax is None:
+            fig, ax = plt.subplots(figsize=(6, 4))
+        else:
+            fig = ax.figure
+        xs = self.column(x)
+        for c in y:
+            ax.plot(xs, [np.nan if v is None else v for v in self.column(c)], marker="o", ms=3, label=c)
+        ax.set_xlabel(x)
+        ax.set_ylabel(self.meta.get("ylabel", "score"))
+        handles, labels = ax.get_legend_handles_labels()
+        if secondary:
+            ax2 = ax.twinx()
+            (line,) = ax2.plot(xs, self.column(secondary), color="0.5", ls="--", label=secondary)
+            ax2.set_ylabel(secondary)
+            ax2.set_ylim(0, 1.02)
+            handles, labels = handles + [line], labels + [secondary]
+        ax.legend(handles, labels, loc="lower right", fontsize="small")
+        if self.title:
+            ax.set_title(self.title)
+        fig.tight_layout()
+        return fig
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return f"{float(v):.4g}"
+    return "" if v is None else str(v)
+
+
+# ------------------------------------------------------------------------- the fit
+@dataclass(frozen=True)
+class VarianceProfile:
+    """Principal components of a set of vectors, named as in scikit-learn's ``PCA``.
+
+    Attributes
+    ----------
+    components : array, shape (d, d), float64
+        Principal axes as rows, by decreasing variance (the array library of the input).
+        Signs follow scikit-learn's convention: each axis's largest-magnitude loading is positive.
+    mean : array, shape (d,), float64
+        The mean vector (zeros when ``center=False``).
+    explained_variance : ndarray, shape (d,), float64
+        Variance along each axis, with the ``n − 1`` denominator (NumPy).
+    explained_variance_ratio : ndarray, shape (d,)
+    cumulative : ndarray, shape (d,)
+        Cumulative sum of ``explained_variance_ratio``.
+    n_samples : int
+    centered : bool
+    """
+
+    components: Any
+    mean: Any
+    explained_variance: np.ndarray
+    explained_variance_ratio: np.ndarray
+    cumulative: np.ndarray
+    n_samples: int
+    centered: bool = True
+
+    @property
+    def n_components(self) -> int:
+        return int(self.explained_variance.shape[0])
+
+    @property
+    def singular_values(self) -> np.ndarray:
+        return np.sqrt(self.explained_variance * max(self.n_samples - 1, 1))
+
+    def table(self) -> Table:
+        """One row per component: variance, ratio, cumulative ratio."""
+        return Table(({"component": i, "explained_variance": float(v), "ratio": float(r),
+                       "cumulative": float(c)}
+                      for i, (v, r, c) in enumerate(zip(self.explained_variance,
+                                                         self.explained_variance_ratio, self.cumulative))),
+                     x="component", title="explained variance", meta={"no_plot": ("explained_variance",),
+                                                                      "ylabel": "ratio"})
+
+    def plot(self, ax=None):
+        """Scree plot: ratio per component and the cumulative ratio."""
+        return self.table().plot(ax, y=["ratio"], secondary="cumulative")
+
+    def transform_matrix(self, components=slice(None)):
+        """The (d, k) projection matrix of ``components`` (columns are principal axes)."""
+        idx = _component_index(components, self.n_components)
+        xp = backend.get_namespace(self.components)
+        V = xp.matrix_transpose(self.components)
+        if isinstance(idx, slice):
+            return V[:, idx]
+        return xp.take(V, xp.asarray(idx) if not backend.is_numpy(V) else idx, axis=1)
+
+
+def variance_profile(e, *, center: bool = True) -> VarianceProfile:
+    """Explained variance (ratio, cumulative) of the principal components of ``e``.
+
+    The covariance ``Σ(x−μ)(x−μ)ᵀ = XᵀX − nμμᵀ`` is accumulated over row blocks in float64
+    (no centred copy of the vectors), then eigendecomposed: O(n·d²) time, O(d²) extra memory.
+    The numbers equal scikit-learn's ``PCA().fit(X)`` attributes ``explained_variance_``,
+    ``explained_variance_ratio_`` and ``components_`` (same sign convention).
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d), n >= 2
+    center : bool, default True
+        False analyses ``XᵀX`` of the raw vectors (the uncentred second-moment matrix).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((500, 4)) * [3, 2, 1, 0.5]
+    >>> p = variance_profile(X)
+    >>> np.round(p.explained_variance_ratio, 2).tolist()
+    [0.66, 0.25, 0.07, 0.02]
+    """
+    X, _ = _unwrap(e)
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"variance_profile needs at least 2 vectors, got {n}")
+    if center:
+        C, mu = _centred_scatter(X, "vectors")
+    else:
+        C, _ = _statistics(X, "vectors")
+        xp = backend.get_namespace(C)
+        mu = xp.zeros((X.shape[1],), dtype=xp.float64)
+    w, Q = _eigh_desc(C)
+    xp = backend.get_namespace(Q)
+    # scikit-learn's svd_flip(u_based_decision=False): the largest |loading| of each axis is positive
+    Qn = backend.to_numpy(Q)
+    signs = np.sign(Qn[np.argmax(np.abs(Qn), axis=0), np.arange(Qn.shape[1])])
+    signs[signs == 0] = 1.0
+    Q = Q * backend.asarray(signs.reshape(1, -1), like=Q, dtype="float64")
+    var = np.clip(backend.to_numpy(w), 0.0, None) / (n - 1)
+    total = var.sum()
+    ratio = var / total if total > 0 else np.zeros_like(var)
+    return VarianceProfile(xp.matrix_transpose(Q), mu, var, ratio, np.cumsum(ratio), int(n), bool(center))
+
+
+def _component_index(components, d: int):
+    """A slice, or a list of ints, validated against ``d``; an int ``k`` means the first k."""
+    if isinstance(components, slice):
+        if len(range(*components.indices(d))) == 0:
+            raise ValueError(f"components {components} selects nothing out of {d}")
+        return components
+    if isinstance(components, (int, np.integer)) and not isinstance(components, bool):
+        k = int(components)
+        if not 1 <= k <= d:
+            raise ValueError(f"the number of components must be in [1, {d}], got {k}")
+        return slice(0, k)
+    try:
+        idx = [int(i) for i in components]
+    except TypeError:
+        raise TypeError(f"components must be an int, a slice or a list of ints, got {components!r}") from None
+    if not idx:
+        raise ValueError("components is empty")
+    bad = [i for i in idx if not -d <= i < d]
+    if bad:
+        raise ValueError(f"component index {bad[0]} is out of range for {d} components")
+    return np.asarray([i % d for i in idx], dtype=np.int64)
+
+
+def principal_space(e, components, *, profile: VarianceProfile | None = None, center: bool = True,
+                    return_transform: bool = False):
+    """Project vectors onto chosen principal components: ``(X − μ)·V[:, components]``.
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d)
+    components : int, slice or sequence of int
+        ``k`` → the first k components; ``slice(10, 20)``; ``[0, 5, 7]`` (in that order).
+    profile : VarianceProfile, optional
+        A profile fitted before (e.g. on a larger vocabulary); default: fit on ``e``.
+    center : bool
+        Passed to :func:`variance_profile` when ``profile`` is None.
+    return_transform : bool
+        Also return the :class:`~embgeo.postprocess.AffineTransform` for held-out vectors.
+
+    Returns
+    -------
+    Embeddings or array (kind of ``e``), shape (n, len(components)), and the transform.
+    """
+    from .postprocess import AffineTransform
+
+    X, _ = _unwrap(e)
+    p = profile if profile is not None else variance_profile(X, center=center)
+    if p.components.shape[1] != X.shape[1]:
+        raise ValueError(f"the profile is for dimension {p.components.shape[1]}, the vectors have {X.shape[1]}")
+    t = AffineTransform(p.transform_matrix(components), p.mean)
+    out = t.apply(e)
+    return (out, t) if return_transform else out
+
+
+# --------------------------------------------------------------------- evaluation
+def _scores(result, name: str = "score") -> dict[str, float]:
+    """Normalise what an evaluation returns to ``{name: float}``."""
+    if isinstance(result, numbers.Real):
+        return {name: float(result)}
+    if isinstance(result, Mapping):
+        return {str(k): float(v) for k, v in result.items() if isinstance(v, numbers.Real)}
+    for attr in ("spearman", "correlation", "score", "value"):
+        v = getattr(result, attr, None)
+        if isinstance(v, numbers.Real):
+            return {name: float(v)}
+    if hasattr(result, "to_dict"):
+        return _scores(result.to_dict(), name)
+    raise TypeError(f"an evaluation must return a number or a dict of numbers, got {type(result).__name__}")
+
+
+def _evaluator(evaluate, datasets) -> Callable[[Any], dict[str, float]]:
+    if evaluate is not None:
+        if not callable(evaluate):
+            raise TypeError(f"evaluate must be callable, got {evaluate!r}")
+        return lambda model: _scores(evaluate(model))
+    datasets = DEFAULT_DATASETS if datasets is None else tuple([datasets] if isinstance(datasets, str) else datasets)
+    try:
+        from .evaluate import word_similarity
+    except ImportError as exc:  # the evaluate module ships separately in development trees
+        raise ImportError("embgeo.evaluate.word_similarity is not available; pass evaluate=callable") from exc
+
+    def run(model):
+        out = {}
+        for ds in datasets:
+            out.update(_scores(word_similarity(model, ds), name=str(ds)))
+        return out
+
+    return run
+
+
+def _projected(e, profile):
+    """The full principal-coordinate matrix once; prefixes/splits are then column views."""
+    X, wrap = _unwrap(e)
+    Y = _apply(X, profile.transform_matrix(), _offset(profile))
+    return Y, wrap
+
+
+def _offset(profile):
+    return profile.components @ profile.mean if profile.centered else None
+
+
+def _take_columns(Y, idx):
+    if isinstance(idx, slice):
+        return Y[:, idx]
+    xp = backend.get_namespace(Y)
+    return xp.take(Y, xp.asarray(idx) if not backend.is_numpy(Y) else idx, axis=1)
+
+
+def cumulative_curve(e, step: int = 10, evaluate: Callable | None = None, *, datasets=None,
+                     profile: VarianceProfile | None = None, plot: bool = False, progress=None):
+    """Score the space spanned by the top ``k`` components, ``k = step, 2·step, …, d``.
+
+    The protocol of Raunak et al. (2020), Figures 1 and 2: project onto the first ``k`` principal
+    components (centred PCA), evaluate, and grow ``k`` until all ``d`` are used.
+
+    Parameters
+    ----------
+    e : Embeddings (or array, when ``evaluate`` accepts arrays), shape (n, d)
+    step : int
+        Components added per step; ``d`` itself is always the last point.
+    evaluate : callable, optional
+        ``evaluate(model) -> float | dict[str, float]`` where ``model`` is the projected Embeddings.
+        Default: :func:`embgeo.evaluate.word_similarity` on each of ``datasets``.
+    datasets : str or sequence of str, optional
+        Dataset names/paths for the default evaluation (default :data:`DEFAULT_DATASETS`).
+    profile : VarianceProfile, optional
+        Reuse a fitted profile.
+    plot : bool
+        Also return a matplotlib Figure (``(table, fig)``); or call ``table.plot()`` later.
+
+    Returns
+    -------
+    Table
+        Rows ``{"n_components", "cumulative_variance", <score columns>}``.
+    """
+    X, _ = _unwrap(e)
+    d = X.shape[1]
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
+        raise ValueError(f"step must be a positive integer, got {step!r}")
+    run = _evaluator(evaluate, datasets)
+    p = profile if profile is not None else variance_profile(e)
+    Y, wrap = _projected(e, p)
+    ks = list(range(int(step), d + 1, int(step)))
+    if not ks or ks[-1] != d:
+        ks.append(d)
+    rows = []
+    for k in progress_bar(ks, desc="cumulative curve", progress=progress):
+        row = {"n_components": k, "cumulative_variance": float(p.cumulative[k - 1])}
+        row.update(run(wrap(Y[:, :k])))
+        rows.append(row)
+    table = Table(rows, x="n_components", title="cumulative principal-component curve",
+                  meta={"secondary": "cumulative_variance"})
+    return (table, table.plot()) if plot else table
+
+
+def _split_names(parts: int) -> list[str]:
+    return ["T", "M", "B"] if parts == 3 else (["T", "B"] if parts == 2 else [f"P{i + 1}" for i in range(parts)])
+
+
+def split_analysis(e, parts: int = 3, evaluate: Callable | None = None, *, datasets=None,
+                   profile: VarianceProfile | None = None, include_all: bool = True, progress=None):
+    """Top / middle / bottom component splits: variance shares and scores (Raunak et al. 2020).
+
+    The ``d`` components, sorted by variance, are cut into ``parts`` contiguous groups of
+    near-equal size (``numpy.array_split``); with ``parts=3`` they are named T, M, B as in the
+    paper. Each group's vectors are the projections onto its components only.
+
+    Returns
+    -------
+    Table
+        Rows ``{"split", "components", "n_components", "variance_share", <scores>}`` — the
+        variance shares of Table 3 and the scores of Tables 1/4; with ``include_all`` a last row
+        ``"all"`` (every component; equals the centred, rotated original).
+    """
+    X, _ = _unwrap(e)
+    d = X.shape[1]
+    if isinstance(parts, bool) or not isinstance(parts, (int, np.integer)) or not 1 <= parts <= d:
+        raise ValueError(f"parts must be an integer in [1, {d}], got {parts!r}")
+    run = _evaluator(evaluate, datasets)
+    p = profile if profile is not None else variance_profile(e)
+    Y, wrap = _projected(e, p)
+    groups = [(name, idx) for name, idx in zip(_split_names(int(parts)), np.array_split(np.arange(d), int(parts)))]
+    if include_all:
+        groups.append(("all", np.arange(d)))
+    rows = []
+    for name, idx in progress_bar(groups, desc="splits", progress=progress):
+        lo, hi = int(idx[0]), int(idx[-1]) + 1
+        row = {"split": name, "components": f"{lo}–{hi - 1}", "n_components": hi - lo,
+               "variance_share": float(p.explained_variance_ratio[lo:hi].sum())}
+        row.update(run(wrap(Y[:, lo:hi])))
+        rows.append(row)
+    return Table(rows, x="split", title=f"{parts}-way component split")
+
+
+# ------------------------------------------------------------------------- probing
+def probe_components(e, words: Sequence[str], labels, *, components=None, classifier=None, cv: int = 5,
+                     scoring: str = "accuracy", profile: VarianceProfile | None = None,
+                     missing: str = "raise", random_state: int = 0, include_all: bool = True,
+                     progress=None) -> Table:
+    """Per-component probing: can one principal component alone predict a word property?
+
+    For each chosen component ``j``, the labelled words' 1-D projections ``(x − μ)·v_j`` are fed to
+    a scikit-learn classifier scored by stratified ``cv``-fold cross-validation — the probing
+    protocol of Raunak et al. (2020, Section 4), with the user's labelled data.
+
+    Parameters
+    ----------
+    e : Embeddings
+        The space; the PCA is fitted on all of it (or given as ``profile``).
+    words : sequence of str
+        Labelled words.
+    labels : sequence
+        One class label per word (any hashable; two or more classes).
+    components : int, slice or sequence of int, optional
+        Components to probe (default all).
+    classifier : scikit-learn estimator, optional
+        Default ``LogisticRegression(max_iter=1000)`` after ``StandardScaler``; cloned per fold.
+    cv : int
+        Number of stratified folds (shuffled with ``random_state``).
+    scoring : str
+        Any scikit-learn scorer name.
+    missing : {"raise", "skip"}
+        What to do with labelled words absent from ``e``.
+    include_all : bool
+        Add a last row ``"all"``: the classifier on the full projection (every component).
+
+    Returns
+    -------
+    Table
+        Rows ``{"component", "variance_ratio", "score", "std"}`` plus ``meta["baseline"]``, the
+        majority-class score under the same folds.
+
+    Examples
+    --------
+    Is a GloVe word a stop word? (``sklearn.feature_extraction.text.ENGLISH_STOP_WORDS``)::
+
+        stop = [w for w in ENGLISH_STOP_WORDS if w in glove]
+        other = [w for w in glove.words[:5000] if w not in ENGLISH_STOP_WORDS][:len(stop)]
+        t = probe_components(glove, stop + other, [1] * len(stop) + [0] * len(other))
+        print(t)     # which single components separate stop words from content words
+    """
+    from sklearn.base import clone
+    from sklearn.dummy import DummyClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if not isinstance(e, Embeddings):
+        raise TypeError("probe_components needs an Embeddings (the words are looked up in it)")
+    if isinstance(words, str):
+        raise TypeError("words must be a sequence of words, not one string")
+    words, y = list(words), np.asarray(labels)
+    if y.ndim != 1 or len(words) != y.shape[0]:
+        raise ValueError(f"{len(words)} words but labels of shape {y.shape}: give one label per word")
+    if missing not in ("raise", "skip"):
+        raise ValueError(f"missing must be 'raise' or 'skip', got {missing!r}")
+    idx = e.indices(words, missing="mark")
+    if missing == "raise" and (idx < 0).any():
+        e.indices(words)  # raises UnknownWordError naming the first missing word
+    keep = idx >= 0
+    idx, y = idx[keep], y[keep]
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size < 2:
+        raise ValueError("labels need at least two classes")
+    if counts.min() < cv:
+        raise ValueError(f"the smallest class has {counts.min()} word(s), fewer than cv={cv} folds")
+    p = profile if profile is not None else variance_profile(e)
+    comp = _component_index(slice(None) if components is None else components, p.n_components)
+    comp = np.arange(p.n_components)[comp] if isinstance(comp, slice) else comp
+    labelled = e.subset([e.words[i] for i in idx])
+    Z = backend.to_numpy(principal_space(labelled.vectors, slice(None), profile=p)).astype(np.float64)
+    clf = classifier if classifier is not None else make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
+    folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
+
+    def score(M, model):
+        s = cross_val_score(clone(model), M, y, cv=folds, scoring=scoring)
+        return float(s.mean()), float(s.std())
+
+    rows = []
+    for j in progress_bar(comp, desc="probing components", progress=progress):
+        m, s = score(Z[:, [int(j)]], clf)
+        rows.append({"component": int(j), "variance_ratio": float(p.explained_variance_ratio[j]),
+                     "score": m, "std": s})
+    if include_all:
+        m, s = score(Z, clf)
+        rows.append({"component": "all", "variance_ratio": float(p.explained_variance_ratio.sum()),
+                     "score": m, "std": s})
+    base, _ = score(Z[:, :1], DummyClassifier(strategy="most_frequent"))
+    return Table(rows, x="component", title=f"per-component probe ({scoring}, {cv}-fold)",
+                 meta={"baseline": base, "n_words": int(y.shape[0]), "no_plot": ("variance_ratio", "std")})
