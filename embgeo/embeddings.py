@@ -209,8 +209,22 @@ class Embeddings:
         return self.subset(common), other.subset(common)
 
     def with_vectors(self, vectors, *, check_finite: bool = True) -> "Embeddings":
-        """The same vocabulary (and counts) with new vectors, e.g. after a transform."""
-        return Embeddings(self._words, vectors, self._counts, check_finite=check_finite)
+        """The same vocabulary (and counts) with new vectors, e.g. after a transform.
+
+        The word index is shared, not rebuilt, so this costs only the checks on ``vectors``.
+        Output vectors are dropped: they belong to the original input space.
+        """
+        vectors = backend.asarray(vectors)
+        if vectors.ndim != 2 or vectors.shape[0] != len(self._words) or vectors.shape[1] == 0:
+            raise ValueError(
+                f"new vectors must have shape ({len(self._words)}, d), got {tuple(vectors.shape)}"
+            )
+        if check_finite:
+            _check_rows_finite(vectors, self._words, "vectors")
+        new = object.__new__(Embeddings)
+        new._words, new._index, new._counts = self._words, self._index, self._counts
+        new._vectors, new._output_vectors, new._unit = vectors, None, None
+        return new
 
     def to(self, device: str) -> "Embeddings":
         """Copy to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy)."""

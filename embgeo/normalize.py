@@ -17,7 +17,8 @@ self-learning method for fully unsupervised cross-lingual mappings of word embed
 
 They are defined once here and used by :class:`~embgeo.embeddings.Embeddings`,
 :mod:`embgeo.postprocess` and :mod:`embgeo.crosslingual`. All steps are backend-neutral and
-accumulate sums in float64 whatever the storage dtype.
+accumulate sums in float64 whatever the storage dtype, one block of rows at a time (the only
+full-size allocation is the result).
 """
 from __future__ import annotations
 
@@ -28,31 +29,50 @@ __all__ = ["normalize", "STEPS"]
 STEPS = ("unit", "center", "unitdim", "centeremb", "none")
 
 
+#: Rows per block: float64 temporaries stay O(block · d) whatever the vocabulary size.
+BLOCK_ROWS = 65536
+
+
 def _safe(xp, norms):
     # VecMap's rule: a zero norm divides by one, so all-zero rows/columns stay zero.
     return xp.where(norms == 0, xp.ones_like(norms), norms)
 
 
+def _blocks(X):
+    n = X.shape[0]
+    return [(s, min(s + BLOCK_ROWS, n)) for s in range(0, n, BLOCK_ROWS)] or [(0, 0)]
+
+
+def _rowwise(xp, X, f):
+    """Apply ``f`` (float64 block -> float64 block) to row blocks, storing in X's dtype."""
+    parts = [xp.astype(f(xp.astype(X[s:e, ...], xp.float64)), X.dtype) for s, e in _blocks(X)]
+    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+
+
+def _column_sums(xp, X, square: bool):
+    total = xp.zeros((1, X.shape[1]), dtype=xp.float64)
+    for s, e in _blocks(X):
+        B = xp.astype(X[s:e, ...], xp.float64)
+        total = total + xp.sum(B * B if square else B, axis=0, keepdims=True)
+    return total
+
+
 def _unit(xp, X):
-    acc = xp.astype(X, xp.float64)
-    norms = xp.sqrt(xp.sum(acc * acc, axis=1, keepdims=True))
-    return xp.astype(acc / _safe(xp, norms), X.dtype)
+    return _rowwise(xp, X, lambda B: B / _safe(xp, xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))))
 
 
 def _center(xp, X):
-    mean = xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True)
-    return X - xp.astype(mean, X.dtype)
+    mean = _column_sums(xp, X, square=False) / max(X.shape[0], 1)
+    return _rowwise(xp, X, lambda B: B - mean)
 
 
 def _unitdim(xp, X):
-    acc = xp.astype(X, xp.float64)
-    norms = xp.sqrt(xp.sum(acc * acc, axis=0, keepdims=True))
-    return xp.astype(acc / _safe(xp, norms), X.dtype)
+    norms = _safe(xp, xp.sqrt(_column_sums(xp, X, square=True)))
+    return _rowwise(xp, X, lambda B: B / norms)
 
 
 def _centeremb(xp, X):
-    mean = xp.mean(xp.astype(X, xp.float64), axis=1, keepdims=True)
-    return X - xp.astype(mean, X.dtype)
+    return _rowwise(xp, X, lambda B: B - xp.mean(B, axis=1, keepdims=True))
 
 
 _FUNCS = {"unit": _unit, "center": _center, "unitdim": _unitdim, "centeremb": _centeremb,

@@ -144,3 +144,13 @@ def test_lazy_submodules():
     assert embgeo.normalize.normalize is not None
     with pytest.raises(AttributeError):
         embgeo.not_a_module
+
+
+def test_with_vectors_shares_vocabulary_and_checks_shape(e):
+    n = e.with_vectors(e.vectors * 2)
+    assert n.words is e.words and n.index("c") == 2 and n.counts is e.counts
+    assert np.allclose(n["a"], 2 * e["a"])
+    with pytest.raises(ValueError, match=r"shape \(6, d\)"):
+        e.with_vectors(np.ones((5, 4)))
+    with pytest.raises(ValueError, match="word 'b'"):
+        e.with_vectors(np.where(np.arange(6)[:, None] == 1, np.nan, 1.0) * np.ones((6, 4)))

@@ -63,3 +63,12 @@ def test_array_api_strict_matches_numpy(X):
     steps = ("unit", "center", "unitdim", "centeremb")
     Y = normalize(xps.asarray(X), *steps)
     assert np.allclose(np.asarray(Y), normalize(X, *steps), atol=1e-6)
+
+
+def test_blocked_path_equals_single_block(X, monkeypatch):
+    import embgeo.normalize as nm
+
+    steps = ("unit", "center", "unitdim", "centeremb")
+    whole = normalize(X, *steps)
+    monkeypatch.setattr(nm, "BLOCK_ROWS", 7)  # 50 rows -> 8 blocks
+    assert np.allclose(normalize(X, *steps), whole, atol=1e-6)

@@ -1,0 +1,949 @@
+"""Cross-lingual embedding mappings: Procrustes, the VecMap pipeline, self-learning, retrieval.
+
+Two monolingual spaces X (source, n_s × d_s) and Z (target, n_t × d_t) and a seed dictionary D of
+word pairs are mapped into one space in which translations are nearest neighbours.
+
+- :func:`procrustes`: the orthogonal map W = UVᵀ, UΣVᵀ = SVD(X_DᵀZ_D) (Xing et al. 2015;
+  Smith et al. 2017; Conneau et al. 2018 eq. 2). With d_s ≠ d_t, W is semi-orthogonal.
+- :class:`Mapper`: the multi-step framework of Artetxe, Labaka & Agirre (AAAI 2018, Section 3:
+  normalisation, whitening, orthogonal mapping, re-weighting, de-whitening, dimensionality
+  reduction) and their self-learning (ACL 2017; ACL 2018 Section 3.3: stochastic dictionary
+  induction, frequency-based vocabulary cutoff, CSLS, bidirectional induction), with the option
+  names and defaults of VecMap's ``map_embeddings.py``; optional POSTPROC (Vulić, Korhonen & Glavaš,
+  RepL4NLP 2020) and PCA reduction of the larger space.
+- :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
+- :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3) or inverted
+  softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
+
+BLI evaluation (P@k, MRR, coverage) and dictionary readers live in :mod:`embgeo.evaluate.bli`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import numpy as np
+
+from . import backend
+from .embeddings import Embeddings
+from .errors import NotFittedError
+from .linalg import gram, sym_power
+from .neighbors import block_rows, knn_mean_similarity, topk
+from .normalize import normalize
+from .progress import progress_bar
+
+__all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
+           "dictionary_indices", "identical_dictionary", "numeral_dictionary", "postproc_grid_search",
+           "RECIPES"]
+
+#: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters.
+RECIPES = {
+    "supervised": dict(normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
+                       trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", mapping="advanced",
+                       self_learning=False),
+    "semi_supervised": dict(normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
+                            trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", mapping="advanced",
+                            self_learning=True, vocabulary_cutoff=20000, csls_neighborhood=10),
+    "identical": dict(init="identical", normalize=("unit", "center", "unit"), whiten=True,
+                      src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg",
+                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, csls_neighborhood=10),
+    # ACL 2017 (numeral seed, orthogonal, forward induction, no stochastic dropout)
+    "acl2017": dict(init="numerals", mapping="orthogonal", normalize=("unit", "center"), whiten=False,
+                    src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
+                    self_learning=True, direction="forward", stochastic_initial=1.0, stochastic_interval=1),
+    # EMNLP 2016: orthogonal mapping of unit-length, centred embeddings
+    "orthogonal": dict(mapping="orthogonal", normalize=("unit", "center"), whiten=False, src_reweight=0.0,
+                       trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False),
+}
+
+_NUMERAL = re.compile(r"[0-9]+\Z")
+
+
+# ---------------------------------------------------------------------------- dictionaries
+def _matrix(e, name):
+    if isinstance(e, Embeddings):
+        return e.vectors
+    return backend.check_matrix(e, name)
+
+
+def dictionary_indices(src, tgt, pairs, *, oov: str = "skip"):
+    """Resolve a dictionary of word pairs to row indices of ``src`` and ``tgt``.
+
+    Parameters
+    ----------
+    src, tgt : Embeddings
+    pairs : iterable of (source_word, target_word), or an int array of shape (m, 2) of row pairs
+    oov : {"skip", "raise"}
+        Pairs with a word outside a vocabulary are dropped (VecMap's and MUSE's convention),
+        or raise :class:`~embgeo.errors.UnknownWordError` naming the first one.
+
+    Returns
+    -------
+    src_idx, tgt_idx : int64 NumPy arrays of equal length (≥ 1)
+
+    Raises
+    ------
+    ValueError
+        The dictionary is empty, or no pair has both words in the vocabularies.
+    """
+    if oov not in ("skip", "raise"):
+        raise ValueError(f"oov must be 'skip' or 'raise', got {oov!r}")
+    if isinstance(pairs, np.ndarray) and np.issubdtype(pairs.dtype, np.integer):
+        return _check_index_pairs(pairs, _n_rows(src), _n_rows(tgt))
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("the dictionary is empty")
+    if all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(v, (int, np.integer)) for v in p)
+           for p in pairs):
+        return _check_index_pairs(np.asarray(pairs, dtype=np.int64), _n_rows(src), _n_rows(tgt))
+    if not (isinstance(src, Embeddings) and isinstance(tgt, Embeddings)):
+        raise TypeError("word-pair dictionaries need Embeddings for src and tgt; with arrays pass "
+                        "an int array of (source_row, target_row) pairs")
+    for n, p in enumerate(pairs):
+        if not (isinstance(p, (tuple, list)) and len(p) == 2):
+            raise ValueError(f"dictionary entry {n} is not a (source, target) pair: {p!r}")
+    si = src.indices([p[0] for p in pairs], missing="mark")
+    ti = tgt.indices([p[1] for p in pairs], missing="mark")
+    ok = (si >= 0) & (ti >= 0)
+    if oov == "raise" and not ok.all():
+        from .errors import UnknownWordError
+
+        bad = int(np.flatnonzero(~ok)[0])
+        word, side = (pairs[bad][0], "source") if si[bad] < 0 else (pairs[bad][1], "target")
+        raise UnknownWordError(word, context=f"{side} side of dictionary entry {bad}",
+                               n_missing=int((~ok).sum()))
+    if not ok.any():
+        ex = pairs[0]
+        raise ValueError(
+            f"none of the {len(pairs)} dictionary pairs has both words in the vocabularies "
+            f"(e.g. {ex[0]!r} in source: {ex[0] in src}, {ex[1]!r} in target: {ex[1] in tgt}); "
+            "check the language direction and letter case"
+        )
+    return si[ok], ti[ok]
+
+
+def _n_rows(e):
+    return len(e) if isinstance(e, Embeddings) else int(e.shape[0])
+
+
+def _check_index_pairs(P, ns, nt):
+    P = np.asarray(P, dtype=np.int64)
+    if P.ndim != 2 or P.shape[1] != 2:
+        raise ValueError(f"index pairs must have shape (m, 2), got {P.shape}")
+    if P.shape[0] == 0:
+        raise ValueError("the dictionary is empty")
+    if P[:, 0].min() < 0 or P[:, 0].max() >= ns or P[:, 1].min() < 0 or P[:, 1].max() >= nt:
+        raise ValueError(f"index pairs out of range for {ns} source and {nt} target rows")
+    return P[:, 0].copy(), P[:, 1].copy()
+
+
+def identical_dictionary(src: Embeddings, tgt: Embeddings):
+    """Pairs of identical strings in both vocabularies (VecMap's ``--init_identical``)."""
+    pairs = [(w, w) for w in src.words if w in tgt]
+    if not pairs:
+        raise ValueError("the two vocabularies share no identical string")
+    return pairs
+
+
+def numeral_dictionary(src: Embeddings, tgt: Embeddings):
+    """Pairs of identical Latin numerals ``[0-9]+`` (VecMap's ``--init_numerals``, ACL 2017)."""
+    pairs = [(w, w) for w in src.words if _NUMERAL.match(w) and w in tgt]
+    if not pairs:
+        raise ValueError("no numeral ([0-9]+) occurs in both vocabularies")
+    return pairs
+
+
+# -------------------------------------------------------------------------------- Procrustes
+def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
+    """Orthogonal Procrustes map W = UVᵀ with UΣVᵀ = SVD(X_Dᵀ Z_D).
+
+    W minimises ‖X_D W − Z_D‖_F over matrices with orthonormal rows or columns (Schönemann 1966;
+    Xing et al. 2015; Smith et al. 2017, eq. 3; Conneau et al. 2018, eq. 2).
+
+    Parameters
+    ----------
+    X : array (n_s, d_s) or Embeddings
+        Source vectors.
+    Z : array (n_t, d_t) or Embeddings
+        Target vectors.
+    pairs : optional
+        The dictionary D: word pairs (with Embeddings; OOV pairs are skipped) or an int array of
+        (source_row, target_row) pairs. ``None`` means the rows of X and Z are aligned.
+    check_finite : bool
+        Refuse NaN/inf.
+
+    Returns
+    -------
+    W : array (d_s, d_t), dtype of X
+        ``X @ W`` lies in the target space.
+
+    Notes
+    -----
+    With d_s = d_t W is orthogonal and SciPy's :func:`scipy.linalg.orthogonal_procrustes` computes
+    it (NumPy inputs). With d_s ≠ d_t the thin SVD gives a *semi-orthogonal* W (r = min(d_s, d_t)):
+    for d_s < d_t, W Wᵀ = I, so x ↦ xW is an isometry of the source into an r-dimensional subspace
+    of the target space (the target keeps its d_t - r other directions); for d_s > d_t, WᵀW = I and
+    W projects the source onto the r directions that best match the target. XᵀZ is accumulated in
+    float64 (:func:`embgeo.linalg.gram`), so memory is O(d_s d_t) beyond the dictionary rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 5))
+    >>> Q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
+    >>> np.allclose(procrustes(X, X @ Q), Q)
+    True
+    """
+    Xd, Zd = _dictionary_rows(X, Z, pairs, check_finite)
+    xp = backend.get_namespace(Xd, Zd)
+    dt = Xd.dtype
+    if backend.is_numpy(Xd) and backend.is_numpy(Zd) and Xd.shape[1] == Zd.shape[1]:
+        from scipy.linalg import orthogonal_procrustes
+
+        W, _ = orthogonal_procrustes(Xd.astype(np.float64), Zd.astype(np.float64), check_finite=False)
+        return W.astype(dt)
+    M = gram(Xd, Zd)
+    U, _, Vt = xp.linalg.svd(M, full_matrices=False)
+    return xp.astype(U @ Vt, dt)
+
+
+def _dictionary_rows(X, Z, pairs, check_finite=True):
+    """The aligned dictionary matrices X_D, Z_D."""
+    if pairs is None:
+        Xm, Zm = _matrix(X, "X"), _matrix(Z, "Z")
+        if Xm.shape[0] != Zm.shape[0]:
+            raise ValueError(f"without pairs, X and Z must have the same number of rows "
+                             f"({Xm.shape[0]} vs {Zm.shape[0]})")
+        Xd, Zd = Xm, Zm
+    else:
+        si, ti = dictionary_indices(X, Z, pairs)
+        Xd, Zd = _take(_matrix(X, "X"), si), _take(_matrix(Z, "Z"), ti)
+    if check_finite:
+        Xd, Zd = backend.check_matrix(Xd, "X_D"), backend.check_matrix(Zd, "Z_D")
+    return Xd, Zd
+
+
+def _take(M, idx):
+    idx = np.asarray(backend.to_numpy(idx), dtype=np.int64)
+    if backend.is_numpy(M):
+        return M[idx]
+    xp = backend.get_namespace(M)
+    return xp.take(M, xp.asarray(idx), axis=0)
+
+
+# ---------------------------------------------------------------------------------- retrieval
+def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_knn: int = 10,
+                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
+    """Query and target factors whose dot product ranks targets like ``method`` does.
+
+    Every supported score is s(x, y) = a·cos(x, y) − c(y) + const(x), so it is the inner product
+    of [a·x̂, 1] with [ŷ, −c(y)]:
+
+    - ``"nn"``: a = 1, c = 0;
+    - ``"csls"``: a = 2, c(y) = r_S(y), the mean cosine of y to its ``csls_knn`` nearest mapped
+      source words (Conneau et al. 2018, eq. 3; the query term r_T(x) does not change the ranking);
+    - ``"isf"``: inverted softmax P(y|x) = exp(β cos(x, y)) / Σ_{x'} exp(β cos(x', y)) (Smith et al.
+      2017, eq. 4), ranked by its logarithm: a = β, c(y) = log Σ_{x'} exp(β cos(x', y)).
+
+    ``source`` (default: the queries) is the mapped source vocabulary that r_S and the softmax
+    denominators run over; pass the whole (or top-n) mapped source space, as MUSE and VecMap do.
+    Work is blocked over target rows, so memory stays bounded.
+
+    Returns
+    -------
+    Qa : array (q, d + 1)
+    Ta : array (n_t, d + 1)
+    """
+    if method not in ("nn", "csls", "isf"):
+        raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {method!r}")
+    T = normalize(backend.check_matrix(target, "target"), "unit")
+    xp = backend.get_namespace(T)
+    Q = backend.asarray(queries, like=T)
+    if Q.ndim == 1:
+        Q = xp.reshape(Q, (1, -1))
+    if Q.shape[1] != T.shape[1]:
+        raise ValueError(f"queries have dimension {Q.shape[1]} but the target space has {T.shape[1]}")
+    Q = normalize(xp.astype(Q, T.dtype), "unit")
+    S = Q if source is None else normalize(xp.astype(backend.asarray(source, like=T), T.dtype), "unit")
+    if method == "nn":
+        a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
+    elif method == "csls":
+        a = 2.0
+        c = knn_mean_similarity(T, S, min(int(csls_knn), S.shape[0]), metric="dot",
+                                memory_budget=memory_budget, progress=progress)
+    else:
+        a = float(isf_beta)
+        c = _log_partition(T, S, a, memory_budget, progress)
+    ones = xp.ones((Q.shape[0], 1), dtype=T.dtype)
+    Qa = xp.concat([Q * a, ones], axis=1)
+    Ta = xp.concat([T, xp.reshape(xp.astype(-c, T.dtype), (-1, 1))], axis=1)
+    return Qa, Ta
+
+
+def _log_partition(T, S, beta, memory_budget, progress):
+    """log Σ_x exp(β t·x) for every target row t, blocked over targets, stabilised by the row max."""
+    xp = backend.get_namespace(T)
+    n = T.shape[0]
+    step = block_rows(S.shape[0], 4, memory_budget)
+    out = []
+    starts = range(0, n, step)
+    ST = xp.matrix_transpose(S)
+    for s in progress_bar(starts, total=len(starts), desc="inverted softmax", progress=progress, unit="block"):
+        # exp in the storage dtype (float32 exp is several times cheaper), sums in float64;
+        # subtracting the row maximum keeps every term in (0, 1]
+        B = (T[s:min(s + step, n), ...] @ ST) * beta
+        m = xp.max(B, axis=1, keepdims=True)
+        lse = xp.log(xp.sum(xp.exp(B - m), axis=1, dtype=xp.float64))
+        out.append(xp.astype(xp.reshape(m, (-1,)), xp.float64) + lse)
+    return xp.concat(out, axis=0)
+
+
+def retrieve(queries, target, k: int = 10, method: str = "nn", *, source=None, csls_knn: int = 10,
+             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
+    """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
+
+    See :func:`retrieval_factors` for the scores. The search is exact and blocked
+    (:func:`embgeo.neighbors.topk`); ties go to the lower target row.
+
+    Returns
+    -------
+    scores, indices : arrays (q, k)
+        Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``).
+    """
+    Qa, Ta = retrieval_factors(queries, target, method, source=source, csls_knn=csls_knn,
+                               isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
+    return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)
+
+
+# ------------------------------------------------------------------------ dictionary induction
+def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
+    """For each row of A: argmax_j of dropout(a·b_j − r_B[j]/2), and max_j a·b_j (blocked).
+
+    Dropout is VecMap's stochastic dictionary induction (Artetxe et al. 2018, Section 3.3):
+    every score is set to 0 with probability 1 − p, *after* the CSLS correction, as VecMap does.
+    The mask is drawn with 8 bits of resolution (p is rounded to a multiple of 1/256).
+    """
+    xp = backend.get_namespace(A)
+    n = A.shape[0]
+    step = block_rows(B.shape[0], 4, memory_budget)
+    BT = xp.matrix_transpose(B)
+    thr = 256 if keep_prob >= 1.0 else int(round(keep_prob * 256))
+    if backend.is_numpy(A):
+        from .kernels.crosslingual import dropout_argmax as kernel
+        seed = np.uint64(rng.integers(0, 2**63))
+        r_half = np.zeros(B.shape[0], dtype=np.float32) if r_B is None else (np.asarray(r_B) / 2).astype(np.float32)
+        best = np.empty(n, dtype=np.int64)
+        sims = np.empty(n, dtype=np.float64)
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            S = np.ascontiguousarray(A[s:e] @ BT, dtype=np.float32)
+            kernel(S, r_half, thr, seed, s, best[s:e], sims[s:e])
+        return best, sims
+    best, sims = [], []
+    for s in range(0, n, step):
+        S = A[s:min(s + step, n), ...] @ BT
+        sims.append(xp.max(S, axis=1))
+        if r_B is not None:
+            # subtracting r_S/2 ranks like CSLS (the row term is constant), as in VecMap
+            S = S - xp.reshape(xp.astype(r_B, S.dtype), (1, -1)) / 2
+        if thr < 256:
+            keep = backend.asarray(rng.random(tuple(S.shape)) < thr / 256, like=S, dtype=None)
+            S = xp.where(keep, S, xp.zeros_like(S))
+        best.append(xp.argmax(S, axis=1))
+    return (backend.to_numpy(xp.concat(best, axis=0)).astype(np.int64),
+            backend.to_numpy(xp.concat(sims, axis=0)).astype(np.float64))
+
+
+def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", csls_knn: int = 10,
+                      keep_prob: float = 1.0, random_state=None, memory_budget: int | None = None,
+                      return_objective: bool = False):
+    """Induce a dictionary from mapped spaces by nearest neighbours (dot product).
+
+    Parameters
+    ----------
+    X, Z : arrays (n_s, d), (n_t, d)
+        Mapped source and target vectors (already cut to the vocabulary to search; VecMap uses
+        length-normalised vectors, so dot products are cosines).
+    direction : {"forward", "backward", "union", "mutual"}
+        Source→target, target→source, their union (VecMap's default), or only mutual nearest
+        neighbours (pairs found in both directions; MUSE's "S2T&T2S").
+    retrieval : {"nn", "csls"}
+        CSLS subtracts r/2 of the candidate side (Conneau et al. 2018, eq. 3).
+    keep_prob : float
+        Stochastic dictionary induction: each similarity is zeroed with probability 1 − p
+        (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic.
+
+    Returns
+    -------
+    pairs : int64 array (m, 2)
+        (source_row, target_row) pairs; forward pairs first, then backward ones (union keeps
+        duplicates, as VecMap does, which weights pairs found twice).
+    objective : float, if ``return_objective``
+        Mean best similarity (averaged over the directions used), VecMap's objective.
+    """
+    if direction not in ("forward", "backward", "union", "mutual"):
+        raise ValueError(f"direction must be forward, backward, union or mutual, got {direction!r}")
+    if retrieval not in ("nn", "csls"):
+        raise ValueError(f"retrieval must be 'nn' or 'csls' for dictionary induction, got {retrieval!r}")
+    if not 0 < keep_prob <= 1:
+        raise ValueError(f"keep_prob must be in (0, 1], got {keep_prob}")
+    X = backend.check_matrix(X, "X")
+    Z = backend.check_matrix(backend.asarray(Z, like=X), "Z")
+    if X.shape[1] != Z.shape[1]:
+        raise ValueError(f"X and Z must share their dimension ({X.shape[1]} vs {Z.shape[1]})")
+    rng = np.random.default_rng(random_state)
+    csls = retrieval == "csls"
+    parts, objs = [], []
+    if direction in ("forward", "union", "mutual"):
+        r = knn_mean_similarity(Z, X, min(csls_knn, X.shape[0]), metric="dot",
+                                memory_budget=memory_budget, progress=False) if csls else None
+        t, sim = _nn_induction(X, Z, r, keep_prob, rng, memory_budget)
+        parts.append(np.stack([np.arange(X.shape[0]), t], axis=1))
+        objs.append(sim.mean())
+    if direction in ("backward", "union", "mutual"):
+        r = knn_mean_similarity(X, Z, min(csls_knn, Z.shape[0]), metric="dot",
+                                memory_budget=memory_budget, progress=False) if csls else None
+        s, sim = _nn_induction(Z, X, r, keep_prob, rng, memory_budget)
+        parts.append(np.stack([s, np.arange(Z.shape[0])], axis=1))
+        objs.append(sim.mean())
+    if direction == "mutual":
+        fwd, bwd = parts
+        mutual = bwd[fwd[bwd[:, 0], 1] == bwd[:, 1]]
+        pairs = mutual[np.argsort(mutual[:, 0], kind="stable")]
+    else:
+        pairs = np.concatenate(parts, axis=0)
+    pairs = pairs.astype(np.int64)
+    return (pairs, float(np.mean(objs))) if return_objective else pairs
+
+
+# ------------------------------------------------------------------------------------ Mapper
+class Mapper:
+    """VecMap's cross-lingual mapping framework as a scikit-learn-style estimator.
+
+    Implements the steps of Artetxe, Labaka & Agirre (AAAI 2018, "Generalizing and improving
+    bilingual word embedding mappings with a multi-step framework of linear transformations",
+    Section 3) and the self-learning of Artetxe et al. (ACL 2017; ACL 2018, "A robust
+    self-learning method for fully unsupervised cross-lingual mappings", Section 3.3). Parameter
+    names and meanings follow VecMap's ``map_embeddings.py``; the defaults are its ``--supervised``
+    recipe (see :data:`RECIPES` and :meth:`from_recipe` for the others).
+
+    Parameters
+    ----------
+    normalize : sequence of str
+        VecMap's ``--normalize`` steps (:mod:`embgeo.normalize`), default unit, center, unit.
+    whiten : bool
+        Step 1: whiten each side with (X_DᵀX_D)^(−1/2) computed on the dictionary rows.
+    src_reweight, trg_reweight : float
+        Step 3: scale the mapped dimensions by σᵢ^p, the singular values of the whitened X_DᵀZ_D.
+    src_dewhiten, trg_dewhiten : {"src", "trg", None}
+        Step 4: restore the variance of the source or target side.
+    dim_reduction : int or None
+        Step 5: keep the first k mapped dimensions.
+    mapping : {"advanced", "orthogonal", "unconstrained"}
+        The full multi-step mapping (VecMap's default), a single orthogonal (Procrustes) map of
+        the source (``-c``), or least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013).
+    init : {"seed", "identical", "numerals"}
+        Seed dictionary: the one given to :meth:`fit`, identical strings, or Latin numerals.
+    self_learning : bool
+        Iterate mapping and dictionary induction (ACL 2017/2018).
+    vocabulary_cutoff : int or None
+        Induce dictionaries among the k most frequent words (rows) only.
+    direction : {"union", "forward", "backward", "mutual"}
+        Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only).
+    csls_neighborhood : int
+        k of CSLS for induction; 0 uses plain nearest neighbours.
+    threshold : float
+        Convergence: an improvement of the objective smaller than this does not count.
+    stochastic_initial, stochastic_multiplier, stochastic_interval : float, float, int
+        Keep probability p starts at ``stochastic_initial`` and is multiplied (capped at 1) after
+        ``stochastic_interval`` iterations without improvement; learning stops when that happens
+        at p = 1.
+    max_iter : int or None
+        Safety bound on self-learning iterations (VecMap has none).
+    postproc : (float, float) or None
+        POSTPROC (Vulić et al. 2020): similarity-order transform X Q Δ^α of each side
+        (:func:`embgeo.postprocess.similarity_order`) with (αs, αt); the paper's values are
+        (−0.25, 0.15). Applied after ``normalize``, before mapping.
+    pca : int, "match" or None
+        Reduce the space(s) wider than k dimensions to their top-k principal components before
+        mapping; "match" reduces the wider space to the narrower one's dimension.
+    batch_size : int or None
+        Not used for results; memory is bounded by ``memory_budget`` (bytes per score block).
+    random_state : int or None
+        Seed of the stochastic dictionary induction (VecMap ``--seed``, default 0).
+    progress : bool or None
+        Progress bar over self-learning iterations.
+    verbose : bool
+        Print one line per self-learning iteration (as VecMap's ``--verbose``).
+
+    Attributes
+    ----------
+    src_transform_, tgt_transform_ : arrays (d_s', m), (d_t', m)
+        Linear maps applied after normalisation, POSTPROC and PCA.
+    dictionary_ : int array (n, 2)
+        The dictionary the final mapping was fitted on (row pairs).
+    history_ : list of dict
+        One record per self-learning iteration: ``iteration``, ``objective``, ``keep_prob``,
+        ``dictionary_size``, ``seconds``, and ``val_accuracy``, ``val_similarity``,
+        ``val_coverage`` when a validation dictionary is given.
+    n_iter_ : int
+    singular_values_ : array
+        σ of the (whitened) dictionary cross-covariance of the last mapping.
+
+    Notes
+    -----
+    Different dimensionalities (e.g. English GloVe 50d → Finnish 300d): the orthogonal mapping
+    becomes semi-orthogonal (see :func:`procrustes`); the advanced mapping uses the thin SVD, so
+    both sides land in an r = min(d_s, d_t)-dimensional shared space (VecMap itself requires equal
+    dimensions). Alternatively ``pca="match"`` first reduces the wider space by PCA.
+
+    Examples
+    --------
+    >>> import numpy as np, embgeo
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((500, 20)).astype(np.float32)
+    >>> Q, _ = np.linalg.qr(rng.standard_normal((20, 20)))
+    >>> src = embgeo.Embeddings([f"s{i}" for i in range(500)], X)
+    >>> tgt = embgeo.Embeddings([f"t{i}" for i in range(500)], (X @ Q).astype(np.float32))
+    >>> m = Mapper.from_recipe("orthogonal", normalize=()).fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(100)])
+    >>> xs, zt = m.transform(src, tgt)
+    >>> bool(np.allclose(xs.vectors, zt.vectors, atol=1e-4))
+    True
+    """
+
+    def __init__(self, normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
+                 trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
+                 mapping="advanced", init="seed", self_learning=False, vocabulary_cutoff=None,
+                 direction="union", csls_neighborhood=0, threshold=1e-6, stochastic_initial=0.1,
+                 stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
+                 pca=None, batch_size=None, memory_budget=None, random_state=0, progress=None,
+                 verbose=False):
+        self.normalize = normalize
+        self.whiten = whiten
+        self.src_reweight = src_reweight
+        self.trg_reweight = trg_reweight
+        self.src_dewhiten = src_dewhiten
+        self.trg_dewhiten = trg_dewhiten
+        self.dim_reduction = dim_reduction
+        self.mapping = mapping
+        self.init = init
+        self.self_learning = self_learning
+        self.vocabulary_cutoff = vocabulary_cutoff
+        self.direction = direction
+        self.csls_neighborhood = csls_neighborhood
+        self.threshold = threshold
+        self.stochastic_initial = stochastic_initial
+        self.stochastic_multiplier = stochastic_multiplier
+        self.stochastic_interval = stochastic_interval
+        self.max_iter = max_iter
+        self.postproc = postproc
+        self.pca = pca
+        self.batch_size = batch_size
+        self.memory_budget = memory_budget
+        self.random_state = random_state
+        self.progress = progress
+        self.verbose = verbose
+
+    @classmethod
+    def from_recipe(cls, name: str, **overrides) -> "Mapper":
+        """A Mapper with one of VecMap's recommended settings (:data:`RECIPES`), e.g.
+        ``"supervised"``, ``"semi_supervised"``, ``"identical"``, ``"acl2017"``, ``"orthogonal"``."""
+        try:
+            params = dict(RECIPES[name])
+        except KeyError:
+            raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(RECIPES)}") from None
+        params.update(overrides)
+        return cls(**params)
+
+    def get_params(self, deep: bool = True) -> dict:
+        import inspect
+
+        return {p: getattr(self, p) for p in inspect.signature(type(self).__init__).parameters if p != "self"}
+
+    def set_params(self, **params) -> "Mapper":
+        valid = self.get_params()
+        for k, v in params.items():
+            if k not in valid:
+                raise ValueError(f"invalid parameter {k!r} for Mapper")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self):
+        defaults = Mapper().get_params()
+        changed = {k: v for k, v in self.get_params().items() if defaults[k] != v}
+        return "Mapper(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
+
+    # ----------------------------------------------------------------- validation
+    def _check_params(self):
+        if self.mapping not in ("advanced", "orthogonal", "unconstrained"):
+            raise ValueError(f"mapping must be advanced, orthogonal or unconstrained, got {self.mapping!r}")
+        if self.init not in ("seed", "identical", "numerals"):
+            raise ValueError(f"init must be seed, identical or numerals, got {self.init!r}")
+        for name in ("src_dewhiten", "trg_dewhiten"):
+            if getattr(self, name) not in ("src", "trg", None):
+                raise ValueError(f"{name} must be 'src', 'trg' or None, got {getattr(self, name)!r}")
+        if self.direction not in ("union", "forward", "backward", "mutual"):
+            raise ValueError(f"direction must be union, forward, backward or mutual, got {self.direction!r}")
+        if self.postproc is not None and len(tuple(self.postproc)) != 2:
+            raise ValueError(f"postproc must be a pair (alpha_src, alpha_tgt), got {self.postproc!r}")
+        if self.pca is not None and self.pca != "match" and int(self.pca) < 1:
+            raise ValueError(f"pca must be a positive int, 'match' or None, got {self.pca!r}")
+        if not 0 < self.stochastic_initial <= 1:
+            raise ValueError(f"stochastic_initial must be in (0, 1], got {self.stochastic_initial}")
+
+    # ----------------------------------------------------------- preprocessing
+    def _preprocess(self, X, side, fit):
+        """normalize → POSTPROC → PCA, fitting the statistics when ``fit``."""
+        xp = backend.get_namespace(X)
+        steps = (self.normalize,) if isinstance(self.normalize, str) else tuple(self.normalize or ())
+        if fit:
+            stats = []
+            for step in steps:
+                if step == "center":
+                    stats.append(xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True))
+                    X = X - xp.astype(stats[-1], X.dtype)  # embgeo.normalize's centring, mean kept
+                    continue
+                elif step == "unitdim":
+                    acc = xp.astype(X, xp.float64)
+                    stats.append(xp.sqrt(xp.sum(acc * acc, axis=0, keepdims=True)))
+                else:
+                    stats.append(None)
+                X = normalize(X, step)
+            setattr(self, f"{side}_normalize_stats_", stats)
+        else:
+            for step, st in zip(steps, getattr(self, f"{side}_normalize_stats_")):
+                # center / unitdim reuse the fitted vocabulary statistics, so transforming a few
+                # words gives the same vectors as transforming the whole vocabulary
+                if step == "center":
+                    X = X - xp.astype(backend.asarray(st, like=X, dtype="float64"), X.dtype)
+                elif step == "unitdim":
+                    n = backend.asarray(st, like=X, dtype="float64")
+                    X = xp.astype(xp.astype(X, xp.float64) / xp.where(n == 0, xp.ones_like(n), n), X.dtype)
+                else:
+                    X = normalize(X, step)
+        if self.postproc is not None:
+            alpha = float(tuple(self.postproc)[0 if side == "src" else 1])
+            if fit:
+                try:
+                    from .postprocess import similarity_order
+                except ImportError as exc:  # pragma: no cover - depends on the sibling module
+                    raise ImportError("postproc needs embgeo.postprocess.similarity_order, which is not "
+                                      "available in this installation") from exc
+                Y, T = similarity_order(X, alpha, return_transform=True)
+                Y = xp.astype(backend.asarray(getattr(Y, "vectors", Y), like=X), X.dtype)
+                setattr(self, f"{side}_postproc_", backend.asarray(T, like=X, dtype="float64"))
+                X = Y
+            else:
+                T = getattr(self, f"{side}_postproc_")
+                X = xp.astype(xp.astype(X, xp.float64) @ T, X.dtype)
+        P = getattr(self, f"{side}_pca_", None) if not fit else None
+        if fit:
+            k = self._pca_dim(side)
+            if k is not None and k < X.shape[1]:
+                P = _pca_components(X, k)
+            setattr(self, f"{side}_pca_", P)
+        if P is not None:
+            mean, comps = P
+            X = xp.astype(xp.astype(X, xp.float64) - mean, X.dtype) @ xp.astype(comps, X.dtype)
+        return X
+
+    def _pca_dim(self, side):
+        if self.pca is None:
+            return None
+        if self.pca == "match":
+            return min(self._dims)
+        return int(self.pca)
+
+    # ------------------------------------------------------------------- fitting
+    def fit(self, src, tgt, seed_dictionary=None, *, validation=None) -> "Mapper":
+        """Learn the mapping.
+
+        Parameters
+        ----------
+        src, tgt : Embeddings (or arrays, then dictionaries are (m, 2) int row pairs)
+            Rows in frequency order (the vocabulary cutoff keeps the first rows).
+        seed_dictionary : word pairs, int (m, 2) array, or a path (read with
+            :func:`embgeo.evaluate.bli.read_dictionary`); ignored for ``init`` "identical"/"numerals".
+            Pairs with out-of-vocabulary words are skipped.
+        validation : word pairs, array or path, optional
+            Scored (NN P@1 and mean similarity of the best gold translation) at every
+            self-learning iteration, as VecMap's ``--validation``; recorded in ``history_``.
+
+        Returns
+        -------
+        self
+        """
+        self._fit(src, tgt, seed_dictionary, validation)
+        del self._fitted_inputs
+        return self
+
+    def _fit(self, src, tgt, seed_dictionary=None, validation=None):
+        """fit without releasing the pre-processed matrices (kept for fit_transform)."""
+        self._check_params()
+        X0, Z0 = _matrix(src, "src"), _matrix(tgt, "tgt")
+        xp = backend.get_namespace(X0, Z0)
+        self._dims = (X0.shape[1], Z0.shape[1])
+        if self.init == "identical":
+            seed_dictionary = identical_dictionary(src, tgt)
+        elif self.init == "numerals":
+            seed_dictionary = numeral_dictionary(src, tgt)
+        elif seed_dictionary is None:
+            raise ValueError("init='seed' needs a seed_dictionary")
+        seed_dictionary = _maybe_read(seed_dictionary)
+        si, ti = dictionary_indices(src, tgt, seed_dictionary)
+        val = None
+        if validation is not None:
+            validation = _maybe_read(validation)
+            if not isinstance(validation, np.ndarray):
+                validation = list(validation)
+            vs, vt = dictionary_indices(src, tgt, validation)
+            val = {}
+            for a, b in zip(vs.tolist(), vt.tolist()):
+                val.setdefault(a, set()).add(b)
+            # coverage is relative to the distinct validation source words, OOV ones included
+            self._val_total = len({p[0] for p in validation}) if isinstance(validation, list) else len(val)
+        X = self._preprocess(X0, "src", fit=True)
+        Z = self._preprocess(Z0, "tgt", fit=True)
+        self.history_ = []
+        self.n_iter_ = 0
+        if self.self_learning:
+            si, ti = self._self_learn(X, Z, si, ti, val)
+        self._final_mapping(X, Z, si, ti)
+        self.dictionary_ = np.stack([si, ti], axis=1)
+        self.n_features_in_ = (X0.shape[1], Z0.shape[1])
+        self._fitted_inputs = (X, Z)  # fit_transform maps them; fit drops them
+        return self
+
+    def _final_mapping(self, X, Z, si, ti):
+        xp = backend.get_namespace(X)
+        Xd, Zd = _take(X, si), _take(Z, ti)
+        ds, dt = X.shape[1], Z.shape[1]
+        f64 = xp.float64
+        if self.mapping == "orthogonal":
+            W = xp.astype(procrustes(Xd, Zd, check_finite=False), f64)
+            self.src_transform_ = W
+            self.tgt_transform_ = xp.eye(dt, dtype=f64)
+            self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
+        elif self.mapping == "unconstrained":
+            G = gram(Xd)
+            W = xp.linalg.solve(G, gram(Xd, Zd))
+            self.src_transform_ = W
+            self.tgt_transform_ = xp.eye(dt, dtype=f64)
+            self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
+        else:
+            # AAAI 2018 Section 3: whitening, orthogonal mapping, re-weighting, de-whitening
+            if self.whiten:
+                Gx, Gz = gram(Xd), gram(Zd)
+                try:
+                    wx1, wz1 = sym_power(Gx, -0.5), sym_power(Gz, -0.5)
+                except ValueError as exc:
+                    raise ValueError(
+                        f"cannot whiten: the dictionary's vectors do not span the space ({exc}); the "
+                        f"dictionary has {len(set(np.asarray(si).tolist()))} distinct source and "
+                        f"{len(set(np.asarray(ti).tolist()))} distinct target words for {ds}/{dt} "
+                        "dimensions: use a larger dictionary, whiten=False, or pca") from None
+                wx1_inv, wz1_inv = sym_power(Gx, 0.5), sym_power(Gz, 0.5)
+            else:
+                wx1 = wx1_inv = xp.eye(ds, dtype=f64)
+                wz1 = wz1_inv = xp.eye(dt, dtype=f64)
+            M = xp.matrix_transpose(wx1) @ gram(Xd, Zd) @ wz1
+            U, s, Vt = xp.linalg.svd(M, full_matrices=False)
+            wx2, wz2 = U, xp.matrix_transpose(Vt)
+            Tx = wx1 @ wx2 * xp.reshape(s ** float(self.src_reweight), (1, -1))
+            Tz = wz1 @ wz2 * xp.reshape(s ** float(self.trg_reweight), (1, -1))
+            dew = {"src": xp.matrix_transpose(wx2) @ wx1_inv @ wx2, "trg": xp.matrix_transpose(wz2) @ wz1_inv @ wz2}
+            if self.src_dewhiten is not None:
+                Tx = Tx @ dew[self.src_dewhiten]
+            if self.trg_dewhiten is not None:
+                Tz = Tz @ dew[self.trg_dewhiten]
+            self.src_transform_, self.tgt_transform_ = Tx, Tz
+            self.singular_values_ = s
+        if self.dim_reduction:
+            k = int(self.dim_reduction)
+            self.src_transform_ = self.src_transform_[:, :k]
+            self.tgt_transform_ = self.tgt_transform_[:, :k]
+
+    def _self_learn(self, X, Z, si, ti, val):
+        """VecMap's self-learning loop (ACL 2018, Algorithm/Section 3.3) with orthogonal mappings."""
+        xp = backend.get_namespace(X)
+        ns = X.shape[0] if not self.vocabulary_cutoff else min(X.shape[0], int(self.vocabulary_cutoff))
+        nt = Z.shape[0] if not self.vocabulary_cutoff else min(Z.shape[0], int(self.vocabulary_cutoff))
+        Xc, Zc = X[:ns, ...], Z[:nt, ...]
+        rng = np.random.default_rng(self.random_state)
+        retrieval = "csls" if self.csls_neighborhood and self.csls_neighborhood > 0 else "nn"
+        best_objective = -100.0
+        it, last_improvement = 1, 0
+        keep_prob = float(self.stochastic_initial)
+        end = False
+        bar = progress_bar(total=self.max_iter, desc="self-learning", progress=self.progress, unit="iter")
+        try:
+            while True:
+                t0 = time.perf_counter()
+                if it - last_improvement > self.stochastic_interval:
+                    if keep_prob >= 1.0:
+                        end = True
+                    keep_prob = min(1.0, self.stochastic_multiplier * keep_prob)
+                    last_improvement = it
+                if end or (self.max_iter is not None and it > int(self.max_iter)):
+                    break
+                W = procrustes(_take(X, si), _take(Z, ti), check_finite=False)
+                A, B = _shared_space(Xc, Zc, W)
+                pairs, objective = induce_dictionary(
+                    A, B, direction=self.direction, retrieval=retrieval,
+                    csls_knn=int(self.csls_neighborhood or 10), keep_prob=keep_prob,
+                    random_state=rng, memory_budget=self.memory_budget, return_objective=True)
+                si, ti = pairs[:, 0], pairs[:, 1]
+                if objective - best_objective >= self.threshold:
+                    last_improvement = it
+                    best_objective = objective
+                rec = {"iteration": it, "objective": objective, "keep_prob": keep_prob,
+                       "dictionary_size": int(pairs.shape[0])}
+                if val is not None:
+                    rec.update(self._score_validation(X, Z, W, val))
+                rec["seconds"] = time.perf_counter() - t0
+                self.history_.append(rec)
+                if self.verbose:
+                    print(_format_record(rec), flush=True)
+                bar.update(1)
+                bar.set_postfix(objective=f"{objective:.4f}", p=keep_prob)
+                it += 1
+        finally:
+            bar.close()
+        self.n_iter_ = len(self.history_)
+        return si, ti
+
+    def _score_validation(self, X, Z, W, val):
+        xp = backend.get_namespace(X)
+        src_rows = np.fromiter(val.keys(), dtype=np.int64)
+        Q, Zs = _shared_space(_take(X, src_rows), Z, W)
+        scores, idx = topk(Q, Zs, 1, metric="dot", memory_budget=self.memory_budget, progress=False)
+        nn = backend.to_numpy(idx)[:, 0]
+        acc = float(np.mean([nn[i] in val[s] for i, s in enumerate(src_rows.tolist())]))
+        sims = []
+        Qn = backend.to_numpy(Q).astype(np.float64)
+        for i, s in enumerate(src_rows.tolist()):
+            g = np.fromiter(val[s], dtype=np.int64)
+            sims.append(float(np.max(backend.to_numpy(_take(Zs, g)).astype(np.float64) @ Qn[i])))
+        cov = len(val) / max(1, getattr(self, "_val_total", len(val)))
+        return {"val_accuracy": acc, "val_similarity": float(np.mean(sims)), "val_coverage": cov}
+
+    # ---------------------------------------------------------------- transform
+    def _check_fitted(self):
+        if not hasattr(self, "src_transform_"):
+            raise NotFittedError("this Mapper is not fitted yet; call fit(src, tgt, seed_dictionary) first")
+
+    def _apply(self, e, side):
+        vec = _matrix(e, side)
+        dim = self.n_features_in_[0 if side == "src" else 1]
+        if vec.shape[1] != dim:
+            raise ValueError(f"{side} has dimension {vec.shape[1]} but the mapper was fitted on {dim}")
+        return self._map(e, self._preprocess(vec, side, fit=False), side)
+
+    def _map(self, e, X, side):
+        xp = backend.get_namespace(X)
+        T = getattr(self, f"{side}_transform_")
+        Y = xp.astype(X @ xp.astype(backend.asarray(T, like=X), X.dtype), X.dtype)
+        return e.with_vectors(Y, check_finite=False) if isinstance(e, Embeddings) else Y
+
+    def transform(self, src, tgt=None):
+        """Map source vectors (and, if given, target vectors) into the shared space.
+
+        Parameters
+        ----------
+        src : Embeddings or array (n, d_s)
+        tgt : Embeddings or array (n, d_t), optional
+
+        Returns
+        -------
+        The mapped source (same type as given), or a tuple (source, target) when ``tgt`` is given
+        (scikit-learn's CCA convention). Normalisation reuses the statistics fitted on the
+        training vocabularies.
+        """
+        self._check_fitted()
+        out = self._apply(src, "src")
+        if tgt is None:
+            return out
+        return out, self._apply(tgt, "tgt")
+
+    def fit_transform(self, src, tgt, seed_dictionary=None, *, validation=None):
+        """``fit(...)`` then ``transform(src, tgt)``, reusing the pre-processed training matrices."""
+        self._fit(src, tgt, seed_dictionary, validation)
+        X, Z = self.__dict__.pop("_fitted_inputs")
+        return self._map(src, X, "src"), self._map(tgt, Z, "tgt")
+
+
+def _shared_space(X, Z, W):
+    """Rows of X and Z compared in the shared space of a (semi-)orthogonal W.
+
+    With equal dimensions this is VecMap's (XW, Z). With d_s < d_t the target is projected onto the
+    source's subspace instead, (xW)·z = x·(zWᵀ), so a 50d source against a 300d target costs a 50d
+    GEMM; as the projection (or, for d_s > d_t, the map) drops part of a vector, the projected rows
+    are re-normalised so that dot products remain cosines.
+    """
+    xp = backend.get_namespace(X)
+    if W.shape[0] < W.shape[1]:
+        return X, normalize(Z @ xp.matrix_transpose(W), "unit")
+    if W.shape[0] > W.shape[1]:
+        return normalize(X @ W, "unit"), Z
+    return X @ W, Z
+
+
+def _format_record(rec):
+    s = (f"iteration {rec['iteration']:4d}  objective {rec['objective']:.5f}  p {rec['keep_prob']:.2f}  "
+         f"dictionary {rec['dictionary_size']}")
+    if "val_accuracy" in rec:
+        s += f"  val P@1 {100 * rec['val_accuracy']:.2f}%  val sim {rec['val_similarity']:.4f}"
+    return s
+
+
+def _pca_components(X, k):
+    """(mean, top-k principal axes) of X via the float64 covariance (d × d)."""
+    xp = backend.get_namespace(X)
+    mean = xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True)
+    C = gram(X) - X.shape[0] * (xp.matrix_transpose(mean) @ mean)
+    w, V = xp.linalg.eigh(C)
+    order = xp.argsort(-w)
+    return mean, xp.take(V, order[:k], axis=1)
+
+
+def _maybe_read(d):
+    if isinstance(d, (str, os.PathLike)):
+        from .evaluate.bli import read_dictionary
+
+        return read_dictionary(d)
+    return d
+
+
+# --------------------------------------------------------------------------- POSTPROC search
+def postproc_grid_search(src, tgt, train, validation, *, alphas_src=(-0.5, -0.25, 0.0, 0.15, 0.25),
+                         alphas_tgt=(-0.5, -0.25, 0.0, 0.15, 0.25), retrieval: str = "csls",
+                         metric: str = "P@1", mapper: "Mapper | None" = None, source_size=None,
+                         progress=None):
+    """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
+
+    Vulić, Korhonen & Glavaš (2020) tune α per language pair on held-out pairs; this fits
+    ``mapper`` (default: the supervised recipe) on ``train`` for every (αs, αt) and scores
+    ``validation`` with :func:`embgeo.evaluate.bli.bli`. Keep the test dictionary out of both.
+
+    Returns
+    -------
+    best : (float, float)
+        The (αs, αt) with the highest ``metric`` (ties: the first in grid order).
+    table : list of dict
+        One row per grid point: ``alpha_src``, ``alpha_tgt`` and the BLI scores.
+    """
+    from .evaluate.bli import bli
+
+    base = mapper if mapper is not None else Mapper()
+    params = base.get_params()
+    table = []
+    grid = [(a, b) for a in alphas_src for b in alphas_tgt]
+    for a, b in progress_bar(grid, total=len(grid), desc="POSTPROC grid", progress=progress):
+        m = Mapper(**{**params, "postproc": (a, b), "progress": False}).fit(src, tgt, train)
+        xs, zt = m.transform(src, tgt)
+        res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
+        table.append({"alpha_src": a, "alpha_tgt": b, **res})
+    best = max(table, key=lambda r: r[metric])
+    return (best["alpha_src"], best["alpha_tgt"]), table

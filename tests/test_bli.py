@@ -1,0 +1,179 @@
+"""Tests of embgeo.evaluate.bli: dictionary readers, splits, P@k / MRR, OOV policy, the CLI."""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo.evaluate.bli import (add_arguments, bli, gold_ranks, group_dictionary, read_dictionary, run,
+                                 split_dictionary)
+
+
+def _angles(deg):
+    r = np.deg2rad(np.asarray(deg, dtype=np.float64))
+    return np.stack([np.cos(r), np.sin(r)], axis=1).astype(np.float32)
+
+
+@pytest.fixture
+def toy():
+    """Targets at 0°, 10°, …, 110° (t0 … t11); queries at known angles.
+
+    Cosine ranks by angular distance, so every rank below is computed by hand.
+    """
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(12)], _angles(np.arange(12) * 10))
+    src = embgeo.Embeddings(["a", "b", "c", "d"], _angles([0.0, 41.0, 104.0, 57.0]))
+    return src, tgt
+
+
+def test_precision_and_mrr_match_hand_computed_ranks(toy):
+    src, tgt = toy
+    # a at 0°: t0 rank 1.  b at 41°: order t4, t5/t3 (t3 at 11°, t5 at 9° -> t5), t3 ... gold t3 -> rank 3.
+    # c at 104°: t10 (4°), t11 (6°), t9 (14°), t8, t7, t6 ... gold t6 -> rank 6.
+    # d at 57°: t6 (3°), t5 (7°), t7, t4, t8, t3, t9, t2, t10, t1, t11, t0: gold t0 -> rank 12
+    test = [("a", "t0"), ("b", "t3"), ("c", "t6"), ("d", "t0")]
+    res = bli(src, tgt, test, retrieval="nn")
+    ranks = np.array([1, 3, 6, 12])
+    assert res["P@1"] == pytest.approx(1 / 4)
+    assert res["P@5"] == pytest.approx(2 / 4)
+    assert res["P@10"] == pytest.approx(3 / 4)
+    assert res["MRR"] == pytest.approx(np.mean(1 / ranks))
+    assert res["coverage"] == 1.0 and res["n_queries"] == 4
+
+
+def test_multiple_gold_translations_count_the_best_ranked(toy):
+    src, tgt = toy
+    # b has golds t0 (rank 5 at 41°: t4,t5,t3,t6,t2 ... t0 is 9th) and t5 (rank 2): best is 2
+    res = bli(src, tgt, [("b", "t0"), ("b", "t5")], retrieval="nn")
+    assert res["n_queries"] == 1 and res["n_pairs"] == 2
+    assert res["P@1"] == 0 and res["P@5"] == 1
+    assert res["MRR"] == pytest.approx(1 / 2)
+
+
+def test_gold_ranks_agree_with_topk_under_ties():
+    # targets 1 and 3 are identical: the lower row wins, as in embgeo.neighbors.topk
+    T = np.array([[1, 0], [0, 1], [0.5, 0.5], [0, 1]], dtype=np.float32)
+    Q = np.array([[0, 1]], dtype=np.float32)
+    assert gold_ranks(Q, T, [np.array([1])]).tolist() == [1]
+    assert gold_ranks(Q, T, [np.array([3])]).tolist() == [2]
+    assert gold_ranks(Q, T, [np.array([3, 2])]).tolist() == [2]
+
+
+def test_gold_ranks_brute_force_on_random_scores(rng):
+    Q = rng.standard_normal((30, 5)).astype(np.float32)
+    T = rng.standard_normal((200, 5)).astype(np.float32)
+    gold = [rng.choice(200, size=rng.integers(1, 4), replace=False) for _ in range(30)]
+    S = Q @ T.T
+    expect = [min(int(np.sum(S[i] > S[i, g]) + 1) for g in gs) for i, gs in enumerate(gold)]
+    assert gold_ranks(Q, T, gold, memory_budget=1000).tolist() == expect
+
+
+def test_gold_ranks_array_api_strict_matches_numpy(rng):
+    xps = pytest.importorskip("array_api_strict")
+    Q = rng.standard_normal((10, 4)).astype(np.float32)
+    T = rng.standard_normal((50, 4)).astype(np.float32)
+    gold = [np.array([i, i + 1]) for i in range(10)]
+    assert gold_ranks(xps.asarray(Q), xps.asarray(T), gold).tolist() == gold_ranks(Q, T, gold).tolist()
+
+
+def test_csls_and_isf_retrieval_run_through_bli(toy):
+    src, tgt = toy
+    for r in ("csls", "isf"):
+        res = bli(src, tgt, [("a", "t0"), ("c", "t10")], retrieval=r)
+        assert 0 <= res["P@1"] <= res["P@5"] <= res["P@10"] <= 1
+        assert res["retrieval"] == r
+
+
+def test_oov_policy_skip_miss_raise(toy):
+    src, tgt = toy
+    test = [("a", "t0"), ("zz", "t1"), ("b", "nope")]
+    skip = bli(src, tgt, test, oov="skip")
+    assert skip["coverage"] == pytest.approx(1 / 3) and skip["P@1"] == 1.0
+    miss = bli(src, tgt, test, oov="miss")
+    assert miss["P@1"] == pytest.approx(1 / 3) and miss["MRR"] == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="2 of 3 test queries are out of vocabulary"):
+        bli(src, tgt, test, oov="raise")
+    with pytest.raises(ValueError, match="oov must be"):
+        bli(src, tgt, test, oov="ignore")
+
+
+def test_all_oov_and_empty_dictionaries_raise_clearly(toy):
+    src, tgt = toy
+    with pytest.raises(ValueError, match="none of the 2 test source words"):
+        bli(src, tgt, [("x", "t0"), ("a", "T0")])
+    with pytest.raises(ValueError, match="empty"):
+        bli(src, tgt, [])
+    other = embgeo.Embeddings(["t0"], np.ones((1, 3), dtype=np.float32))
+    with pytest.raises(ValueError, match="not in one space"):
+        bli(src, other, [("a", "t0")])
+
+
+# ------------------------------------------------------------------------------- readers
+def test_read_dictionary_formats(tmp_path):
+    p = tmp_path / "muse.txt"
+    p.write_text("the le\nthe la\ncat chat\n\ncat chat\n", encoding="utf-8")
+    assert read_dictionary(p) == [("the", "le"), ("the", "la"), ("cat", "chat")]
+    t = tmp_path / "d.tsv"
+    t.write_text("New\tUusi\nice cream\tjäätelö\n", encoding="utf-8")
+    assert read_dictionary(t, format="tsv", lowercase=True) == [("new", "uusi"), ("ice cream", "jäätelö")]
+    v = tmp_path / "vecmap.txt"
+    v.write_text("dog\thund\nhouse   haus\n", encoding="utf-8")
+    assert read_dictionary(v, format="vecmap") == [("dog", "hund"), ("house", "haus")]
+    assert group_dictionary(read_dictionary(p)) == {"the": ["le", "la"], "cat": ["chat"]}
+
+
+def test_read_dictionary_malformed_lines_name_the_line(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_text("a b\nc d\nlonely\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.txt:3: malformed dictionary line 'lonely'"):
+        read_dictionary(p)
+    q = tmp_path / "bad.tsv"
+    q.write_text("a\tb\tc\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad.tsv:1: .*expected 2 fields.*found 3"):
+        read_dictionary(q)
+    e = tmp_path / "empty.txt"
+    e.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="empty"):
+        read_dictionary(e)
+    with pytest.raises(ValueError, match="format"):
+        read_dictionary(p, format="csv")
+
+
+def test_split_is_by_source_word_deterministic_and_nested():
+    pairs = [(f"w{i}", f"x{i}") for i in range(2000)] + [("w1", "extra")]
+    tr, te = split_dictionary(pairs, 0.2)
+    assert {s for s, _ in tr}.isdisjoint({s for s, _ in te})
+    assert 0.15 < len({s for s, _ in te}) / 2000 < 0.25
+    assert split_dictionary(pairs, 0.2) == (tr, te)
+    # a word held out of the full dictionary is held out of any subset
+    tr_small, te_small = split_dictionary(pairs[:500], 0.2)
+    assert set(te_small) <= set(te)
+    with pytest.raises(ValueError, match="test_size"):
+        split_dictionary(pairs, 1.5)
+
+
+# ------------------------------------------------------------------------------------- CLI
+def _write_vec(path, words, M):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{len(words)} {M.shape[1]}\n")
+        for w, v in zip(words, M):
+            f.write(w + " " + " ".join(f"{x:.6f}" for x in v) + "\n")
+
+
+def test_cli_maps_and_prints_a_table(tmp_path, rng, capsys):
+    n, d = 300, 8
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    Z = X @ Q + 0.05 * rng.standard_normal((n, d))
+    _write_vec(tmp_path / "s.vec", [f"s{i}" for i in range(n)], X)
+    _write_vec(tmp_path / "t.vec", [f"t{i}" for i in range(n)], Z)
+    (tmp_path / "train.tsv").write_text("".join(f"S{i}\tT{i}\n" for i in range(200)), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--src", str(tmp_path / "s.vec"), "--tgt", str(tmp_path / "t.vec"),
+                              "--train", str(tmp_path / "train.tsv"), "--lowercase", "--retrieval", "nn", "csls"])
+    assert run(args) == 0
+    out = capsys.readouterr().out
+    assert "P@1" in out and "csls" in out and "MRR" in out
+    assert "100.0" in out  # near-perfect rotation: held-out P@1 is 100%

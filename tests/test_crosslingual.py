@@ -1,0 +1,373 @@
+"""Tests of embgeo.crosslingual: Procrustes, retrieval, dictionary induction, the Mapper."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo.crosslingual import (Mapper, dictionary_indices, identical_dictionary, induce_dictionary,
+                                 numeral_dictionary, procrustes, retrieve, retrieval_factors)
+from embgeo.errors import NotFittedError
+
+
+def _orth(rng, d):
+    Q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    return Q
+
+
+def _unit(M):
+    M = np.asarray(M, dtype=np.float64)
+    return M / np.linalg.norm(M, axis=1, keepdims=True)
+
+
+def _pair(rng, n=600, d=16, noise=0.0):
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    Q = _orth(rng, d)
+    Z = (X @ Q + noise * rng.standard_normal((n, d))).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(n)], X)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(n)], Z)
+    return src, tgt, Q
+
+
+# ------------------------------------------------------------------------------- Procrustes
+def test_procrustes_recovers_orthogonal_map_exactly_without_noise(rng):
+    X = rng.standard_normal((200, 12))
+    Q = _orth(rng, 12)
+    W = procrustes(X, X @ Q)
+    np.testing.assert_allclose(W, Q, atol=1e-10)
+
+
+def test_procrustes_recovers_orthogonal_map_approximately_with_noise(rng):
+    X = rng.standard_normal((2000, 10))
+    Q = _orth(rng, 10)
+    W = procrustes(X, X @ Q + 0.1 * rng.standard_normal((2000, 10)))
+    assert np.linalg.norm(W - Q) < 0.05
+    np.testing.assert_allclose(W @ W.T, np.eye(10), atol=1e-10)  # still orthogonal
+
+
+def test_procrustes_equals_svd_formula_uv(rng):
+    X, Z = rng.standard_normal((50, 6)), rng.standard_normal((50, 6))
+    U, _, Vt = np.linalg.svd(X.T @ Z)
+    np.testing.assert_allclose(procrustes(X, Z), U @ Vt, atol=1e-10)
+
+
+@pytest.mark.parametrize("ds,dt", [(5, 12), (12, 5)])
+def test_procrustes_is_semi_orthogonal_for_different_dimensions(rng, ds, dt):
+    d = max(ds, dt)
+    Q = _orth(rng, d)
+    W_true = Q[:ds, :dt]  # orthonormal rows (ds < dt) or columns (ds > dt)
+    X = rng.standard_normal((300, ds))
+    Z = X @ W_true
+    W = procrustes(X, Z)
+    assert W.shape == (ds, dt)
+    r = min(ds, dt)
+    G = W @ W.T if ds < dt else W.T @ W
+    np.testing.assert_allclose(G, np.eye(r), atol=1e-10)
+    if ds < dt:  # an isometry into the target: exact recovery
+        np.testing.assert_allclose(W, W_true, atol=1e-10)
+
+
+def test_procrustes_word_pairs_match_index_pairs_and_skip_oov(rng):
+    src, tgt, _ = _pair(rng, 100, 6, noise=0.3)
+    words = [(f"s{i}", f"t{i}") for i in range(30)] + [("s1", "nope"), ("nope", "t2")]
+    idx = np.array([[i, i] for i in range(30)])
+    np.testing.assert_allclose(procrustes(src, tgt, words), procrustes(src.vectors, tgt.vectors, idx), atol=1e-6)
+
+
+def test_procrustes_rejects_bad_input(rng):
+    with pytest.raises(ValueError, match="same number of rows"):
+        procrustes(np.ones((4, 2)), np.ones((5, 2)))
+    with pytest.raises(ValueError, match="NaN"):
+        procrustes(np.array([[np.nan, 1.0], [1.0, 2.0]]), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="out of range"):
+        procrustes(np.ones((4, 2)), np.ones((4, 2)), np.array([[0, 9]]))
+    src, tgt, _ = _pair(rng, 20, 4)
+    with pytest.raises(ValueError, match="none of the 1 dictionary pairs"):
+        procrustes(src, tgt, [("xx", "yy")])
+
+
+def test_procrustes_array_api_strict_matches_numpy(rng):
+    xps = pytest.importorskip("array_api_strict")
+    X, Z = rng.standard_normal((40, 5)), rng.standard_normal((40, 7))
+    W = procrustes(xps.asarray(X), xps.asarray(Z))
+    np.testing.assert_allclose(np.asarray(embgeo.to_numpy(W)), procrustes(X, Z), atol=1e-10)
+
+
+# -------------------------------------------------------------------------------- retrieval
+def _dense_csls(Q, T, S, k):
+    Qn, Tn, Sn = _unit(Q), _unit(T), _unit(S)
+    C = Qn @ Tn.T
+    r_t = np.sort(C, axis=1)[:, ::-1][:, :k].mean(axis=1)              # r_T(x): query to targets
+    r_s = np.sort(Tn @ Sn.T, axis=1)[:, ::-1][:, :k].mean(axis=1)      # r_S(y): target to sources
+    return 2 * C - r_t[:, None] - r_s[None, :]
+
+
+def test_csls_retrieval_equals_dense_formula(rng):
+    S = rng.standard_normal((300, 8)).astype(np.float32)
+    T = rng.standard_normal((250, 8)).astype(np.float32)
+    Q = S[:40]
+    dense = _dense_csls(Q, T, S, 10)
+    expect = np.argsort(-dense, axis=1, kind="stable")[:, :5]
+    _, idx = retrieve(Q, T, 5, "csls", source=S, csls_knn=10, memory_budget=4096)  # many blocks
+    np.testing.assert_array_equal(idx, expect)
+    # the factor form reproduces the scores up to the per-query constant r_T(x)
+    Qa, Ta = retrieval_factors(Q, T, "csls", source=S)
+    F = (Qa.astype(np.float64) @ Ta.T.astype(np.float64))
+    np.testing.assert_allclose(F - dense, np.broadcast_to((F - dense)[:, :1], F.shape), atol=1e-5)
+
+
+def test_inverted_softmax_equals_dense_formula(rng):
+    S = rng.standard_normal((200, 6)).astype(np.float32)
+    T = rng.standard_normal((150, 6)).astype(np.float32)
+    Q, beta = S[:30], 7.0
+    E = np.exp(beta * _unit(T) @ _unit(S).T)                  # (targets, sources)
+    P = np.exp(beta * _unit(Q) @ _unit(T).T) / E.sum(axis=1)[None, :]   # Smith et al. eq. 4
+    _, idx = retrieve(Q, T, 3, "isf", source=S, isf_beta=beta)
+    np.testing.assert_array_equal(idx, np.argsort(-P, axis=1, kind="stable")[:, :3])
+
+
+def test_nn_retrieval_is_cosine_topk(rng):
+    T = rng.standard_normal((100, 5)).astype(np.float32)
+    Q = rng.standard_normal((7, 5)).astype(np.float32)
+    s, idx = retrieve(Q, T, 4, "nn")
+    C = _unit(Q) @ _unit(T).T
+    np.testing.assert_array_equal(idx, np.argsort(-C, axis=1, kind="stable")[:, :4])
+    np.testing.assert_allclose(s, np.sort(C, axis=1)[:, ::-1][:, :4], atol=1e-5)
+
+
+def test_retrieval_array_api_strict_matches_numpy(rng):
+    xps = pytest.importorskip("array_api_strict")
+    S = rng.standard_normal((60, 4)).astype(np.float32)
+    T = rng.standard_normal((50, 4)).astype(np.float32)
+    for method in ("nn", "csls", "isf"):
+        _, a = retrieve(xps.asarray(S[:9]), xps.asarray(T), 3, method, source=xps.asarray(S))
+        _, b = retrieve(S[:9], T, 3, method, source=S)
+        np.testing.assert_array_equal(np.asarray(embgeo.to_numpy(a)), b)
+
+
+def test_retrieval_rejects_unknown_method_and_dimension_mismatch(rng):
+    with pytest.raises(ValueError, match="retrieval must be"):
+        retrieve(np.ones((2, 3)), np.ones((4, 3)), 1, "cosine")
+    with pytest.raises(ValueError, match="dimension"):
+        retrieve(np.ones((2, 3)), np.ones((4, 5)), 1, "nn")
+
+
+# ---------------------------------------------------------------------- dictionary induction
+def test_forward_induction_is_brute_force_argmax(rng):
+    X = _unit(rng.standard_normal((80, 6))).astype(np.float32)
+    Z = _unit(rng.standard_normal((90, 6))).astype(np.float32)
+    pairs = induce_dictionary(X, Z, direction="forward", memory_budget=2048)
+    np.testing.assert_array_equal(pairs[:, 0], np.arange(80))
+    np.testing.assert_array_equal(pairs[:, 1], np.argmax(X @ Z.T, axis=1))
+    pairs = induce_dictionary(X, Z, direction="backward")
+    np.testing.assert_array_equal(pairs[:, 0], np.argmax(Z @ X.T, axis=1))
+
+
+def test_csls_induction_matches_dense_csls_argmax(rng):
+    X = _unit(rng.standard_normal((70, 5))).astype(np.float32)
+    Z = _unit(rng.standard_normal((60, 5))).astype(np.float32)
+    pairs = induce_dictionary(X, Z, direction="forward", retrieval="csls", csls_knn=4)
+    np.testing.assert_array_equal(pairs[:, 1], np.argmax(_dense_csls(X, Z, X, 4), axis=1))
+
+
+@pytest.mark.parametrize("retrieval", ["nn", "csls"])
+def test_mutual_nn_dictionary_is_symmetric(rng, retrieval):
+    X = _unit(rng.standard_normal((120, 5))).astype(np.float32)
+    Z = _unit(rng.standard_normal((100, 5))).astype(np.float32)
+    fwd = induce_dictionary(X, Z, direction="mutual", retrieval=retrieval)
+    bwd = induce_dictionary(Z, X, direction="mutual", retrieval=retrieval)
+    assert len(fwd) > 0
+    assert {tuple(p) for p in fwd.tolist()} == {(b, a) for a, b in bwd.tolist()}
+    if retrieval == "nn":  # every pair is a nearest neighbour both ways (brute force)
+        C = X @ Z.T
+        for i, j in fwd.tolist():
+            assert C[i].argmax() == j and C[:, j].argmax() == i
+
+
+def test_stochastic_induction_is_seeded_and_full_keep_is_deterministic(rng):
+    X = _unit(rng.standard_normal((200, 5))).astype(np.float32)
+    Z = _unit(rng.standard_normal((200, 5))).astype(np.float32)
+    det = induce_dictionary(X, Z, direction="forward")
+    a = induce_dictionary(X, Z, direction="forward", keep_prob=0.3, random_state=1)
+    b = induce_dictionary(X, Z, direction="forward", keep_prob=0.3, random_state=1, memory_budget=1024)
+    np.testing.assert_array_equal(a, b)  # same mask whatever the blocking
+    assert (a[:, 1] != det[:, 1]).mean() > 0.3
+    with pytest.raises(ValueError, match="keep_prob"):
+        induce_dictionary(X, Z, keep_prob=0)
+    with pytest.raises(ValueError, match="direction"):
+        induce_dictionary(X, Z, direction="sideways")
+
+
+def test_union_objective_is_mean_of_best_similarities(rng):
+    X = _unit(rng.standard_normal((50, 4))).astype(np.float32)
+    Z = _unit(rng.standard_normal((40, 4))).astype(np.float32)
+    _, obj = induce_dictionary(X, Z, direction="union", return_objective=True)
+    C = X.astype(np.float64) @ Z.T
+    assert obj == pytest.approx((C.max(axis=1).mean() + C.max(axis=0).mean()) / 2, abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------ Mapper
+def test_mapper_transform_before_fit_raises_not_fitted(rng):
+    src, tgt, _ = _pair(rng, 50, 4)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        Mapper().transform(src)
+
+
+def test_mapper_bad_parameters_raise(rng):
+    src, tgt, _ = _pair(rng, 50, 4)
+    seed = [(f"s{i}", f"t{i}") for i in range(20)]
+    for bad in (dict(mapping="rotate"), dict(init="magic"), dict(src_dewhiten="both"),
+                dict(postproc=(0.1,)), dict(direction="sideways")):
+        with pytest.raises(ValueError):
+            Mapper(**bad).fit(src, tgt, seed)
+    with pytest.raises(ValueError, match="seed_dictionary"):
+        Mapper().fit(src, tgt)
+    with pytest.raises(ValueError, match="unknown recipe"):
+        Mapper.from_recipe("magic")
+
+
+def test_advanced_mapping_without_whitening_equals_orthogonal_similarities(rng):
+    src, tgt, _ = _pair(rng, 300, 8, noise=0.5)
+    seed = [(f"s{i}", f"t{i}") for i in range(100)]
+    plain = dict(whiten=False, src_reweight=0, trg_reweight=0, src_dewhiten=None, trg_dewhiten=None)
+    a_s, a_t = Mapper(**plain).fit_transform(src, tgt, seed)
+    o_s, o_t = Mapper(mapping="orthogonal", **{k: v for k, v in plain.items() if k != "whiten"}).fit_transform(
+        src, tgt, seed)
+    np.testing.assert_allclose(a_s.vectors @ a_t.vectors.T, o_s.vectors @ o_t.vectors.T, atol=1e-4)
+
+
+def test_whitening_gives_identity_covariance_on_dictionary(rng):
+    src, tgt, _ = _pair(rng, 300, 6, noise=0.5)
+    seed = [(f"s{i}", f"t{i}") for i in range(150)]
+    m = Mapper(src_reweight=0, trg_reweight=0, src_dewhiten=None, trg_dewhiten=None).fit(src, tgt, seed)
+    xs, zt = m.transform(src, tgt)
+    Xd = xs.vectors[:150].astype(np.float64)
+    Zd = zt.vectors[:150].astype(np.float64)
+    np.testing.assert_allclose(Xd.T @ Xd, np.eye(6), atol=1e-4)       # AAAI 2018 step 1 (+ rotation)
+    np.testing.assert_allclose(Zd.T @ Zd, np.eye(6), atol=1e-4)
+    C = Xd.T @ Zd                                                    # step 2 diagonalises X_DᵀZ_D
+    np.testing.assert_allclose(C, np.diag(np.diag(C)), atol=1e-4)
+    np.testing.assert_allclose(np.diag(C), m.singular_values_, atol=1e-4)
+
+
+def test_unconstrained_mapping_is_least_squares(rng):
+    src, tgt, _ = _pair(rng, 200, 5, noise=0.3)
+    seed = [(f"s{i}", f"t{i}") for i in range(80)]
+    m = Mapper(mapping="unconstrained", normalize=()).fit(src, tgt, seed)
+    W, *_ = np.linalg.lstsq(src.vectors[:80].astype(np.float64), tgt.vectors[:80].astype(np.float64), rcond=None)
+    np.testing.assert_allclose(m.src_transform_, W, atol=1e-6)
+
+
+def test_mapper_transform_of_subset_equals_rows_of_full_transform(rng):
+    src, tgt, _ = _pair(rng, 200, 6, noise=0.3)
+    seed = [(f"s{i}", f"t{i}") for i in range(60)]
+    m = Mapper(normalize=("unit", "center", "unitdim", "unit")).fit(src, tgt, seed)
+    full = m.transform(src).vectors
+    part = m.transform(src.subset(["s5", "s7", "s150"])).vectors
+    np.testing.assert_allclose(part, full[[5, 7, 150]], atol=1e-5)
+    fs, ft = Mapper(normalize=("unit", "center", "unitdim", "unit")).fit_transform(src, tgt, seed)
+    np.testing.assert_allclose(fs.vectors, full, atol=1e-5)
+    np.testing.assert_allclose(ft.vectors, m.transform(src, tgt)[1].vectors, atol=1e-5)
+
+
+def test_mapper_handles_different_dimensions_and_pca(rng):
+    n = 400
+    X = rng.standard_normal((n, 6)).astype(np.float32)
+    Q = _orth(rng, 15)[:6]
+    Z = (X @ Q + 0.05 * rng.standard_normal((n, 15))).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(n)], X)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(n)], Z)
+    seed = [(f"s{i}", f"t{i}") for i in range(100)]
+    from embgeo.evaluate.bli import bli
+
+    test = [(f"s{i}", f"t{i}") for i in range(200, 400)]
+    for kw in (dict(), dict(mapping="orthogonal"), dict(pca="match"), dict(pca=4)):
+        xs, zt = Mapper(**kw).fit_transform(src, tgt, seed)
+        assert xs.dim == zt.dim
+        assert xs.dim == (4 if kw.get("pca") == 4 else (15 if kw.get("mapping") == "orthogonal" else 6))
+        assert bli(xs, zt, test)["P@1"] > 0.9, kw
+
+
+def test_identical_and_numeral_seeds():
+    a = embgeo.Embeddings(["the", "1", "22", "x"], np.eye(4, dtype=np.float32))
+    b = embgeo.Embeddings(["22", "1", "x", "y"], np.eye(4, dtype=np.float32))
+    assert identical_dictionary(a, b) == [("1", "1"), ("22", "22"), ("x", "x")]
+    assert numeral_dictionary(a, b) == [("1", "1"), ("22", "22")]
+    c = embgeo.Embeddings(["q"], np.ones((1, 4), dtype=np.float32))
+    with pytest.raises(ValueError, match="numeral"):
+        numeral_dictionary(a, c)
+
+
+def test_dictionary_indices_oov_policy(rng):
+    src, tgt, _ = _pair(rng, 10, 3)
+    si, ti = dictionary_indices(src, tgt, [("s1", "t2"), ("s3", "zz")])
+    assert si.tolist() == [1] and ti.tolist() == [2]
+    with pytest.raises(KeyError, match="zz"):
+        dictionary_indices(src, tgt, [("s1", "t2"), ("s3", "zz")], oov="raise")
+    with pytest.raises(ValueError, match="empty"):
+        dictionary_indices(src, tgt, [])
+
+
+def test_self_learning_improves_over_the_seed_mapping(rng):
+    from embgeo.evaluate.bli import bli
+
+    src, tgt, _ = _pair(rng, 1200, 16, noise=0.55)
+    seed = [(f"s{i}", f"t{i}") for i in range(22)]
+    test = [(f"s{i}", f"t{i}") for i in range(600, 1200)]
+    base = dict(mapping="orthogonal", normalize=("unit", "center", "unit"), src_reweight=0, trg_reweight=0,
+                src_dewhiten=None, trg_dewhiten=None, csls_neighborhood=10, stochastic_interval=3)
+    m0 = Mapper(**base).fit(src, tgt, seed)
+    m1 = Mapper(self_learning=True, max_iter=40, **base).fit(src, tgt, seed, validation=test[:100])
+    p0 = bli(*m0.transform(src, tgt), test)["P@1"]
+    p1 = bli(*m1.transform(src, tgt), test)["P@1"]
+    assert p1 > p0 + 0.1, (p0, p1)
+    h = m1.history_
+    assert m1.n_iter_ == len(h) > 1
+    assert {"iteration", "objective", "keep_prob", "dictionary_size", "val_accuracy", "seconds"} <= set(h[0])
+    assert h[-1]["objective"] > h[0]["objective"]
+    assert h[0]["keep_prob"] == pytest.approx(0.1)
+
+
+def test_postproc_zero_alphas_keep_bli_and_transform_rows(rng):
+    pytest.importorskip("embgeo.postprocess")
+    from embgeo.evaluate.bli import bli
+
+    src, tgt, _ = _pair(rng, 300, 8, noise=0.4)
+    seed = [(f"s{i}", f"t{i}") for i in range(120)]
+    test = [(f"s{i}", f"t{i}") for i in range(150, 300)]
+    plain = Mapper().fit(src, tgt, seed)
+    zero = Mapper(postproc=(0.0, 0.0)).fit(src, tgt, seed)
+    # alpha = 0 is a rotation of each space, which the whitened mapping absorbs
+    assert bli(*zero.transform(src, tgt), test) == bli(*plain.transform(src, tgt), test)
+    pp = Mapper(postproc=(-0.25, 0.15)).fit(src, tgt, seed)
+    full = pp.transform(src).vectors
+    np.testing.assert_allclose(pp.transform(src.subset(["s3", "s200"])).vectors, full[[3, 200]], atol=1e-5)
+
+
+def test_postproc_grid_search_returns_the_best_cell(rng):
+    pytest.importorskip("embgeo.postprocess")
+    from embgeo.crosslingual import postproc_grid_search
+
+    src, tgt, _ = _pair(rng, 300, 8, noise=0.6)
+    train = [(f"s{i}", f"t{i}") for i in range(120)]
+    val = [(f"s{i}", f"t{i}") for i in range(150, 300)]
+    best, table = postproc_grid_search(src, tgt, train, val, alphas_src=(-0.25, 0.0), alphas_tgt=(0.0, 0.15))
+    assert len(table) == 4
+    top = max(r["P@1"] for r in table)
+    assert [r for r in table if (r["alpha_src"], r["alpha_tgt"]) == best][0]["P@1"] == top
+
+
+# ----------------------------------------------------------------------------- real data
+def test_real_en_fi_supervised_bli_far_above_chance(shared_data, glove):
+    from embgeo.evaluate.bli import bli, read_dictionary, split_dictionary
+
+    fi = embgeo.load(str(shared_data / "vectors" / "fi.floret.300d.30k.vec.gz"))
+    en = glove.top(20000)
+    pairs = read_dictionary(shared_data / "bli" / "yacle.train.freq.5k.en-fi.tsv", lowercase=True)
+    train, test = split_dictionary(pairs, 0.2)
+    xs, zt = Mapper().fit_transform(en, fi, train)   # 50d -> 300d: a 50d shared space
+    assert xs.dim == zt.dim == 50
+    res = bli(xs, zt, test, retrieval="nn")
+    assert res["coverage"] > 0.7
+    assert res["P@1"] > 0.1  # chance is 1/30000
+    assert res["P@10"] > res["P@1"]
