@@ -1,0 +1,63 @@
+"""embgeo's evaluation against gensim's on GloVe 6B 50d, in one run: same answers, time ratio.
+
+    python benchmarks/compare_evaluate.py [--restrict-vocab 30000] [--repeat 1]
+
+Times ``embgeo.evaluate.analogy`` (one GEMM per batch of questions) against gensim's
+``KeyedVectors.evaluate_word_analogies`` (one ``most_similar`` per question) on gensim's
+``questions-words.txt``, and word similarity against ``evaluate_word_pairs`` on WS-353 and
+SimLex-999, checking the results are identical.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+
+
+def _best_of(repeat, f):
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = f()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--restrict-vocab", type=int, default=30000)
+    ap.add_argument("--repeat", type=int, default=1)
+    args = ap.parse_args(argv)
+    logging.getLogger("gensim").setLevel(logging.WARNING)
+
+    from gensim.test.utils import datapath
+
+    import embgeo
+    from embgeo.evaluate import analogy, word_similarity
+
+    embgeo.set_progress(False)
+    e = embgeo.load("glove-6b-50d")
+    kv = e.to_gensim()
+    rv = args.restrict_vocab
+    print(f"GloVe 6B 50d ({len(e)} words); analogy candidates restricted to the top {rv}")
+    print(f"{'task':<34}{'embgeo s':>10}{'gensim s':>10}{'ratio':>8}  same result")
+
+    t_ours, ours = _best_of(args.repeat, lambda: analogy(e, "google-analogy", restrict_vocab=rv))
+    t_gensim, (acc, sections) = _best_of(
+        args.repeat, lambda: kv.evaluate_word_analogies(datapath("questions-words.txt"), restrict_vocab=rv))
+    theirs = sum(len(s["correct"]) for s in sections if s["section"] == "Total accuracy")
+    same = ours.n_correct == theirs
+    print(f"{'Google analogy, 3CosAdd':<34}{t_ours:>10.2f}{t_gensim:>10.2f}{t_gensim / t_ours:>8.1f}  "
+          f"{same} ({ours.n_correct} vs {theirs} correct)")
+
+    for name, fname in (("wordsim353", "wordsim353.tsv"), ("simlex999", "simlex999.txt")):
+        t_ours, r = _best_of(args.repeat, lambda: word_similarity(e, name))
+        t_gensim, (pearson, spearman, oov) = _best_of(
+            args.repeat, lambda: kv.evaluate_word_pairs(datapath(fname), restrict_vocab=len(e)))
+        same = abs(r.spearman - spearman.statistic) < 1e-9
+        print(f"{'similarity ' + name:<34}{t_ours:>10.3f}{t_gensim:>10.3f}{t_gensim / t_ours:>8.1f}  "
+              f"{same} (ρ {r.spearman:.4f} vs {spearman.statistic:.4f})")
+
+
+if __name__ == "__main__":
+    main()
