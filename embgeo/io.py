@@ -89,6 +89,9 @@ def _load_glove_6b_50d(limit=None, dtype="float32", mmap=False):
     words = pq.read_table(root / "glove_6B_index.parquet", columns=["index"]).column("index")
     if limit is not None:
         V, words = V[:limit], words.slice(0, limit)
+    if not mmap:
+        # the package stores the matrix in Fortran order; row-wise work wants C order
+        V = np.ascontiguousarray(V)
     return _make(words.to_pylist(), _as_dtype(V, dtype), check_finite=not mmap)
 
 

@@ -358,3 +358,8 @@ def test_real_vectors_match_gensim_reader(shared_data):
     assert e.words[:2000] == kv.index_to_key
     np.testing.assert_array_equal(_bits(e.vectors[:2000]), _bits(kv.vectors))
     assert_same(io.load(path, limit=2000), e.subset(e.words[:2000]))
+
+
+def test_embedded_glove_rows_are_contiguous(glove):
+    # row-wise kernels (neighbours, normalisation) read rows; a Fortran-ordered matrix strides them
+    assert glove.vectors.flags["C_CONTIGUOUS"]

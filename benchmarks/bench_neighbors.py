@@ -1,0 +1,96 @@
+"""asv benchmarks: exact blocked top-k (Numba tiles and argpartition), CSLS, FAISS flat.
+
+Data: 100,000 × 50 random float32 vectors (unit length) with 1,000 queries, made in ``setup``;
+and GloVe 6B 50d (400k × 50) when the data extra is installed (skipped otherwise).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import glove_or_none
+
+
+def _unit(X):
+    return (X / np.linalg.norm(X, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _random(n=100_000, d=50, q=1_000, seed=0):
+    rng = np.random.default_rng(seed)
+    D = _unit(rng.standard_normal((n, d)))
+    return np.ascontiguousarray(D[:q]), D
+
+
+class TopK:
+    """Exact top-k of 1,000 queries over 100,000 × 50, by the two NumPy selectors."""
+
+    params = (["numba", "argpartition"], [10, 100])
+    param_names = ["selector", "k"]
+
+    def setup(self, selector, k):
+        from embgeo.neighbors import topk
+
+        self.Q, self.D = _random()
+        self.topk = topk
+        topk(self.Q[:4], self.D[:1000], k, metric="dot", selector=selector, progress=False)  # JIT warm-up
+
+    def time_topk(self, selector, k):
+        self.topk(self.Q, self.D, k, metric="dot", selector=selector, progress=False)
+
+    def time_topk_self_excluded(self, selector, k):
+        self.topk(self.Q, self.D, k, metric="dot", selector=selector, exclude=np.arange(len(self.Q)),
+                  progress=False)
+
+
+class CSLS:
+    """CSLS top-10 of 1,000 queries over 100,000 targets, r terms (K=10) included."""
+
+    def setup(self):
+        from embgeo.neighbors import csls_topk
+
+        self.Q, self.D = _random()
+        self.S = _random(n=20_000, seed=1)[1]
+        self.csls = csls_topk
+        csls_topk(self.Q[:4], self.D[:1000], 2, knn=2, progress=False)
+
+    def time_csls_given_source(self):
+        self.csls(self.Q, self.D, 10, knn=10, source=self.S, progress=False)
+
+    def time_csls_queries_as_source(self):
+        self.csls(self.Q, self.D, 10, knn=10, progress=False)
+
+
+class FaissFlat:
+    """FAISS IndexFlatIP through embgeo's wrapper: same data as TopK."""
+
+    def setup(self):
+        from embgeo.faiss_index import FaissIndex
+
+        self.Q, self.D = _random()
+        self.index = FaissIndex(self.D.shape[1], metric="dot", kind="flat")
+        self.index.add(self.D)
+
+    def time_search(self):
+        self.index.search(self.Q, 10)
+
+    def time_search_self_excluded(self):
+        self.index.search(self.Q, 10, exclude=np.arange(len(self.Q)))
+
+
+class GloveNeighbors:
+    """GloVe 6B 50d (400k words): 1,000 query words, cosine top-10 with self-exclusion."""
+
+    timeout = 300
+
+    def setup(self):
+        e = glove_or_none()
+        if e is None:
+            raise NotImplementedError("GloVe data extra not installed")
+        self.e = e
+        self.words = e.words[:1000]
+        e.neighbors(self.words[:2], k=10, progress=False)  # caches the unit vectors, warms the JIT
+
+    def time_neighbors_exact(self):
+        self.e.neighbors(self.words, k=10, progress=False)
+
+    def time_most_similar(self):
+        self.e.most_similar(positive=["king", "woman"], negative=["man"], topn=10)

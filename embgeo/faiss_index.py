@@ -1,0 +1,288 @@
+"""FAISS behind embgeo's neighbour conventions: exact (flat) and approximate (HNSW, IVF) indexes.
+
+:class:`FaissIndex` wraps one FAISS index the way FAISS itself is used (``add``, then
+``search(x, k)`` giving scores and ids), with three things added:
+
+* ``metric="cosine"`` scales vectors to unit length on ``add`` *and* on every ``search``, so
+  inner product equals cosine; ``"dot"`` uses the raw inner product.
+* Results follow :func:`embgeo.neighbors.topk`: (scores, indices), similarities best first,
+  equal scores ordered by the lower row, optional per-query exclusions. When an approximate
+  index finds fewer than ``k`` eligible rows for a query, the missing slots hold score ``-inf``
+  and index ``-1`` (FAISS's own padding).
+* ``save`` is atomic (temp file + ``os.replace``) and writes the metric, kind and parameters to a
+  JSON file beside the index (``path + ".json"``), so :meth:`FaissIndex.load` re-applies cosine
+  normalisation to queries.
+
+FAISS is imported on first use only.
+
+References
+----------
+Johnson, Douze & Jégou (2019), "Billion-scale similarity search with GPUs", IEEE Trans. Big Data.
+Malkov & Yashunin (2018), "Efficient and robust approximate nearest neighbor search using
+Hierarchical Navigable Small World graphs", IEEE TPAMI (the ``"hnsw"`` kind).
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from . import backend
+from .neighbors import _check_k, _max_excluded, exclusion_csr
+
+__all__ = ["FaissIndex", "faiss_search"]
+
+_KINDS = ("flat", "hnsw", "ivf")
+_PARAMS = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
+           "ivf": {"nlist": None, "nprobe": 8}}
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError:  # pragma: no cover - faiss-cpu is a runtime dependency
+        raise ImportError("the FAISS backend needs faiss: pip install faiss-cpu") from None
+    return faiss
+
+
+def _as_float32(X, name, dim=None):
+    X = backend.to_numpy(X)
+    if X.ndim == 1:
+        X = X.reshape(1, -1)
+    X = backend.check_matrix(X, name, allow_empty=True)
+    if dim is not None and X.shape[1] != dim:
+        raise ValueError(f"{name} have dimension {X.shape[1]} but the index has dimension {dim}")
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
+def _unit(X):
+    norms = np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True)
+    norms[norms == 0] = 1.0  # VecMap's rule: zero rows stay zero
+    return np.ascontiguousarray(X / norms, dtype=np.float32)
+
+
+class FaissIndex:
+    """A FAISS index over rows added in order (ids 0, 1, …), searched by cosine or dot product.
+
+    Parameters
+    ----------
+    dim : int
+        Vector dimension.
+    metric : {"cosine", "dot"}
+    kind : {"flat", "hnsw", "ivf"}
+        ``"flat"``: ``faiss.IndexFlatIP``, exact. ``"hnsw"``: ``faiss.IndexHNSWFlat`` with the
+        inner-product metric (parameters ``M``=32, ``ef_construction``=40, ``ef_search``=64).
+        ``"ivf"``: ``faiss.IndexIVFFlat`` over an inner-product coarse quantiser, trained on the
+        first ``add`` (parameters ``nlist`` = 4√n by default, ``nprobe``=8).
+    **params
+        The kind's parameters above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.eye(4, dtype=np.float32)
+    >>> index = FaissIndex(4, metric="cosine")
+    >>> index.add(X)
+    >>> scores, ids = index.search(X[:1] * 3, 2)
+    >>> ids.tolist(), float(scores[0, 0])
+    ([[0, 1]], 1.0)
+    """
+
+    def __init__(self, dim: int, metric: str = "cosine", kind: str = "flat", **params):
+        if metric not in ("cosine", "dot"):
+            raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
+        unknown = set(params) - set(_PARAMS[kind])
+        if unknown:
+            raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
+                            f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+        dim = int(dim)
+        if dim < 1:
+            raise ValueError(f"dim must be positive, got {dim}")
+        self.dim, self.metric, self.kind = dim, metric, kind
+        self.params = {**_PARAMS[kind], **params}
+        self._index = None
+        self._quantizer = None  # IVF: FAISS does not own it, Python must keep it alive
+        if kind != "ivf" or self.params["nlist"] is not None:
+            self._build()
+
+    def _build(self, n_train: int | None = None):
+        faiss = _faiss()
+        p = self.params
+        if self.kind == "flat":
+            self._index = faiss.IndexFlatIP(self.dim)
+        elif self.kind == "hnsw":
+            self._index = faiss.IndexHNSWFlat(self.dim, int(p["M"]), faiss.METRIC_INNER_PRODUCT)
+            self._index.hnsw.efConstruction = int(p["ef_construction"])
+            self._index.hnsw.efSearch = int(p["ef_search"])
+        else:
+            if p["nlist"] is None:
+                p["nlist"] = max(1, int(4 * np.sqrt(n_train)))
+            self._quantizer = faiss.IndexFlatIP(self.dim)
+            self._index = faiss.IndexIVFFlat(self._quantizer, self.dim, int(p["nlist"]),
+                                             faiss.METRIC_INNER_PRODUCT)
+            self._index.nprobe = int(p["nprobe"])
+
+    # ------------------------------------------------------------------ state
+    @property
+    def ntotal(self) -> int:
+        """Number of vectors in the index."""
+        return 0 if self._index is None else int(self._index.ntotal)
+
+    def __len__(self) -> int:
+        return self.ntotal
+
+    @property
+    def index(self):
+        """The underlying ``faiss.Index`` (None for an IVF index before its first ``add``)."""
+        return self._index
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v}" for k, v in self.params.items())
+        return (f"FaissIndex(dim={self.dim}, metric={self.metric!r}, kind={self.kind!r}{extra}, "
+                f"ntotal={self.ntotal})")
+
+    # ------------------------------------------------------------------ build
+    def add(self, X) -> None:
+        """Append the rows of ``X`` (ids continue from :attr:`ntotal`). IVF trains on the first call."""
+        X = _as_float32(X, "vectors", self.dim)
+        if X.shape[0] == 0:
+            return
+        if self.metric == "cosine":
+            X = _unit(X)
+        if self._index is None:
+            self._build(X.shape[0])
+        if not self._index.is_trained:
+            nlist = int(self.params["nlist"])
+            if X.shape[0] < nlist:
+                raise ValueError(f"an IVF index with nlist={nlist} needs at least {nlist} vectors to train, "
+                                 f"got {X.shape[0]}")
+            self._index.train(X)
+        self._index.add(X)
+
+    def reconstruct(self, ids):
+        """Stored vectors of rows ``ids`` (unit length for cosine), shape (len(ids), dim)."""
+        ids = np.asarray(ids, dtype=np.int64).ravel()
+        if ids.size and (ids.min() < 0 or ids.max() >= self.ntotal):
+            raise IndexError(f"ids must lie in [0, {self.ntotal}), got {ids.min()}..{ids.max()}")
+        if self.kind == "ivf":
+            self._index.make_direct_map()
+        return np.vstack([self._index.reconstruct(int(i)) for i in ids]) if ids.size else \
+            np.zeros((0, self.dim), dtype=np.float32)
+
+    # ------------------------------------------------------------------ search
+    def search(self, Q, k: int, exclude=None):
+        """The ``k`` best rows for each query, as :func:`embgeo.neighbors.topk` returns them.
+
+        Parameters
+        ----------
+        Q : array, shape (q, dim) or (dim,)
+        k : int
+            1 ≤ k ≤ ntotal − (most rows excluded for one query).
+        exclude : optional
+            Rows never to return, per query (same forms as :func:`embgeo.neighbors.topk`).
+            FAISS is asked for ``k + max excluded`` rows, which are then filtered.
+
+        Returns
+        -------
+        scores : float32 array (q, k)
+        indices : int64 array (q, k)
+            Best first; ``-inf`` / ``-1`` where an approximate index found too few rows.
+        """
+        if self.ntotal == 0:
+            raise ValueError("the index is empty: add vectors before searching")
+        Q = _as_float32(Q, "queries", self.dim)
+        if self.metric == "cosine":
+            Q = _unit(Q)
+        ex = exclusion_csr(exclude, Q.shape[0], self.ntotal)
+        m = _max_excluded(ex)
+        k = _check_k(k, self.ntotal - m)
+        kk = min(k + m, self.ntotal)
+        scores, ids = self._index.search(Q, kk)
+        ids = ids.astype(np.int64, copy=False)
+        valid = ids >= 0
+        if ex is not None:
+            ptr, cols = ex
+            n = np.int64(self.ntotal)
+            keys = np.repeat(np.arange(Q.shape[0], dtype=np.int64), np.diff(ptr)) * n + cols
+            valid &= ~np.isin(np.arange(Q.shape[0], dtype=np.int64)[:, None] * n + ids, keys)
+        scores = np.where(valid, scores, -np.inf).astype(np.float32)
+        ids = np.where(valid, ids, -1)
+        # best first, equal scores by the lower row, invalid (-inf, -1) last
+        order = np.lexsort((np.where(valid, ids, np.iinfo(np.int64).max), -scores), axis=1)[:, :k]
+        return np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1)
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path) -> None:
+        """Write the index to ``path`` and its settings to ``path + ".json"``, each atomically."""
+        if self._index is None:
+            raise ValueError("nothing to save: an IVF index is built on its first add")
+        faiss = _faiss()
+        path = os.fspath(path)
+        meta = {"format": 1, "dim": self.dim, "metric": self.metric, "kind": self.kind,
+                "params": self.params}
+        directory = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".faiss", dir=directory)
+        os.close(fd)
+        fdm, tmpm = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+        try:
+            faiss.write_index(self._index, tmp)
+            with os.fdopen(fdm, "w") as f:
+                json.dump(meta, f)
+            os.replace(tmp, path)
+            os.replace(tmpm, path + ".json")
+        finally:
+            for t in (tmp, tmpm):
+                if os.path.exists(t):
+                    os.unlink(t)
+
+    @classmethod
+    def load(cls, path) -> "FaissIndex":
+        """Read an index written by :meth:`save` (needs the ``.json`` settings beside it)."""
+        faiss = _faiss()
+        path = os.fspath(path)
+        meta_path = path + ".json"
+        if not os.path.exists(meta_path):
+            raise FileNotFoundError(f"{meta_path} (the index settings written by FaissIndex.save) is missing")
+        with open(meta_path) as f:
+            meta = json.load(f)
+        self = cls.__new__(cls)
+        self.dim, self.metric, self.kind = int(meta["dim"]), meta["metric"], meta["kind"]
+        self.params = dict(meta["params"])
+        self._quantizer = None
+        self._index = faiss.read_index(path)
+        if self._index.d != self.dim:
+            raise ValueError(f"{path} holds a {self._index.d}-d index but its settings say {self.dim}")
+        if self.kind == "hnsw":
+            self._index.hnsw.efSearch = int(self.params["ef_search"])
+        elif self.kind == "ivf":
+            self._index.nprobe = int(self.params["nprobe"])
+        return self
+
+
+def faiss_search(queries, database, k: int = 10, metric: str = "cosine", exclude=None, kind: str = "flat",
+                 **params):
+    """One-shot FAISS search with :func:`embgeo.neighbors.topk`'s conventions.
+
+    Builds a :class:`FaissIndex` of ``kind`` over ``database``, searches ``queries`` and returns
+    ``(scores, indices)`` of shape (q, k), best first, ties to the lower row, ``exclude`` honoured.
+    With ``kind="flat"`` the answer equals :func:`~embgeo.neighbors.topk` up to float32 rounding
+    (rows can swap only at near-ties). Results come back in the array library of ``queries``.
+    """
+    like = queries if not backend.is_numpy(queries) and not isinstance(queries, (list, tuple)) else None
+    D = _as_float32(database, "database")
+    if D.shape[0] == 0:
+        raise ValueError("database is empty")
+    index = FaissIndex(D.shape[1], metric=metric, kind=kind, **params)
+    Q = _as_float32(queries, "queries")
+    if Q.shape[1] != D.shape[1]:
+        raise ValueError(f"queries have dimension {Q.shape[1]} but the database has {D.shape[1]}")
+    index.add(D)
+    s, i = index.search(Q, k, exclude=exclude)
+    if like is not None:
+        xp = backend.get_namespace(like)
+        s, i = xp.asarray(s), xp.asarray(i)
+    return s, i

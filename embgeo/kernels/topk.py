@@ -1,0 +1,224 @@
+"""Numba top-k selection: running per-row heaps fed one score tile at a time.
+
+The neighbour search (:mod:`embgeo.neighbors`) computes scores with a float32 GEMM, one tile
+of (query rows × database columns) at a time, and merges each tile (:func:`block_topk` runs a
+query block's whole tile loop, GEMM included, without the GIL; :func:`merge_tile` merges one
+tile given by the caller). The merge keeps, for every query row, the ``k`` best (score, column) pairs seen so far in a binary
+min-heap whose root is the *worst* kept pair. :func:`finalize` sorts each heap best first.
+
+Order used everywhere: a pair is better if its score is higher, or the scores are equal and its
+column is lower. So ties always go to the lower database row, independent of tile sizes and of
+the order in which tiles arrive.
+
+A tile row is scanned in chunks of ``_CHUNK`` scores: the chunk's maximum (a loop LLVM
+vectorises) is compared with the heap root first, and only the rare chunks that can enter the
+heap are looked at score by score. For k = 10 out of 400,000 columns only a few hundred chunks
+per row pass, so the scan runs near memory speed.
+
+Excluded columns are given per row in CSR form (``ex_ptr``, ``ex_idx``, sorted within a row,
+found by binary search per tile); they are marked NaN in the tile, and NaN never enters a heap
+(every comparison with NaN is false).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["merge_tile", "merge_tile_serial", "block_topk", "finalize", "topk_rows", "init_heaps"]
+
+_CHUNK = 16
+
+
+@njit(cache=True, inline="always")
+def _worse(v1, i1, v2, i2):
+    """True when pair 1 ranks below pair 2 (lower score, or equal score and higher column)."""
+    return v1 < v2 or (v1 == v2 and i1 > i2)
+
+
+@njit(cache=True, inline="always")
+def _sift_down(hv, hi, k):
+    # restore the min-heap (root = worst kept pair) after the root was replaced
+    pos = 0
+    while True:
+        child = 2 * pos + 1
+        if child >= k:
+            break
+        right = child + 1
+        if right < k and _worse(hv[right], hi[right], hv[child], hi[child]):
+            child = right
+        if _worse(hv[child], hi[child], hv[pos], hi[pos]):
+            tv = hv[pos]
+            ti = hi[pos]
+            hv[pos] = hv[child]
+            hi[pos] = hi[child]
+            hv[child] = tv
+            hi[child] = ti
+            pos = child
+        else:
+            break
+
+
+@njit(cache=True, inline="always")
+def _merge_row(s, col0, hv, hi, k):
+    m = s.shape[0]
+    thr = hv[0]
+    full = m - m % _CHUNK
+    j = 0
+    while j < full:
+        # NaN (excluded) never wins ``v > mx``, so it cannot poison the chunk maximum
+        mx = -np.inf
+        for t in range(_CHUNK):
+            v = s[j + t]
+            mx = v if v > mx else mx
+        if mx >= thr:
+            for t in range(_CHUNK):
+                v = s[j + t]
+                c = col0 + j + t
+                if _worse(hv[0], hi[0], v, c):
+                    hv[0] = v
+                    hi[0] = c
+                    _sift_down(hv, hi, k)
+            thr = hv[0]
+        j += _CHUNK
+    for jj in range(full, m):
+        v = s[jj]
+        c = col0 + jj
+        if _worse(hv[0], hi[0], v, c):
+            hv[0] = v
+            hi[0] = c
+            _sift_down(hv, hi, k)
+
+
+@njit(cache=True, inline="always")
+def _mark_excluded(s, col0, ex_ptr, ex_idx, r):
+    m = s.shape[0]
+    a = ex_ptr[r]
+    b = ex_ptr[r + 1]
+    # the row's exclusions are sorted: jump to the first one inside this tile
+    p = a + np.searchsorted(ex_idx[a:b], col0)
+    while p < b and ex_idx[p] < col0 + m:
+        s[ex_idx[p] - col0] = np.nan
+        p += 1
+
+
+@njit(cache=True, inline="always")
+def _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
+    s = S[r]
+    if ex_ptr.shape[0] > 0:
+        _mark_excluded(s, col0, ex_ptr, ex_idx, row0 + r)
+    _merge_row(s, col0, heap_vals[row0 + r], heap_idx[row0 + r], heap_vals.shape[1])
+
+
+@njit(cache=True, parallel=True)
+def merge_tile(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
+    """Merge a score tile into the running heaps of its rows (parallel over rows).
+
+    Parameters
+    ----------
+    S : float32 or float64 array, shape (b, m), C-contiguous, **modified** (excluded → NaN)
+        Scores of query rows ``row0 … row0+b-1`` against database columns ``col0 … col0+m-1``.
+    col0 : int
+        Database column of ``S[:, 0]``.
+    heap_vals, heap_idx : arrays, shape (q, k)
+        Running heaps from :func:`init_heaps`, updated in place for rows ``row0 … row0+b-1``.
+    row0 : int
+        Heap row of ``S[0]``.
+    ex_ptr, ex_idx : int64 arrays
+        CSR exclusion lists indexed by heap row (``ex_ptr`` has q + 1 entries, ``ex_idx`` sorted
+        within a row); both empty for no exclusions.
+    """
+    for r in prange(S.shape[0]):
+        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+
+
+@njit(cache=True, nogil=True)
+def merge_tile_serial(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
+    """:func:`merge_tile` on one thread, releasing the GIL (for callers that run their own threads)."""
+    for r in range(S.shape[0]):
+        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+
+
+@njit(cache=True, nogil=True)
+def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, col_bias):
+    """A whole block of queries against the whole database: GEMM tile, merge, next tile.
+
+    The float GEMM of each (block × ``cols``) tile is ``np.dot`` (BLAS, through SciPy) into a
+    reused buffer; the tile is then merged as in :func:`merge_tile`. The loop over tiles stays
+    in compiled code, without the GIL, so Python threads running blocks never wait on each other.
+
+    Parameters
+    ----------
+    Qb : array (b, d), C-contiguous
+    D : array (n, d), C-contiguous, same dtype
+    cols : int
+        Database rows per tile.
+    heap_vals, heap_idx, row0, ex_ptr, ex_idx
+        As in :func:`merge_tile`.
+    scale : float
+        Scores are ``scale · q·x − col_bias[x]``: 1 and an empty bias for plain dot products,
+        2 and r_S for CSLS.
+    col_bias : array (n,) or empty
+    """
+    n = D.shape[0]
+    b = Qb.shape[0]
+    has_bias = col_bias.shape[0] > 0
+    buf = np.empty((b, cols), dtype=D.dtype)
+    for c in range(0, n, cols):
+        ce = min(c + cols, n)
+        if ce - c == cols:
+            np.dot(Qb, D[c:ce].T, buf)
+            S = buf
+        else:
+            S = np.dot(Qb, D[c:ce].T)
+        if has_bias or scale != 1.0:
+            for r in range(b):
+                for j in range(ce - c):
+                    S[r, j] = scale * S[r, j] - (col_bias[c + j] if has_bias else 0.0)
+        for r in range(b):
+            _merge_one(S, r, c, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+
+
+def init_heaps(n_rows, k, dtype=np.float32):
+    """Empty heaps: score -inf and column ``2**62`` (worse than any real pair)."""
+    hv = np.full((n_rows, k), -np.inf, dtype=dtype)
+    hi = np.full((n_rows, k), 2**62, dtype=np.int64)
+    return hv, hi
+
+
+@njit(cache=True, nogil=True)
+def finalize(heap_vals, heap_idx):
+    """Sort every heap best first, in place (score descending, column ascending on ties).
+
+    Serial: it costs O(q k²) with tiny constants, less than waking a thread pool.
+    """
+    q, k = heap_vals.shape
+    for r in range(q):
+        hv = heap_vals[r]
+        hi = heap_idx[r]
+        # insertion sort: k is small
+        for a in range(1, k):
+            v = hv[a]
+            i = hi[a]
+            b = a - 1
+            while b >= 0 and _worse(hv[b], hi[b], v, i):
+                hv[b + 1] = hv[b]
+                hi[b + 1] = hi[b]
+                b -= 1
+            hv[b + 1] = v
+            hi[b + 1] = i
+
+
+def topk_rows(S, k, ex_ptr=None, ex_idx=None, col0=0):
+    """Top-``k`` of every row of a score matrix, best first, ties to the lower column.
+
+    ``S`` is modified where exclusions apply. Returns ``(scores, columns)`` of shape (b, k);
+    a row with fewer than ``k`` eligible columns is padded with (-inf, 2**62).
+    """
+    S = np.ascontiguousarray(S)
+    if ex_ptr is None:
+        ex_ptr = np.zeros(0, dtype=np.int64)
+        ex_idx = np.zeros(0, dtype=np.int64)
+    hv, hi = init_heaps(S.shape[0], k, S.dtype)
+    merge_tile(S, col0, hv, hi, 0, ex_ptr, ex_idx)
+    finalize(hv, hi)
+    return hv, hi

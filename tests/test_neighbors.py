@@ -1,0 +1,393 @@
+"""Exact blocked top-k, CSLS and the FAISS backend against dense brute force, gensim and each other."""
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo import neighbors as nb
+from embgeo.faiss_index import FaissIndex, faiss_search
+
+SELECTORS = ("numba", "argpartition")
+
+
+def unit(X):
+    X = np.asarray(X, dtype=np.float64)
+    n = np.linalg.norm(X, axis=1, keepdims=True)
+    return X / np.where(n == 0, 1, n)
+
+
+def brute(Q, D, k, metric="cosine", exclude=None):
+    """Dense float64 scores, then a stable sort on (-score, row): the reference ranking."""
+    S = unit(Q) @ unit(D).T if metric == "cosine" else np.asarray(Q, np.float64) @ np.asarray(D, np.float64).T
+    if exclude is not None:
+        for r, cols in enumerate(exclude):
+            S[r, np.atleast_1d(cols)] = -np.inf
+    idx = np.argsort(-S, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(S, idx, axis=1), idx
+
+
+@pytest.fixture
+def data(rng):
+    D = rng.standard_normal((700, 12)).astype(np.float32)
+    Q = rng.standard_normal((45, 12)).astype(np.float32)
+    return Q, D
+
+
+# ------------------------------------------------------------------------- exact top-k
+@pytest.mark.parametrize("selector", SELECTORS)
+@pytest.mark.parametrize("metric", ["cosine", "dot"])
+def test_topk_equals_dense_argsort(data, selector, metric):
+    Q, D = data
+    s, i = nb.topk(Q, D, 9, metric=metric, selector=selector)
+    ref_s, ref_i = brute(Q, D, 9, metric)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
+    assert s.dtype == np.float32 and i.dtype == np.int64
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_topk_with_exclusions_equals_dense_argsort(data, rng, selector):
+    Q, D = data
+    ragged = [rng.choice(len(D), size=int(rng.integers(0, 30)), replace=False) for _ in range(len(Q))]
+    s, i = nb.topk(Q, D, 6, exclude=ragged, selector=selector)
+    ref_s, ref_i = brute(Q, D, 6, exclude=ragged)
+    np.testing.assert_array_equal(i, ref_i)
+    for r, cols in enumerate(ragged):
+        assert not set(i[r]) & set(cols.tolist())
+    # the same exclusions as a -1-padded matrix, and as one row per query
+    pad = np.full((len(Q), 30), -1)
+    for r, cols in enumerate(ragged):
+        pad[r, :cols.size] = cols
+    np.testing.assert_array_equal(nb.topk(Q, D, 6, exclude=pad, selector=selector)[1], ref_i)
+    one = np.arange(len(Q))
+    np.testing.assert_array_equal(nb.topk(Q, D, 6, exclude=one, selector=selector)[1],
+                                  brute(Q, D, 6, exclude=list(one))[1])
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_ties_go_to_the_lower_row_deterministically(rng, selector):
+    base = rng.standard_normal((40, 8)).astype(np.float32)
+    # every vector appears three times: rows r, r+40, r+80 score identically against any query
+    D = np.concatenate([base, base, base])
+    Q = base[:10]
+    s, i = nb.topk(Q, D, 5, selector=selector)
+    ref_s, ref_i = brute(Q, D, 5)
+    np.testing.assert_array_equal(i, ref_i)
+    assert list(i[0, :3]) == [0, 40, 80]
+    # the k-th slot cuts through a tie: still the lower rows, whatever the tiling
+    s2, i2 = nb.topk(Q, D, 2, selector=selector, memory_budget=64 * 4)
+    np.testing.assert_array_equal(i2, ref_i[:, :2])
+    # with the query row itself excluded its copies come first
+    s3, i3 = nb.topk(Q, D, 2, exclude=np.arange(10), selector=selector)
+    assert [list(r) for r in i3[:3]] == [[40, 80], [41, 81], [42, 82]]
+
+
+def test_numba_kernel_equals_argpartition_path(rng):
+    Q = rng.standard_normal((130, 20)).astype(np.float32)
+    D = rng.standard_normal((5000, 20)).astype(np.float32)
+    ex = rng.integers(-1, 5000, size=(130, 4))
+    a = nb.topk(Q, D, 17, exclude=ex, selector="numba")
+    b = nb.topk(Q, D, 17, exclude=ex, selector="argpartition")
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_allclose(a[0], b[0], atol=1e-6)
+
+
+def test_kernel_topk_rows_matches_sort_and_honours_exclusions(rng):
+    from embgeo.kernels.topk import topk_rows
+
+    S = rng.standard_normal((50, 333)).astype(np.float64)
+    S[:, 100:110] = S[:, :1]  # ties
+    ptr = np.arange(0, 101, 2, dtype=np.int64)
+    idx = np.sort(rng.choice(333, size=(50, 2), replace=False), axis=1).ravel().astype(np.int64)
+    ref = S.copy()
+    ref[np.repeat(np.arange(50), 2), idx] = -np.inf
+    order = np.lexsort((np.broadcast_to(np.arange(333), S.shape), -ref), axis=1)[:, :7]
+    v, c = topk_rows(S.copy(), 7, ptr, idx)
+    np.testing.assert_array_equal(c, order)
+    np.testing.assert_array_equal(v, np.take_along_axis(ref, order, 1))
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_tiny_memory_budget_forces_many_blocks_same_result(data, selector):
+    Q, D = data
+    a = nb.topk(Q, D, 8, selector=selector, exclude=np.arange(len(Q)))
+    b = nb.topk(Q, D, 8, selector=selector, exclude=np.arange(len(Q)), memory_budget=1)
+    c = nb.topk(Q, D, 8, selector=selector, exclude=np.arange(len(Q)), memory_budget=3 * 700 * 4, n_jobs=2)
+    for x in (b, c):
+        np.testing.assert_array_equal(a[1], x[1])
+        np.testing.assert_allclose(a[0], x[0], atol=1e-6)
+
+
+def test_thread_count_does_not_change_results(rng):
+    Q = rng.standard_normal((600, 10)).astype(np.float32)
+    D = rng.standard_normal((9000, 10)).astype(np.float32)
+    a = nb.topk(Q, D, 5, n_jobs=1)
+    b = nb.topk(Q, D, 5, n_jobs=3)
+    np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_float64_inputs_stay_float64(data):
+    Q, D = data
+    s, i = nb.topk(Q.astype(np.float64), D.astype(np.float64), 4)
+    assert s.dtype == np.float64
+    np.testing.assert_array_equal(i, brute(Q, D, 4)[1])
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_fortran_ordered_and_strided_inputs_give_the_same_result(data, selector):
+    Q, D = data
+    ref = nb.topk(Q, D, 5, selector=selector)
+    for Dv, Qv in ((np.asfortranarray(D), Q), (D, np.asfortranarray(Q)), (D[:, ::1], Q[::1, :])):
+        np.testing.assert_array_equal(nb.topk(Qv, Dv, 5, selector=selector)[1], ref[1])
+    wide = np.repeat(D, 2, axis=1)[:, ::2]  # equals D, but neither stride is one element
+    np.testing.assert_array_equal(nb.topk(Q, wide, 5, selector=selector)[1], ref[1])
+
+
+def test_one_dimensional_query_and_empty_query_block(data):
+    Q, D = data
+    s, i = nb.topk(Q[0], D, 3)
+    assert s.shape == (1, 3)
+    s, i = nb.topk(Q[:0], D, 3)
+    assert s.shape == (0, 3) and i.shape == (0, 3)
+
+
+def test_bad_input_raises_clear_errors(data):
+    Q, D = data
+    with pytest.raises(ValueError, match="at least 1"):
+        nb.topk(Q, D, 0)
+    with pytest.raises(ValueError, match="exceeds the 700 candidates"):
+        nb.topk(Q, D, 701)
+    with pytest.raises(ValueError, match="exceeds the 699 candidates"):
+        nb.topk(Q, D, 700, exclude=np.arange(len(Q)))
+    with pytest.raises(ValueError, match="dimension 11 but the database has 12"):
+        nb.topk(Q[:, :11], D, 3)
+    Qn = Q.copy()
+    Qn[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or inf.*row 3"):
+        nb.topk(Qn, D, 3)
+    with pytest.raises(ValueError, match="metric"):
+        nb.topk(Q, D, 3, metric="euclidean")
+    with pytest.raises(ValueError, match="selector"):
+        nb.topk(Q, D, 3, selector="heap")
+    with pytest.raises(ValueError, match="exclude has 2 rows for 45"):
+        nb.topk(Q, D, 3, exclude=[1, 2])
+    with pytest.raises(ValueError, match="database has 700 rows"):
+        nb.topk(Q, D, 3, exclude=np.full(len(Q), 700))
+    with pytest.raises(TypeError, match="integer"):
+        nb.topk(Q, D, 2.5)
+
+
+def test_array_api_strict_matches_numpy(data):
+    xps = pytest.importorskip("array_api_strict")
+    Q, D = data
+    ex = [np.array([r, r + 1]) for r in range(len(Q))]
+    s, i = nb.topk(xps.asarray(Q), xps.asarray(D), 6, exclude=ex)
+    assert isinstance(i, type(xps.asarray([1])))
+    ref_s, ref_i = nb.topk(Q, D, 6, exclude=ex)
+    np.testing.assert_array_equal(np.asarray(i), ref_i)
+    np.testing.assert_allclose(np.asarray(s), ref_s, atol=1e-6)
+    cs, ci = nb.csls_topk(xps.asarray(Q), xps.asarray(D), 4, knn=3, memory_budget=700 * 4 * 5)
+    ref_cs, ref_ci = nb.csls_topk(Q, D, 4, knn=3)
+    np.testing.assert_array_equal(np.asarray(ci), ref_ci)
+    np.testing.assert_allclose(np.asarray(cs), ref_cs, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------- CSLS
+def dense_csls(Q, T, S, knn):
+    """MUSE's CSLS with dense matrices: r_T over the target, r_S over the whole mapped source."""
+    Qn, Tn, Sn = unit(Q), unit(T), unit(S)
+    r_T = np.sort(Qn @ Tn.T, axis=1)[:, -knn:].mean(axis=1)
+    r_S = np.sort(Tn @ Sn.T, axis=1)[:, -knn:].mean(axis=1)
+    return 2 * Qn @ Tn.T - r_T[:, None] - r_S[None, :]
+
+
+@pytest.mark.parametrize("selector", SELECTORS)
+def test_csls_equals_dense_formula(rng, selector):
+    S = rng.standard_normal((300, 10)).astype(np.float32)   # whole mapped source vocabulary
+    T = rng.standard_normal((400, 10)).astype(np.float32)   # target vocabulary
+    Q = S[:25]
+    C = dense_csls(Q, T, S, 7)
+    ref_i = np.argsort(-C, axis=1, kind="stable")[:, :5]
+    s, i = nb.csls_topk(Q, T, 5, knn=7, source=S, selector=selector, memory_budget=400 * 4 * 3)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_allclose(s, np.take_along_axis(C, ref_i, 1), atol=1e-5)
+    # the same with r_S precomputed, and without source (queries as the source space)
+    rS = nb.knn_mean_similarity(T, S, 7)
+    np.testing.assert_allclose(rS, np.sort(unit(T) @ unit(S).T, axis=1)[:, -7:].mean(1), atol=1e-6)
+    np.testing.assert_array_equal(nb.csls_topk(Q, T, 5, knn=7, r_database=rS)[1], ref_i)
+    C_q = dense_csls(Q, T, Q, 7)
+    np.testing.assert_array_equal(nb.csls_topk(Q, T, 5, knn=7)[1],
+                                  np.argsort(-C_q, axis=1, kind="stable")[:, :5])
+
+
+def test_csls_bad_r_shapes_and_knn(rng):
+    T = rng.standard_normal((50, 4)).astype(np.float32)
+    with pytest.raises(ValueError, match="r_database must have shape"):
+        nb.csls_topk(T[:3], T, 2, r_database=np.zeros(7))
+    with pytest.raises(ValueError, match="knn"):
+        nb.csls_topk(T[:3], T, 2, knn=0)
+
+
+# ---------------------------------------------------------------------------------- FAISS
+@pytest.mark.parametrize("metric", ["cosine", "dot"])
+def test_faiss_flat_agrees_with_exact(data, metric):
+    Q, D = data
+    ex = np.arange(len(Q))
+    s, i = faiss_search(Q, D, 7, metric=metric, exclude=ex)
+    ref_s, ref_i = nb.topk(Q, D, 7, metric=metric, exclude=ex)
+    np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
+    # indices may differ only at near-ties: there the two lists hold (almost) the same score
+    differ = i != ref_i
+    assert np.all(np.abs(s[differ] - ref_s[differ]) < 1e-5)
+    assert differ.mean() < 0.05
+    assert i.dtype == np.int64
+
+
+def test_faiss_flat_respects_tie_convention(rng):
+    base = rng.standard_normal((30, 6)).astype(np.float32)
+    D = np.concatenate([base, base])
+    s, i = faiss_search(base[:5], D, 3, exclude=np.arange(5))
+    np.testing.assert_array_equal(i[:, 0], np.arange(5) + 30)
+
+
+def test_hnsw_recall_is_high_on_small_data(rng):
+    D = rng.standard_normal((3000, 16)).astype(np.float32)
+    Q = rng.standard_normal((200, 16)).astype(np.float32)
+    _, ref = nb.topk(Q, D, 10)
+    index = FaissIndex(16, metric="cosine", kind="hnsw")
+    index.add(D)
+    _, i = index.search(Q, 10)
+    recall = np.mean([len(set(a) & set(b)) / 10 for a, b in zip(i, ref)])
+    assert recall > 0.9
+
+
+def test_ivf_with_all_lists_probed_is_exact(rng):
+    D = rng.standard_normal((2000, 8)).astype(np.float32)
+    Q = D[:20] + 0.01
+    index = FaissIndex(8, metric="dot", kind="ivf", nlist=10, nprobe=10)
+    index.add(D)
+    np.testing.assert_array_equal(index.search(Q, 5)[1], nb.topk(Q, D, 5, metric="dot")[1])
+    with pytest.raises(ValueError, match="needs at least 10 vectors"):
+        FaissIndex(8, kind="ivf", nlist=10).add(D[:5])
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw", "ivf"])
+def test_faiss_index_save_load_round_trip(tmp_path, rng, kind):
+    D = rng.standard_normal((500, 8)).astype(np.float32)
+    params = {"nlist": 8} if kind == "ivf" else {}
+    index = FaissIndex(8, metric="cosine", kind=kind, **params)
+    index.add(D[:300])
+    index.add(D[300:])
+    assert len(index) == index.ntotal == 500
+    path = tmp_path / "words.faiss"
+    index.save(path)
+    index.save(path)  # overwrite in place, atomically
+    again = FaissIndex.load(path)
+    assert (again.metric, again.kind, again.params) == (index.metric, index.kind, index.params)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["words.faiss", "words.faiss.json"]
+    Q = D[:10] * 7.0  # cosine must be re-applied to the queries after loading
+    a, b = index.search(Q, 4), again.search(Q, 4)
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_allclose(b[0][:, 0], 1.0, atol=1e-5) if kind == "flat" else None
+    np.testing.assert_allclose(again.reconstruct([3]), unit(D[3:4]), atol=1e-6)
+
+
+def test_faiss_bad_input(rng, tmp_path):
+    D = rng.standard_normal((20, 4)).astype(np.float32)
+    index = FaissIndex(4)
+    with pytest.raises(ValueError, match="empty"):
+        index.search(D, 1)
+    index.add(D)
+    with pytest.raises(ValueError, match="dimension 3 but the index has dimension 4"):
+        index.search(D[:, :3], 1)
+    with pytest.raises(ValueError, match="exceeds the 20 candidates"):
+        index.search(D, 21)
+    with pytest.raises(ValueError, match="metric"):
+        FaissIndex(4, metric="l2")
+    with pytest.raises(ValueError, match="kind"):
+        FaissIndex(4, kind="pq")
+    with pytest.raises(TypeError, match="nprobe"):
+        FaissIndex(4, kind="hnsw", nprobe=3)
+    Dn = D.copy()
+    Dn[2, 0] = np.inf
+    with pytest.raises(ValueError, match="row 2"):
+        index.search(Dn, 1)
+    with pytest.raises(FileNotFoundError, match="json"):
+        FaissIndex.load(tmp_path / "missing.faiss")
+
+
+# -------------------------------------------------------------------- Embeddings-level API
+def test_search_excludes_query_words_and_backends_agree(small_embeddings):
+    e = small_embeddings
+    words = ["w3", "w17", "w150"]
+    s, i = embgeo.neighbors.search(e, words, k=6)
+    ref_s, ref_i = brute(e[words], e.vectors, 6, exclude=[[3], [17], [150]])
+    np.testing.assert_array_equal(i, ref_i)
+    fs, fi = e.neighbors(words, k=6, backend="faiss")
+    np.testing.assert_array_equal(fi, ref_i)
+    ds, di = e.neighbors(words, k=6, metric="dot")
+    np.testing.assert_array_equal(di, brute(e[words], e.vectors, 6, "dot", exclude=[[3], [17], [150]])[1])
+    cs, ci = e.neighbors(words, k=4, metric="csls", source=e.vectors)
+    C = dense_csls(e[words], e.vectors, e.vectors, 10)
+    C[[0, 1, 2], [3, 17, 150]] = -np.inf
+    np.testing.assert_array_equal(ci, np.argsort(-C, axis=1, kind="stable")[:, :4])
+    # vector queries are not excluded
+    assert e.neighbors(e[["w3"]], k=1)[1][0, 0] == 3
+    assert e.neighbors("w3", k=1, exclude_self=False)[1][0, 0] == 3
+
+
+def test_search_bad_metric_or_backend(small_embeddings):
+    with pytest.raises(ValueError, match="metric"):
+        small_embeddings.neighbors("w1", metric="l1")
+    with pytest.raises(ValueError, match="backend"):
+        small_embeddings.neighbors("w1", backend="annoy")
+    with pytest.raises(ValueError, match="csls"):
+        small_embeddings.neighbors("w1", metric="csls", backend="faiss")
+    with pytest.raises(KeyError, match="nope"):
+        small_embeddings.neighbors(["nope"])
+    q = np.ones((2, 16), dtype=np.float32)
+    q[1, 5] = np.nan
+    for metric in ("cosine", "dot", "csls"):
+        with pytest.raises(ValueError, match="NaN or inf.*row 1"):
+            small_embeddings.neighbors(q, metric=metric)
+    with pytest.raises(ValueError, match="dimension 3 but the database has 16"):
+        small_embeddings.neighbors(np.ones((1, 3)), metric="dot")
+
+
+def _gensim_same(e, kv, **kw):
+    ours = e.most_similar(**kw)
+    theirs = kv.most_similar(**kw)
+    assert [w for w, _ in ours] == [w for w, _ in theirs]
+    np.testing.assert_allclose([s for _, s in ours], [s for _, s in theirs], atol=1e-5)
+
+
+def test_most_similar_equals_gensim_on_random_data(small_embeddings):
+    e = small_embeddings
+    kv = e.to_gensim()
+    _gensim_same(e, kv, positive=["w1"], topn=10)
+    _gensim_same(e, kv, positive=["w1", "w5"], negative=["w9"], topn=7)
+    _gensim_same(e, kv, positive=["w2"], negative=["w4"], topn=5, restrict_vocab=60)
+    _gensim_same(e, kv, positive=[("w1", 2.0), "w3"], topn=5)
+    _gensim_same(e, kv, positive=[e["w7"] * 3], topn=5)
+    with pytest.raises(ValueError, match="at least one"):
+        e.most_similar()
+
+
+def test_most_similar_equals_gensim_on_glove_subset(glove):
+    e = glove.top(30000)
+    kv = e.to_gensim()
+    for kw in ({"positive": ["king", "woman"], "negative": ["man"]}, {"positive": ["frog"]},
+               {"positive": ["paris", "germany"], "negative": ["france"], "restrict_vocab": 20000}):
+        _gensim_same(e, kv, topn=10, **kw)
+    assert e.most_similar(positive=["king", "woman"], negative=["man"], topn=1)[0][0] == "queen"
+
+
+def test_glove_exact_and_faiss_flat_agree(glove):
+    e = glove.top(50000)
+    words = e.words[:300:3]
+    s, i = e.neighbors(words, k=10)
+    fs, fi = e.neighbors(words, k=10, backend="faiss")
+    np.testing.assert_allclose(s, fs, atol=1e-5)
+    differ = i != fi
+    assert differ.mean() < 0.01
+    gap = np.abs(s[differ] - fs[differ])
+    assert np.all(gap < 1e-5)
