@@ -12,7 +12,6 @@ float64 block by block.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
@@ -48,7 +47,6 @@ def numpy_two_gemm_ce_topk(Qm, P, k, exclude, block=64):
 
 
 def speed(e, n_queries, k):
-    import embgeo
     from embgeo.fuzzy import FuzzyEmbeddings, fuzzify
     from embgeo.neighbors import topk
 

@@ -683,7 +683,7 @@ class Mapper:
         """fit without releasing the pre-processed matrices (kept for fit_transform)."""
         self._check_params()
         X0, Z0 = _matrix(src, "src"), _matrix(tgt, "tgt")
-        xp = backend.get_namespace(X0, Z0)
+        backend.get_namespace(X0, Z0)  # both sides must share one array library
         self._dims = (X0.shape[1], Z0.shape[1])
         if self.init == "identical":
             seed_dictionary = identical_dictionary(src, tgt)
@@ -767,7 +767,6 @@ class Mapper:
 
     def _self_learn(self, X, Z, si, ti, val):
         """VecMap's self-learning loop (ACL 2018, Algorithm/Section 3.3) with orthogonal mappings."""
-        xp = backend.get_namespace(X)
         ns = X.shape[0] if not self.vocabulary_cutoff else min(X.shape[0], int(self.vocabulary_cutoff))
         nt = Z.shape[0] if not self.vocabulary_cutoff else min(Z.shape[0], int(self.vocabulary_cutoff))
         Xc, Zc = X[:ns, ...], Z[:nt, ...]
@@ -815,7 +814,6 @@ class Mapper:
         return si, ti
 
     def _score_validation(self, X, Z, W, val):
-        xp = backend.get_namespace(X)
         src_rows = np.fromiter(val.keys(), dtype=np.int64)
         Q, Zs = _shared_space(_take(X, src_rows), Z, W)
         scores, idx = topk(Q, Zs, 1, metric="dot", memory_budget=self.memory_budget, progress=False)

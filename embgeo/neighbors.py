@@ -510,7 +510,11 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     k : int
     metric : {"cosine", "dot", "csls"}
         "csls" treats the queries as the source space and ``e`` as the target (pass
-        ``source=`` or ``r_database=`` for MUSE's r_S; see :func:`csls_topk`).
+        ``source=`` or ``r_database=`` for MUSE's r_S; see :func:`csls_topk`). For word queries
+        (monolingual CSLS, hubness-corrected neighbours within ``e``) the source space defaults to
+        the whole of ``e``: r_S then costs one pass over all n² pairs, so compute it once with
+        ``knn_mean_similarity(e.vectors, e.vectors, knn)`` and pass it as ``r_database=`` when
+        querying repeatedly.
     backend : {"exact", "faiss"}
         "faiss" runs :func:`embgeo.faiss_index.faiss_search` (cosine and dot only); pass
         ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search.
@@ -542,6 +546,8 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
             kwargs.pop(name, None)
         return faiss_search(Q, e.vectors, k, metric=metric, exclude=exclude, **kwargs)
     if metric == "csls":
+        if idx is not None and kwargs.get("source") is None and kwargs.get("r_database") is None:
+            kwargs["source"] = e.vectors
         return csls_topk(Q, e.vectors, k, knn=knn, exclude=exclude, **kwargs)
     if metric == "cosine":
         # the cached unit vectors spare normalising the vocabulary on every call; Embeddings

@@ -103,7 +103,10 @@ class Table(list):
 
         ``secondary`` names a column drawn on a right-hand axis (e.g. the cumulative variance).
         """
-        import matplotlib.pyplot as plt
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("plotting needs matplotlib: pip install 'embgeo[plot]'") from None
 
         x = self.x or self.columns[0]
         secondary = secondary if secondary is not None else self.meta.get("secondary")

@@ -427,7 +427,6 @@ def reweight(e, s, alpha: float):
         A zero entry of ``s`` gives 0 for ``α > 0`` and 1 for ``α = 0``; ``α < 0`` refuses it.
     """
     X, wrap = _unwrap(e)
-    xp = backend.get_namespace(X)
     alpha = _check_alpha(alpha)
     s = np.asarray(backend.to_numpy(s), dtype=np.float64)
     if s.shape != (X.shape[1],):

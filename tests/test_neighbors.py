@@ -391,3 +391,20 @@ def test_glove_exact_and_faiss_flat_agree(glove):
     assert differ.mean() < 0.01
     gap = np.abs(s[differ] - fs[differ])
     assert np.all(gap < 1e-5)
+
+
+def test_word_query_csls_uses_the_whole_vocabulary_as_source_space(rng):
+    from embgeo import Embeddings
+    from embgeo.neighbors import search
+
+    X = rng.standard_normal((120, 8)).astype(np.float32)
+    e = Embeddings([f"w{i}" for i in range(120)], X)
+    U = X.astype(np.float64) / np.linalg.norm(X, axis=1, keepdims=True)
+    S = U @ U.T
+    knn = 5
+    r = np.sort(S, axis=1)[:, ::-1][:, :knn].mean(axis=1)  # r_S(y) over the whole vocabulary
+    q = [3, 40]
+    csls = 2 * S[q] - r[q][:, None] - r[None, :]
+    csls[np.arange(2), q] = -np.inf
+    _, ids = search(e, ["w3", "w40"], k=4, metric="csls", knn=knn)
+    assert np.array_equal(np.asarray(ids), np.argsort(-csls, axis=1, kind="stable")[:, :4])

