@@ -35,6 +35,7 @@ __all__ = [
     "default_dtype",
     "set_default_dtype",
     "check_matrix",
+    "single_blas_thread",
 ]
 
 _DEFAULT_DTYPE = "float32"
@@ -184,3 +185,22 @@ def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_em
             row = int(np.flatnonzero(~bad)[0])
             raise ValueError(f"{name} holds NaN or inf (first at row {row})")
     return X
+
+
+_BLAS_CONTROLLER = None
+
+
+def single_blas_thread():
+    """Context manager limiting BLAS to one thread (threadpoolctl; the library scan runs once).
+
+    For work where BLAS threads cost more than they bring: small d×d factorisations, and GEMM
+    tiles fed to a Numba kernel that has its own threads (two thread pools on the same cores
+    fight each other).
+    """
+    global _BLAS_CONTROLLER
+    if _BLAS_CONTROLLER is None:
+        import scipy.linalg.cython_blas  # noqa: F401  (the BLAS Numba's np.dot calls: load it first)
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS_CONTROLLER = ThreadpoolController()
+    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")

@@ -132,14 +132,6 @@ def _wrap(result, words):
     return result if words is None else Embeddings(words, result, check_finite=False)
 
 
-def _one_blas_thread():
-    """One BLAS thread for work on d×d matrices (d ≤ a few hundred): there threads cost more than
-    they bring, and far more on a busy machine (10× slower eigh/QR on our shared 2 cores)."""
-    from .neighbors import _one_blas_thread as limit
-
-    return limit()
-
-
 def _pair_grams(arrays, progress=None):
     """All Gram blocks ``G[i][j] = E_iᵀE_j`` (i ≤ j, mirrored), float64 NumPy, blockwise over rows."""
     k = len(arrays)
@@ -435,7 +427,7 @@ class GeometricMetaEmbedding:
         else:
             optimizer = pymanopt.optimizers.TrustRegions(**opts)
         try:
-            with _one_blas_thread():
+            with backend.single_blas_thread():
                 x0 = self._initial_point(obj, dims, d, tall)
                 result = optimizer.run(problem, initial_point=x0)
         finally:
@@ -517,7 +509,7 @@ class GeometricMetaEmbedding:
                 if X.shape[1] != M.shape[1]:
                     raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
             arrays = _normalized(arrays, self.normalize)
-        with _one_blas_thread():
+        with backend.single_blas_thread():
             Bh = sym_power(self.metric_, 0.5)
         xp = backend.get_namespace(*arrays)
         mapped = []
@@ -604,7 +596,7 @@ def concatenate_svd(sources: Sequence, dim: int | None = None, normalize="unit",
     if not 1 <= dim <= D:
         raise ValueError(f"dim must be between 1 and the concatenated dimension {D}, got {dim}")
     G = np.block(_pair_grams(arrays, progress))
-    with _one_blas_thread():
+    with backend.single_blas_thread():
         w, V = np.linalg.eigh(G)
     V = V[:, ::-1][:, :dim]
     sign = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(dim)])

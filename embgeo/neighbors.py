@@ -255,20 +255,6 @@ def _tile_shape(n, nq, n_jobs, itemsize, memory_budget):
     return rows, min(cols, n)
 
 
-_BLAS_CONTROLLER = None
-
-
-def _one_blas_thread():
-    """Context manager limiting BLAS to one thread (the library scan is done once per process)."""
-    global _BLAS_CONTROLLER
-    if _BLAS_CONTROLLER is None:
-        import scipy.linalg.cython_blas  # noqa: F401  (the BLAS Numba's np.dot calls: load it first)
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS_CONTROLLER = ThreadpoolController()
-    return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
-
-
 def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=None, scale=None):
     """GEMM per (query block × database block) tile, merged into heaps by the Numba kernel."""
     from contextlib import nullcontext
@@ -311,7 +297,7 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
     starts = range(0, nq, rows)
     bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
     # one BLAS thread per worker: the workers are the parallelism (small jobs skip the switch)
-    with (_one_blas_thread() if big else nullcontext()):
+    with (backend.single_blas_thread() if big else nullcontext()):
         if n_jobs == 1 or len(starts) == 1:
             for s in starts:
                 run_block(s)
