@@ -329,7 +329,8 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
     n = A.shape[0]
     step = block_rows(B.shape[0], 4, memory_budget)
     BT = xp.matrix_transpose(B)
-    thr = 256 if keep_prob >= 1.0 else int(round(keep_prob * 256))
+    # at least 1/256: a zero threshold would drop every score and send every row to column 0
+    thr = 256 if keep_prob >= 1.0 else max(1, int(round(keep_prob * 256)))
     if backend.is_numpy(A):
         from .kernels.crosslingual import dropout_argmax as kernel
         seed = np.uint64(rng.integers(0, 2**63))
@@ -349,7 +350,7 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
             # subtracting r_S/2 ranks like CSLS (the row term is constant), as in VecMap
             S = S - xp.reshape(xp.astype(r_B, S.dtype), (1, -1)) / 2
         if thr < 256:
-            keep = backend.asarray(rng.random(tuple(S.shape)) < thr / 256, like=S, dtype=None)
+            keep = xp.asarray(rng.random(tuple(S.shape)) < thr / 256)  # boolean, in S's library
             S = xp.where(keep, S, xp.zeros_like(S))
         best.append(xp.argmax(S, axis=1))
     return (backend.to_numpy(xp.concat(best, axis=0)).astype(np.int64),
@@ -373,7 +374,8 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         CSLS subtracts r/2 of the candidate side (Conneau et al. 2018, eq. 3).
     keep_prob : float
         Stochastic dictionary induction: each similarity is zeroed with probability 1 − p
-        (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic.
+        (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic. p is resolved in steps of
+        1/256 (at least 1/256). Ignored for ``direction="mutual"``.
 
     Returns
     -------
@@ -394,6 +396,10 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X and Z must share their dimension ({X.shape[1]} vs {Z.shape[1]})")
     rng = np.random.default_rng(random_state)
+    if direction == "mutual":
+        # dropout draws the two directions' choices independently, so almost no pair would be
+        # mutual: mutual induction is deterministic
+        keep_prob = 1.0
     csls = retrieval == "csls"
     parts, objs = [], []
     if direction in ("forward", "union", "mutual"):
@@ -451,7 +457,8 @@ class Mapper:
     vocabulary_cutoff : int or None
         Induce dictionaries among the k most frequent words (rows) only.
     direction : {"union", "forward", "backward", "mutual"}
-        Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only).
+        Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only, found
+        without stochastic dropout, which would make the two directions disagree).
     csls_neighborhood : int
         k of CSLS for induction; 0 uses plain nearest neighbours.
     threshold : float

@@ -371,3 +371,30 @@ def test_real_en_fi_supervised_bli_far_above_chance(shared_data, glove):
     assert res["coverage"] > 0.7
     assert res["P@1"] > 0.1  # chance is 1/30000
     assert res["P@10"] > res["P@1"]
+
+
+def test_mutual_induction_is_not_thinned_by_dropout_and_tiny_keep_prob_is_not_degenerate():
+    # review findings: independent dropout in the two directions left almost no mutual pair;
+    # keep_prob < 1/512 zeroed every score and sent every row to target 0
+    from embgeo.crosslingual import induce_dictionary
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((300, 10)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    Q, _ = np.linalg.qr(rng.standard_normal((10, 10)))
+    Z = (X @ Q + 0.01 * rng.standard_normal((300, 10))).astype(np.float32)
+    pairs = induce_dictionary(X @ Q, Z, direction="mutual", keep_prob=0.1, random_state=0)
+    assert len(pairs) >= 290
+    fwd = induce_dictionary(X @ Q, Z, direction="forward", keep_prob=0.001, random_state=0)
+    assert len(np.unique(fwd[:, 1])) > 1
+
+
+def test_stochastic_induction_runs_on_array_api_strict():
+    xps = pytest.importorskip("array_api_strict")
+    from embgeo.crosslingual import induce_dictionary
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 6)).astype(np.float32)
+    Z = rng.standard_normal((50, 6)).astype(np.float32)
+    pairs = induce_dictionary(xps.asarray(X), xps.asarray(Z), keep_prob=0.5, direction="forward", random_state=1)
+    assert pairs.shape == (40, 2) and pairs[:, 1].max() < 50
