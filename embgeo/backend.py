@@ -106,8 +106,9 @@ def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
     """Convert ``x`` to an array of the same library (and device) as ``like``.
 
     Without ``like``, array-API arrays stay in their library and anything else becomes NumPy.
-    ``dtype`` accepts ``"float32"``/``"float64"`` names or dtype objects; ``None`` keeps the
-    input's dtype for floating arrays and uses the default float dtype otherwise.
+    ``dtype`` accepts ``"float32"``/``"float64"`` names or dtype objects; ``None`` keeps float32
+    and float64 input as it is and converts anything else (integers, booleans, float16) to the
+    default float dtype.
     """
     if like is not None:
         xp = get_namespace(like)
@@ -119,7 +120,8 @@ def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
         x = xp.asarray(x)
     if dtype is None:
         arr = xp.asarray(x, copy=copy)
-        if not xp.isdtype(arr.dtype, "real floating"):
+        # float16 and other non-standard floats have no BLAS or kernels: they become the default too
+        if not (arr.dtype == xp.float32 or arr.dtype == xp.float64):
             arr = xp.astype(arr, resolve_dtype(None, xp))
         return arr
     return xp.asarray(x, dtype=resolve_dtype(dtype, xp), copy=copy)
@@ -176,7 +178,7 @@ def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_em
         raise ValueError(f"{name} must be 2-D (n_words, dim); expected ndim to be 2, but observed {X.ndim}")
     if not allow_empty and (X.shape[0] == 0 or X.shape[1] == 0):
         raise ValueError(f"{name} is empty (shape {tuple(X.shape)})")
-    if not xp.isdtype(X.dtype, "real floating"):
+    if not (X.dtype == xp.float32 or X.dtype == xp.float64):
         X = xp.astype(X, resolve_dtype(None, xp))
     if check_finite:
         finite = xp.all(xp.isfinite(X), axis=1)

@@ -62,6 +62,8 @@ class Embeddings:
             _check_rows_finite(vectors, words, "vectors")
         if counts is not None:
             counts = np.asarray(backend.to_numpy(counts))
+            # int64 or float64: unsigned counts would wrap under negation (top() sorts by -counts)
+            counts = counts.astype(np.int64 if counts.dtype.kind in "iub" else np.float64)
             if counts.shape != (len(words),):
                 raise ValueError(f"counts must have shape ({len(words)},), got {counts.shape}")
             if not np.all(np.isfinite(counts)) or np.any(counts < 0):
@@ -160,6 +162,7 @@ class Embeddings:
             raise ValueError(f"missing must be 'raise', 'skip' or 'mark', got {missing!r}")
         if isinstance(words, str):
             raise TypeError("indices() takes a sequence of words; use index() for one word")
+        words = list(words)  # a generator would be spent before the error message needs it
         get = self._index.get
         idx = np.fromiter((get(w, -1) for w in words), dtype=np.int64)
         if missing == "mark":
@@ -167,7 +170,6 @@ class Embeddings:
         bad = idx < 0
         if bad.any():
             if missing == "raise":
-                words = list(words)
                 first = words[int(np.flatnonzero(bad)[0])]
                 raise UnknownWordError(first, n_missing=int(bad.sum()))
             idx = idx[~bad]
@@ -274,6 +276,8 @@ class Embeddings:
         M = self.unit_vectors if measure == "cosine" else self._vectors
         xp = backend.get_namespace(M)
         i, j = self.indices(words1), self.indices(words2)
+        if len(i) != len(j):
+            raise ValueError(f"word lists differ in length ({len(i)} vs {len(j)}): pairs must be aligned")
         if not backend.is_numpy(M):
             i, j = xp.asarray(i), xp.asarray(j)
         s = xp.sum(xp.take(M, i, axis=0) * xp.take(M, j, axis=0), axis=1)

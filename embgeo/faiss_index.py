@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 
 import numpy as np
 
 from . import backend
+from .atomic import atomic_path
 from .neighbors import _check_k, _max_excluded, exclusion_csr
 
 __all__ = ["FaissIndex", "faiss_search"]
@@ -224,20 +224,10 @@ class FaissIndex:
         path = os.fspath(path)
         meta = {"format": 1, "dim": self.dim, "metric": self.metric, "kind": self.kind,
                 "params": self.params}
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".faiss", dir=directory)
-        os.close(fd)
-        fdm, tmpm = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
-        try:
-            faiss.write_index(self._index, tmp)
-            with os.fdopen(fdm, "w") as f:
+        with atomic_path(path) as tmp, atomic_path(path + ".json") as tmpm:
+            faiss.write_index(self._index, os.fspath(tmp))
+            with open(tmpm, "w", encoding="utf-8") as f:
                 json.dump(meta, f)
-            os.replace(tmp, path)
-            os.replace(tmpm, path + ".json")
-        finally:
-            for t in (tmp, tmpm):
-                if os.path.exists(t):
-                    os.unlink(t)
 
     @classmethod
     def load(cls, path) -> "FaissIndex":

@@ -202,13 +202,27 @@ def detect_format(path) -> str:
     if head[:1] == b"\x80":  # pickle protocol >= 2: gensim's SaveLoad
         return "gensim"
     first, _, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
-    if _parse_header(first) is not None:
-        return "word2vec_binary" if _looks_binary(rest) else "word2vec"
+    header = _parse_header(first)
+    if header is not None:
+        return "word2vec_binary" if _looks_binary(rest, header[1]) else "word2vec"
     return "glove"
 
 
-def _looks_binary(sample: bytes) -> bool:
-    # float32 payloads contain control bytes and invalid UTF-8 almost surely within a few KB
+def _looks_binary(sample: bytes, dim: int) -> bool:
+    # Decide by structure: a text record is a word and `dim` numbers on one line, which 4·dim raw
+    # float32 bytes essentially never form. Odd bytes in a word (control characters, Latin-1)
+    # therefore do not make a text file "binary".
+    line, newline, _ = sample.partition(b"\n")
+    if newline:
+        toks = line.split()
+        try:
+            # numbers after the word mean text, even with the wrong count (the parser then
+            # reports the line); raw float32 bytes do not split into parseable numbers
+            [float(t) for t in toks[1:]]
+            return len(toks) < 2
+        except ValueError:
+            return True
+    # the first record does not fit the sample: fall back on the bytes themselves
     sample = sample[:4096]
     if any(b < 9 or 13 < b < 32 for b in sample):
         return True
@@ -528,7 +542,8 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
     The data go to a temporary file in the same directory, which replaces ``path`` with
     ``os.replace`` only when complete; on any error it is removed, so ``path`` is either the old
     file or the new one, never a partial one. (An embgeo cache directory is swapped by two
-    renames.) Text uses the shortest decimal that reads back to the same float32 (float64
+    renames. The prefix form ``X.npy`` + ``X.vocab.txt`` is several files, each replaced
+    atomically but not together: prefer the directory form where readers may run during a save.) Text uses the shortest decimal that reads back to the same float32 (float64
     vectors: Python's ``repr``), the word2vec binary format stores float32 (float64 vectors are
     rounded, with a warning), the embgeo cache stores the dtype as is, with counts and
     output vectors.

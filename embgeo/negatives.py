@@ -392,30 +392,30 @@ class PhraseIndex:
             raise ValueError(f"k must be at least 1, got {k}")
         if isinstance(queries, str):
             queries = [queries]
-        self_ids = None
         if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
-            if all(q in self._pos for q in queries):
-                self_ids = np.array([self._pos[q] for q in queries])
-                Q = self.index.reconstruct(self_ids) if hasattr(self.index, "reconstruct") else None
-                if Q is None:
-                    if e is None:
-                        raise ValueError("give embeddings to embed the query phrases")
-                    Q = self.embed(e, queries)
-            elif e is not None:
-                Q = self.embed(e, queries)
-            else:
-                missing = next(q for q in queries if q not in self._pos)
-                raise UnknownWordError(missing, "not an indexed phrase; pass e= to embed new phrases")
+            # an indexed phrase is its own nearest neighbour: mark it (-1 for new phrases) to drop it
+            self_ids = np.array([self._pos.get(q, -1) for q in queries], dtype=np.int64)
+            missing = [q for q in queries if q not in self._pos]
+            if missing and e is None:
+                raise UnknownWordError(missing[0], "not an indexed phrase; pass e= to embed new phrases")
+            known = self_ids >= 0
+            Q = np.empty((len(queries), self.index.dim), dtype=np.float32)
+            if known.any():
+                Q[known] = self.index.reconstruct(self_ids[known])
+            if missing:
+                Q[~known] = self.embed(e, missing)
+            if not exclude_self:
+                self_ids[:] = -1
         else:
             Q = np.asarray(backend.to_numpy(queries), dtype=np.float32)
-        extra = 1 if (exclude_self and self_ids is not None) else 0
+            self_ids = np.full(Q.shape[0] if Q.ndim == 2 else 1, -1, dtype=np.int64)
+        extra = int(bool((self_ids >= 0).any()))
         if k + extra > len(self):
             raise ValueError(f"k={k} is larger than the {len(self) - extra} phrases available")
         scores, idx = self.index.search(Q, k + extra)
         out = []
         for r in range(idx.shape[0]):
-            row = [(self.phrases[j], float(s)) for s, j in zip(scores[r], idx[r])
-                   if j >= 0 and not (extra and j == self_ids[r])]
+            row = [(self.phrases[j], float(s)) for s, j in zip(scores[r], idx[r]) if j >= 0 and j != self_ids[r]]
             out.append(row[:k])
         return out
 

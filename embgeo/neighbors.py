@@ -477,7 +477,10 @@ def _query_matrix(e, queries, unit):
     """Resolve words / vectors to a query matrix and the self-exclusion rows."""
     if isinstance(queries, str):
         queries = [queries]
-    if isinstance(queries, (list, tuple)) and queries and all(isinstance(q, str) for q in queries):
+    if isinstance(queries, (list, tuple)) and not queries:
+        # no query words: an empty (0, d) block gives empty (0, k) results
+        return e.vectors[:0, ...], np.zeros(0, dtype=np.int64)
+    if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
         idx = e.indices(queries)
         M = e.unit_vectors if unit else e.vectors
         xp = backend.get_namespace(M)

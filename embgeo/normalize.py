@@ -97,8 +97,8 @@ def normalize(X, *steps: str):
     >>> Y.tolist()
     [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
     """
+    X = backend.asarray(X)  # integer input becomes float, not truncated on the way back
     xp = backend.get_namespace(X)
-    X = xp.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"normalize expects a 2-D matrix, got ndim={X.ndim}")
     if len(steps) == 1 and isinstance(steps[0], (list, tuple)):

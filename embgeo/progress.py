@@ -10,7 +10,7 @@ import os
 
 __all__ = ["set_progress", "progress_enabled", "progress_bar"]
 
-_ENABLED = not os.environ.get("EMBGEO_QUIET")
+_ENABLED = os.environ.get("EMBGEO_QUIET", "").strip().lower() in ("", "0", "false", "no")
 
 
 def set_progress(enabled: bool) -> None:

@@ -154,3 +154,19 @@ def test_with_vectors_shares_vocabulary_and_checks_shape(e):
         e.with_vectors(np.ones((5, 4)))
     with pytest.raises(ValueError, match="word 'b'"):
         e.with_vectors(np.where(np.arange(6)[:, None] == 1, np.nan, 1.0) * np.ones((6, 4)))
+
+
+def test_review_findings_on_the_container(rng):
+    V = rng.standard_normal((3, 4)).astype(np.float32)
+    # unsigned counts must not wrap under negation
+    e = Embeddings(list("abc"), V, counts=np.array([5, 10, 0], np.uint32))
+    assert e.top(2).words == ["b", "a"]
+    # float16 becomes float32 (no BLAS or kernels for half precision)
+    assert Embeddings(list("abc"), V.astype(np.float16)).dtype == np.float32
+    # generators are accepted, and the error still names the missing word
+    assert e.indices(w for w in ["c", "a"]).tolist() == [2, 0]
+    with pytest.raises(UnknownWordError, match="'zz'"):
+        e.indices(w for w in ["a", "zz"])
+    # pairs must be aligned
+    with pytest.raises(ValueError, match="differ in length"):
+        e.similarity_pairs(["a", "b"], ["c"])

@@ -349,3 +349,16 @@ def test_bli_is_exported_lazily():
             ev.bli
     else:
         assert callable(ev.bli)
+
+
+def test_empty_analogy_section_does_not_divide_by_zero(tmp_path):
+    # review finding: an empty section made evaluate(..., sections=True) raise ZeroDivisionError
+    from embgeo.evaluate import evaluate
+
+    words = ["a", "b", "c", "d", "e", "f"]
+    rng = np.random.default_rng(0)
+    e = embgeo.Embeddings(words, rng.standard_normal((6, 5)).astype(np.float32))
+    p = tmp_path / "an.txt"
+    p.write_text(": empty\n: real\na b c d\nb c d e\n")
+    rep = evaluate(e, [str(p)], sections=True)
+    assert any("empty" in str(r.get("dataset")) for r in rep.to_records())

@@ -5,12 +5,14 @@ from __future__ import annotations
 import gzip
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
 
 import embgeo
 from embgeo import io
+from embgeo import Embeddings
 from embgeo.io import FormatError
 
 
@@ -363,3 +365,22 @@ def test_real_vectors_match_gensim_reader(shared_data):
 def test_embedded_glove_rows_are_contiguous(glove):
     # row-wise kernels (neighbours, normalisation) read rows; a Fortran-ordered matrix strides them
     assert glove.vectors.flags["C_CONTIGUOUS"]
+
+
+@pytest.mark.parametrize("word", [b"a\x1bb", b"caf\xe9", b"x\x01y"])
+def test_text_with_odd_bytes_in_a_word_is_not_taken_for_binary(tmp_path, word):
+    # review finding: control or Latin-1 bytes in an early word made detection say "binary"
+    lines = [b"5 3", word + b" 0.5 0.25 -1.5"] + [b"w%d 1 2 3" % i for i in range(4)]
+    p = tmp_path / "odd.vec"
+    p.write_bytes(b"\n".join(lines) + b"\n")
+    assert io.detect_format(p) == "word2vec"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnicodeWarning)
+        e = io.load(p)
+    assert len(e) == 5 and e.vectors[0].tolist() == [0.5, 0.25, -1.5]
+
+
+def test_save_load_round_trips_control_characters_in_words(tmp_path):
+    e = Embeddings(["a\x01b", "plain"], np.array([[1.5, -2.0], [0.25, 3.0]], dtype=np.float32))
+    back = io.load(io.save(e, tmp_path / "ctl.vec"))
+    assert back.words == e.words and np.array_equal(back.vectors, e.vectors)

@@ -204,3 +204,29 @@ def test_synonym_table_on_glove_finds_known_synonyms(glove):
     t = synonym_table(e, k=10)
     assert "big" in t["large"] or "larger" in t["large"]
     assert len(t) == 20000 and len(t.indices) == 200000
+
+
+def test_mixed_indexed_and_new_queries_still_exclude_themselves(phrase_emb):
+    # review finding: one new phrase among the queries switched self-exclusion off for all
+    pytest.importorskip("faiss")
+    idx = PhraseIndex.build(phrase_emb, PHRASES)
+    rows = idx.query(["car", "blue truck"], k=3, e=phrase_emb)
+    assert "car" not in [p for p, _ in rows[0]] and len(rows[0]) == 3
+    assert rows[0] == idx.query(["car"], k=3)[0]
+
+
+def test_faiss_index_save_follows_the_umask(tmp_path):
+    pytest.importorskip("faiss")
+    import os
+
+    from embgeo.faiss_index import FaissIndex
+
+    index = FaissIndex(4)
+    index.add(np.eye(4, dtype=np.float32))
+    old = os.umask(0o022)
+    try:
+        index.save(tmp_path / "i.faiss")
+    finally:
+        os.umask(old)
+    assert (os.stat(tmp_path / "i.faiss").st_mode & 0o777) == 0o644
+    assert FaissIndex.load(tmp_path / "i.faiss").search(np.eye(4, dtype=np.float32), 1)[1].ravel().tolist() == [0, 1, 2, 3]

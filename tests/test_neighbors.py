@@ -408,3 +408,11 @@ def test_word_query_csls_uses_the_whole_vocabulary_as_source_space(rng):
     csls[np.arange(2), q] = -np.inf
     _, ids = search(e, ["w3", "w40"], k=4, metric="csls", knn=knn)
     assert np.array_equal(np.asarray(ids), np.argsort(-csls, axis=1, kind="stable")[:, :4])
+
+
+def test_empty_word_query_list_gives_empty_results(rng):
+    from embgeo import Embeddings
+
+    e = Embeddings([f"w{i}" for i in range(10)], rng.standard_normal((10, 4)).astype(np.float32))
+    s, i = e.neighbors([], k=2)
+    assert s.shape == (0, 2) and i.shape == (0, 2)

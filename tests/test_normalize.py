@@ -72,3 +72,8 @@ def test_blocked_path_equals_single_block(X, monkeypatch):
     whole = normalize(X, *steps)
     monkeypatch.setattr(nm, "BLOCK_ROWS", 7)  # 50 rows -> 8 blocks
     assert np.allclose(normalize(X, *steps), whole, atol=1e-6)
+
+
+def test_integer_input_is_not_truncated():
+    Y = normalize(np.array([[3, 4], [1, 0]]), "unit")
+    assert np.allclose(Y, [[0.6, 0.8], [1.0, 0.0]])

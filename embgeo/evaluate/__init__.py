@@ -109,7 +109,8 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
             if sections:
                 for name, s in r.sections.items():
                     report.append({"dataset": f"{r.dataset}/{name}", "task": "analogy", "measure": m,
-                                   "n": s["n_evaluated"], "coverage": s["n_evaluated"] / s["n_total"],
+                                   "n": s["n_evaluated"],
+                                   "coverage": s["n_evaluated"] / s["n_total"] if s["n_total"] else float("nan"),
                                    "accuracy": s["accuracy"]})
         else:
             model, measure = resolve_measure(e, m, cache, progress=progress)
