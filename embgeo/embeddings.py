@@ -294,7 +294,7 @@ class Embeddings:
 
         return search(self, queries, k=k, metric=metric, backend=backend, exclude_self=exclude_self, **kwargs)
 
-    def most_similar(self, positive=(), negative=(), topn: int = 10, restrict_vocab: int | None = None):
+    def most_similar(self, positive=(), negative=(), topn: int | None = 10, restrict_vocab: int | None = None):
         """gensim's ``most_similar``: cosine neighbours of the mean of unit vectors
         (positives added, negatives subtracted), input words excluded; list of (word, score)."""
         from .neighbors import most_similar

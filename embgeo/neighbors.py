@@ -570,7 +570,9 @@ def most_similar(e, positive=(), negative=(), topn: int = 10, restrict_vocab: in
     Returns
     -------
     list of (word, float)
-        At most ``topn`` pairs, best first (ties to the lower row).
+        At most ``topn`` pairs, best first (ties to the lower row). With ``topn=None``, as in
+        gensim, the cosines to all ``restrict_vocab`` words instead (a float NumPy array, input
+        words included).
     """
     if isinstance(positive, str):
         positive = [positive]
@@ -604,6 +606,8 @@ def most_similar(e, positive=(), negative=(), topn: int = 10, restrict_vocab: in
     if n < 1:
         raise ValueError(f"restrict_vocab must be positive, got {restrict_vocab}")
     D = U if n == len(e) else U[:n, ...]
+    if topn is None:
+        return backend.to_numpy(D @ _unit_rows(query, U)[0, ...])
     excl = np.unique(np.asarray(excl, dtype=np.int64))
     excl = excl[excl < n]
     k = min(int(topn), n - excl.size)

@@ -416,3 +416,14 @@ def test_empty_word_query_list_gives_empty_results(rng):
     e = Embeddings([f"w{i}" for i in range(10)], rng.standard_normal((10, 4)).astype(np.float32))
     s, i = e.neighbors([], k=2)
     assert s.shape == (0, 2) and i.shape == (0, 2)
+
+
+def test_most_similar_topn_none_returns_all_cosines_like_gensim(rng):
+    from embgeo import Embeddings
+
+    X = rng.standard_normal((50, 6)).astype(np.float32)
+    e = Embeddings([f"w{i}" for i in range(50)], X)
+    ours = e.most_similar(positive=["w1", "w2"], negative=["w3"], topn=None)
+    theirs = e.to_gensim().most_similar(positive=["w1", "w2"], negative=["w3"], topn=None)
+    assert ours.shape == (50,)
+    assert np.allclose(ours, theirs, atol=1e-5)
