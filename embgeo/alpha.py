@@ -252,10 +252,6 @@ class AlphaEmbeddings:
         for s in progress_bar(starts, total=len(starts), desc=desc, progress=progress, unit="block"):
             yield rows[s:s + b]
 
-    def _take(self, M, idx):
-        if self._is_np:
-            return M[idx]
-        return self._xp.take(M, self._xp.asarray(idx), axis=0)
 
     def _model_unigram(self, progress=None):
         """p_u(χ) = Σ_w π(w) p_w(χ), π the corpus unigram: the marginal of the model's joint."""
@@ -264,7 +260,7 @@ class AlphaEmbeddings:
         acc = xp.zeros((len(self),), dtype=xp.float64)
         Ue, V = self.input_vectors, self._V
         for idx in self._blocks(np.arange(len(self)), "alpha: model unigram", progress, temporaries=6):
-            S = xp.astype(self._take(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
+            S = xp.astype(backend.take_rows(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
             S = S - xp.max(S, axis=1, keepdims=True)
             P = xp.exp(S)
             P = P / xp.sum(P, axis=1, keepdims=True)
@@ -370,7 +366,7 @@ class AlphaEmbeddings:
         lp0 = xp.reshape(xp.log(p0), (1, -1))
         p0r = xp.reshape(p0, (1, -1))
         for idx in self._blocks(rows, "alpha embeddings", progress, temporaries=12):
-            S = xp.astype(self._take(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
+            S = xp.astype(backend.take_rows(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
             smax = xp.max(S, axis=1, keepdims=True)
             lse = smax + xp.log(xp.sum(xp.exp(S - smax), axis=1, keepdims=True))
             X = S - lse - lp0
@@ -489,7 +485,7 @@ class AlphaEmbeddings:
         Ue, V = self.input_vectors, self._V
         parts = []
         for idx in self._blocks(rows, "alpha limit", progress, temporaries=8):
-            S = xp.astype(self._take(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
+            S = xp.astype(backend.take_rows(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
             R = S - lp0  # log(p_w/p0) + log Z_w: the same order as p_w/p0
             if self._is_np:
                 k = top

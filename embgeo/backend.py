@@ -36,6 +36,7 @@ __all__ = [
     "set_default_dtype",
     "check_matrix",
     "single_blas_thread",
+    "take_rows",
 ]
 
 _DEFAULT_DTYPE = "float32"
@@ -161,6 +162,18 @@ def to_device(x: Any, device: str = "cpu"):
         cp = _cupy()
         return cp.asarray(x)
     raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
+
+
+def take_rows(M, idx):
+    """Rows ``idx`` (int sequence or NumPy array) of ``M``, in ``M``'s library.
+
+    NumPy uses fancy indexing; other libraries get ``xp.take`` with the indices moved to them.
+    """
+    idx = np.asarray(to_numpy(idx) if not isinstance(idx, (list, tuple)) else idx, dtype=np.int64)
+    if is_numpy(M):
+        return M[idx]
+    xp = get_namespace(M)
+    return xp.take(M, xp.asarray(idx), axis=0)
 
 
 def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_empty: bool = False):

@@ -219,18 +219,12 @@ def _dictionary_rows(X, Z, pairs, check_finite=True):
         Xd, Zd = Xm, Zm
     else:
         si, ti = dictionary_indices(X, Z, pairs)
-        Xd, Zd = _take(_matrix(X, "X"), si), _take(_matrix(Z, "Z"), ti)
+        Xd, Zd = backend.take_rows(_matrix(X, "X"), si), backend.take_rows(_matrix(Z, "Z"), ti)
     if check_finite:
         Xd, Zd = backend.check_matrix(Xd, "X_D"), backend.check_matrix(Zd, "Z_D")
     return Xd, Zd
 
 
-def _take(M, idx):
-    idx = np.asarray(backend.to_numpy(idx), dtype=np.int64)
-    if backend.is_numpy(M):
-        return M[idx]
-    xp = backend.get_namespace(M)
-    return xp.take(M, xp.asarray(idx), axis=0)
 
 
 # ---------------------------------------------------------------------------------- retrieval
@@ -725,7 +719,7 @@ class Mapper:
 
     def _final_mapping(self, X, Z, si, ti):
         xp = backend.get_namespace(X)
-        Xd, Zd = _take(X, si), _take(Z, ti)
+        Xd, Zd = backend.take_rows(X, si), backend.take_rows(Z, ti)
         ds, dt = X.shape[1], Z.shape[1]
         f64 = xp.float64
         if self.mapping == "orthogonal":
@@ -794,7 +788,7 @@ class Mapper:
                     last_improvement = it
                 if end or (self.max_iter is not None and it > int(self.max_iter)):
                     break
-                W = procrustes(_take(X, si), _take(Z, ti), check_finite=False)
+                W = procrustes(backend.take_rows(X, si), backend.take_rows(Z, ti), check_finite=False)
                 A, B = _shared_space(Xc, Zc, W)
                 pairs, objective = induce_dictionary(
                     A, B, direction=self.direction, retrieval=retrieval,
@@ -822,7 +816,7 @@ class Mapper:
 
     def _score_validation(self, X, Z, W, val):
         src_rows = np.fromiter(val.keys(), dtype=np.int64)
-        Q, Zs = _shared_space(_take(X, src_rows), Z, W)
+        Q, Zs = _shared_space(backend.take_rows(X, src_rows), Z, W)
         scores, idx = topk(Q, Zs, 1, metric="dot", memory_budget=self.memory_budget, progress=False)
         nn = backend.to_numpy(idx)[:, 0]
         acc = float(np.mean([nn[i] in val[s] for i, s in enumerate(src_rows.tolist())]))
@@ -830,7 +824,7 @@ class Mapper:
         Qn = backend.to_numpy(Q).astype(np.float64)
         for i, s in enumerate(src_rows.tolist()):
             g = np.fromiter(val[s], dtype=np.int64)
-            sims.append(float(np.max(backend.to_numpy(_take(Zs, g)).astype(np.float64) @ Qn[i])))
+            sims.append(float(np.max(backend.to_numpy(backend.take_rows(Zs, g)).astype(np.float64) @ Qn[i])))
         cov = len(val) / max(1, getattr(self, "_val_total", len(val)))
         return {"val_accuracy": acc, "val_similarity": float(np.mean(sims)), "val_coverage": cov}
 

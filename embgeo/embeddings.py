@@ -138,9 +138,7 @@ class Embeddings:
         """Vector of one word, or the (k, dim) matrix of a list of words."""
         if isinstance(word, str):
             return self._vectors[self.index(word), ...]
-        idx = self.indices(word)
-        xp = backend.get_namespace(self._vectors)
-        return xp.take(self._vectors, xp.asarray(idx) if not backend.is_numpy(self._vectors) else idx, axis=0)
+        return backend.take_rows(self._vectors, self.indices(word))
 
     def index(self, word: str) -> int:
         """Row of ``word``; :class:`~embgeo.errors.UnknownWordError` (a KeyError) names it if absent."""
@@ -177,10 +175,8 @@ class Embeddings:
 
     # ------------------------------------------------------------ derivations
     def _take_rows(self, idx: np.ndarray) -> "Embeddings":
-        xp = backend.get_namespace(self._vectors)
-        ids = idx if backend.is_numpy(self._vectors) else xp.asarray(idx)
-        vec = xp.take(self._vectors, ids, axis=0)
-        out = None if self._output_vectors is None else xp.take(self._output_vectors, ids, axis=0)
+        vec = backend.take_rows(self._vectors, idx)
+        out = None if self._output_vectors is None else backend.take_rows(self._output_vectors, idx)
         counts = None if self._counts is None else self._counts[idx]
         return Embeddings([self._words[i] for i in idx], vec, counts, output_vectors=out, check_finite=False)
 

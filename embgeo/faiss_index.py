@@ -58,9 +58,9 @@ def _as_float32(X, name, dim=None):
 
 
 def _unit(X):
-    norms = np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True)
-    norms[norms == 0] = 1.0  # VecMap's rule: zero rows stay zero
-    return np.ascontiguousarray(X / norms, dtype=np.float32)
+    from .normalize import normalize  # float64 accumulation; zero rows stay zero
+
+    return np.ascontiguousarray(normalize(X, "unit"), dtype=np.float32)
 
 
 class FaissIndex:
