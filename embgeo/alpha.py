@@ -56,7 +56,7 @@ import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
-from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows
+from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
 from .normalize import normalize as normalize_rows
 from .progress import progress_bar
 
@@ -487,12 +487,7 @@ class AlphaEmbeddings:
         for idx in self._blocks(rows, "alpha limit", progress, temporaries=8):
             S = xp.astype(backend.take_rows(Ue, idx) @ xp.matrix_transpose(V), xp.float64)
             R = S - lp0  # log(p_w/p0) + log Z_w: the same order as p_w/p0
-            if self._is_np:
-                k = top
-                part = np.argpartition(-R, k - 1, axis=1)[:, :k] if k < R.shape[1] else \
-                    np.broadcast_to(np.arange(R.shape[1]), R.shape).copy()
-            else:
-                part = xp.argsort(-R, axis=1, stable=True)[:, :top]
+            part = select_topk(R, top)[1]  # the top rows of p_w/p0, ties to the lower row
             if weighted:
                 smax = xp.max(S, axis=1, keepdims=True)
                 lse = smax + xp.log(xp.sum(xp.exp(S - smax), axis=1, keepdims=True))

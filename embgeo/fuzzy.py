@@ -57,7 +57,7 @@ import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
-from .neighbors import block_rows
+from .neighbors import block_rows, select_topk
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
 
@@ -896,8 +896,7 @@ class FuzzyEmbeddings:
                 cb = xp.reshape(xp.astype(card, G.dtype), (1, -1))
                 den = xp.reshape(xp.astype(a[s:e_], G.dtype), (-1, 1)) + cb - G if measure == "jaccard" else cb
                 S = _ratio(xp, G, xp.broadcast_to(den, G.shape))
-            S = _exclude(xp, S, ex[s:e_], is_np)
-            out.append(_select_topk(xp, S, k, is_np))
+            out.append(select_topk(S, k, exclude=ex[s:e_])[1])
         return None, xp.concat(out, axis=0)
 
     def _rescore(self, Q, idx, measure, reverse):
@@ -948,32 +947,6 @@ class FuzzyEmbeddings:
         q = (self[list(b)] + self[list(x)]) - self[list(a)]
         return self.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab,
                               progress=progress)
-
-
-def _exclude(xp, S, rows, is_np):
-    if is_np:
-        for r, cols in enumerate(rows):
-            if cols.size:
-                S[r, cols] = -np.inf
-        return S
-    mask = np.zeros(tuple(S.shape), dtype=bool)
-    for r, cols in enumerate(rows):
-        mask[r, cols] = True
-    return xp.where(xp.asarray(mask), xp.full_like(S, -math.inf), S)
-
-
-def _select_topk(xp, S, k, is_np):
-    """Column indices of each row's k largest scores, best first, ties to the lower column."""
-    if not is_np:
-        return xp.argsort(-S, axis=1, stable=True)[:, :k]
-    try:  # the neighbour search's Numba heap selection, when available (several times faster)
-        from .kernels.topk import topk_rows
-    except ImportError:  # pragma: no cover - older embgeo without the kernel
-        topk_rows = None
-    if topk_rows is not None:
-        return topk_rows(S, k)[1]
-    part = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < S.shape[1] else np.argsort(-S, axis=1, kind="stable")
-    return np.take_along_axis(part, np.lexsort((part, -np.take_along_axis(S, part, axis=1)), axis=1), axis=1)
 
 
 # ================================================================== analyses

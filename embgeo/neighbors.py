@@ -25,7 +25,7 @@ from . import backend
 from .progress import progress_bar
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
-           "exclusion_csr", "DEFAULT_MEMORY_BUDGET"]
+           "exclusion_csr", "select_topk", "DEFAULT_MEMORY_BUDGET"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -199,6 +199,31 @@ def _select_numpy(S, k):
 def _select_xp(xp, S, k):
     order = xp.argsort(-S, axis=1, stable=True)[:, :k]
     return xp.take_along_axis(S, order, axis=1), order
+
+
+def select_topk(S, k: int, exclude=None):
+    """Top-``k`` of each row of one score block that a method computed itself.
+
+    For methods whose scores are not a plain GEMM (fuzzy Jaccard, alpha limit embeddings): the
+    same selection as :func:`topk` — best first, ties to the lower column, ``exclude`` in any form
+    :func:`exclusion_csr` takes — on NumPy (the Numba heap kernel) or any array-API array.
+    A NumPy ``S`` is overwritten at the excluded entries (only there).
+
+    Returns
+    -------
+    scores, columns : arrays, shape (rows, k)
+    """
+    n_rows, n_cols = S.shape
+    ex = exclusion_csr(exclude, n_rows, n_cols)
+    k = _check_k(k, n_cols - _max_excluded(ex))
+    if backend.is_numpy(S):
+        from .kernels.topk import topk_rows
+
+        return topk_rows(S, k, *(ex if ex is not None else (None, None)))
+    xp = backend.get_namespace(S)
+    if ex is not None:
+        S = _apply_exclusion(xp, S, *_slice_csr(ex, 0, n_rows), False)
+    return _select_xp(xp, S, k)
 
 
 def _apply_exclusion(xp, S, rows, cols, is_np):

@@ -427,3 +427,22 @@ def test_most_similar_topn_none_returns_all_cosines_like_gensim(rng):
     theirs = e.to_gensim().most_similar(positive=["w1", "w2"], negative=["w3"], topn=None)
     assert ours.shape == (50,)
     assert np.allclose(ours, theirs, atol=1e-5)
+
+
+def test_select_topk_matches_brute_force_with_exclusions_on_both_paths(rng):
+    from embgeo.neighbors import select_topk
+
+    S = rng.standard_normal((7, 30))
+    S[2, 5] = S[2, 9] = S[2].max() + 1  # a tie at the top goes to the lower column
+    ex = [[0, 3], [], [5], [29], [1, 2, 4], [], [7]]
+    ref = S.copy()
+    for r, cols in enumerate(ex):
+        ref[r, cols] = -np.inf
+    order = np.argsort(-ref, axis=1, kind="stable")[:, :4]
+    v, i = select_topk(S.copy(), 4, exclude=ex)
+    assert np.array_equal(i, order) and np.allclose(v, np.take_along_axis(ref, order, axis=1))
+    xps = pytest.importorskip("array_api_strict")
+    v2, i2 = select_topk(xps.asarray(S), 4, exclude=ex)
+    assert np.array_equal(np.asarray(i2), order)
+    with pytest.raises(ValueError, match="exceeds"):
+        select_topk(S.copy(), 28, exclude=ex)
