@@ -63,7 +63,7 @@ class Transform:
         self.gme = GeometricMetaEmbedding(max_iterations=5, progress=False).fit(self.sources)
 
     def time_geo_avg(self, n):
-        self.gme.transform("geo-avg")
+        self.gme.transform(self.sources)
 
     def time_average(self, n):
         from embgeo.meta import average

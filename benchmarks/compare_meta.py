@@ -1,7 +1,7 @@
 """Geometric meta-embeddings (embgeo.meta): iteration time is flat in n, and the paper's Table 1.
 
     python benchmarks/compare_meta.py timing [--sizes 10000 50000 200000] [--iterations 20]
-    python benchmarks/compare_meta.py table1 [--iterations 300] [--C 1.0]
+    python benchmarks/compare_meta.py table1 [--iterations 300] [--C 1.0 [50 ...]] [--dims 384 50] [--no-analogy]
 
 ``timing``: synthetic sources of 50 and 384 dimensions (the shapes of GloVe 6B 50d and MiniLM
 static vectors). The one-off Gram precomputation (O(n·d²), blocked float64) is timed apart from
@@ -9,8 +9,10 @@ the Riemannian CG iterations (O(d³) each, independent of n); ratios are relativ
 
 ``table1``: Jawanpuria et al. (2020), Table 1 protocol on GloVe 6B 50d and
 en.minilm-static.384d.50k over their common vocabulary: the sources, CONC, AVG, SVD, Geo-CONC
-and Geo-AVG, Spearman's rho (cosine) on the shared word-similarity sets and Google analogy
-accuracy (3CosAdd, candidates = the whole common vocabulary).
+and Geo-AVG, Spearman's rho (cosine) on the shared word-similarity sets (and their mean) and Google
+analogy accuracy (3CosAdd, candidates = the whole common vocabulary). Each geometric fit is shown
+twice: with unit-length mapped sources (``normalize_mapped=True``, the released code, the default)
+and with the paper's formula as written (rows marked "raw").
 """
 from __future__ import annotations
 
@@ -80,33 +82,43 @@ def table1(args):
     models[f"SVD ({args.svd_dim}d)"] = concatenate_svd([g, m], dim=args.svd_dim)
     print(f"baselines: {time.perf_counter() - t0:.1f} s")
     fits = []
-    for dim in args.dims:
-        gme = GeometricMetaEmbedding(C=args.C, dim=dim, max_iterations=args.iterations, progress=False)
-        t0 = time.perf_counter()
-        gme.fit([g, m])
-        t_fit = time.perf_counter() - t0
-        fits.append((gme.dim_, gme.n_iter_, gme.cost_history_[0], gme.cost_, t_fit, gme.stopping_criterion_))
-        models[f"Geo-CONC ({2 * gme.dim_}d)"] = gme.transform("geo-conc")
-        models[f"Geo-AVG ({gme.dim_}d)"] = gme.transform("geo-avg")
-    for dim, it, c0, c1, t, why in fits:
-        print(f"fit dim={dim}: {it} iterations, cost {c0:.6g} -> {c1:.6g}, {t:.1f} s ({why})")
+    for C in args.C:
+        for dim in args.dims:
+            gme = GeometricMetaEmbedding(C=C, dim=dim, max_iterations=args.iterations, progress=False)
+            t0 = time.perf_counter()
+            gme.fit([g, m])
+            t_fit = time.perf_counter() - t0
+            fits.append((C, gme.dim_, gme.n_iter_, gme.cost_history_[0], gme.cost_, t_fit,
+                         gme.stopping_criterion_))
+            tag = f"C={C:g}" if len(args.C) > 1 else ""
+            # released code (unit-length mapped sources, the default) and the paper's formula as written
+            for unit in (True, False):
+                gme.set_params(normalize_mapped=unit)
+                suffix = "" if unit else " raw"
+                models[f"Geo-CONC {2 * gme.dim_}d{tag}{suffix}"] = gme.transform([g, m], kind="geo-conc")
+                models[f"Geo-AVG {gme.dim_}d{tag}{suffix}"] = gme.transform([g, m], kind="geo-avg")
+    for C, dim, it, c0, c1, t, why in fits:
+        print(f"fit C={C:g} dim={dim}: {it} iterations, cost {c0:.6g} -> {c1:.6g}, {t:.1f} s ({why})")
 
     sim_sets = sorted((SHARED / "wordsim").glob("*.txt"))
     names = [p.stem.removeprefix("EN-") for p in sim_sets]
-    header = f"{'model':<22}" + "".join(f"{n[:10]:>11}" for n in names) + f"{'Google':>9}{'sem':>7}{'syn':>7}"
+    header = (f"{'model':<24}" + "".join(f"{n[:10]:>11}" for n in names) + f"{'mean':>7}"
+              + (f"{'Google':>9}{'sem':>7}{'syn':>7}" if args.analogy else ""))
     print(f"\nSpearman rho x 100 (cosine; pairs covered by the common vocabulary) and Google analogy "
           f"accuracy x 100 (3CosAdd over all {len(g)} common words)")
     print(header)
     coverage = None
     for name, e in models.items():
         sims = [word_similarity(e, p) for p in sim_sets]
-        an = analogy(e, "google-analogy", restrict_vocab=None, progress=False)
+        an = analogy(e, "google-analogy", restrict_vocab=None, progress=False) if args.analogy else None
         coverage = (sims, an)
-        print(f"{name:<22}" + "".join(f"{100 * r.spearman:>11.1f}" for r in sims)
-              + f"{100 * an.accuracy:>9.1f}{100 * an.semantic_accuracy:>7.1f}{100 * an.syntactic_accuracy:>7.1f}")
+        mean = 100 * float(np.mean([r.spearman for r in sims]))
+        print(f"{name:<24}" + "".join(f"{100 * r.spearman:>11.1f}" for r in sims) + f"{mean:>7.1f}"
+              + (f"{100 * an.accuracy:>9.1f}{100 * an.semantic_accuracy:>7.1f}"
+                 f"{100 * an.syntactic_accuracy:>7.1f}" if an is not None else ""))
     sims, an = coverage
     print("pairs   " + " ".join(f"{r.dataset[:10]}={r.n_found}/{r.n_total}" for r in sims)
-          + f"; analogy questions {an.n_evaluated}/{an.n_total}")
+          + (f"; analogy questions {an.n_evaluated}/{an.n_total}" if an is not None else ""))
 
 
 def main(argv=None):
@@ -117,7 +129,8 @@ def main(argv=None):
     t.add_argument("--iterations", type=int, default=20)
     r = sub.add_parser("table1")
     r.add_argument("--iterations", type=int, default=300)
-    r.add_argument("--C", type=float, default=1.0)
+    r.add_argument("--C", type=float, nargs="+", default=[1.0])
+    r.add_argument("--no-analogy", dest="analogy", action="store_false", help="similarity sets only")
     r.add_argument("--dims", type=int, nargs="+", default=[384, 50])
     r.add_argument("--svd-dim", type=int, default=384)
     args = ap.parse_args(argv)

@@ -46,6 +46,17 @@ embgeo's extensions beyond the paper
   over all source pairs i < j (plus one C‖B‖²_F); Geo-AVG/Geo-CONC average/concatenate all
   ``B^½ M_i x_i``. With two sources this is exactly eq. 1.
 
+The released code (github.com/SatyadevNtv/geo-meta-emb, ``geomm.py`` and
+``generate-meta-embs.py``) differs from the paper's text in two places, both followed here:
+
+* **Regularisation weight.** ``geomm.py`` minimises ``½·l2_reg·‖B‖²_F + ‖XᵀWZ − A‖²_F``; the
+  paper's eq. 1 writes ``C‖B‖²_F``. So ``C = l2_reg / 2``; the released default and sample
+  script use ``l2_reg = 1e2``, i.e. ``C = 50``. ``C`` here is the paper's weight.
+* **Unit-length mapped sources.** ``geomm.py`` writes each mapped source ``B^½ U x`` scaled to unit
+  length (``length_normalize(xw)``), and ``generate-meta-embs.py`` averages or concatenates those
+  files. :meth:`GeometricMetaEmbedding.transform` does the same by default
+  (``normalize_mapped=True``); ``normalize_mapped=False`` gives the paper's formula literally.
+
 Baselines: CONC and AVG (Coates & Bollegala 2018, "Frustratingly Easy Meta-Embedding", NAACL;
 sources of different dimensionality are zero-padded before averaging) and the SVD of the
 concatenation (Yin & Schütze 2016, "Learning Word Meta-Embeddings", ACL).
@@ -56,6 +67,7 @@ import logging
 from typing import Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from . import backend
 from .embeddings import Embeddings
@@ -274,7 +286,7 @@ def objective(sources, rotations, metric, C: float = 0.0, *, progress=None) -> f
 
 
 # ------------------------------------------------------------------------------- estimator
-class GeometricMetaEmbedding:
+class GeometricMetaEmbedding(BaseEstimator):
     """Geometric meta-embeddings (Jawanpuria, Dev, Kunchukuttan & Mishra 2020).
 
     Learns one orthogonal map per source and a shared SPD metric ``B`` by minimising eq. 1
@@ -283,11 +295,17 @@ class GeometricMetaEmbedding:
     gradient (and Hessian for trust regions). The data enter through d×d Gram blocks computed
     once in O(n·d²); each iteration is then O(d³), independent of the vocabulary size n.
 
+    A scikit-learn estimator (``clone``, ``get_params``/``set_params``, ``check_is_fitted``); it
+    keeps no copy of the training sources: ``transform(sources)`` maps the sources it is given.
+
     Parameters
     ----------
     C : float, default 1.0
-        Weight of ``‖B‖²_F`` in eq. 1. The data term grows like n², so C matters less on large
-        vocabularies; ``C=0`` is allowed (B still stays positive definite on the manifold).
+        Weight of ``‖B‖²_F`` in eq. 1 (the paper's C; the released ``geomm.py`` writes
+        ``0.5·l2_reg·‖B‖²``, so its ``--l2_reg 1e2`` is ``C=50``). ``C=0`` is allowed (B still
+        stays positive definite on the manifold).
+    kind : {"geo-avg", "geo-conc"}, default "geo-avg"
+        What :meth:`transform` returns when it is not given ``kind``: Geo-AVG or Geo-CONC.
     solver : {"cg", "trust-regions"}, default "cg"
         pymanopt's ``ConjugateGradient`` (as in the paper) or ``TrustRegions`` (then with the
         analytic Euclidean Hessian: pymanopt 2.2 has no finite-difference fallback for the NumPy
@@ -300,6 +318,12 @@ class GeometricMetaEmbedding:
         Normalisation steps (:mod:`embgeo.normalize`) applied to every source before fitting
         and transforming; ``"unit"`` scales each word vector to unit length, so no source
         dominates by its norm. ``None`` uses the vectors as given.
+    normalize_mapped : bool, default True
+        Scale every mapped word vector ``B^½ M_i x`` to unit length before averaging or
+        concatenating, as the released code does (``geomm.py`` writes length-normalised mapped
+        sources, which ``generate-meta-embs.py`` then averages). ``False``: the paper's formula
+        ``(B^½Ux + B^½Vz)/2`` as written, where a source whose mapped vectors are longer
+        dominates the average.
     init : {"procrustes", "random"}, default "procrustes"
         Initial maps. ``"random"``: random orthonormal maps drawn from ``random_state``.
         ``"procrustes"``: source 0 gets a random map, every other source the orthogonal
@@ -327,7 +351,9 @@ class GeometricMetaEmbedding:
         Value of eq. 1 at each iterate (one per iteration for CG; one per accepted step, plus
         the start, for trust regions). ``cost_`` is the last entry.
     vocabulary_ : list of str or None
-        The common vocabulary (None when fitted on arrays).
+        The common vocabulary of the training sources (None when fitted on arrays).
+    source_dims_ : list of int
+        The dimension of each training source.
     dim_, n_iter_, stopping_criterion_ : int, int, str
 
     Examples
@@ -341,16 +367,21 @@ class GeometricMetaEmbedding:
     >>> U, V = gme.rotations_
     >>> bool(np.allclose(V @ R, U, atol=1e-3))       # the second source is rotated onto the first
     True
+    >>> gme.transform([X, X @ R.T], kind="geo-conc").shape
+    (500, 16)
     """
 
-    def __init__(self, C: float = 1.0, solver: str = "cg", max_iterations: int = 300, dim: int | None = None,
-                 normalize="unit", init: str = "procrustes", tol: float = 1e-6, random_state=0,
-                 verbosity: int = 0, progress=None):
+    def __init__(self, C: float = 1.0, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
+                 dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
+                 init: str = "procrustes", tol: float = 1e-6, random_state=0, verbosity: int = 0,
+                 progress=None):
         self.C = C
+        self.kind = kind
         self.solver = solver
         self.max_iterations = max_iterations
         self.dim = dim
         self.normalize = normalize
+        self.normalize_mapped = normalize_mapped
         self.init = init
         self.tol = tol
         self.random_state = random_state
@@ -367,10 +398,12 @@ class GeometricMetaEmbedding:
             raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations!r}")
         if self.init not in _INITS:
             raise ValueError(f"init must be one of {_INITS}, got {self.init!r}")
+        if self.kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
         if self.dim is not None and int(self.dim) < 1:
             raise ValueError(f"dim must be a positive integer, got {self.dim!r}")
 
-    def fit(self, sources: Sequence):
+    def fit(self, sources: Sequence, y=None):
         """Learn the maps and the metric from two or more sources.
 
         Parameters
@@ -378,6 +411,8 @@ class GeometricMetaEmbedding:
         sources : list of Embeddings, or list of (n, d_i) arrays
             Embeddings are intersected (common vocabulary, in the first source's order);
             arrays must already be aligned row by row.
+        y : None
+            Ignored (scikit-learn API).
 
         Returns
         -------
@@ -397,8 +432,7 @@ class GeometricMetaEmbedding:
         d = int(self.dim) if self.dim is not None else max(dims)
         self._fit_grams(G, int(arrays[0].shape[0]), dims, d)
         self.vocabulary_ = None if words is None else list(words)
-        self._sources = arrays
-        self._words = words
+        self.source_dims_ = dims
         return self
 
     def _fit_grams(self, G, n, dims, d):
@@ -474,48 +508,58 @@ class GeometricMetaEmbedding:
         return [*Ws, max(s, 1e-12) * eye]
 
     # ---------------------------------------------------------------- transform
-    def _check_fitted(self):
-        if not hasattr(self, "metric_"):
-            raise NotFittedError("this GeometricMetaEmbedding is not fitted yet: call fit(sources) first")
-
-    def transform(self, kind: str = "geo-avg", sources: Sequence | None = None):
-        """Geo-AVG or Geo-CONC meta-embeddings (Jawanpuria et al. 2020, Section 2).
+    def transform(self, sources: Sequence, kind: str | None = None):
+        """Geo-AVG or Geo-CONC meta-embeddings of ``sources`` (Jawanpuria et al. 2020, Section 2.2).
 
         Each source is normalised as in :meth:`fit` and mapped to ``B^½ M_i x`` (rows:
-        ``E_i M_iᵀ B^½``); Geo-AVG averages the mapped sources, Geo-CONC concatenates them.
+        ``E_i M_iᵀ B^½``), scaled to unit length when ``normalize_mapped`` (the released code's
+        computation); Geo-AVG averages the mapped sources, Geo-CONC concatenates them.
 
         Parameters
         ----------
-        kind : {"geo-avg", "geo-conc"}
-        sources : list, optional
-            Sources to transform (same number and dimensions as in ``fit``; Embeddings are
-            intersected). Default: the training sources.
+        sources : list of Embeddings, or list of (n, d_i) arrays
+            The sources to map: as many as in ``fit``, with the same dimensions (Embeddings are
+            intersected; they need not be the training words).
+        kind : {"geo-avg", "geo-conc"}, optional
+            Default: the estimator's ``kind``.
 
         Returns
         -------
         Embeddings over the common vocabulary (dim ``dim_`` for Geo-AVG, ``k·dim_`` for
         Geo-CONC), or an (n, ·) array when the sources were arrays.
         """
-        self._check_fitted()
+        from sklearn.exceptions import NotFittedError as SkNotFittedError
+        from sklearn.utils.validation import check_is_fitted
+
+        if isinstance(sources, str):
+            raise TypeError(f"transform takes the sources first: transform(sources, kind={sources!r}); "
+                            "the estimator keeps no copy of its training sources")
+        try:
+            check_is_fitted(self, "metric_")
+        except SkNotFittedError:
+            raise NotFittedError("this GeometricMetaEmbedding is not fitted yet: call fit(sources) first") from None
+        kind = self.kind if kind is None else kind
         if kind not in _KINDS:
             raise ValueError(f"kind must be one of {_KINDS}, got {kind!r}")
-        if sources is None:
-            arrays, words = self._sources, self._words
-        else:
-            arrays, words = _aligned_sources(sources)
-            if len(arrays) != len(self.rotations_):
-                raise ValueError(f"fitted on {len(self.rotations_)} sources, got {len(arrays)}")
-            for k, (X, M) in enumerate(zip(arrays, self.rotations_)):
-                if X.shape[1] != M.shape[1]:
-                    raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
-            arrays = _normalized(arrays, self.normalize)
+        arrays, words = _aligned_sources(sources)
+        if len(arrays) != len(self.rotations_):
+            raise ValueError(f"fitted on {len(self.rotations_)} sources, got {len(arrays)}")
+        for k, (X, M) in enumerate(zip(arrays, self.rotations_)):
+            if X.shape[1] != M.shape[1]:
+                raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
+        arrays = _normalized(arrays, self.normalize)
         with backend.single_blas_thread():
             Bh = sym_power(self.metric_, 0.5)
         xp = backend.get_namespace(*arrays)
         mapped = []
         for X, M in zip(arrays, self.rotations_):
             T = xp.asarray(np.ascontiguousarray(M.T @ Bh), dtype=X.dtype)
-            mapped.append(X @ T)
+            Y = X @ T
+            if self.normalize_mapped:
+                # geomm.py's length_normalize: zero rows stay zero
+                norms = xp.sqrt(xp.sum(Y * Y, axis=1, keepdims=True))
+                Y = Y / xp.where(norms == 0, xp.ones_like(norms), norms)
+            mapped.append(Y)
         if kind == "geo-avg":
             out = mapped[0]
             for Y in mapped[1:]:
@@ -525,13 +569,12 @@ class GeometricMetaEmbedding:
             out = xp.concat(mapped, axis=1)
         return _wrap(out, words)
 
-    def fit_transform(self, sources: Sequence, kind: str = "geo-avg"):
-        """``fit(sources).transform(kind)``."""
-        return self.fit(sources).transform(kind)
+    def fit_transform(self, sources: Sequence, y=None, kind: str | None = None):
+        """``fit(sources).transform(sources, kind)``."""
+        return self.fit(sources).transform(sources, kind)
 
-    def __repr__(self):
-        return (f"GeometricMetaEmbedding(C={self.C!r}, solver={self.solver!r}, max_iterations="
-                f"{self.max_iterations!r}, dim={self.dim!r})")
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "metric_")
 
 
 # ------------------------------------------------------------------------------- baselines
@@ -563,11 +606,11 @@ def average(sources: Sequence, normalize="unit"):
     """
     arrays, words, xp = _prepared(sources, normalize)
     D = max(int(X.shape[1]) for X in arrays)
-    out = None
-    for X in arrays:
-        if X.shape[1] < D:
-            X = xp.concat([X, xp.zeros((X.shape[0], D - X.shape[1]), dtype=X.dtype)], axis=1)
-        out = X if out is None else out + X
+    padded = [X if X.shape[1] == D else
+              xp.concat([X, xp.zeros((X.shape[0], D - X.shape[1]), dtype=X.dtype)], axis=1) for X in arrays]
+    out = padded[0]
+    for X in padded[1:]:
+        out = out + X
     return _wrap(out / len(arrays), words)
 
 

@@ -112,8 +112,7 @@ def test_pymanopt_check_gradient_and_hessian_slopes(rng, dims, d, monkeypatch):
     check_gradient plots; the slope it fits is read from check_directional_derivative: a correct
     gradient makes the first-order model error O(h²) (slope 2), a correct Hessian O(h³).
     """
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from pymanopt.tools import diagnostics
@@ -179,15 +178,16 @@ def test_rotated_copy_is_aligned(rotated_pair, solver):
     and B = U C_xx⁻¹ Uᵀ; Geo-AVG is then U C_xx^{-1/2} x: the whitened source, rotated.
     """
     X, R = rotated_pair
-    gme = GeometricMetaEmbedding(C=0.0, solver=solver, normalize=None, progress=False).fit([X, X @ R.T])
+    gme = GeometricMetaEmbedding(C=0.0, solver=solver, normalize=None, normalize_mapped=False,
+                                 progress=False).fit([X, X @ R.T])
     U, V = gme.rotations_
     np.testing.assert_allclose(V @ R, U, atol=1e-5)
     np.testing.assert_allclose(gme.metric_, U @ np.linalg.inv(X.T @ X) @ U.T, rtol=1e-4, atol=1e-9)
     assert gme.cost_ == pytest.approx(X.shape[0] - X.shape[1], rel=1e-8)  # ‖P − I‖², P a rank-d projection
-    Y = gme.transform("geo-avg")
+    Y = gme.transform([X, X @ R.T])
     W = X @ np.linalg.inv(np.linalg.cholesky(X.T @ X)).T  # whitened X, any whitening (up to rotation)
     np.testing.assert_allclose(Y @ Y.T, W @ W.T, atol=1e-6)
-    conc = gme.transform("geo-conc")
+    conc = gme.transform([X, X @ R.T], kind="geo-conc")
     np.testing.assert_allclose(conc[:, :10], conc[:, 10:], atol=1e-6)
 
 
@@ -197,7 +197,7 @@ def test_isotropic_source_geo_avg_is_the_original_up_to_rotation(rng):
     X = np.linalg.qr(rng.standard_normal((n, d)))[0] * 3.0
     R = ortho_group.rvs(d, random_state=5)
     gme = GeometricMetaEmbedding(C=0.0, normalize=None, progress=False).fit([X, X @ R.T])
-    Y = gme.transform("geo-avg")
+    Y = gme.transform([X, X @ R.T])
     np.testing.assert_allclose(_cosines(Y[:100]), _cosines(X[:100]), atol=1e-6)
 
 
@@ -221,14 +221,14 @@ def test_different_dimensionalities_use_stiefel_factors(rng):
     assert big.dim_ == 9 and Mx.shape == (9, 5) and Mz.shape == (9, 9)
     np.testing.assert_allclose(Mx.T @ Mx, np.eye(5), atol=1e-10)   # isometric embedding of the 5-d source
     np.testing.assert_allclose(Mz @ P.T, Mx, atol=1e-5)
-    assert big.transform("geo-avg").shape == (n, 9) and big.transform("geo-conc").shape == (n, 18)
+    assert big.transform([X, Z]).shape == (n, 9) and big.transform([X, Z], "geo-conc").shape == (n, 18)
 
     small = GeometricMetaEmbedding(C=0.0, dim=5, normalize=None, progress=False).fit([X, Z])
     Mx, Mz = small.rotations_
     assert Mx.shape == (5, 5) and Mz.shape == (5, 9)
     np.testing.assert_allclose(Mz @ Mz.T, np.eye(5), atol=1e-10)   # orthonormal rows: a projection
     np.testing.assert_allclose(Mz @ P.T, Mx, atol=1e-5)
-    assert small.transform("geo-avg").shape == (n, 5)
+    assert small.transform([X, Z]).shape == (n, 5)
 
 
 def test_three_sources_one_rotation_each(rng):
@@ -287,16 +287,22 @@ def test_geometric_returns_embeddings_over_common_vocabulary(two_vocabularies):
     gme = GeometricMetaEmbedding(max_iterations=20, progress=False).fit([a, b])
     common = [w for w in a.words if w in b]
     assert gme.vocabulary_ == common
-    avg, conc = gme.transform("geo-avg"), gme.transform(kind="geo-conc")
+    avg, conc = gme.transform([a, b]), gme.transform([a, b], kind="geo-conc")
     assert isinstance(avg, embgeo.Embeddings) and avg.words == common and avg.dim == 9
     assert conc.dim == 18 and conc.dtype == np.float32
-    # transform(sources) re-applies normalisation and maps: same result on the same sources
-    np.testing.assert_allclose(gme.transform("geo-avg", sources=[a, b]).vectors, avg.vectors, atol=1e-6)
-    # Geo-AVG by hand: rows E_i M_iᵀ B^½ of the unit-normalised sources
+    # Geo-AVG by hand: rows E_i M_iᵀ B^½ of the unit-normalised sources, each mapped row scaled to
+    # unit length (the released code's computation) or not (the paper's formula)
     w, Q = np.linalg.eigh(gme.metric_)
     Bh = (Q * np.sqrt(w)) @ Q.T
-    ref = (_unit(a[common]) @ gme.rotations_[0].T @ Bh + _unit(b[common]) @ gme.rotations_[1].T @ Bh) / 2
-    np.testing.assert_allclose(avg.vectors, ref, atol=1e-5)
+    xa, xb = _unit(a[common]) @ gme.rotations_[0].T @ Bh, _unit(b[common]) @ gme.rotations_[1].T @ Bh
+    np.testing.assert_allclose(avg.vectors, (_unit(xa) + _unit(xb)) / 2, atol=1e-5)
+    np.testing.assert_allclose(conc.vectors, np.hstack([_unit(xa), _unit(xb)]), atol=1e-5)
+    gme.set_params(normalize_mapped=False)
+    np.testing.assert_allclose(gme.transform([a, b]).vectors, (xa + xb) / 2, atol=1e-5)
+    # transform maps any words: a subset gives the rows of the full result
+    part = gme.transform([a.subset(common[:5]), b])
+    assert part.words == common[:5]
+    np.testing.assert_allclose(part.vectors, ((xa + xb) / 2)[:5], atol=1e-5)
 
 
 def test_backend_neutral_with_array_api_strict(rng):
@@ -306,9 +312,9 @@ def test_backend_neutral_with_array_api_strict(rng):
     ref = GeometricMetaEmbedding(max_iterations=15, progress=False).fit([X, Z])
     strict = GeometricMetaEmbedding(max_iterations=15, progress=False).fit([xps.asarray(X), xps.asarray(Z)])
     np.testing.assert_allclose(strict.metric_, ref.metric_, rtol=1e-8)
-    out = strict.transform("geo-conc")
+    out = strict.transform([xps.asarray(X), xps.asarray(Z)], kind="geo-conc")
     assert not isinstance(out, np.ndarray)
-    np.testing.assert_allclose(embgeo.to_numpy(out), ref.transform("geo-conc"), atol=1e-8)
+    np.testing.assert_allclose(embgeo.to_numpy(out), ref.transform([X, Z], kind="geo-conc"), atol=1e-8)
     np.testing.assert_allclose(embgeo.to_numpy(average([xps.asarray(X), xps.asarray(Z)])),
                                average([X, Z]), atol=1e-12)
 
@@ -316,7 +322,7 @@ def test_backend_neutral_with_array_api_strict(rng):
 # ------------------------------------------------------------------------------ bad input
 def test_not_fitted_error():
     with pytest.raises(NotFittedError, match="not fitted"):
-        GeometricMetaEmbedding().transform()
+        GeometricMetaEmbedding().transform([np.ones((3, 2)), np.ones((3, 2))])
 
 
 def test_bad_input_raises_clear_errors(rng, two_vocabularies):
@@ -345,9 +351,13 @@ def test_bad_input_raises_clear_errors(rng, two_vocabularies):
         concatenate_svd([a, b], dim=16)
     fitted = GeometricMetaEmbedding(max_iterations=3, progress=False).fit([a, b])
     with pytest.raises(ValueError, match="kind must be"):
-        fitted.transform("avg")
+        fitted.transform([a, b], "avg")
+    with pytest.raises(TypeError, match="sources first"):
+        fitted.transform("geo-avg")
     with pytest.raises(ValueError, match="dimension 6, fitted on 9"):
-        fitted.transform(sources=[a, a])
+        fitted.transform([a, a])
+    with pytest.raises(ValueError, match="fitted on 2 sources, got 3"):
+        fitted.transform([a, b, b])
 
 
 # ------------------------------------------------------------------------------ real data
@@ -360,7 +370,63 @@ def test_real_glove_and_minilm_fit_decreases_cost(glove, shared_data):
                                                                             limit=5000))
     gme = GeometricMetaEmbedding(C=1.0, dim=50, max_iterations=30, progress=False).fit([glove.top(20000), minilm])
     assert gme.cost_history_[-1] < gme.cost_history_[0]
-    Y = gme.transform("geo-avg")
+    Y = gme.transform([glove.top(20000), minilm])
     assert Y.dim == 50 and 4000 < len(Y) <= 5000
     # a related pair is more similar than an unrelated one in the meta-embedding
     assert Y.similarity("man", "woman") > Y.similarity("man", "paper")
+
+
+# ------------------------------------------------------------------------------ scikit-learn API
+def test_scikit_learn_estimator_contract(rng):
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError as SkNotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    gme = GeometricMetaEmbedding(C=2.0, kind="geo-conc", max_iterations=5, progress=False)
+    params = gme.get_params()
+    assert params["C"] == 2.0 and params["kind"] == "geo-conc" and params["normalize_mapped"] is True
+    twin = clone(gme)
+    assert twin is not gme and twin.get_params() == params
+    with pytest.raises(SkNotFittedError):
+        check_is_fitted(gme)
+    X, Z = rng.standard_normal((300, 4)), rng.standard_normal((300, 6))
+    out = gme.fit_transform([X, Z])
+    check_is_fitted(gme)
+    assert out.shape == (300, 12)                       # kind="geo-conc" from the constructor
+    assert gme.transform([X, Z], kind="geo-avg").shape == (300, 6)
+    assert gme.set_params(C=0.5).C == 0.5
+    # no copy of the training data: nothing of n rows is kept
+    for name, value in vars(gme).items():
+        for a in value if isinstance(value, list) else [value]:
+            assert not (isinstance(a, np.ndarray) and a.ndim and a.shape[0] == 300), name
+    with pytest.raises(ValueError, match="kind must be"):
+        GeometricMetaEmbedding(kind="avg").fit([X, Z])
+
+
+# ------------------------------------------------------------------------------ released-code golden
+def test_cost_gradient_and_transform_match_released_geo_meta_emb_code():
+    """Golden values from github.com/SatyadevNtv/geo-meta-emb (benchmarks/reference/geo_meta_emb_golden.py).
+
+    geomm.py's cost is ``0.5·l2_reg·‖B‖² + ‖Xᵀ U1 B U2ᵀ Z − I‖²`` (rows Kx·U1, so U1 = M_0ᵀ):
+    embgeo's C is l2_reg / 2. Its output vectors are ``length_normalize(Kx U1 B^½)``, which
+    generate-meta-embs.py averages or concatenates: embgeo's default ``normalize_mapped=True``.
+    """
+    from pathlib import Path
+
+    g = np.load(Path(__file__).parent / "data" / "geo_meta_emb_golden.npz")
+    C = float(g["l2_reg"]) / 2
+    np.testing.assert_allclose(embgeo.normalize.normalize(g["X"], "unit"), g["Xn"], atol=1e-12)
+    M = [g["U1"].T, g["U2"].T]
+    assert objective([g["Xn"], g["Zn"]], M, g["B"], C=C) == pytest.approx(float(g["cost"]), rel=1e-12)
+    obj = _Objective(_pair_grams([g["Xn"], g["Zn"]]), g["Xn"].shape[0], C)
+    _, gM, gB = obj.grad(M, g["B"])
+    np.testing.assert_allclose(gM[0].T, g["grad_U1"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(gM[1].T, g["grad_U2"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(gB, (g["grad_B"] + g["grad_B"].T) / 2, rtol=1e-6, atol=1e-6)
+
+    gme = GeometricMetaEmbedding(C=C)     # a fitted state set by hand: the reference's point
+    gme.rotations_, gme.metric_, gme.dim_, gme.source_dims_ = M, g["B"], 4, [4, 4]
+    np.testing.assert_allclose(gme.transform([g["X"], g["Z"]]), g["avg"], atol=1e-12)
+    np.testing.assert_allclose(gme.transform([g["X"], g["Z"]], kind="geo-conc"), g["conc"], atol=1e-12)
+    gme.set_params(normalize_mapped=False)
+    assert np.abs(gme.transform([g["X"], g["Z"]]) - g["avg"]).max() > 1e-2
