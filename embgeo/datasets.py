@@ -354,3 +354,227 @@ def read_analogies(path, *, lowercase: bool = False, name: str | None = None) ->
         raise ValueError(f"{path}: no analogy questions found")
     arrays = {k: (np.array(v, dtype=str).reshape(-1, 4)) for k, v in sections.items()}
     return AnalogyQuestions(arrays, name or path.stem, str(path))
+
+
+# --- MSR and SemEval-2012 analogy formats ---
+# MSR (Mikolov, Yih & Zweig 2013, "Linguistic Regularities in Continuous Space Word
+# Representations", NAACL; used by Jawanpuria et al. 2020): the published test_set holds
+# ``word_relationship.questions`` (``a b c`` a line) and ``word_relationship.answers``
+# (``TAG_TAG d`` a line, e.g. ``JJ_JJR better``), line i answering question i.
+# SemEval-2012 Task 2 (Jurgens, Mohammad, Turney & Holyoak 2012, "Measuring Degrees of Relational
+# Similarity"): per relation category ``1a`` … ``10j``, ``Phase1Questions-1a.txt`` (free text
+# with the prototypical pairs, one ``w1:w2`` a line), ``Phase1Answers-1a.txt`` (the pairs to
+# rate, ``"w1:w2"`` a line), ``Phase2Answers-1a.txt`` (a header line, then one Turker's MaxDiff
+# answer a line: four pairs, the least and the most illustrative, the relation, tab-separated)
+# and the gold ratings (the "Platinum" / TurkerScaled files, ``rating "w1:w2"`` a line).
+import re as _re  # noqa: E402
+
+_PAIR_LINE = _re.compile(r'^\s*"?([^\s":]+):([^\s":]+)"?\s*$')
+_RATED_LINE = _re.compile(r'^\s*(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s+"?([^\s":]+):([^\s":]+)"?\s*$')
+
+
+def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str = "msr") -> AnalogyQuestions:
+    """Read the MSR analogy test set (Mikolov, Yih & Zweig 2013) as :class:`AnalogyQuestions`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The published ``test_set`` directory, its ``word_relationship.questions`` file (the
+        answers file is then taken from beside it), or a single file of four words a line
+        (``a b c d``, as some toolkits re-package it).
+    answers : str or Path, optional
+        The ``word_relationship.answers`` file, when it is not beside the questions.
+    lowercase : bool
+    name : str
+
+    Returns
+    -------
+    AnalogyQuestions
+        One section per tag pair (``gram-JJ_JJR``, …; the ``gram`` prefix marks them syntactic,
+        as in the Google set, so ``syntactic_accuracy`` covers them all); a four-word file gives
+        one section ``gram-msr``.
+
+    Raises
+    ------
+    ValueError
+        Question and answer files of different lengths, or a malformed line (file and line named).
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "word_relationship.questions"
+    if answers is None and path.name.endswith(".questions"):
+        answers = path.with_name(path.name[: -len(".questions")] + ".answers")
+    sections: dict[str, list] = {}
+    if answers is None:
+        for no, line in _lines(path):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 4:
+                raise ValueError(f"{path}, line {no}: expected 4 words (a b c d), got {len(parts)}: {line[:80]!r}")
+            sections.setdefault("gram-msr", []).append(parts)
+    else:
+        answers = Path(answers)
+        q_lines = [(no, line.split()) for no, line in _lines(path) if line.strip()]
+        a_lines = [(no, line.split()) for no, line in _lines(answers) if line.strip()]
+        if len(q_lines) != len(a_lines):
+            raise ValueError(f"{path} has {len(q_lines)} questions but {answers} has {len(a_lines)} answers")
+        for (qno, q), (ano, a) in zip(q_lines, a_lines):
+            if len(q) != 3:
+                raise ValueError(f"{path}, line {qno}: expected 3 words (a b c), got {len(q)}: {' '.join(q)[:80]!r}")
+            if len(a) != 2:
+                raise ValueError(f"{answers}, line {ano}: expected 'TAG_TAG answer', got {' '.join(a)[:80]!r}")
+            sections.setdefault(f"gram-{a[0]}", []).append([*q, a[1]])
+    if not sections:
+        raise ValueError(f"{path}: no analogy questions found")
+    arrays = {k: np.array([[w.lower() for w in q] if lowercase else q for q in v], dtype=str).reshape(-1, 4)
+              for k, v in sections.items()}
+    return AnalogyQuestions(arrays, name, str(path))
+
+
+@dataclass
+class SemEvalCategory:
+    """One relation category of SemEval-2012 Task 2.
+
+    Attributes
+    ----------
+    name : str
+        The category id, e.g. ``"1a"``.
+    prototypes : list of (str, str)
+        The prototypical pairs of Phase 1 (``Phase1Questions``).
+    pairs : list of (str, str)
+        The pairs to rate, in file order.
+    gold : ndarray of float, shape (len(pairs),)
+        Gold rating of each pair: the Platinum file's, or (without one) the official
+        ``maxdiff_to_scale`` rating from the Turkers' answers: % most − % least illustrative.
+    questions : ndarray of int, shape (m, 4)
+        The MaxDiff questions (indices into ``pairs``), one row per Turker answer.
+    least, most : ndarray of int, shape (m,)
+        That Turker's least / most illustrative choice (indices into ``pairs``).
+    """
+
+    name: str
+    prototypes: list
+    pairs: list
+    gold: np.ndarray
+    questions: np.ndarray
+    least: np.ndarray
+    most: np.ndarray
+
+
+def _split_pair(text, path, no):
+    m = _PAIR_LINE.match(text)
+    if m is None:
+        raise ValueError(f"{path}, line {no}: expected a word pair 'w1:w2', got {text[:80]!r}")
+    return m.group(1), m.group(2)
+
+
+def _find(root: Path, stem: str, cat: str):
+    for cand in (root / stem / f"{stem}-{cat}.txt", root / f"{stem}-{cat}.txt"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _semeval_category(root: Path, cat: str, lowercase: bool) -> SemEvalCategory:
+    low = (lambda w: w.lower()) if lowercase else (lambda w: w)
+    q1 = _find(root, "Phase1Questions", cat)
+    a2 = _find(root, "Phase2Answers", cat)
+    if q1 is None or a2 is None:
+        raise ValueError(f"{root}: category {cat} needs Phase1Questions-{cat}.txt and Phase2Answers-{cat}.txt")
+    prototypes = [(low(m.group(1)), low(m.group(2))) for _, line in _lines(q1)
+                  if (m := _PAIR_LINE.match(line)) is not None]
+    if not prototypes:
+        raise ValueError(f"{q1}: no prototypical pair (a line 'w1:w2') found")
+    index: dict = {}
+    pairs: list = []
+
+    def add(p):
+        if p not in index:
+            index[p] = len(pairs)
+            pairs.append(p)
+        return index[p]
+
+    a1 = _find(root, "Phase1Answers", cat)
+    if a1 is not None:
+        for no, line in _lines(a1):
+            if line.strip() and not line.lstrip().startswith("#"):
+                w1, w2 = _split_pair(line, a1, no)
+                add((low(w1), low(w2)))
+    rows, least, most = [], [], []
+    for no, line in _lines(a2):
+        fields = [f.strip() for f in line.split("\t")]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if len(fields) < 6:
+            if no == 1:      # the published files start with a header line
+                continue
+            raise ValueError(f"{a2}, line {no}: expected 4 pairs, least, most and relation, tab-separated; "
+                             f"got {len(fields)} fields")
+        ids = [add(tuple(map(low, _split_pair(f, a2, no)))) for f in fields[:6]]
+        if ids[4] not in ids[:4] or ids[5] not in ids[:4]:
+            raise ValueError(f"{a2}, line {no}: the least/most illustrative pair is not one of the four")
+        rows.append(ids[:4])
+        least.append(ids[4])
+        most.append(ids[5])
+    if not rows:
+        raise ValueError(f"{a2}: no MaxDiff answers found")
+    questions = np.asarray(rows, dtype=np.int64)
+    least_a, most_a = np.asarray(least, dtype=np.int64), np.asarray(most, dtype=np.int64)
+    gold_file = None
+    for stem in ("Platinum", "GoldRatings", "TurkerScaled"):
+        gold_file = gold_file or _find(root, stem, cat)
+    if gold_file is not None:
+        rated = {}
+        for no, line in _lines(gold_file):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            m = _RATED_LINE.match(line)
+            if m is None:
+                raise ValueError(f"{gold_file}, line {no}: expected 'rating \"w1:w2\"', got {line[:80]!r}")
+            rated[add((low(m.group(2)), low(m.group(3))))] = float(m.group(1))
+        if len(rated) < len(pairs):
+            missing = pairs[min(set(range(len(pairs))) - set(rated))]
+            raise ValueError(f"{gold_file}: no rating for the pair {missing[0]}:{missing[1]}")
+        gold = np.array([rated[i] for i in range(len(pairs))])
+    else:
+        # maxdiff_to_scale: % of its answers in which a pair was most illustrative minus % least
+        shown = np.bincount(questions.ravel(), minlength=len(pairs)).astype(np.float64)
+        n_most = np.bincount(most_a, minlength=len(pairs))
+        n_least = np.bincount(least_a, minlength=len(pairs))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gold = np.where(shown > 0, 100.0 * (n_most - n_least) / shown, 0.0)
+    return SemEvalCategory(cat, prototypes, pairs, gold, questions, least_a, most_a)
+
+
+def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:
+    """Read SemEval-2012 Task 2 (relational similarity) from its published files.
+
+    Parameters
+    ----------
+    root : str or Path
+        A directory holding ``Phase1Questions/``, ``Phase2Answers/`` (and optionally
+        ``Phase1Answers/`` and ``Platinum/``) sub-directories as published (the package's
+        ``Testing`` or ``Training`` directory), or those files side by side.
+    categories : list of str, optional
+        Category ids to read (default: every ``Phase2Answers-*.txt`` found).
+    lowercase : bool
+
+    Returns
+    -------
+    dict of str to SemEvalCategory
+        In natural order (``1a``, ``1b``, …, ``10a``).
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: not a directory with the SemEval-2012 Task 2 files")
+    if categories is None:
+        found = {p.stem.split("-", 1)[1] for p in [*root.glob("Phase2Answers-*.txt"),
+                                                   *root.glob("Phase2Answers/Phase2Answers-*.txt")]}
+        categories = sorted(found, key=lambda c: (int(_re.sub(r"\D", "", c) or 0), c))
+    if not categories:
+        raise ValueError(f"{root}: no Phase2Answers-*.txt file found")
+    return {c: _semeval_category(root, c, lowercase) for c in categories}
+
+
+__all__ += ["read_msr_analogies", "read_semeval2012", "SemEvalCategory"]

@@ -1,0 +1,169 @@
+"""Relational similarity: SemEval-2012 Task 2 scored by vector offsets.
+
+Jurgens, Mohammad, Turney & Holyoak (2012), "SemEval-2012 Task 2: Measuring Degrees of
+Relational Similarity", *SEM. For each relation category (``1a`` … ``10j``) a system rates how
+well each word pair illustrates the relation shown by a few prototypical pairs. Two official
+scores, averaged over the categories:
+
+* **Spearman**: Spearman's ρ between the system's ratings and the gold ratings (the Platinum /
+  ``maxdiff_to_scale`` ratings: % of answers choosing a pair most illustrative − % least).
+* **MaxDiff accuracy**: for every Turker's answer to a MaxDiff question (four pairs), the system
+  answers with its highest- and lowest-rated pair of the four; the score is the fraction of the
+  Turkers' most and least choices it matches (both choices counted, ``2 m`` in all).
+
+Rating by vector offsets, as Mikolov, Yih & Zweig (2013, NAACL, Section 5) and Zhila et al.
+(2013) did for this task (and Jawanpuria et al. 2020 report as "SemEval"): with unit-length word
+vectors, the relation vector is the mean offset ``r = mean(ŵ₂ − ŵ₁)`` of the prototypical pairs,
+and a pair (a, b) is rated ``cos(b̂ − â, r)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from .. import backend as xb
+from ..datasets import SemEvalCategory, read_semeval2012
+from ..errors import UnknownWordError
+
+__all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings"]
+
+_OOV = ("skip", "zero", "raise")
+
+
+@dataclass(frozen=True)
+class RelationalSimilarityResult:
+    """Outcome of :func:`semeval2012`.
+
+    Attributes
+    ----------
+    dataset : str
+    spearman : float
+        Mean over the scored categories of Spearman's ρ (system ratings vs gold ratings).
+    maxdiff : float
+        Mean over the scored categories of the MaxDiff accuracy.
+    n_categories : int
+        Categories scored (at least two rated pairs and one MaxDiff answer).
+    n_found, n_total : int
+        Pairs with both words (and the category with a covered prototype) in the vocabulary; all pairs.
+    coverage : float
+        ``n_found / n_total``.
+    oov : str
+    categories : dict
+        Per category: ``{"spearman", "maxdiff", "n_rated", "n_pairs", "n_answers"}``.
+    """
+
+    dataset: str
+    spearman: float
+    maxdiff: float
+    n_categories: int
+    n_found: int
+    n_total: int
+    coverage: float
+    oov: str
+    categories: dict = field(default_factory=dict, repr=False)
+
+
+def _unit_rows(e, words):
+    """Unit-length vectors (float64 NumPy) of ``words`` and a mask of those in the vocabulary."""
+    found = np.array([w in e for w in words], dtype=bool)
+    rows = [e.index(w) for w, f in zip(words, found) if f]
+    V = np.zeros((len(words), e.dim))
+    if rows:
+        V[found] = xb.to_numpy(xb.take_rows(e.vectors, rows)).astype(np.float64)
+    norms = np.linalg.norm(V, axis=1, keepdims=True)
+    return V / np.where(norms == 0, 1.0, norms), found
+
+
+def offset_ratings(e, prototypes, pairs):
+    """Ratings ``cos(b̂ − â, r)`` of ``pairs``, r the mean offset of the covered ``prototypes``.
+
+    Returns
+    -------
+    ratings : ndarray of float, shape (len(pairs),)
+        NaN for a pair with a word out of vocabulary (or when no prototype is covered).
+    """
+    P, fp = _unit_rows(e, [w for p in prototypes for w in p])
+    fp = fp.reshape(-1, 2).all(axis=1)
+    out = np.full(len(pairs), np.nan)
+    if not fp.any():
+        return out
+    offsets = P[1::2] - P[0::2]
+    r = offsets[fp].mean(axis=0)
+    Q, fq = _unit_rows(e, [w for p in pairs for w in p])
+    fq = fq.reshape(-1, 2).all(axis=1)
+    D = Q[1::2] - Q[0::2]
+    den = np.linalg.norm(D, axis=1) * np.linalg.norm(r)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.where(den > 0, D @ r / np.where(den > 0, den, 1.0), 0.0)
+    out[fq] = cos[fq]
+    return out
+
+
+def _score_category(e, cat: SemEvalCategory, oov: str):
+    ratings = offset_ratings(e, cat.prototypes, cat.pairs)
+    covered = ~np.isnan(ratings)
+    if oov == "raise":
+        missing = [w for p in (*cat.prototypes, *cat.pairs) for w in p if w not in e]
+        if missing:
+            raise UnknownWordError(missing[0], context=f"SemEval-2012 category {cat.name}",
+                                   n_missing=len(set(missing)))
+    if oov == "zero":
+        ratings = np.where(covered, ratings, 0.0)
+        rated = np.ones(len(ratings), dtype=bool)
+    else:
+        rated = covered
+    rho = float(spearmanr(ratings[rated], cat.gold[rated])[0]) if rated.sum() >= 2 else float("nan")
+    keep = rated[cat.questions].all(axis=1)           # MaxDiff answers whose four pairs are all rated
+    Qr = ratings[cat.questions[keep]]
+    pick_most = cat.questions[keep][np.arange(len(Qr)), np.argmax(Qr, axis=1)] if len(Qr) else np.array([])
+    pick_least = cat.questions[keep][np.arange(len(Qr)), np.argmin(Qr, axis=1)] if len(Qr) else np.array([])
+    hits = np.sum(pick_most == cat.most[keep]) + np.sum(pick_least == cat.least[keep])
+    maxdiff = float(hits / (2 * len(Qr))) if len(Qr) else float("nan")
+    return {"spearman": rho, "maxdiff": maxdiff, "n_rated": int(covered.sum()), "n_pairs": len(cat.pairs),
+            "n_answers": int(keep.sum())}
+
+
+def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool = False,
+                name: str | None = None) -> RelationalSimilarityResult:
+    """Score embeddings on SemEval-2012 Task 2 (relational similarity) by vector offsets.
+
+    Parameters
+    ----------
+    e : Embeddings
+    data : path or dict of SemEvalCategory
+        The published directory (:func:`embgeo.datasets.read_semeval2012`) or what it returned.
+    categories : list of str, optional
+        Category ids to score (default all).
+    oov : {"skip", "zero", "raise"}, default "skip"
+        A pair with a word out of vocabulary is left out (of the correlation, and the MaxDiff
+        answers that show it), rated 0, or raises :class:`~embgeo.errors.UnknownWordError`.
+    lowercase : bool
+        Lower-case the files' words when reading them from a path.
+    name : str, optional
+
+    Returns
+    -------
+    RelationalSimilarityResult
+    """
+    if oov not in _OOV:
+        raise ValueError(f"oov must be one of {_OOV}, got {oov!r}")
+    if isinstance(data, (str, Path)):
+        name = name or Path(data).name
+        data = read_semeval2012(data, categories, lowercase=lowercase)
+    elif categories is not None:
+        data = {c: data[c] for c in categories}
+    if not data:
+        raise ValueError("no SemEval-2012 category to score")
+    per = {c: _score_category(e, cat, oov) for c, cat in data.items()}
+    scored = [v for v in per.values() if not (np.isnan(v["spearman"]) or np.isnan(v["maxdiff"]))]
+    n_found = sum(v["n_rated"] for v in per.values())
+    n_total = sum(v["n_pairs"] for v in per.values())
+    return RelationalSimilarityResult(
+        dataset=name or "semeval2012",
+        spearman=float(np.mean([v["spearman"] for v in scored])) if scored else float("nan"),
+        maxdiff=float(np.mean([v["maxdiff"] for v in scored])) if scored else float("nan"),
+        n_categories=len(scored), n_found=n_found, n_total=n_total,
+        coverage=n_found / n_total if n_total else 0.0, oov=oov, categories=per)
