@@ -90,7 +90,7 @@ def table1(args):
             t_fit = time.perf_counter() - t0
             fits.append((C, gme.dim_, gme.n_iter_, gme.cost_history_[0], gme.cost_, t_fit,
                          gme.stopping_criterion_))
-            tag = f"C={C:g}" if len(args.C) > 1 else ""
+            tag = f" C={C:g}" if len(args.C) > 1 else ""
             # released code (unit-length mapped sources, the default) and the paper's formula as written
             for unit in (True, False):
                 gme.set_params(normalize_mapped=unit)

@@ -38,7 +38,8 @@ def main(argv=None):
     fi = embgeo.Embeddings(fi.words, normalize(fi.vectors, "unit"))
     pairs = read_dictionary(SHARED / "bli" / f"yacle.train.freq.{args.train}.en-fi.tsv", lowercase=True)
     train, test = split_dictionary(pairs, test_size=0.2, seed=0)
-    idx = np.asarray(dictionary_indices(en, fi, train))
+    si, ti = dictionary_indices(en, fi, train)
+    idx = np.stack([np.asarray(si), np.asarray(ti)], axis=1)
     print(f"en {len(en)} x {en.dim}, fi {len(fi)} x {fi.dim}; dictionary {len(pairs)} pairs: "
           f"{len(train)} train ({len(idx)} in vocabulary), {len(test)} held out")
     results = {}

@@ -469,7 +469,20 @@ def _centred_scatter(X, name):
     return G - n * (m @ xp.matrix_transpose(m)), mu
 
 
-def all_but_the_top(e, D: int, *, return_transform: bool = False):
+_MEANS = ("vector", "scalar")
+
+
+def _subtracted_mean(mu, mean):
+    """What PPA subtracts: the mean vector, or (``"scalar"``) the grand mean in every coordinate."""
+    if mean not in _MEANS:
+        raise ValueError(f"mean must be one of {_MEANS}, got {mean!r}")
+    if mean == "vector":
+        return mu
+    xp = backend.get_namespace(mu)
+    return mu * 0 + xp.mean(mu)
+
+
+def all_but_the_top(e, D: int, *, mean: str = "vector", return_transform: bool = False):
     """Post-processing "all-but-the-top" / PPA (Mu & Viswanath 2018, Algorithm 1).
 
     ``ṽ = v − μ``, then ``v' = ṽ − Σ_{i≤D} (u_iᵀṽ) u_i`` with ``u_1 … u_D`` the top principal
@@ -481,6 +494,13 @@ def all_but_the_top(e, D: int, *, return_transform: bool = False):
     D : int, 0 <= D < d
         Number of dominating directions removed; the paper suggests about ``d/100``
         (D = 0 only centres).
+    mean : {"vector", "scalar"}, default "vector"
+        What is subtracted first. ``"vector"``: the mean vector μ, as Mu & Viswanath's Algorithm 1
+        and Raunak et al. (2020)'s Algorithm 1 write it. ``"scalar"``: the grand mean
+        ``np.mean(X)`` (one number) in every coordinate, as the scripts released with Raunak et
+        al. (2019, 2020) (github.com/vyraun/dlp, ``X_train - np.mean(X_train)``) compute it; the
+        directions ``u_i`` are the same (a scalar shift leaves the covariance unchanged), the
+        output is then not centred: ``(X − m·1)(I − UUᵀ)``.
     return_transform : bool
         Also return the fitted :class:`AffineTransform` (apply it to held-out vectors).
 
@@ -508,7 +528,7 @@ def all_but_the_top(e, D: int, *, return_transform: bool = False):
     C, mu = _centred_scatter(X, "vectors")
     xp = backend.get_namespace(C)
     M = _remove_top(C, xp.eye(X.shape[1], dtype=xp.float64), D)
-    t = AffineTransform(M, mu)
+    t = AffineTransform(M, _subtracted_mean(mu, mean))
     out = wrap(_apply(X, M, t.offset))
     return (out, t) if return_transform else out
 
@@ -539,9 +559,12 @@ def ppa_pca_ppa(e, dim: int, D: int, *, return_transform: bool = False):
     -----
     After step 2 the coordinates are principal components, whose covariance is diagonal; so
     step 3 removes (sets to ≈0) the ``D`` leading output columns, leaving ``dim − D`` informative
-    columns, exactly as the algorithm states. The authors' released script subtracts the scalar
-    grand mean ``np.mean(X)`` rather than the mean vector; we follow the paper (mean vector, as in
-    Mu & Viswanath's Algorithm 1).
+    columns, exactly as the algorithm states. The authors' released script (``algo.py`` in
+    github.com/vyraun/dlp) subtracts the scalar grand mean ``np.mean(X)`` where the paper
+    subtracts the mean vector, but for this chain the two agree: its step 2 is scikit-learn's
+    ``PCA.fit_transform``, which centres by the mean vector, and the data entering step 3 are then
+    centred (``tests/test_ppa.py`` checks the released recipe step by step). Only a standalone
+    PPA differs; see ``mean=`` of :func:`all_but_the_top`.
 
     References
     ----------
