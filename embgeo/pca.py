@@ -19,8 +19,9 @@ small functions over one fitted :class:`VarianceProfile`:
     cross-validation, on labelled words the user supplies.
 
 Evaluations are any callable ``evaluate(model) -> float | dict[str, float]``; by default
-:func:`embgeo.evaluate.word_similarity` on named datasets. Results come back as a :class:`Table`
-(a list of dicts that prints as a table, converts with ``to_pandas()`` and draws with ``plot()``).
+:func:`embgeo.evaluate.word_similarity` on named datasets. Results come back as a :class:`Table`:
+embgeo's results table (:class:`embgeo.evaluate.Report`: prints aligned, ``to_markdown()``,
+``to_records()``, ``to_json()``) with ``column()``, ``to_pandas()`` and ``plot()`` added.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
+from .evaluate.report import Report
 from .postprocess import _apply, _centred_scatter, _eigh_desc, _statistics, _unwrap
 from .progress import progress_bar
 
@@ -52,51 +54,29 @@ DEFAULT_DATASETS = ("wordsim353", "simlex999")
 
 
 # --------------------------------------------------------------------------- results
-class Table(list):
-    """Rows of results: a ``list`` of dicts that prints as an aligned table.
+class Table(Report):
+    """Rows of results: :class:`embgeo.evaluate.Report` (embgeo's one results-table type) plus
+    what the PCA protocol needs to draw its figures.
 
+    Printing, ``to_markdown()``, ``to_records()`` and ``to_json()`` are Report's;
     ``table.column("name")`` gives one column as a list, ``to_pandas()`` a DataFrame, and
-    ``plot()`` (matplotlib) draws the numeric columns against the first one.
+    ``plot()`` (matplotlib) draws the numeric columns against the ``x`` column. ``meta`` holds
+    extra numbers (e.g. a probe's majority-class ``baseline``).
     """
 
     def __init__(self, rows=(), *, title: str | None = None, x: str | None = None,
                  meta: dict | None = None):
-        super().__init__(dict(r) for r in rows)
-        self.title = title
+        super().__init__(rows, title=title)
         self.x = x
         self.meta = dict(meta or {})
 
-    @property
-    def columns(self) -> list[str]:
-        cols: list[str] = []
-        for r in self:
-            cols.extend(k for k in r if k not in cols)
-        return cols
-
     def column(self, name: str) -> list:
-        return [r.get(name) for r in self]
+        return [r.get(name) for r in self.to_records()]
 
     def to_pandas(self):
         import pandas as pd
 
-        return pd.DataFrame(list(self), columns=self.columns)
-
-    def __str__(self) -> str:
-        cols = self.columns
-        fmt = [[_fmt(r.get(c)) for c in cols] for r in self]
-        widths = [max([len(c)] + [len(row[i]) for row in fmt]) for i, c in enumerate(cols)]
-        lines = [" | ".join(c.rjust(w) for c, w in zip(cols, widths)),
-                 "-|-".join("-" * w for w in widths)]
-        lines += [" | ".join(v.rjust(w) for v, w in zip(row, widths)) for row in fmt]
-        if self.title:
-            lines.insert(0, self.title)
-        return "\n".join(lines)
-
-    def to_markdown(self) -> str:
-        cols = self.columns
-        out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---:" for _ in cols) + "|"]
-        out += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in self]
-        return "\n".join(out)
+        return pd.DataFrame(self.to_records(), columns=self.columns)
 
     def plot(self, ax=None, *, y: Sequence[str] | None = None, secondary: str | None = None):
         """Plot numeric columns against ``self.x`` (matplotlib); returns the Figure.
@@ -113,7 +93,8 @@ class Table(list):
         if y is None:
             skip = {x, secondary, *self.meta.get("no_plot", ())}
             y = [c for c in self.columns if c not in skip
-                 and all(isinstance(v, numbers.Real) or v is None for v in self.column(c))]
+                 and all((isinstance(v, numbers.Real) and not isinstance(v, bool)) or v is None
+                         for v in self.column(c))]
         if ax is None:
             fig, ax = plt.subplots(figsize=(6, 4))
         else:
@@ -135,12 +116,6 @@ class Table(list):
             ax.set_title(self.title)
         fig.tight_layout()
         return fig
-
-
-def _fmt(v) -> str:
-    if isinstance(v, (float, np.floating)):
-        return f"{float(v):.4g}"
-    return "" if v is None else str(v)
 
 
 # ------------------------------------------------------------------------- the fit
@@ -324,10 +299,7 @@ def _evaluator(evaluate, datasets) -> Callable[[Any], dict[str, float]]:
             raise TypeError(f"evaluate must be callable, got {evaluate!r}")
         return lambda model: _scores(evaluate(model))
     datasets = DEFAULT_DATASETS if datasets is None else tuple([datasets] if isinstance(datasets, str) else datasets)
-    try:
-        from .evaluate import word_similarity
-    except ImportError as exc:  # the evaluate module ships separately in development trees
-        raise ImportError("embgeo.evaluate.word_similarity is not available; pass evaluate=callable") from exc
+    from .evaluate import word_similarity
 
     def run(model):
         out = {}

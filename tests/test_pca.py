@@ -189,3 +189,14 @@ def test_glove_cumulative_curve_default_evaluation_uses_word_similarity(glove):
     # the k = d row is centred GloVe (a rotation of it): same score as evaluating that directly
     assert table[-1]["simlex999"] == pytest.approx(word_similarity(e.normalize("center"), "simlex999").spearman,
                                                    abs=1e-4)
+
+
+def test_tables_are_embgeo_reports():
+    """One results-table type: pca's tables are embgeo.evaluate.Report (issue 12)."""
+    from embgeo.evaluate import Report
+
+    t = pca.Table([{"component": 0, "ratio": 0.5}, {"component": 1, "ratio": float("nan")}], x="component")
+    assert isinstance(t, Report) and len(t) == 2
+    assert t.column("ratio") == [0.5, None]                       # NaN read back as None, as Report does
+    assert "| component | ratio |" in t.to_markdown()
+    assert t.to_records()[0] == {"component": 0, "ratio": 0.5}
