@@ -4,8 +4,9 @@ Joulin, Bojanowski, Mikolov, Jégou & Grave (2018), "Loss in Translation: Learni
 Mapping with a Retrieval Criterion", EMNLP, doi:10.18653/v1/D18-1330, arXiv:1804.07745.
 
 For training pairs ``(x_i, y_i)`` (unit-length rows of the source and target matrices) and a map
-``W`` (rows: ``x ↦ xW``), the loss minimised is the negated, relaxed CSLS of the pairs (the paper's
-eq. 6, as fastText's ``alignment/align.py`` computes it)::
+``W`` (rows: ``x ↦ xW``), the loss minimised is the negated, relaxed CSLS of the pairs, as fastText's
+``alignment/align.py`` computes it (the paper's text was not available while this was written: the
+formula is read from the released code, and no equation number is cited)::
 
     ℓ(W) = −(1/n) Σ_i [ 2 x_iW·y_i − (1/k) Σ_{z ∈ N_T(x_iW)} x_iW·z − (1/k) Σ_{x' ∈ N_S(y_i)} x'W·y_i ]
 
@@ -140,7 +141,7 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
           reg: float = 0.0, batch_size: int | None = None, memory_budget: int | None = None):
     """Learn a linear map from source to target space by minimising the RCSLS loss.
 
-    Joulin et al. (2018), eq. 6, optimised as fastText's ``alignment/align.py`` does (its
+    Joulin et al. (2018), optimised as fastText's ``alignment/align.py`` does (its
     defaults: ``--knn 10 --niter 10 --lr 1.0 --maxneg 200000 --model none --reg 0``).
 
     Parameters

@@ -11,7 +11,7 @@ scores, averaged over the categories:
   answers with its highest- and lowest-rated pair of the four; the score is the fraction of the
   Turkers' most and least choices it matches (both choices counted, ``2 m`` in all).
 
-Rating by vector offsets, as Mikolov, Yih & Zweig (2013, NAACL, Section 5) and Zhila et al.
+Rating by vector offsets, as Mikolov, Yih & Zweig (2013, NAACL) and Zhila et al.
 (2013) did for this task (and Jawanpuria et al. 2020 report as "SemEval"): with unit-length word
 vectors, the relation vector is the mean offset ``r = mean(ŵ₂ − ŵ₁)`` of the prototypical pairs,
 and a pair (a, b) is rated ``cos(b̂ − â, r)``.
