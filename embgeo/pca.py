@@ -69,6 +69,10 @@ class Table(Report):
         super().__init__(rows, title=title)
         self.x = x
         self.meta = dict(meta or {})
+        # four significant digits for fractional columns (variance ratios, scores), as the
+        # protocol's tables are read; Report's default is four decimals
+        self.formats.update({c: "{:.4g}" for c in self.columns
+                             if any(isinstance(v, (float, np.floating)) for v in self.column(c))})
 
     def column(self, name: str) -> list:
         return [r.get(name) for r in self.to_records()]
