@@ -524,6 +524,9 @@ def _semeval_category(root: Path, cat: str, lowercase: bool) -> SemEvalCategory:
     gold_file = None
     for stem in ("Platinum", "GoldRatings", "TurkerScaled"):
         gold_file = gold_file or _find(root, stem, cat)
+    if gold_file is None and (root / "Platinum").is_dir():
+        # the Platinum package's own file names vary; any "<name>-<category>.txt" in Platinum/
+        gold_file = next(iter(sorted((root / "Platinum").glob(f"*-{cat}.txt"))), None)
     if gold_file is not None:
         rated = {}
         for no, line in _lines(gold_file):

@@ -133,3 +133,12 @@ def test_msr_runs_through_the_analogy_evaluator():
     e = embgeo.Embeddings(words, V)
     res = analogy(e, read_msr_analogies(DATA / "msr"), restrict_vocab=None, progress=False)
     assert res.n_total == 5 and res.n_evaluated == 3 and res.sections["gram-JJ_JJR"]["n_correct"] == 1
+
+
+def test_platinum_file_found_under_another_name(tmp_path):
+    import shutil
+
+    root = tmp_path / "Testing"
+    shutil.copytree(DATA / "semeval2012", root)
+    (root / "Platinum" / "Platinum-1a.txt").rename(root / "Platinum" / "Phase2AnswersScaled-1a.txt")
+    np.testing.assert_array_equal(read_semeval2012(root, ["1a"])["1a"].gold, [50, 20, 30, -75, -50])
