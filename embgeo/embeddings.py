@@ -73,7 +73,7 @@ class Embeddings:
             )
         if vectors.shape[1] == 0:
             raise ValueError("vectors have zero dimensions")
-        index = {}
+        index: dict[str, int] = {}
         for i, w in enumerate(words):
             if index.setdefault(w, i) != i:
                 raise ValueError(f"duplicate word {w!r} at rows {index[w]} and {i}")
