@@ -67,6 +67,9 @@ class KeyedVectors(GensimKeyedVectors):
     True
     """
 
+    def __init__(self, vector_size, count=0, dtype=np.float32, mapfile_path=None):
+        super().__init__(vector_size, count=count, dtype=dtype, mapfile_path=mapfile_path)
+
     def get_index(self, key, default=None):
         """Row of ``key`` (an int below ``len(self)`` that is not a key is its own row).
 
