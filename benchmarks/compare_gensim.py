@@ -20,7 +20,6 @@ from pathlib import Path
 import numpy as np
 
 import embgeo
-from embgeo import Embeddings, KeyedVectors
 
 WORDSIM = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wordsim"
 
@@ -43,6 +42,9 @@ def main():
 
     from gensim.models import KeyedVectors as GensimKV
 
+    from embgeo import Embeddings, KeyedVectors
+
+    embgeo.set_progress(False)
     rng = np.random.default_rng(0)
     X = (0.3 * rng.standard_normal((args.rows, args.dim))).astype(np.float32)
     words = [f"w{i}" for i in range(args.rows)]
