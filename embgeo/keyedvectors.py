@@ -219,6 +219,15 @@ class KeyedVectors(GensimKeyedVectors):
         ------
         ValueError
             Preallocated rows not yet filled, or what :class:`Embeddings` refuses (NaN, ...).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> kv = KeyedVectors(2)
+        >>> kv.add_vectors(["a", "b"], np.eye(2))
+        >>> e = kv.to_embeddings()
+        >>> e.words, np.shares_memory(e.vectors, kv.vectors), e.vectors.flags.writeable
+        (['a', 'b'], True, False)
         """
         from .embeddings import Embeddings
 

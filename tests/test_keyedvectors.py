@@ -178,3 +178,14 @@ def test_save_and_load_round_trip_through_gensim(tmp_path, pair):
     KeyedVectors.from_embeddings(e).save(str(tmp_path / "e.kv"))
     back = GensimKV.load(str(tmp_path / "e.kv"))
     assert np.array_equal(back.vectors, e.vectors)
+
+
+def test_most_similar_is_backend_neutral(pair, rng):
+    xps = pytest.importorskip("array_api_strict")
+    e, _ = pair
+    s = Embeddings(e.words, xps.asarray(e.vectors))
+    v = rng.standard_normal(6).astype(np.float32)
+    for query in (dict(positive=["w1", "w2"], negative=["w3"]), dict(positive=[v, ("w2", 0.5)]),
+                  dict(positive=["w1"], clip_start=3, clip_end=20)):
+        _same(s.most_similar(**query, topn=4), e.most_similar(**query, topn=4))
+    assert np.allclose(s.most_similar("w1", topn=None), e.most_similar("w1", topn=None), atol=1e-6)
