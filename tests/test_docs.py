@@ -23,3 +23,14 @@ def test_mkdocs_build_strict(tmp_path):
     assert 'id="embgeo.keyedvectors.KeyedVectors.load_word2vec_format"' in kv
     for md in (REPO / "docs").glob("*.md"):  # every narrative page is in the site
         assert (site / ("" if md.stem == "index" else md.stem) / "index.html").exists(), md.name
+
+
+def test_every_public_module_has_an_api_page():
+    documented = set()
+    for page in (REPO / "docs" / "api").glob("*.md"):
+        documented |= {ln.split()[1] for ln in page.read_text(encoding="utf-8").splitlines()
+                       if ln.startswith("::: ")}
+    modules = {".".join(p.relative_to(REPO).with_suffix("").parts) for p in (REPO / "embgeo").rglob("*.py")}
+    public = {m for m in modules if not any(part.startswith("_") for part in m.split("."))
+              and ".kernels" not in m and not m.endswith(".cli")}
+    assert not public - documented, f"add these modules to a page in docs/api/: {sorted(public - documented)}"
