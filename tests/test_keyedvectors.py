@@ -175,6 +175,10 @@ def test_save_and_load_round_trip_through_gensim(tmp_path, pair):
     assert type(kv) is KeyedVectors and kv.index_to_key == g.index_to_key
     with pytest.raises(UnknownWordError):
         kv["zebra"]
+    from gensim.test.utils import datapath
+
+    old = KeyedVectors.load(datapath("old_keyedvectors_320.dat"))  # pickled by gensim 3.2
+    assert type(old) is KeyedVectors and old.get_vector("computer").shape == (old.vector_size,)
     KeyedVectors.from_embeddings(e).save(str(tmp_path / "e.kv"))
     back = GensimKV.load(str(tmp_path / "e.kv"))
     assert np.array_equal(back.vectors, e.vectors)
