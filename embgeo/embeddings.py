@@ -98,7 +98,7 @@ class Embeddings:
         self._words = words
         self._vectors = _read_only(vectors)
         self._counts = counts
-        self._output_vectors = output_vectors
+        self._output_vectors = None if output_vectors is None else _read_only(output_vectors)
         self._index = index
         self._unit = None
 
@@ -477,6 +477,8 @@ def _read_only(vectors):
 def _oov_alias(oov: str, missing: str | None) -> str:
     if missing is None:
         return oov
+    if oov != "raise":
+        raise TypeError("pass oov= only ('missing' is its deprecated alias)")
     warnings.warn("the 'missing' parameter is renamed 'oov'; 'missing' will be removed in the next release",
                   DeprecationWarning, stacklevel=3)
     return missing

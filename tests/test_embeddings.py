@@ -47,6 +47,8 @@ def test_missing_is_a_deprecated_alias_of_oov(e):
         assert e.indices(["a", "x", "c"], missing="mark").tolist() == [0, -1, 2]
     with pytest.warns(DeprecationWarning):
         assert e.subset(["x", "c"], missing="skip").words == ["c"]
+    with pytest.raises(TypeError, match="pass oov= only"):
+        e.indices(["a"], oov="skip", missing="mark")
 
 
 def test_vectors_are_read_only_so_cached_unit_vectors_cannot_go_stale(e):
