@@ -6,6 +6,10 @@ Submodules load on first use, so ``import embgeo`` stays light::
     e = embgeo.load("glove-6b-50d")          # embgeo.io
     e.most_similar(positive=["king", "woman"], negative=["man"])
     embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)
+    kv = embgeo.KeyedVectors.load_word2vec_format("vectors.bin", binary=True)   # gensim's class
+
+``__all__`` lists the public API of the top level; the modules (``embgeo.fuzzy``, ``embgeo.io``,
+...) are public too and load on attribute access.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import importlib
 
 from .backend import get_namespace, to_device, to_numpy
 from .embeddings import Embeddings
-from .errors import NotFittedError, UnknownWordError
+from .errors import UnknownWordError
 from .progress import set_progress
 
 __version__ = "0.1.0.dev0"
@@ -21,12 +25,13 @@ __version__ = "0.1.0.dev0"
 _SUBMODULES = {
     "alpha", "backend", "crosslingual", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
     "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index", "linalg",
-    "atomic", "cli", "rcsls",
+    "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls",
 }
-_LAZY_ATTRS = {"load": "io", "save": "io"}
+# gensim and scikit-learn take seconds to import: their users pay for them on first use
+_LAZY_ATTRS = {"load": "io", "save": "io", "KeyedVectors": "keyedvectors", "NotFittedError": "errors"}
 
-__all__ = ["Embeddings", "UnknownWordError", "NotFittedError", "get_namespace", "to_numpy", "to_device",
-           "set_progress", "load", "save", "__version__", *sorted(_SUBMODULES)]
+__all__ = ["Embeddings", "KeyedVectors", "UnknownWordError", "NotFittedError", "load", "save",
+           "get_namespace", "to_numpy", "to_device", "set_progress", "__version__"]
 
 
 def __getattr__(name):

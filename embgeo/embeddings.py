@@ -1,7 +1,9 @@
 """The :class:`Embeddings` container: a vocabulary and its vectors, on CPU or GPU."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+import warnings
+from numbers import Integral
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -14,9 +16,13 @@ __all__ = ["Embeddings"]
 class Embeddings:
     """Word vectors with their vocabulary.
 
-    An immutable-ish value: methods that change vectors return a new object, so a normalisation
-    chain never edits the embeddings you loaded. The spellings follow gensim's ``KeyedVectors``
-    (``e["word"]``, ``"word" in e``, ``e.most_similar(positive=..., negative=..., topn=...)``).
+    An immutable value: methods that change vectors return a new object, so a normalisation
+    chain never edits the embeddings you loaded, and ``e.vectors`` is a read-only view (NumPy), so
+    cached unit vectors cannot go stale. The constructor does not copy ``vectors``: do not edit
+    the array you passed in afterwards. The spellings follow gensim's ``KeyedVectors``
+    (``e["word"]``, ``"word" in e``, ``e.most_similar(positive=..., negative=..., topn=...)``);
+    :class:`embgeo.KeyedVectors` is the mutable, gensim-compatible class
+    (``e.to_gensim()``, ``KeyedVectors.from_embeddings(e)``).
 
     Parameters
     ----------
@@ -36,6 +42,19 @@ class Embeddings:
     ------
     ValueError
         Empty vocabulary, duplicate word (named), shape mismatch, NaN/inf (row and word named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> e = Embeddings(["cat", "dog", "car"], np.array([[1, 0], [0.9, 0.1], [0, 1]]))
+    >>> e
+    Embeddings(3 words, dim=2, float64, cpu)
+    >>> e.index("dog"), "cow" in e
+    (1, False)
+    >>> [w for w, _ in e.most_similar("cat", topn=2)]
+    ['dog', 'car']
+    >>> e.vectors.flags.writeable
+    False
     """
 
     __slots__ = ("_words", "_vectors", "_counts", "_output_vectors", "_index", "_unit", "__weakref__")
@@ -54,7 +73,7 @@ class Embeddings:
             )
         if vectors.shape[1] == 0:
             raise ValueError("vectors have zero dimensions")
-        index = {}
+        index: dict[str, int] = {}
         for i, w in enumerate(words):
             if index.setdefault(w, i) != i:
                 raise ValueError(f"duplicate word {w!r} at rows {index[w]} and {i}")
@@ -77,9 +96,9 @@ class Embeddings:
             if check_finite:
                 _check_rows_finite(output_vectors, words, "output_vectors")
         self._words = words
-        self._vectors = vectors
+        self._vectors = _read_only(vectors)
         self._counts = counts
-        self._output_vectors = output_vectors
+        self._output_vectors = None if output_vectors is None else _read_only(output_vectors)
         self._index = index
         self._unit = None
 
@@ -91,7 +110,11 @@ class Embeddings:
 
     @property
     def vectors(self):
-        """The (n_words, dim) matrix, NumPy or CuPy."""
+        """The (n_words, dim) matrix, NumPy or CuPy; a read-only view for NumPy.
+
+        Derive new embeddings with :meth:`with_vectors`, or edit a mutable copy in
+        :class:`embgeo.KeyedVectors`.
+        """
         return self._vectors
 
     @property
@@ -135,9 +158,17 @@ class Embeddings:
         return f"Embeddings({len(self)} words, dim={self.dim}, {self.dtype}, {self.device}{extra})"
 
     def __getitem__(self, word):
-        """Vector of one word, or the (k, dim) matrix of a list of words."""
+        """Vector of one word, or the (k, dim) matrix of a list of words.
+
+        Rows are looked up by word only: ``e[3]`` is a TypeError (use ``e.vectors[3]``).
+        """
         if isinstance(word, str):
             return self._vectors[self.index(word), ...]
+        if isinstance(word, (Integral, slice)) or not isinstance(word, Iterable):
+            raise TypeError(
+                f"Embeddings are indexed by a word (str) or a list of words, not {type(word).__name__} "
+                f"{word!r}; for rows by position use e.vectors[...] and e.words[...]"
+            )
         return backend.take_rows(self._vectors, self.indices(word))
 
     def index(self, word: str) -> int:
@@ -147,27 +178,40 @@ class Embeddings:
         except KeyError:
             raise UnknownWordError(word) from None
 
-    def indices(self, words: Iterable[str], missing: str = "raise") -> np.ndarray:
+    def indices(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
         """Rows of ``words`` as an int64 NumPy array.
 
         Parameters
         ----------
-        missing : {"raise", "skip", "mark"}
+        words : iterable of str
+        oov : {"raise", "skip", "mark"}, default "raise"
             Unknown words raise :class:`~embgeo.errors.UnknownWordError` naming the first one
             (and how many are missing), are dropped, or are marked with -1.
+        missing : str, optional
+            Deprecated alias of ``oov``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> e = Embeddings(["a", "b", "c"], np.eye(3))
+        >>> e.indices(["c", "x", "a"], oov="mark").tolist()
+        [2, -1, 0]
+        >>> e.indices(["c", "x", "a"], oov="skip").tolist()
+        [2, 0]
         """
-        if missing not in ("raise", "skip", "mark"):
-            raise ValueError(f"missing must be 'raise', 'skip' or 'mark', got {missing!r}")
+        oov = _oov_alias(oov, missing)
+        if oov not in ("raise", "skip", "mark"):
+            raise ValueError(f"oov must be 'raise', 'skip' or 'mark', got {oov!r}")
         if isinstance(words, str):
             raise TypeError("indices() takes a sequence of words; use index() for one word")
         words = list(words)  # a generator would be spent before the error message needs it
         get = self._index.get
         idx = np.fromiter((get(w, -1) for w in words), dtype=np.int64)
-        if missing == "mark":
+        if oov == "mark":
             return idx
         bad = idx < 0
         if bad.any():
-            if missing == "raise":
+            if oov == "raise":
                 first = words[int(np.flatnonzero(bad)[0])]
                 raise UnknownWordError(first, n_missing=int(bad.sum()))
             idx = idx[~bad]
@@ -180,9 +224,12 @@ class Embeddings:
         counts = None if self._counts is None else self._counts[idx]
         return Embeddings([self._words[i] for i in idx], vec, counts, output_vectors=out, check_finite=False)
 
-    def subset(self, words: Iterable[str], missing: str = "raise") -> "Embeddings":
-        """A new Embeddings holding ``words`` in the given order."""
-        idx = self.indices(list(words), missing=missing)
+    def subset(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> "Embeddings":
+        """A new Embeddings holding ``words`` in the given order (``oov``: "raise" or "skip")."""
+        oov = _oov_alias(oov, missing)
+        if oov == "mark":
+            raise ValueError("subset() takes oov='raise' or 'skip'; 'mark' is for index lookups")
+        idx = self.indices(list(words), oov=oov)
         if idx.size == 0:
             raise ValueError("subset is empty: none of the given words is in the vocabulary")
         return self._take_rows(idx)
@@ -221,7 +268,7 @@ class Embeddings:
             _check_rows_finite(vectors, self._words, "vectors")
         new = object.__new__(Embeddings)
         new._words, new._index, new._counts = self._words, self._index, self._counts
-        new._vectors, new._output_vectors, new._unit = vectors, None, None
+        new._vectors, new._output_vectors, new._unit = _read_only(vectors), None, None
         return new
 
     def to(self, device: str) -> "Embeddings":
@@ -290,12 +337,104 @@ class Embeddings:
 
         return search(self, queries, k=k, metric=metric, backend=backend, exclude_self=exclude_self, **kwargs)
 
-    def most_similar(self, positive=(), negative=(), topn: int | None = 10, restrict_vocab: int | None = None):
-        """gensim's ``most_similar``: cosine neighbours of the mean of unit vectors
-        (positives added, negatives subtracted), input words excluded; list of (word, score)."""
-        from .neighbors import most_similar
+    def most_similar(self, positive=None, negative=None, topn: int | None = 10, clip_start: int = 0,
+                     clip_end: int | None = None, restrict_vocab: int | None = None, indexer=None):
+        """gensim's ``KeyedVectors.most_similar``, with gensim's semantics.
 
-        return most_similar(self, positive=positive, negative=negative, topn=topn, restrict_vocab=restrict_vocab)
+        The query is the weighted mean of the entries of ``positive`` (weight +1) and ``negative``
+        (weight −1), divided by the sum of the absolute weights and scaled to unit length. Words
+        (and integer rows) enter as unit vectors, raw vectors as given (not normalised). A
+        ``(key, weight)`` tuple's weight replaces the list's sign, in either list, as in gensim:
+        ``("man", 1.0)`` in ``negative`` *adds* man, ``("man", -1.0)`` subtracts it. Words are ranked by cosine over rows ``clip_start:clip_end`` (``restrict_vocab=n``
+        overrides both with ``0:n``), the input words excluded.
+
+        Parameters
+        ----------
+        positive, negative : str, int, vector, (key, weight) tuple, or a list of them; optional
+        topn : int or None, default 10
+            With None (or 0 as an unsigned NumPy integer, as gensim), the cosines to every row of
+            the clipped range (input words included) as a NumPy array. ``topn < 1`` gives ``[]``.
+        clip_start, clip_end : int, optional
+        restrict_vocab : int, optional
+        indexer : object with ``most_similar(vector, topn)``, optional
+            An approximate index (e.g. gensim's ``AnnoyIndexer``); used as gensim does.
+
+        Returns
+        -------
+        list of (word, float), or a NumPy array when ``topn`` is None
+            Best first; ties go to the lower row.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary (a KeyError, as in gensim).
+        ValueError
+            No positive or negative entry.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> e = Embeddings(["king", "queen", "man", "woman", "car"],
+        ...                np.array([[1, 1, 0], [1, 0, 1], [0, 1, 0], [0, 0, 1], [-1, 0, 0]]))
+        >>> [(w, round(s, 4)) for w, s in e.most_similar(positive=["king", "woman"], negative=["man"], topn=2)]
+        [('queen', 0.9586), ('car', -0.5615)]
+        """
+        if isinstance(topn, Integral) and topn < 1:
+            return []
+        keys, weights = _weighted_keys(positive, negative)
+        n = len(self._words)
+        if restrict_vocab:
+            clip_start, clip_end = 0, int(restrict_vocab)
+        clip_start, clip_end = max(int(clip_start), 0), min(int(clip_end or n), n)
+        U = self.unit_vectors
+        xp = backend.get_namespace(U)
+        query, rows = self._gensim_mean(keys, weights, U)
+        if indexer is not None and isinstance(topn, int):
+            return indexer.most_similar(backend.to_numpy(query), topn)
+        if clip_end <= clip_start:
+            return backend.to_numpy(xp.zeros((0,), dtype=U.dtype)) if not topn else []
+        D = U[clip_start:clip_end, ...]
+        if not topn:
+            return backend.to_numpy(D @ query)
+        excl = np.unique(np.asarray([r - clip_start for r in rows if clip_start <= r < clip_end], dtype=np.int64))
+        k = min(int(topn), D.shape[0] - excl.size)
+        if k < 1:
+            return []
+        from .neighbors import topk
+
+        s, i = topk(xp.reshape(query, (1, -1)), D, k, metric="dot", exclude=[excl], progress=False,
+                    check_finite=False)
+        s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
+        return [(self._words[j + clip_start], float(v)) for v, j in zip(s, i)]
+
+    def _gensim_mean(self, keys, weights, U):
+        """gensim's ``get_mean_vector(..., pre_normalize=True, post_normalize=True)`` and the rows
+        of the key entries (to exclude from the results)."""
+        xp = backend.get_namespace(U)
+        mean = xp.zeros((self.dim,), dtype=U.dtype)
+        total, rows = 0.0, []
+        for key, w in zip(keys, weights):
+            if isinstance(key, (str, Integral)):
+                r = self._row_of_key(key)
+                rows.append(r)
+                v = U[r, ...]
+            else:
+                v = backend.asarray(key, like=U, dtype=U.dtype)
+                if tuple(v.shape) != (self.dim,):
+                    raise ValueError(f"a query vector must have shape ({self.dim},), got {tuple(v.shape)}")
+            mean = mean + float(w) * v
+            total += abs(float(w))
+        if total > 0:
+            mean = mean / total
+        norm = float(xp.sqrt(xp.sum(mean * mean)))
+        return (mean / norm if norm > 0 else mean), rows
+
+    def _row_of_key(self, key) -> int:
+        if isinstance(key, str):
+            return self.index(key)
+        if 0 <= int(key) < len(self._words):  # gensim: an int that is not a key is a row
+            return int(key)
+        raise UnknownWordError(key, context=f"nor a row number below {len(self._words)}")
 
     # ----------------------------------------------------------- interop
     @classmethod
@@ -320,16 +459,60 @@ class Embeddings:
         return cls(words, np.asarray(kv.vectors), counts, output_vectors=out)
 
     def to_gensim(self):
-        """A gensim ``KeyedVectors`` with the same words, vectors (on CPU) and counts."""
-        from gensim.models import KeyedVectors
+        """A :class:`embgeo.KeyedVectors` (a gensim ``KeyedVectors`` subclass) with a copy of the
+        words, vectors (on CPU) and counts; see :meth:`embgeo.KeyedVectors.from_embeddings`."""
+        from .keyedvectors import KeyedVectors
 
-        vec = backend.to_numpy(self._vectors)
-        kv = KeyedVectors(vector_size=vec.shape[1], count=0, dtype=vec.dtype)
-        kv.add_vectors(self._words, vec)
-        if self._counts is not None:
-            kv.allocate_vecattrs(attrs=["count"], types=[np.int64])
-            kv.expandos["count"][:] = np.asarray(self._counts, dtype=np.int64)
-        return kv
+        return KeyedVectors.from_embeddings(self)
+
+
+def _read_only(vectors):
+    """A read-only view of a NumPy matrix (other libraries have no such flag)."""
+    if isinstance(vectors, np.ndarray) and vectors.flags.writeable:
+        vectors = vectors.view()
+        vectors.flags.writeable = False
+    return vectors
+
+
+def _oov_alias(oov: str, missing: str | None) -> str:
+    if missing is None:
+        return oov
+    if oov != "raise":
+        raise TypeError("pass oov= only ('missing' is its deprecated alias)")
+    warnings.warn("the 'missing' parameter is renamed 'oov'; 'missing' will be removed in the next release",
+                  DeprecationWarning, stacklevel=3)
+    return missing
+
+
+def _weighted_keys(positive, negative) -> tuple[list[Any], list[float]]:
+    """gensim's reading of ``most_similar``'s arguments: entries and their weights.
+
+    A single key or 1-D vector is a one-entry list and a 2-D matrix a list of rows. An entry that is
+    neither a key (str, int) nor an array is a ``(key, weight)`` pair whose weight *replaces* the
+    list's default sign (+1 positive, −1 negative), as in gensim 4.
+    """
+    keys: list[Any] = []
+    weights: list[float] = []
+    for items, sign in ((positive, 1.0), (negative, -1.0)):
+        if items is None:
+            continue
+        if isinstance(items, (str, Integral)) or (hasattr(items, "ndim") and items.ndim == 1):
+            items = [items]
+        elif hasattr(items, "ndim") and items.ndim == 2:
+            items = [items[i, ...] for i in range(items.shape[0])]
+        for item in items:
+            if isinstance(item, (str, Integral)) or hasattr(item, "ndim"):
+                keys.append(item)
+                weights.append(sign)
+            elif isinstance(item, tuple) and len(item) == 2:
+                keys.append(item[0])
+                weights.append(float(item[1]))
+            else:
+                raise TypeError(f"most_similar entries are words, rows, vectors or (key, weight) pairs, "
+                                f"got {item!r}")
+    if not keys:
+        raise ValueError("most_similar needs at least one positive or negative entry")
+    return keys, weights
 
 
 def _check_rows_finite(M, words, name):

@@ -1,11 +1,29 @@
-"""Exceptions with messages that name the problem."""
+"""Exceptions with messages that name the problem.
+
+:class:`UnknownWordError` is the one exception type for an out-of-vocabulary word everywhere in
+embgeo (``oov="raise"``), including :class:`embgeo.KeyedVectors`. :class:`NotFittedError` is
+scikit-learn's ``NotFittedError`` subclassed, so ``except sklearn.exceptions.NotFittedError``
+catches embgeo's too; it is built on first access, so ``import embgeo`` does not import
+scikit-learn.
+"""
 from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["UnknownWordError", "NotFittedError"]
 
 
 class UnknownWordError(KeyError):
-    """A word is not in the vocabulary. Subclass of KeyError, with a readable message."""
+    """A word is not in the vocabulary. Subclass of KeyError, with a readable message.
+
+    Examples
+    --------
+    >>> err = UnknownWordError("zebra", n_missing=3)
+    >>> print(err)
+    word 'zebra' is not in the vocabulary (3 words missing in all)
+    >>> isinstance(err, KeyError)
+    True
+    """
 
     def __init__(self, word, context: str | None = None, n_missing: int = 1):
         self.word = word
@@ -22,5 +40,31 @@ class UnknownWordError(KeyError):
         return self.message
 
 
-class NotFittedError(ValueError, AttributeError):
-    """An estimator was used before ``fit`` (the same contract as scikit-learn's)."""
+def _make_not_fitted_error() -> type:
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    class NotFittedError(SklearnNotFittedError):
+        """An estimator was used before ``fit``: scikit-learn's ``NotFittedError``, subclassed.
+
+        Like scikit-learn's, it is both a ValueError and an AttributeError.
+
+        Examples
+        --------
+        >>> from embgeo.errors import NotFittedError
+        >>> import sklearn.exceptions
+        >>> issubclass(NotFittedError, sklearn.exceptions.NotFittedError)
+        True
+        """
+
+    NotFittedError.__module__ = __name__
+    NotFittedError.__qualname__ = "NotFittedError"
+    return NotFittedError
+
+
+def __getattr__(name: str) -> Any:
+    # scikit-learn takes about a second to import: build the subclass only when it is asked for
+    if name == "NotFittedError":
+        cls = _make_not_fitted_error()
+        globals()["NotFittedError"] = cls
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -31,13 +31,44 @@ def test_unknown_word_error_names_the_word_and_is_a_keyerror(e):
         e.indices(["a", "x", "y"])
 
 
-def test_indices_missing_policies(e):
-    assert e.indices(["a", "x", "c"], missing="skip").tolist() == [0, 2]
-    assert e.indices(["a", "x", "c"], missing="mark").tolist() == [0, -1, 2]
-    with pytest.raises(ValueError, match="missing must be"):
-        e.indices(["a"], missing="drop")
+def test_indices_oov_policies(e):
+    assert e.indices(["a", "x", "c"], oov="skip").tolist() == [0, 2]
+    assert e.indices(["a", "x", "c"], oov="mark").tolist() == [0, -1, 2]
+    with pytest.raises(ValueError, match="oov must be"):
+        e.indices(["a"], oov="drop")
     with pytest.raises(TypeError):
         e.indices("abc")
+    with pytest.raises(ValueError, match="'mark' is for index lookups"):
+        e.subset(["a"], oov="mark")
+
+
+def test_missing_is_a_deprecated_alias_of_oov(e):
+    with pytest.warns(DeprecationWarning, match="renamed 'oov'"):
+        assert e.indices(["a", "x", "c"], missing="mark").tolist() == [0, -1, 2]
+    with pytest.warns(DeprecationWarning):
+        assert e.subset(["x", "c"], missing="skip").words == ["c"]
+    with pytest.raises(TypeError, match="pass oov= only"):
+        e.indices(["a"], oov="skip", missing="mark")
+
+
+def test_vectors_are_read_only_so_cached_unit_vectors_cannot_go_stale(e):
+    before = e.most_similar("a", topn=2)
+    with pytest.raises(ValueError, match="read-only"):
+        e.vectors[0] = 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        e.vectors[...] *= 2
+    assert e.with_vectors(e.vectors * 2).vectors.flags.writeable is False
+    assert e.most_similar("a", topn=2) == before
+    # the caller's array keeps its own flags (the container holds a view)
+    X = np.ones((2, 3), np.float32)
+    Embeddings(["p", "q"], X)
+    assert X.flags.writeable
+
+
+@pytest.mark.parametrize("key", [123, np.int64(1), 1.5, slice(0, 2)])
+def test_indexing_by_position_is_a_clear_type_error(e, key):
+    with pytest.raises(TypeError, match=r"indexed by a word \(str\) or a list of words.*e\.vectors"):
+        e[key]
 
 
 @pytest.mark.parametrize("words, vectors, msg", [
@@ -82,7 +113,7 @@ def test_subset_top_and_intersect(e, rng):
     with pytest.raises(ValueError, match="share no word"):
         e.intersect(Embeddings(["zz"], np.ones((1, 4))))
     with pytest.raises(ValueError, match="subset is empty"):
-        e.subset(["x"], missing="skip")
+        e.subset(["x"], oov="skip")
     with pytest.raises(ValueError, match="positive"):
         e.top(0)
 
@@ -111,7 +142,10 @@ def test_to_cpu_and_astype(e):
 
 
 def test_gensim_round_trip_keeps_words_vectors_counts(e):
+    from gensim.models import KeyedVectors as GensimKeyedVectors
+
     kv = e.to_gensim()
+    assert isinstance(kv, GensimKeyedVectors) and isinstance(kv, embgeo.KeyedVectors)
     assert kv.index_to_key == e.words
     assert np.array_equal(kv.vectors, e.vectors)
     back = Embeddings.from_gensim(kv)
@@ -144,6 +178,40 @@ def test_lazy_submodules():
     assert embgeo.normalize.normalize is not None
     with pytest.raises(AttributeError):
         embgeo.not_a_module
+
+
+def test_all_is_the_public_api_only():
+    import types
+
+    assert not [n for n in embgeo.__all__ if isinstance(getattr(embgeo, n), types.ModuleType)]
+    assert {"Embeddings", "KeyedVectors", "load", "save", "UnknownWordError", "NotFittedError"} <= set(
+        embgeo.__all__)
+    ns: dict = {}
+    exec("from embgeo import *", ns)
+    assert ns["KeyedVectors"] is embgeo.KeyedVectors
+
+
+def test_import_embgeo_stays_light():
+    import subprocess
+    import sys
+
+    code = "import sys, embgeo; print(sorted(m for m in ('gensim', 'sklearn') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_not_fitted_error_is_sklearns():
+    import pickle
+
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    from embgeo.errors import NotFittedError
+
+    assert issubclass(NotFittedError, SklearnNotFittedError)
+    assert issubclass(NotFittedError, ValueError) and issubclass(NotFittedError, AttributeError)
+    assert NotFittedError is embgeo.NotFittedError
+    err = pickle.loads(pickle.dumps(NotFittedError("call fit first")))
+    assert type(err) is NotFittedError and str(err) == "call fit first"
 
 
 def test_with_vectors_shares_vocabulary_and_checks_shape(e):

@@ -103,12 +103,12 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     tasks = [(d, m) for d in loaded for m in (analogy_methods if isinstance(d, AnalogyQuestions) else measures)]
     for data, m in progress_bar(tasks, total=len(tasks), desc="evaluate", progress=progress, unit="task"):
         if isinstance(data, AnalogyQuestions):
-            r = analogy(e, data, method=m, restrict_vocab=restrict_vocab, progress=progress)
-            report.append({"dataset": r.dataset, "task": "analogy", "measure": m, "n": r.n_evaluated,
-                           "coverage": r.coverage, "accuracy": r.accuracy}, result=r)
+            a = analogy(e, data, method=m, restrict_vocab=restrict_vocab, progress=progress)
+            report.append({"dataset": a.dataset, "task": "analogy", "measure": m, "n": a.n_evaluated,
+                           "coverage": a.coverage, "accuracy": a.accuracy}, result=a)
             if sections:
-                for name, s in r.sections.items():
-                    report.append({"dataset": f"{r.dataset}/{name}", "task": "analogy", "measure": m,
+                for name, s in a.sections.items():
+                    report.append({"dataset": f"{a.dataset}/{name}", "task": "analogy", "measure": m,
                                    "n": s["n_evaluated"],
                                    "coverage": s["n_evaluated"] / s["n_total"] if s["n_total"] else float("nan"),
                                    "accuracy": s["accuracy"]})

@@ -1,4 +1,5 @@
-"""A small results table: aligned text, Markdown, and JSON-ready records (no pandas needed)."""
+"""A small results table: aligned text, Markdown, JSON-ready records, and a pandas DataFrame
+(pandas is optional and imported only by :meth:`Report.to_frame`)."""
 from __future__ import annotations
 
 import json
@@ -50,6 +51,9 @@ class Report:
     wordsim353    0.5033
     >>> r.to_records()
     [{'dataset': 'wordsim353', 'spearman': 0.5033}]
+    >>> r.to_frame()  # doctest: +SKIP
+          dataset  spearman
+    0  wordsim353    0.5033
     """
 
     def __init__(self, rows=(), columns=None, title: str | None = None, formats: dict | None = None):
@@ -106,6 +110,26 @@ class Report:
     def to_dict(self) -> dict:
         """``{"title", "columns", "rows"}`` with plain Python values, for ``json.dumps``."""
         return {"title": self.title, "columns": self.columns, "rows": self.to_records()}
+
+    def to_frame(self):
+        """The table as a pandas DataFrame (columns in order; missing cells and NaN as NaN).
+
+        pandas is not a dependency of embgeo: without it this raises an ImportError saying what
+        to install; :meth:`to_records` gives the same rows as plain dicts.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError(
+                "Report.to_frame() needs pandas (pip install pandas, or embgeo[dev]); "
+                "Report.to_records() gives the same rows as plain dicts without it"
+            ) from exc
+        return pd.DataFrame.from_records(self.to_records(), columns=self.columns)
 
     def to_json(self, **kwargs) -> str:
         kwargs.setdefault("indent", 2)
