@@ -260,3 +260,12 @@ def test_cli_datasets_lists_registered_and_cached(reg, capsys):
     assert cli.main(["datasets", "--fetch", "nope-nope"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a registered dataset" in err
+
+
+def test_evaluator_accepts_a_registry_name(reg):
+    from embgeo.evaluate.similarity import word_similarity
+
+    words = [f"w{i}" for i in range(40)] + [f"v{i}" for i in range(40)]
+    e = embgeo.Embeddings(words, np.random.default_rng(0).standard_normal((80, 5)).astype(np.float32))
+    res = word_similarity(e, "t-pairs")
+    assert (res.dataset, res.n_total, res.n_found) == ("t-pairs", 40, 40)
