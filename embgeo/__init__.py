@@ -21,7 +21,7 @@ __version__ = "0.1.0.dev0"
 _SUBMODULES = {
     "alpha", "backend", "crosslingual", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
     "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index", "linalg",
-    "atomic", "cli",
+    "atomic", "cli", "registry", "distributed",
 }
 _LAZY_ATTRS = {"load": "io", "save": "io"}
 
