@@ -145,7 +145,7 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
     else:
         X = xb.check_matrix(xb.to_numpy(database), "database")
         bounds = _split(X.shape[0], n_parts)
-        shards = [client.scatter(np.ascontiguousarray(X[s:e]), workers=[workers[i % len(workers)]], direct=True)
+        shards = [client.scatter(np.ascontiguousarray(X[s:e]), workers=[workers[i % len(workers)]], hash=False)
                   for i, (s, e) in enumerate(bounds)]
         sd = ShardedDatabase(client, shards, bounds, X.shape, X.dtype,
                              [workers[i % len(workers)] for i in range(len(bounds))])
@@ -399,7 +399,10 @@ def _run_blocks(client, q_blocks, shard_futs, sd, k, ptr, idx, biases=None):
 def _query_blocks(client, Q, query_block):
     step = max(1, int(query_block or DEFAULT_QUERY_BLOCK))
     bounds = [(s, min(s + step, Q.shape[0])) for s in range(0, Q.shape[0], step)]
-    futs = client.scatter([np.ascontiguousarray(Q[s:e]) for s, e in bounds], broadcast=True) if bounds else []
+    # hash=False: the same queries scattered again would get the key of the previous call's
+    # futures, whose release reaches the scheduler later and cancels the new tasks
+    blocks = [np.ascontiguousarray(Q[s:e]) for s, e in bounds]
+    futs = client.scatter(blocks, broadcast=True, hash=False) if bounds else []
     return list(zip(bounds, futs))
 
 
@@ -486,7 +489,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
         S = Q if source is None else _queries(source, sd, "cosine")
         if S.shape[0] == 0:
             raise ValueError("r_S needs a non-empty source space: pass source= or r_database=")
-        S_f = client.scatter(S, broadcast=True)
+        S_f = client.scatter(S, broadcast=True, hash=False)
         knn_s = min(csls_knn, S.shape[0])
         biases = [client.submit(_knn_mean_rows, u, S_f, knn_s, workers=[w], pure=False)
                   for u, w in zip(sd.unit_shards(), sd.workers)]

@@ -242,7 +242,8 @@ def _build() -> dict[str, Resource]:
     for name, (fname, kind, cite) in _WORDSIM.items():
         size, sha = faruqui[fname]
         add(Resource(name, kind,
-                     f"https://raw.githubusercontent.com/mfaruqui/eval-word-vectors/{_FARUQUI_COMMIT}/data/word-sim/{fname}",
+                     f"https://raw.githubusercontent.com/mfaruqui/eval-word-vectors/{_FARUQUI_COMMIT}"
+                     f"/data/word-sim/{fname}",
                      fname, "wordsim", size, sha256=sha,
                      checksum_source=f"sha256 of git blob, mfaruqui/eval-word-vectors@{_FARUQUI_COMMIT[:12]}",
                      citation=f"{cite}; file from {_FARUQUI}", format="pairs"))
@@ -295,7 +296,8 @@ def _build() -> dict[str, Resource]:
                          licence="CC BY-NC 4.0 (MUSE repository LICENSE)", citation=_MUSE, format="dictionary"))
 
     for name, (md5, size, fmt, licence, cite) in _GENSIM_DATA.items():
-        add(Resource(name, "vectors", f"https://github.com/RaRe-Technologies/gensim-data/releases/download/{name}/{name}.gz",
+        add(Resource(name, "vectors",
+                     f"https://github.com/RaRe-Technologies/gensim-data/releases/download/{name}/{name}.gz",
                      f"{name}.gz", "gensim-data", size, md5=md5, checksum_source=_GENSIM_DATA_LIST,
                      licence=licence, citation=cite, format=fmt))
 
@@ -308,7 +310,8 @@ def _build() -> dict[str, Resource]:
                      f"https://nlp.stanford.edu/data/glove.{corpus}.300d.zip", f"glove.{corpus}.300d.zip", "glove",
                      licence=_GLOVE_LICENCE, citation=_GLOVE, format="glove", member=f"glove.{corpus}.300d.txt"))
     ft_en = "Mikolov et al. (2018), Advances in pre-training distributed word representations, LREC"
-    for name, stem in (("fasttext-wiki-news-300d-1m", "wiki-news-300d-1M"), ("fasttext-crawl-300d-2m", "crawl-300d-2M")):
+    for name, stem in (("fasttext-wiki-news-300d-1m", "wiki-news-300d-1M"),
+                       ("fasttext-crawl-300d-2m", "crawl-300d-2M")):
         add(Resource(name, "vectors", f"https://dl.fbaipublicfiles.com/fasttext/vectors-english/{stem}.vec.zip",
                      f"{stem}.vec.zip", "fasttext", licence=_FASTTEXT_LICENCE, citation=ft_en, format="word2vec",
                      member=f"{stem}.vec"))
