@@ -151,9 +151,18 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
                              [workers[i % len(workers)] for i in range(len(bounds))])
     try:
         _CACHE[key] = (weakref.ref(database), client, n_shards, sd)
+        # when the array goes, the cache lets go of its shards (the workers drop them once no
+        # ShardedDatabase the user kept refers to them)
+        weakref.finalize(database, _forget, key, weakref.ref(sd))
     except TypeError:  # not weak-referenceable (a str path): no reuse
         pass
     return sd
+
+
+def _forget(key, sd_ref) -> None:
+    hit = _CACHE.get(key)
+    if hit is not None and hit[3] is sd_ref():
+        del _CACHE[key]
 
 
 def _split(n: int, parts: int) -> list:
