@@ -520,7 +520,8 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
     if sha is None and md5 is None and verify:
         raise UnverifiedResourceError(
             f"{r.name} has no published checksum ({r.url}); fetch it with verify=False to trust the file "
-            f"on first use (its sha256 is then recorded in {root / _LOCK}), or place a copy you trust at {target}")
+            f"on first use (its sha256 is then recorded in {root / _LOCK}); a copy you trust placed at "
+            f"{target} is taken by that call instead of a download")
     if not target.is_file():
         local = find_local(r.name, search_dirs) if r.verified else None
         if local is not None and not r.member:
@@ -538,7 +539,7 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
     if sha is None and md5 is None:  # first use: remember what was trusted
         _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": got,
                                    "trusted": "first use"})
-    return _extract(r, target) if r.member else target
+    return _extract(r, target, root / r.group) if r.member else target
 
 
 def _fail(r: Resource, target: Path, why: str) -> DownloadError:
@@ -596,11 +597,14 @@ def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, de
         raise ConnectionError(f"transfer ended at {done} of {total} bytes")
 
 
-def _extract(r: Resource, archive: Path) -> Path:
+def _extract(r: Resource, archive: Path, folder: Path) -> Path:
+    """The archive's member, extracted once into the cache ``folder`` (never beside a copy found
+    elsewhere, which may be read-only)."""
     assert r.member is not None
-    out = archive.parent / r.member
+    out = folder / r.member
     if out.is_file():
         return out
+    folder.mkdir(parents=True, exist_ok=True)
     try:
         with zipfile.ZipFile(archive) as zf, atomic_path(out) as tmp:
             with zf.open(r.member) as src, open(tmp, "wb") as dst:

@@ -235,9 +235,17 @@ def test_verified_copy_elsewhere_is_found_without_network(reg, tmp_path):
     assert R.fetch("google-analogy") == Path(datapath("questions-words.txt"))
 
 
-def test_zip_member_is_extracted_after_the_archive_is_verified(reg):
+def test_zip_member_is_extracted_after_the_archive_is_verified(reg, server, tmp_path):
     p = R.fetch("t-zip")
     assert p.name == "vecs.txt" and p.read_bytes() == VECS
+    # an archive found elsewhere is extracted into the cache, not beside it
+    ro = tmp_path / "readonly"
+    ro.mkdir()
+    R.cache_path("t-zip").replace(ro / "vecs.zip")
+    p.unlink()
+    n = len(server.requests)
+    assert R.fetch("t-zip", search_dirs=[ro]) == p and p.read_bytes() == VECS
+    assert sorted(f.name for f in ro.iterdir()) == ["vecs.zip"] and len(server.requests) == n
 
 
 # ------------------------------------------------------------------ hooks: datasets, io, cli
