@@ -135,6 +135,16 @@ def test_embeddings_holding_a_dask_array_search_on_the_cluster(client, data):
     assert len(dd.shard(e.vectors).shards) == 4  # the dask array's row chunks
 
 
+def test_gram_equals_the_float64_product(client, data):
+    Q, D = data
+    X = da.from_array(D, chunks=(700, 16))
+    np.testing.assert_allclose(dd.gram(X), D.astype(np.float64).T @ D.astype(np.float64), rtol=1e-12)
+    Z = np.random.default_rng(3).standard_normal((len(D), 3))
+    np.testing.assert_allclose(dd.gram(D, Z), D.astype(np.float64).T @ Z, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="rows like X"):
+        dd.gram(D, Z[:5])
+
+
 def _where(a, b):
     return a * b, os.getpid()
 
