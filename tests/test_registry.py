@@ -5,7 +5,6 @@ import json
 import threading
 import time
 import zipfile
-from contextlib import redirect_stdout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -15,8 +14,6 @@ import pytest
 import embgeo
 from embgeo import cli, datasets
 from embgeo import registry as R
-
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 PAIRS = b"".join(f"w{i}\tv{i}\t{i / 10:.1f}\n".encode() for i in range(40))
 VECS = b"3 2\nthe 0.1 0.2\nof 0.3 -0.4\nand 1 2\n"
@@ -144,12 +141,11 @@ def test_registry_lists_the_standard_resources_with_provenance():
             assert r.checksum_source == R.UNVERIFIED and r.size is None
 
 
-@pytest.mark.skipif(not (SHARED / "wordsim").is_dir(), reason="shared evaluation data not present")
-def test_shared_files_match_their_registered_sha256():
+def test_shared_files_match_their_registered_sha256(shared_data):
     by_file = {(r.group, r.filename): r for r in R.registry().values()}
     seen = 0
     for sub in ("wordsim", "bli"):
-        for f in sorted((SHARED / sub).iterdir()):
+        for f in sorted((shared_data / sub).iterdir()):
             r = by_file[(sub, f.name)]
             data = f.read_bytes()
             assert (hashlib.sha256(data).hexdigest(), len(data)) == (r.sha256, r.size), f
