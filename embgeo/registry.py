@@ -532,10 +532,13 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
             _download(r, target, timeout=timeout, progress=progress)
     ok, got = _matches(target, sha, md5, lock, r.name)
     if not ok:
-        target.unlink(missing_ok=True)
+        if target.parent == root / r.group:  # never delete a copy found outside the cache
+            target.unlink(missing_ok=True)
         want = f"sha256 {sha}" if sha else f"md5 {md5}"
+        again = (f"download it again from {r.url}" if r.verified else
+                 f"to trust another version, delete the {r.name!r} entry of {root / _LOCK} and fetch it again")
         raise ChecksumError(f"{target} does not match {r.name}'s checksum ({want}, {provenance}; the file has "
-                            f"sha256 {got}); it was removed, download it again from {r.url}")
+                            f"sha256 {got}); it was removed: {again}")
     if sha is None and md5 is None:  # first use: remember what was trusted
         _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": got,
                                    "trusted": "first use"})
