@@ -76,6 +76,7 @@ KINDS = ("similarity", "relatedness", "analogy", "dictionary", "vectors")
 #: Provenance recorded when no published checksum is known.
 UNVERIFIED = "unverified: no published checksum"
 _LOCK = "embgeo-lock.json"
+_REMEMBER_BYTES = 64 * 2**20  # files this large are hashed once, then known by size and mtime
 _CHUNK = 1 << 20
 
 
@@ -438,7 +439,9 @@ def _matches(path: Path, sha: str | None, md5: str | None, lock: dict, name: str
         return True, rec["sha256"]
     got_sha, got_md5 = _digests(path)
     ok = (sha is None or got_sha == sha) and (md5 is None or got_md5 == md5)
-    if ok:
+    # small files are re-hashed each time (cheaper than a lock write, and a data folder of small
+    # evaluation files used as the cache is never written to)
+    if ok and _stamp(path)[0] >= _REMEMBER_BYTES:
         _write_lock(cache_dir(), name, {"path": str(path), "stamp": _stamp(path), "sha256": got_sha,
                                         "md5": got_md5, **({"trusted": rec["trusted"]} if "trusted" in rec else {})})
     return ok, got_sha

@@ -273,3 +273,15 @@ def test_evaluator_accepts_a_registry_name(reg):
     e = embgeo.Embeddings(words, np.random.default_rng(0).standard_normal((80, 5)).astype(np.float32))
     res = word_similarity(e, "t-pairs")
     assert (res.dataset, res.n_total, res.n_found) == ("t-pairs", 40, 40)
+
+
+def test_large_verified_file_is_not_rehashed_until_it_changes(reg, monkeypatch):
+    monkeypatch.setattr(R, "_REMEMBER_BYTES", 0)  # treat the fixture as a large file
+    p = R.fetch("t-pairs")
+    real = R._digests
+    monkeypatch.setattr(R, "_digests", lambda path: pytest.fail("re-hashed an unchanged file"))
+    assert R.fetch("t-pairs") == p
+    monkeypatch.setattr(R, "_digests", real)
+    p.write_bytes(PAIRS[::-1])  # changed on disk: hashed again, refused
+    with pytest.raises(R.ChecksumError):
+        R.fetch("t-pairs")
