@@ -37,7 +37,8 @@ such a folder makes its files available without network. A file placed by hand a
 test data and in ``search_dirs``. Without network the error names the URL and the exact path to
 place the file at. A download goes to ``<file>.part`` (resumed with an HTTP ``Range`` request after
 an interruption) and is renamed into place only once complete and verified; a checksum mismatch
-deletes it, so nothing corrupt stays in the cache.
+deletes it, so nothing corrupt stays in the cache. Concurrent fetches of one resource (several
+processes sharing a cache) download it once: the partial file is locked while it grows.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ import sys
 import urllib.error
 import urllib.request
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.client import HTTPException
 from pathlib import Path
@@ -557,9 +559,13 @@ def _download(r: Resource, target: Path, *, timeout: float, progress: bool | Non
     if not r.direct:
         raise DownloadError(f"{r.name} has no direct download URL; get it from {r.url} and place it at {target}")
     part = target.with_name(target.name + ".part")
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _transfer(r.url, part, timeout=timeout, progress=progress, desc=r.name, size=r.size)
+        with _exclusive(part):
+            if target.is_file():  # another process finished it while this one waited
+                return
+            _transfer(r.url, part, timeout=timeout, progress=progress, desc=r.name, size=r.size)
+            os.replace(part, target)
     except urllib.error.HTTPError as exc:
         raise _fail(r, target, f"HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
@@ -571,7 +577,23 @@ def _download(r: Resource, target: Path, *, timeout: float, progress: bool | Non
     except (HTTPException, ConnectionError) as exc:
         raise _fail(r, target, f"connection broken ({type(exc).__name__}); the partial file {part} is "
                                "resumed next time") from None
-    os.replace(part, target)
+
+
+@contextmanager
+def _exclusive(part: Path):
+    """Hold an exclusive lock on the partial file, so that processes (e.g. Dask workers sharing a
+    cache) fetching the same resource download it once; the others wait, then find it done."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no lock, concurrent fetches may download twice
+        yield
+        return
+    with open(part, "ab") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, desc: str, size: int | None) -> None:

@@ -285,3 +285,14 @@ def test_large_verified_file_is_not_rehashed_until_it_changes(reg, monkeypatch):
     p.write_bytes(PAIRS[::-1])  # changed on disk: hashed again, refused
     with pytest.raises(R.ChecksumError):
         R.fetch("t-pairs")
+
+
+def test_concurrent_fetches_download_once(reg, server):
+    server.mode["/pairs.txt"] = "slow"
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(R.fetch("t-pairs", timeout=10))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert out == [R.cache_path("t-pairs")] * 3 and len(server.requests) == 1
