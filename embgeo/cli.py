@@ -20,10 +20,12 @@ __all__ = ["main", "COMMANDS"]
 COMMANDS = {
     "evaluate": "embgeo.evaluate.cli",
     "bli": "embgeo.evaluate.bli",
+    "datasets": "embgeo.registry",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",
     "bli": "bilingual lexicon induction: map source to target embeddings and score a test dictionary",
+    "datasets": "list (and fetch) the registered datasets and vectors, and what is cached",
 }
 #: Exceptions that mean "bad input" rather than a bug: reported in one line.
 USER_ERRORS = (ValueError, KeyError, OSError, ImportError, LookupError, RuntimeError)

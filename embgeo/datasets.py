@@ -26,6 +26,12 @@ Analogies
     (Mikolov et al. 2013, "Efficient estimation of word representations in vector space").
 
 Malformed lines raise :class:`ValueError` naming the file and the line number.
+
+Registered data
+---------------
+:func:`registry` lists the standard datasets, dictionaries and vectors by name, and :func:`fetch`
+downloads one into the cache, verified (see :mod:`embgeo.registry`). :func:`load_dataset` and the
+evaluators accept those names too (``load_dataset("simverb-3500")``).
 """
 from __future__ import annotations
 
@@ -35,6 +41,9 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+
+from . import registry as _reg
+from .registry import fetch, registry
 
 __all__ = [
     "WordPairs",
@@ -46,6 +55,8 @@ __all__ = [
     "read_word_pairs",
     "read_analogies",
     "list_datasets",
+    "registry",
+    "fetch",
 ]
 
 #: Built-in names: (gensim test-data file, kind). Aliases share a file.
@@ -180,6 +191,8 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
         from gensim.test.utils import datapath
 
         return Path(datapath(BUILTIN[key][0]))
+    if key in _reg.registry():
+        return fetch(key)
     looks_like_path = os.sep in s or (os.altsep and os.altsep in s) or p.suffix in _SUFFIXES[1:]
     dirs = [d for d in _data_dirs(data_dir) if d.is_dir()]
     for d in dirs:
@@ -194,7 +207,7 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
              else "no data directory (set EMBGEO_DATA or pass data_dir=)")
     raise FileNotFoundError(
         f"unknown dataset {s!r}: not a file, not a built-in name ({', '.join(sorted(BUILTIN))}), "
-        f"and not found in {where}"
+        f"not a registry name (see embgeo.datasets.registry()), and not found in {where}"
     )
 
 
@@ -222,11 +235,17 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False):
     The kind comes from the built-in registry or, for files, from the content (analogy files start
     with a ``: section`` line). ``lowercase`` lower-cases every word as it is read.
     """
-    path = dataset_path(name_or_path, data_dir)
     key = os.fspath(name_or_path).lower()
-    name = key if key in BUILTIN else path.stem
+    entry = _reg.registry().get(key) if key not in BUILTIN and not os.path.exists(name_or_path) else None
+    if entry is not None and entry.format not in ("pairs", "analogy"):
+        raise ValueError(f"{key} is registered as {entry.kind} ({entry.format} format), which load_dataset "
+                         f"does not read; its file is embgeo.datasets.fetch({key!r})")
+    path = dataset_path(name_or_path, data_dir)
+    name = key if key in BUILTIN or entry is not None else path.stem
     if key in BUILTIN:
         kind = BUILTIN[key][1]
+    elif entry is not None:
+        kind = str(entry.format)
     else:
         kind = "analogy" if _is_analogy_file(path) else "pairs"
     if kind == "analogy":

@@ -108,7 +108,8 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     Parameters
     ----------
     source : str or path-like
-        A path, or a name from :func:`available` (``"glove-6b-50d"``).
+        A path, or a name from :func:`available` (``"glove-6b-50d"``), or a ``"vectors"`` name of
+        :func:`embgeo.datasets.registry` (fetched into the cache and verified first).
     limit : int, optional
         Keep only the first ``limit`` words (file order). Text is read only that far.
     dtype : {"float32", "float64"}
@@ -165,6 +166,12 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
                 f"install it with: {spec.install}"
             ) from exc
 
+    if isinstance(source, str) and not os.path.exists(source):
+        from . import registry  # a registered name: fetched (verified, cached) first
+
+        entry = registry.registry().get(source.lower())
+        if entry is not None and entry.kind == "vectors":
+            source = registry.fetch(entry.name, progress=progress)
     path = Path(os.fspath(source)).expanduser()
     fmt = format or detect_format(path)
     if mmap and fmt not in ("embgeo", "gensim"):

@@ -1,0 +1,156 @@
+"""backend="dask": sharded exact search on a LocalCluster of 2 worker processes equals the local search
+and a brute-force formulation written from the definitions."""
+import os
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+import embgeo  # noqa: E402
+from embgeo import distributed as dd  # noqa: E402
+from embgeo import negatives, neighbors  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, worker_dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    D = rng.standard_normal((3001, 16)).astype(np.float32)
+    Q = rng.standard_normal((40, 16)).astype(np.float32)
+    return Q, D
+
+
+def brute_topk(Q, D, k, cosine=True, exclude=None, bias=None):
+    """Float64 scores of all pairs, sorted by score (desc) then row (asc)."""
+    Q, D = Q.astype(np.float64), D.astype(np.float64)
+    if cosine:
+        Q = Q / np.linalg.norm(Q, axis=1, keepdims=True)
+        D = D / np.linalg.norm(D, axis=1, keepdims=True)
+    S = Q @ D.T
+    if bias is not None:
+        S = 2 * S - bias
+    if exclude is not None:
+        for r, cols in enumerate(exclude):
+            S[r, cols] = -np.inf
+    order = np.array([np.lexsort((np.arange(S.shape[1]), -row))[:k] for row in S])
+    return np.take_along_axis(S, order, axis=1), order
+
+
+def test_no_client_is_a_clear_error(monkeypatch):
+    def none():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", none)
+    with pytest.raises(RuntimeError, match="needs a running dask.distributed client"):
+        dd.topk(np.ones((1, 2)), np.ones((3, 2)), 1)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot"])
+def test_topk_equals_local_and_brute_force(client, data, metric):
+    Q, D = data
+    ex = np.random.default_rng(1).integers(0, len(D), size=(len(Q), 2))
+    s, i = dd.topk(Q, D, 7, metric=metric, exclude=ex)
+    ls, li = neighbors.topk(Q, D, 7, metric=metric, exclude=ex, progress=False)
+    bs, bi = brute_topk(Q, D, 7, cosine=metric == "cosine", exclude=ex)
+    np.testing.assert_array_equal(i, li)
+    np.testing.assert_array_equal(i, bi)
+    # float32 GEMM tiles at other offsets round the last bit differently (as a local memory_budget does)
+    np.testing.assert_allclose(s, ls, rtol=2e-6, atol=2e-6)
+    np.testing.assert_allclose(s, bs, rtol=1e-5, atol=1e-5)
+    assert s.dtype == np.float32 and i.dtype == np.int64 and len(dd.shard(D).shards) == 2
+
+
+def test_exact_ties_across_shards_go_to_the_lower_row(client):
+    # small integers: every dot product is exact in float32, so ties are exact whatever the tiling
+    D = np.random.default_rng(2).integers(-1, 2, size=(400, 8)).astype(np.float32)
+    D[[7, 150, 250, 399]] = 3  # the best rows for that query, copies in both shards
+    s, i = dd.topk(D[[250, 7]], D, 4, metric="dot", query_block=1)
+    assert i[:, :4].tolist() == [[7, 150, 250, 399], [7, 150, 250, 399]]
+    assert len(set(s[0].tolist())) == 1
+
+
+def test_csls_equals_local_and_the_formula(client, data):
+    Q, D = data
+    src = D[:500]
+    s, i = dd.csls_topk(Q, D, 5, csls_knn=10, source=src)
+    ls, li = neighbors.csls_topk(Q, D, 5, knn=10, source=src, progress=False)
+    np.testing.assert_array_equal(i, li)
+    np.testing.assert_allclose(s, ls, rtol=2e-6, atol=2e-6)
+    # eq. 3 of Conneau et al. (2018), from cosines in float64
+    unit = lambda X: X.astype(np.float64) / np.linalg.norm(X, axis=1, keepdims=True)  # noqa: E731
+    cos_ds = unit(D) @ unit(src).T
+    r_s = np.sort(cos_ds, axis=1)[:, -10:].mean(axis=1)
+    r_t = np.sort(unit(Q) @ unit(D).T, axis=1)[:, -10:].mean(axis=1)
+    bs, bi = brute_topk(Q, D, 5, bias=r_s)
+    np.testing.assert_array_equal(i, bi)
+    np.testing.assert_allclose(s, bs - r_t[:, None], atol=1e-5)
+
+
+def test_synonym_table_equals_local(client, data):
+    _, D = data
+    e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)
+    vocab = [f"w{j}" for j in range(0, len(D), 2)] + ["unknown"]
+    for kw in ({}, {"mutual": True, "threshold": 0.2, "vocabulary": vocab}):
+        t, lt = dd.synonym_table(e, 5, **kw), negatives.synonym_table(e, 5, progress=False, **kw)
+        assert t.words == lt.words
+        np.testing.assert_array_equal(t.indptr, lt.indptr)
+        np.testing.assert_array_equal(t.indices, lt.indices)
+        np.testing.assert_allclose(t.scores, lt.scores, rtol=2e-6, atol=2e-6)
+
+
+def test_memory_mapped_cache_is_opened_by_the_workers(client, data, tmp_path):
+    Q, D = data
+    e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)
+    embgeo.save(e, tmp_path / "e.embgeo")
+    em = embgeo.load(tmp_path / "e.embgeo", mmap=True)
+    sd = dd.shard(em.vectors)
+    assert all(f.key.startswith("_open_rows") for f in sd.shards)  # no scatter of the matrix
+    assert dd.shard(em.vectors) is sd  # kept on the workers between calls
+    np.testing.assert_array_equal(dd.topk(Q, em.vectors, 5)[1], neighbors.topk(Q, D, 5, progress=False)[1])
+    sub = dd.shard(em.vectors[1000:2000])  # a row slice of the map: its own offset in the file
+    np.testing.assert_array_equal(client.gather(sub.shards[1]), D[1500:2000])
+
+
+def test_embeddings_holding_a_dask_array_search_on_the_cluster(client, data):
+    _, D = data
+    words = [f"w{j}" for j in range(len(D))]
+    e = embgeo.Embeddings(words, da.from_array(D, chunks=(1000, 16)))
+    local = embgeo.Embeddings(words, D)
+    for metric in ("cosine", "dot", "csls"):
+        s, i = dd.search(e, ["w3", "w2999"], 6, metric=metric)
+        ls, li = neighbors.search(local, ["w3", "w2999"], 6, metric=metric, progress=False)
+        np.testing.assert_array_equal(i, li)
+        assert 3 not in i[0] and 2999 not in i[1]
+    assert len(dd.shard(e.vectors).shards) == 4  # the dask array's row chunks
+
+
+def test_gram_equals_the_float64_product(client, data):
+    Q, D = data
+    X = da.from_array(D, chunks=(700, 16))
+    np.testing.assert_allclose(dd.gram(X), D.astype(np.float64).T @ D.astype(np.float64), rtol=1e-12)
+    Z = np.random.default_rng(3).standard_normal((len(D), 3))
+    np.testing.assert_allclose(dd.gram(D, Z), D.astype(np.float64).T @ Z, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="rows like X"):
+        dd.gram(D, Z[:5])
+
+
+def _where(a, b):
+    return a * b, os.getpid()
+
+
+def test_map_grid_runs_the_grid_on_the_workers_in_order(client):
+    out = dd.map_grid(_where, {"a": [1, 2], "b": [10, 20, 30]})
+    assert [v for v, _ in out] == [10, 20, 30, 20, 40, 60]
+    assert os.getpid() not in {pid for _, pid in out}
+    assert dd.map_grid(_where, [{"a": 3, "b": 4}], local=True) == [(12, os.getpid())]

@@ -1,0 +1,298 @@
+"""The data registry: checksums, cache, resume, offline behaviour, against a local HTTP server."""
+import hashlib
+import io
+import json
+import threading
+import time
+import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import embgeo
+from embgeo import cli, datasets
+from embgeo import registry as R
+
+PAIRS = b"".join(f"w{i}\tv{i}\t{i / 10:.1f}\n".encode() for i in range(40))
+VECS = b"3 2\nthe 0.1 0.2\nof 0.3 -0.4\nand 1 2\n"
+
+
+def _zip(member: str, data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(member, data)
+    return buf.getvalue()
+
+
+ZIPPED = _zip("vecs.txt", VECS)
+
+
+class _Server:
+    """Serves ``files`` (path -> bytes) on 127.0.0.1 with Range support; ``mode[path]`` may be
+    ``"corrupt"`` (one byte flipped), ``"truncated"`` (half the body, then the connection closes) or
+    ``"slow"`` (stalls before the body)."""
+
+    def __init__(self):
+        self.files: dict[str, bytes] = {}
+        self.mode: dict[str, str] = {}
+        self.requests: list[tuple[str, str | None]] = []
+        state = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                state.requests.append((self.path, self.headers.get("Range")))
+                data = state.files.get(self.path)
+                if data is None:
+                    self.send_error(404)
+                    return
+                mode = state.mode.get(self.path, "good")
+                if mode == "corrupt":
+                    data = bytes([data[0] ^ 1]) + data[1:]
+                start, status = 0, 200
+                rng = self.headers.get("Range")
+                if rng and rng.startswith("bytes=") and rng.endswith("-"):
+                    start, status = int(rng[6:-1]), 206
+                    if start >= len(data):
+                        self.send_response(416)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
+                body = data[start:]
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(body)))
+                if status == 206:
+                    self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+                self.end_headers()
+                if mode == "slow":
+                    time.sleep(1.0)
+                if mode == "truncated":
+                    self.wfile.write(body[: len(body) // 2])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def server():
+    s = _Server()
+    yield s
+    s.close()
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def reg(server, tmp_path, monkeypatch):
+    """Test resources served by ``server``, added to the registry; the cache is a temp folder."""
+    monkeypatch.setenv("EMBGEO_DATA", str(tmp_path / "cache"))
+    server.files.update({"/pairs.txt": PAIRS, "/vecs.vec": VECS, "/vecs.zip": ZIPPED, "/free.txt": PAIRS})
+    extra = {
+        "t-pairs": R.Resource("t-pairs", "similarity", server.url + "/pairs.txt", "pairs.txt", "test",
+                              len(PAIRS), sha256=_sha(PAIRS), checksum_source="test", format="pairs"),
+        "t-vecs": R.Resource("t-vecs", "vectors", server.url + "/vecs.vec", "vecs.vec", "test",
+                             md5=hashlib.md5(VECS).hexdigest(), checksum_source="test", format="word2vec"),
+        "t-zip": R.Resource("t-zip", "vectors", server.url + "/vecs.zip", "vecs.zip", "test",
+                            sha256=_sha(ZIPPED), checksum_source="test", format="word2vec", member="vecs.txt"),
+        "t-free": R.Resource("t-free", "similarity", server.url + "/free.txt", "free.txt", "test",
+                             format="pairs"),
+        "t-offline": R.Resource("t-offline", "similarity", "http://127.0.0.1:9/none.txt", "none.txt", "test",
+                                sha256=_sha(PAIRS), checksum_source="test", format="pairs"),
+    }
+    monkeypatch.setattr(R, "_REGISTRY", {**R.registry(), **extra})
+    return extra
+
+
+# ------------------------------------------------------------------ the registry itself
+def test_registry_lists_the_standard_resources_with_provenance():
+    reg = R.registry()
+    for name in ("ws-353-all", "ws-353-sim", "ws-353-rel", "simlex-999", "simverb-3500", "men-3k",
+                 "rw-stanford", "rg-65", "mc-30", "mturk-287", "mturk-771", "yp-130", "verb-143", "card-660",
+                 "google-analogy", "msr-analogy", "muse-en-de-test", "muse-de-en-train", "xling-en-fi-test-2k",
+                 "glove-wiki-gigaword-300", "stanford-glove-840b-300d", "word2vec-google-news-300",
+                 "fasttext-crawl-300d-2m", "fasttext-wiki-fi-aligned"):
+        assert name in reg, name
+    assert len(R.registry("dictionary")) == 28 * 5 + 2 + (2 * 44 + 20) * 3
+    for r in reg.values():
+        assert r.kind in R.KINDS and r.url.startswith("https://") and r.licence and r.citation
+        if r.sha256 is not None:
+            assert len(r.sha256) == 64 and int(r.sha256, 16) >= 0 and r.checksum_source != R.UNVERIFIED
+        if r.md5 is not None:
+            assert len(r.md5) == 32 and "list.json" in r.checksum_source
+        if not r.verified:
+            assert r.checksum_source == R.UNVERIFIED and r.size is None
+
+
+def test_shared_files_match_their_registered_sha256(shared_data):
+    by_file = {(r.group, r.filename): r for r in R.registry().values()}
+    seen = 0
+    for sub in ("wordsim", "bli"):
+        for f in sorted((shared_data / sub).iterdir()):
+            r = by_file[(sub, f.name)]
+            data = f.read_bytes()
+            assert (hashlib.sha256(data).hexdigest(), len(data)) == (r.sha256, r.size), f
+            seen += 1
+    assert seen == 11
+
+
+def test_unknown_name_suggests_close_names():
+    with pytest.raises(LookupError, match="simlex-999"):
+        R.fetch("simlex999x")
+
+
+# ------------------------------------------------------------------ fetching
+def test_fetch_downloads_once_verifies_and_caches(reg, server):
+    p = R.fetch("t-pairs", progress=False)
+    assert p == R.cache_path("t-pairs") and p.read_bytes() == PAIRS
+    assert R.fetch("t-pairs") == p and len(server.requests) == 1
+    assert not list(p.parent.glob("*.part")) and not list(p.parent.glob(".*tmp*"))
+    assert "t-pairs" in R.cached()
+
+
+def test_corrupt_download_is_an_error_and_nothing_stays(reg, server):
+    server.mode["/pairs.txt"] = "corrupt"
+    with pytest.raises(R.ChecksumError, match="sha256"):
+        R.fetch("t-pairs")
+    assert list(R.cache_path("t-pairs").parent.iterdir()) == []
+
+
+def test_truncated_download_resumes_with_a_range_request(reg, server):
+    server.mode["/pairs.txt"] = "truncated"
+    with pytest.raises(R.DownloadError, match="resumed"):
+        R.fetch("t-pairs")
+    part = R.cache_path("t-pairs").with_name("pairs.txt.part")
+    assert part.stat().st_size == len(PAIRS) // 2 and not R.cache_path("t-pairs").exists()
+    server.mode["/pairs.txt"] = "good"
+    assert R.fetch("t-pairs").read_bytes() == PAIRS
+    assert server.requests[-1] == ("/pairs.txt", f"bytes={len(PAIRS) // 2}-")
+
+
+def test_slow_server_times_out_with_a_clear_error(reg, server):
+    server.mode["/pairs.txt"] = "slow"
+    t0 = time.perf_counter()
+    with pytest.raises(R.DownloadError, match="timed out") as exc:
+        R.fetch("t-pairs", timeout=0.2)
+    assert time.perf_counter() - t0 < 0.9
+    assert str(R.cache_path("t-pairs")) in str(exc.value)
+
+
+def test_offline_error_names_url_and_path_and_a_placed_file_is_used(reg):
+    target = R.cache_path("t-offline")
+    with pytest.raises(R.DownloadError) as exc:
+        R.fetch("t-offline", timeout=2)
+    assert "http://127.0.0.1:9/none.txt" in str(exc.value) and str(target) in str(exc.value)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(PAIRS)
+    assert R.fetch("t-offline") == target
+    target.write_bytes(PAIRS + b"x\ty\t1\n")  # a wrong file placed by hand is refused and removed
+    with pytest.raises(R.ChecksumError):
+        R.fetch("t-offline")
+    assert not target.exists()
+
+
+def test_unverified_resource_needs_verify_false_then_is_trusted_on_first_use(reg, server):
+    with pytest.raises(R.UnverifiedResourceError, match="verify=False"):
+        R.fetch("t-free")
+    p = R.fetch("t-free", verify=False)
+    lock = json.loads((R.cache_dir() / "embgeo-lock.json").read_text())
+    assert lock["t-free"]["sha256"] == _sha(PAIRS) and lock["t-free"]["trusted"] == "first use"
+    assert R.fetch("t-free") == p  # verified against the recorded checksum now
+    p.write_bytes(PAIRS.replace(b"w1\t", b"w9\t"))
+    with pytest.raises(R.ChecksumError, match="first use"):
+        R.fetch("t-free")
+
+
+def test_verified_copy_elsewhere_is_found_without_network(reg, tmp_path):
+    elsewhere = tmp_path / "mirror"
+    elsewhere.mkdir()
+    (elsewhere / "none.txt").write_bytes(PAIRS)
+    assert R.fetch("t-offline", search_dirs=[elsewhere]) == elsewhere / "none.txt"
+    # gensim's wheel ships questions-words.txt: matched by checksum, no download
+    from gensim.test.utils import datapath
+
+    assert R.fetch("google-analogy") == Path(datapath("questions-words.txt"))
+
+
+def test_zip_member_is_extracted_after_the_archive_is_verified(reg, server, tmp_path):
+    p = R.fetch("t-zip")
+    assert p.name == "vecs.txt" and p.read_bytes() == VECS
+    # an archive found elsewhere is extracted into the cache, not beside it
+    ro = tmp_path / "readonly"
+    ro.mkdir()
+    R.cache_path("t-zip").replace(ro / "vecs.zip")
+    p.unlink()
+    n = len(server.requests)
+    assert R.fetch("t-zip", search_dirs=[ro]) == p and p.read_bytes() == VECS
+    assert sorted(f.name for f in ro.iterdir()) == ["vecs.zip"] and len(server.requests) == n
+
+
+# ------------------------------------------------------------------ hooks: datasets, io, cli
+def test_load_dataset_and_embgeo_load_accept_registry_names(reg):
+    pairs = datasets.load_dataset("t-pairs")
+    assert (len(pairs), pairs.name, pairs.words1[3], pairs.scores[3]) == (40, "t-pairs", "w3", 0.3)
+    e = embgeo.load("t-vecs")
+    assert e.words == ["the", "of", "and"]
+    np.testing.assert_allclose(e.vectors[1], [0.3, -0.4])
+    assert embgeo.load("t-zip").words == ["the", "of", "and"]
+    with pytest.raises(ValueError, match="does not read"):
+        datasets.load_dataset("muse-en-de-test")
+
+
+def test_cli_datasets_lists_registered_and_cached(reg, capsys):
+    R.fetch("t-pairs")
+    assert cli.main(["datasets", "--cached"]) == 0
+    out = capsys.readouterr().out
+    assert "t-pairs" in out and str(R.cache_path("t-pairs")) in out and "simverb-3500" not in out
+    assert cli.main(["datasets", "--fetch", "nope-nope"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a registered dataset" in err
+
+
+def test_evaluator_accepts_a_registry_name(reg):
+    from embgeo.evaluate.similarity import word_similarity
+
+    words = [f"w{i}" for i in range(40)] + [f"v{i}" for i in range(40)]
+    e = embgeo.Embeddings(words, np.random.default_rng(0).standard_normal((80, 5)).astype(np.float32))
+    res = word_similarity(e, "t-pairs")
+    assert (res.dataset, res.n_total, res.n_found) == ("t-pairs", 40, 40)
+
+
+def test_large_verified_file_is_not_rehashed_until_it_changes(reg, monkeypatch):
+    monkeypatch.setattr(R, "_REMEMBER_BYTES", 0)  # treat the fixture as a large file
+    p = R.fetch("t-pairs")
+    real = R._digests
+    monkeypatch.setattr(R, "_digests", lambda path: pytest.fail("re-hashed an unchanged file"))
+    assert R.fetch("t-pairs") == p
+    monkeypatch.setattr(R, "_digests", real)
+    p.write_bytes(PAIRS[::-1])  # changed on disk: hashed again, refused
+    with pytest.raises(R.ChecksumError):
+        R.fetch("t-pairs")
+
+
+def test_concurrent_fetches_download_once(reg, server):
+    server.mode["/pairs.txt"] = "slow"
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(R.fetch("t-pairs", timeout=10))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert out == [R.cache_path("t-pairs")] * 3 and len(server.requests) == 1
