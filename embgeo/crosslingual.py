@@ -30,7 +30,8 @@ from .embeddings import Embeddings
 from .errors import NotFittedError
 from .linalg import gram, sym_power
 from .neighbors import block_rows, knn_mean_similarity, topk
-from .normalize import normalize
+from .normalize import Normalizer, normalize
+from .postprocess import apply_transform, similarity_order_transform
 from .progress import progress_bar
 
 __all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
@@ -464,9 +465,10 @@ class Mapper:
     max_iter : int or None
         Safety bound on self-learning iterations (VecMap has none).
     postproc : (float, float) or None
-        POSTPROC (Vulić et al. 2020): similarity-order transform X Q Δ^α of each side
+        POSTPROC (Vulić et al. 2020, Section 2): similarity-order transform X Q Δ^α of each side
         (:func:`embgeo.postprocess.similarity_order`) with (αs, αt); the paper's values are
-        (−0.25, 0.15). Applied after ``normalize``, before mapping.
+        (−0.25, 0.15). Applied to the raw vectors, *before* ``normalize``, as the paper's
+        pipeline (uncovec's ``post-process.py``, then VecMap) does.
     pca : int, "match" or None
         Reduce the space(s) wider than k dimensions to their top-k principal components before
         mapping; "match" reduces the wider space to the narrower one's dimension.
@@ -596,49 +598,26 @@ class Mapper:
 
     # ----------------------------------------------------------- preprocessing
     def _preprocess(self, X, side, fit):
-        """normalize → POSTPROC → PCA, fitting the statistics when ``fit``."""
+        """POSTPROC → normalize → PCA, fitting the statistics when ``fit``.
+
+        POSTPROC comes first, on the raw vectors, as in Vulić et al. (2020, Section 2: "a
+        transformation ... applied before they undergo the series of standard normalisation and
+        centering steps"), whose pipeline runs uncovec's ``post-process.py`` on the input files
+        and then VecMap, which normalises.
+        """
         xp = backend.get_namespace(X)
-        steps = (self.normalize,) if isinstance(self.normalize, str) else tuple(self.normalize or ())
-        if fit:
-            stats = []
-            for step in steps:
-                if step == "center":
-                    stats.append(xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True))
-                    X = X - xp.astype(stats[-1], X.dtype)  # embgeo.normalize's centring, mean kept
-                    continue
-                elif step == "unitdim":
-                    acc = xp.astype(X, xp.float64)
-                    stats.append(xp.sqrt(xp.sum(acc * acc, axis=0, keepdims=True)))
-                else:
-                    stats.append(None)
-                X = normalize(X, step)
-            setattr(self, f"{side}_normalize_stats_", stats)
-        else:
-            for step, st in zip(steps, getattr(self, f"{side}_normalize_stats_")):
-                # center / unitdim reuse the fitted vocabulary statistics, so transforming a few
-                # words gives the same vectors as transforming the whole vocabulary
-                if step == "center":
-                    X = X - xp.astype(backend.asarray(st, like=X, dtype="float64"), X.dtype)
-                elif step == "unitdim":
-                    n = backend.asarray(st, like=X, dtype="float64")
-                    X = xp.astype(xp.astype(X, xp.float64) / xp.where(n == 0, xp.ones_like(n), n), X.dtype)
-                else:
-                    X = normalize(X, step)
         if self.postproc is not None:
             alpha = float(tuple(self.postproc)[0 if side == "src" else 1])
             if fit:
-                try:
-                    from .postprocess import similarity_order
-                except ImportError as exc:  # pragma: no cover - depends on the sibling module
-                    raise ImportError("postproc needs embgeo.postprocess.similarity_order, which is not "
-                                      "available in this installation") from exc
-                Y, T = similarity_order(X, alpha, return_transform=True)
-                Y = xp.astype(backend.asarray(getattr(Y, "vectors", Y), like=X), X.dtype)
-                setattr(self, f"{side}_postproc_", backend.asarray(T, like=X, dtype="float64"))
-                X = Y
-            else:
-                T = getattr(self, f"{side}_postproc_")
-                X = xp.astype(xp.astype(X, xp.float64) @ T, X.dtype)
+                T = similarity_order_transform(X, alpha)
+                setattr(self, f"{side}_postproc_", T)
+            X = apply_transform(X, getattr(self, f"{side}_postproc_"))
+        if fit:
+            nz = Normalizer(self.normalize)
+            X = nz.fit_transform(X)
+            setattr(self, f"{side}_normalizer_", nz)
+        else:
+            X = getattr(self, f"{side}_normalizer_").transform(X)
         P = getattr(self, f"{side}_pca_", None) if not fit else None
         if fit:
             k = self._pca_dim(side)
