@@ -36,6 +36,7 @@ from .progress import progress_bar
 
 __all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary", "postproc_grid_search",
+           "POSTPROC_GRID",
            "RECIPES"]
 
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters.
@@ -159,8 +160,13 @@ def numeral_dictionary(src: Embeddings, tgt: Embeddings):
 def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
     """Orthogonal Procrustes map W = UVᵀ with UΣVᵀ = SVD(X_Dᵀ Z_D).
 
-    W minimises ‖X_D W − Z_D‖_F over matrices with orthonormal rows or columns (Schönemann 1966;
-    Xing et al. 2015; Smith et al. 2017, eq. 3; Conneau et al. 2018, eq. 2).
+    With d_s = d_t, W is the orthogonal matrix minimising ‖X_D W − Z_D‖_F (Schönemann 1966;
+    Xing et al. 2015; Smith et al. 2017, eq. 3; Conneau et al. 2018, eq. 2). With d_s < d_t it
+    minimises it over maps with orthonormal rows (W Wᵀ = I keeps ‖X_D W‖ = ‖X_D‖ constant). With
+    d_s > d_t it maximises tr(Wᵀ X_Dᵀ Z_D) over maps with orthonormal columns, which is *not* the
+    distance minimiser (‖X_D W‖ then depends on W; that "projection Procrustes" problem has no
+    closed form): VecMap, MUSE and this function use UVᵀ, the alignment (sum of dot products)
+    optimum.
 
     Parameters
     ----------
@@ -185,7 +191,8 @@ def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
     it (NumPy inputs). With d_s ≠ d_t the thin SVD gives a *semi-orthogonal* W (r = min(d_s, d_t)):
     for d_s < d_t, W Wᵀ = I, so x ↦ xW is an isometry of the source into an r-dimensional subspace
     of the target space (the target keeps its d_t - r other directions); for d_s > d_t, WᵀW = I and
-    W projects the source onto the r directions that best match the target. XᵀZ is accumulated in
+    W projects the source onto r directions that maximise the summed dot products with the target
+    (see above: not the least-squares fit). XᵀZ is accumulated in
     float64 (:func:`embgeo.linalg.gram`), so memory is O(d_s d_t) beyond the dictionary rows.
 
     Examples
@@ -593,6 +600,13 @@ class Mapper:
             raise ValueError(f"postproc must be a pair (alpha_src, alpha_tgt), got {self.postproc!r}")
         if self.pca is not None and self.pca != "match" and int(self.pca) < 1:
             raise ValueError(f"pca must be a positive int, 'match' or None, got {self.pca!r}")
+        if (self.src_dewhiten is not None or self.trg_dewhiten is not None) and not self.whiten:
+            # map_embeddings.py: "ERROR: De-whitening requires whitening first"
+            raise ValueError("de-whitening requires whitening first: set whiten=True or "
+                             "src_dewhiten=None, trg_dewhiten=None")
+        if self.dim_reduction and self.mapping != "advanced":
+            # VecMap applies --dim_reduction (STEP 5) in its advanced mapping only
+            raise ValueError(f"dim_reduction applies to mapping='advanced' only, not {self.mapping!r}")
         if not 0 < self.stochastic_initial <= 1:
             raise ValueError(f"stochastic_initial must be in (0, 1], got {self.stochastic_initial}")
 
@@ -895,23 +909,43 @@ def _maybe_read(d):
 
 
 # --------------------------------------------------------------------------- POSTPROC search
-def postproc_grid_search(src, tgt, train, validation, *, alphas_src=(-0.5, -0.25, 0.0, 0.15, 0.25),
-                         alphas_tgt=(-0.5, -0.25, 0.0, 0.15, 0.25), retrieval: str = "csls",
-                         metric: str = "P@1", mapper: "Mapper | None" = None, source_size=None,
-                         progress=None):
+#: The POSTPROC grid of Vulić, Korhonen & Glavaš (2020, Section 3), for αs and αt alike.
+POSTPROC_GRID = (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
+
+
+def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRID,
+                         alphas_tgt=POSTPROC_GRID, retrieval: str = "csls",
+                         criterion: str = "MRR", mapper: "Mapper | None" = None, source_size=None,
+                         progress=None, metric=None):
     """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
 
-    Vulić, Korhonen & Glavaš (2020) tune α per language pair on held-out pairs; this fits
-    ``mapper`` (default: the supervised recipe) on ``train`` for every (αs, αt) and scores
-    ``validation`` with :func:`embgeo.evaluate.bli.bli`. Keep the test dictionary out of both.
+    Vulić, Korhonen & Glavaš (2020, Section 3) grid-search both α over
+    [−0.5, −0.25, −0.15, 0, 0.15, 0.25, 0.5] (:data:`POSTPROC_GRID`, 49 cells) on held-out pairs
+    and report MRR, their main metric; this fits ``mapper`` (default: the supervised recipe) on
+    ``train`` for every (αs, αt) and scores ``validation`` with :func:`embgeo.evaluate.bli.bli`.
+    Keep the test dictionary out of both.
+
+    Parameters
+    ----------
+    criterion : {"MRR", "P@1", "P@5", "P@10"}
+        The score the best cell maximises (default MRR, as the paper). ``metric`` is its
+        deprecated old name.
 
     Returns
     -------
     best : (float, float)
-        The (αs, αt) with the highest ``metric`` (ties: the first in grid order).
+        The (αs, αt) with the highest ``criterion`` (ties: the first in grid order).
     table : list of dict
         One row per grid point: ``alpha_src``, ``alpha_tgt`` and the BLI scores.
     """
+    if metric is not None:
+        import warnings
+
+        warnings.warn("postproc_grid_search(metric=...) is deprecated: use criterion=... "
+                      "('metric' names neighbour-search scores in embgeo)", DeprecationWarning, stacklevel=2)
+        criterion = metric
+    if criterion not in ("MRR", "P@1", "P@5", "P@10"):
+        raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
     from .evaluate.bli import bli
 
     base = mapper if mapper is not None else Mapper()
@@ -923,5 +957,5 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=(-0.5, -0.25
         xs, zt = m.transform(src, tgt)
         res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
         table.append({"alpha_src": a, "alpha_tgt": b, **res})
-    best = max(table, key=lambda r: r[metric])
+    best = max(table, key=lambda r: r[criterion])
     return (best["alpha_src"], best["alpha_tgt"]), table

@@ -70,6 +70,43 @@ def test_procrustes_is_semi_orthogonal_for_different_dimensions(rng, ds, dt):
         np.testing.assert_allclose(W, W_true, atol=1e-10)
 
 
+def _stiefel_minimum(X, Z, starts=3, seed=0, start=None):
+    """min ‖XW − Z‖_F over W with orthonormal rows/columns, by BFGS on W = orth(A) (independent of SVD)."""
+    from scipy.optimize import minimize
+
+    ds, dt = X.shape[1], Z.shape[1]
+
+    def orth(a):
+        A = a.reshape(ds, dt)
+        if ds >= dt:
+            return np.linalg.qr(A)[0]
+        return np.linalg.qr(A.T)[0].T
+
+    def f(a):
+        return np.linalg.norm(X @ orth(a) - Z)
+
+    r = np.random.default_rng(seed)
+    x0s = [r.standard_normal(ds * dt) for _ in range(starts)] + ([] if start is None else [start.ravel()])
+    return min(minimize(f, x0, method="BFGS").fun for x0 in x0s)
+
+
+@pytest.mark.parametrize("ds, dt", [(4, 4), (3, 5), (5, 3)])
+def test_procrustes_distance_against_numerical_optimum(rng, ds, dt):
+    X = rng.standard_normal((40, ds)) * np.arange(1, ds + 1)  # unequal variances matter for ds > dt
+    Z = rng.standard_normal((40, dt))
+    W = procrustes(X, Z)
+    at_uv = np.linalg.norm(X @ W - Z)
+    best = _stiefel_minimum(X, Z, start=W)
+    if ds <= dt:
+        # UVᵀ is the least-squares optimum: no search (one started at UVᵀ itself) gets below it
+        assert at_uv <= best * (1 + 1e-7)
+    else:
+        assert best < at_uv - 0.1                        # documented: not the distance minimiser
+        # ... but it maximises the alignment tr(WᵀXᵀZ), which no orthonormal W beats
+        Q = np.linalg.qr(rng.standard_normal((ds, dt)))[0]
+        assert np.trace(W.T @ X.T @ Z) >= np.trace(Q.T @ X.T @ Z)
+
+
 def test_procrustes_word_pairs_match_index_pairs_and_skip_oov(rng):
     src, tgt, _ = _pair(rng, 100, 6, noise=0.3)
     words = [(f"s{i}", f"t{i}") for i in range(30)] + [("s1", "nope"), ("nope", "t2")]
@@ -404,17 +441,37 @@ def test_postproc_transform_of_new_rows_equals_fitted_rows(rng):
     np.testing.assert_allclose(pp.transform(src.subset(["s3", "s200"])).vectors, full[[3, 200]], atol=1e-5)
 
 
-def test_postproc_grid_search_returns_the_best_cell(rng):
-    pytest.importorskip("embgeo.postprocess")
-    from embgeo.crosslingual import postproc_grid_search
+def test_postproc_grid_search_default_grid_and_criterion(rng):
+    from embgeo.crosslingual import POSTPROC_GRID, postproc_grid_search
 
+    # the paper's grid (Vulić et al. 2020, Section 3), including -0.15 and 0.5
+    assert POSTPROC_GRID == (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
     src, tgt, _ = _pair(rng, 300, 8, noise=0.6)
     train = [(f"s{i}", f"t{i}") for i in range(120)]
     val = [(f"s{i}", f"t{i}") for i in range(150, 300)]
-    best, table = postproc_grid_search(src, tgt, train, val, alphas_src=(-0.25, 0.0), alphas_tgt=(0.0, 0.15))
+    grid = dict(alphas_src=(-0.25, 0.0), alphas_tgt=(0.0, 0.5))
+    best, table = postproc_grid_search(src, tgt, train, val, **grid)
     assert len(table) == 4
+    assert best == max(((r["alpha_src"], r["alpha_tgt"]) for r in table),
+                       key=lambda c: [r["MRR"] for r in table if (r["alpha_src"], r["alpha_tgt"]) == c][0])
+    best1, _ = postproc_grid_search(src, tgt, train, val, criterion="P@1", **grid)
     top = max(r["P@1"] for r in table)
-    assert [r for r in table if (r["alpha_src"], r["alpha_tgt"]) == best][0]["P@1"] == top
+    assert [r for r in table if (r["alpha_src"], r["alpha_tgt"]) == best1][0]["P@1"] == top
+    with pytest.warns(DeprecationWarning):
+        assert postproc_grid_search(src, tgt, train, val, metric="P@1", **grid)[0] == best1
+    with pytest.raises(ValueError, match="criterion"):
+        postproc_grid_search(src, tgt, train, val, criterion="accuracy", **grid)
+
+
+def test_vecmap_argument_checks(rng):
+    src, tgt, _ = _pair(rng, 100, 4)
+    seed = [(f"s{i}", f"t{i}") for i in range(50)]
+    # map_embeddings.py: "De-whitening requires whitening first"
+    with pytest.raises(ValueError, match="de-whitening requires whitening"):
+        Mapper(whiten=False).fit(src, tgt, seed)
+    # --dim_reduction is STEP 5 of the advanced mapping only
+    with pytest.raises(ValueError, match="dim_reduction"):
+        Mapper.from_recipe("orthogonal", dim_reduction=2).fit(src, tgt, seed)
 
 
 # ----------------------------------------------------------------------------- real data
