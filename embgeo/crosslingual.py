@@ -28,10 +28,12 @@ import numpy as np
 from . import backend
 from .embeddings import Embeddings
 from .errors import NotFittedError
-from .linalg import gram, sym_power
+from .linalg import gram
 from .neighbors import block_rows, knn_mean_similarity, topk
 from .normalize import Normalizer, normalize
-from .postprocess import apply_transform, similarity_order_transform
+from .pca import principal_space
+from .postprocess import (apply_transform, cross_covariance_svd, dewhitening_transform,
+                          similarity_order_transform, whitening_transform)
 from .progress import progress_bar
 
 __all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
@@ -632,16 +634,14 @@ class Mapper:
             setattr(self, f"{side}_normalizer_", nz)
         else:
             X = getattr(self, f"{side}_normalizer_").transform(X)
-        P = getattr(self, f"{side}_pca_", None) if not fit else None
         if fit:
             k = self._pca_dim(side)
+            t = None
             if k is not None and k < X.shape[1]:
-                P = _pca_components(X, k)
-            setattr(self, f"{side}_pca_", P)
-        if P is not None:
-            mean, comps = P
-            X = xp.astype(xp.astype(X, xp.float64) - mean, X.dtype) @ xp.astype(comps, X.dtype)
-        return X
+                _, t = principal_space(X, k, return_transform=True)
+            setattr(self, f"{side}_pca_", t)
+        t = getattr(self, f"{side}_pca_")
+        return X if t is None else t.apply(X)
 
     def _pca_dim(self, side):
         if self.pca is None:
@@ -727,31 +727,33 @@ class Mapper:
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         else:
-            # AAAI 2018 Section 3: whitening, orthogonal mapping, re-weighting, de-whitening
+            # AAAI 2018 Section 3, composed from embgeo.postprocess: STEP 1 whitening on the
+            # dictionary rows, STEP 2 orthogonal mapping (SVD of the whitened X_DᵀZ_D), STEP 3
+            # re-weighting by σ^p, STEP 4 de-whitening Rᵀ(X_DᵀX_D)^(1/2)R
             if self.whiten:
-                Gx, Gz = gram(Xd), gram(Zd)
                 try:
-                    wx1, wz1 = sym_power(Gx, -0.5), sym_power(Gz, -0.5)
+                    wx1, wz1 = whitening_transform(Xd), whitening_transform(Zd)
                 except ValueError as exc:
                     raise ValueError(
                         f"cannot whiten: the dictionary's vectors do not span the space ({exc}); the "
                         f"dictionary has {len(set(np.asarray(si).tolist()))} distinct source and "
                         f"{len(set(np.asarray(ti).tolist()))} distinct target words for {ds}/{dt} "
                         "dimensions: use a larger dictionary, whiten=False, or pca") from None
-                wx1_inv, wz1_inv = sym_power(Gx, 0.5), sym_power(Gz, 0.5)
             else:
-                wx1 = wx1_inv = xp.eye(ds, dtype=f64)
-                wz1 = wz1_inv = xp.eye(dt, dtype=f64)
-            M = xp.matrix_transpose(wx1) @ gram(Xd, Zd) @ wz1
-            U, s, Vt = xp.linalg.svd(M, full_matrices=False)
+                wx1, wz1 = xp.eye(ds, dtype=f64), xp.eye(dt, dtype=f64)
+            U, s, Vt = cross_covariance_svd(apply_transform(Xd, wx1), apply_transform(Zd, wz1))
             wx2, wz2 = U, xp.matrix_transpose(Vt)
             Tx = wx1 @ wx2 * xp.reshape(s ** float(self.src_reweight), (1, -1))
             Tz = wz1 @ wz2 * xp.reshape(s ** float(self.trg_reweight), (1, -1))
-            dew = {"src": xp.matrix_transpose(wx2) @ wx1_inv @ wx2, "trg": xp.matrix_transpose(wz2) @ wz1_inv @ wz2}
+            # de-whitening: Rᵀ(X_DᵀX_D)^(1/2)R with R = wx2 or wz2 (thin when d_s ≠ d_t);
+            # _check_params refuses it without whitening, as VecMap does
+            rot = {"src": (Xd, wx2), "trg": (Zd, wz2)}
             if self.src_dewhiten is not None:
-                Tx = Tx @ dew[self.src_dewhiten]
+                A, R = rot[self.src_dewhiten]
+                Tx = Tx @ (xp.matrix_transpose(R) @ dewhitening_transform(A) @ R)
             if self.trg_dewhiten is not None:
-                Tz = Tz @ dew[self.trg_dewhiten]
+                A, R = rot[self.trg_dewhiten]
+                Tz = Tz @ (xp.matrix_transpose(R) @ dewhitening_transform(A) @ R)
             self.src_transform_, self.tgt_transform_ = Tx, Tz
             self.singular_values_ = s
         if self.dim_reduction:
@@ -888,16 +890,6 @@ def _format_record(rec):
     if "val_accuracy" in rec:
         s += f"  val P@1 {100 * rec['val_accuracy']:.2f}%  val sim {rec['val_similarity']:.4f}"
     return s
-
-
-def _pca_components(X, k):
-    """(mean, top-k principal axes) of X via the float64 covariance (d × d)."""
-    xp = backend.get_namespace(X)
-    mean = xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True)
-    C = gram(X) - X.shape[0] * (xp.matrix_transpose(mean) @ mean)
-    w, V = xp.linalg.eigh(C)
-    order = xp.argsort(-w)
-    return mean, xp.take(V, order[:k], axis=1)
 
 
 def _maybe_read(d):
