@@ -24,7 +24,7 @@ os.environ.setdefault("EMBGEO_QUIET", "1")
 import embgeo  # noqa: E402
 from embgeo.crosslingual import Mapper, retrieval_factors  # noqa: E402
 from embgeo.neighbors import topk  # noqa: E402
-from embgeo.evaluate.bli import bli, read_dictionary, split_dictionary  # noqa: E402
+from embgeo.evaluate.lexicon import bli, read_dictionary, split_dictionary  # noqa: E402
 
 DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -140,7 +140,7 @@ def main():
     # 1. full supervised pipeline: normalise, whiten, map, re-weight, de-whiten, NN P@1
     def e_sup():
         xs, zt = Mapper().fit_transform(en, fi, train)
-        return bli(xs, zt, test, retrieval="nn")["P@1"]
+        return bli(xs, zt, test, retrieval="nn").p_at(1)
 
     def p_sup():
         x, z = p_normalize(X), p_normalize(Z)
@@ -155,7 +155,7 @@ def main():
     def e_sl():
         m = Mapper(self_learning=True, vocabulary_cutoff=args.cutoff, csls_neighborhood=10,
                    max_iter=args.iters, stochastic_interval=10 ** 9).fit(en, fi, train)
-        return bli(*m.transform(en, fi), test, retrieval="nn")["P@1"]
+        return bli(*m.transform(en, fi), test, retrieval="nn").p_at(1)
 
     def p_sl():
         x, z = p_normalize(X), p_normalize(Z)

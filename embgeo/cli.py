@@ -19,7 +19,7 @@ __all__ = ["main", "COMMANDS"]
 #: Command name -> module implementing it.
 COMMANDS = {
     "evaluate": "embgeo.evaluate.cli",
-    "bli": "embgeo.evaluate.bli",
+    "bli": "embgeo.evaluate.lexicon",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",

@@ -15,7 +15,8 @@ word pairs are mapped into one space in which translations are nearest neighbour
 - :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3) or inverted
   softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
 
-BLI evaluation (P@k, MRR, coverage) and dictionary readers live in :mod:`embgeo.evaluate.bli`.
+BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
+:mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.datasets`.
 """
 from __future__ import annotations
 
@@ -26,19 +27,18 @@ import time
 import numpy as np
 
 from . import backend
+from .datasets import read_dictionary
 from .embeddings import Embeddings
 from .errors import NotFittedError
-from .linalg import gram
+from .linalg import centred_scatter, eigh_desc, gram
 from .neighbors import block_rows, knn_mean_similarity, topk
 from .normalize import Normalizer, normalize
-from .pca import principal_space
-from .postprocess import (apply_transform, cross_covariance_svd, dewhitening_transform,
+from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                           similarity_order_transform, whitening_transform)
 from .progress import progress_bar
 
 __all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
-           "dictionary_indices", "identical_dictionary", "numeral_dictionary", "postproc_grid_search",
-           "POSTPROC_GRID",
+           "dictionary_indices", "identical_dictionary", "numeral_dictionary",
            "RECIPES"]
 
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters.
@@ -638,7 +638,9 @@ class Mapper:
             k = self._pca_dim(side)
             t = None
             if k is not None and k < X.shape[1]:
-                _, t = principal_space(X, k, return_transform=True)
+                # the top-k principal axes of the centred vocabulary (embgeo.pca's definition)
+                C, mu = centred_scatter(X, side)
+                t = AffineTransform(eigh_desc(C)[1][:, :k], mu)
             setattr(self, f"{side}_pca_", t)
         t = getattr(self, f"{side}_pca_")
         return X if t is None else t.apply(X)
@@ -659,7 +661,7 @@ class Mapper:
         src, tgt : Embeddings (or arrays, then dictionaries are (m, 2) int row pairs)
             Rows in frequency order (the vocabulary cutoff keeps the first rows).
         seed_dictionary : word pairs, int (m, 2) array, or a path (read with
-            :func:`embgeo.evaluate.bli.read_dictionary`); ignored for ``init`` "identical"/"numerals".
+            :func:`embgeo.datasets.read_dictionary`); ignored for ``init`` "identical"/"numerals".
             Pairs with out-of-vocabulary words are skipped.
         validation : word pairs, array or path, optional
             Scored (NN P@1 and mean similarity of the best gold translation) at every
@@ -894,60 +896,5 @@ def _format_record(rec):
 
 def _maybe_read(d):
     if isinstance(d, (str, os.PathLike)):
-        from .evaluate.bli import read_dictionary
-
         return read_dictionary(d)
     return d
-
-
-# --------------------------------------------------------------------------- POSTPROC search
-#: The POSTPROC grid of Vulić, Korhonen & Glavaš (2020, Section 3), for αs and αt alike.
-POSTPROC_GRID = (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
-
-
-def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRID,
-                         alphas_tgt=POSTPROC_GRID, retrieval: str = "csls",
-                         criterion: str = "MRR", mapper: "Mapper | None" = None, source_size=None,
-                         progress=None, metric=None):
-    """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
-
-    Vulić, Korhonen & Glavaš (2020, Section 3) grid-search both α over
-    [−0.5, −0.25, −0.15, 0, 0.15, 0.25, 0.5] (:data:`POSTPROC_GRID`, 49 cells) on held-out pairs
-    and report MRR, their main metric; this fits ``mapper`` (default: the supervised recipe) on
-    ``train`` for every (αs, αt) and scores ``validation`` with :func:`embgeo.evaluate.bli.bli`.
-    Keep the test dictionary out of both.
-
-    Parameters
-    ----------
-    criterion : {"MRR", "P@1", "P@5", "P@10"}
-        The score the best cell maximises (default MRR, as the paper). ``metric`` is its
-        deprecated old name.
-
-    Returns
-    -------
-    best : (float, float)
-        The (αs, αt) with the highest ``criterion`` (ties: the first in grid order).
-    table : list of dict
-        One row per grid point: ``alpha_src``, ``alpha_tgt`` and the BLI scores.
-    """
-    if metric is not None:
-        import warnings
-
-        warnings.warn("postproc_grid_search(metric=...) is deprecated: use criterion=... "
-                      "('metric' names neighbour-search scores in embgeo)", DeprecationWarning, stacklevel=2)
-        criterion = metric
-    if criterion not in ("MRR", "P@1", "P@5", "P@10"):
-        raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
-    from .evaluate.bli import bli
-
-    base = mapper if mapper is not None else Mapper()
-    params = base.get_params()
-    table = []
-    grid = [(a, b) for a in alphas_src for b in alphas_tgt]
-    for a, b in progress_bar(grid, total=len(grid), desc="POSTPROC grid", progress=progress):
-        m = Mapper(**{**params, "postproc": (a, b), "progress": False}).fit(src, tgt, train)
-        xs, zt = m.transform(src, tgt)
-        res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
-        table.append({"alpha_src": a, "alpha_tgt": b, **res})
-    best = max(table, key=lambda r: r[criterion])
-    return (best["alpha_src"], best["alpha_tgt"]), table

@@ -318,14 +318,14 @@ def test_mapper_handles_different_dimensions_and_pca(rng):
     src = embgeo.Embeddings([f"s{i}" for i in range(n)], X)
     tgt = embgeo.Embeddings([f"t{i}" for i in range(n)], Z)
     seed = [(f"s{i}", f"t{i}") for i in range(100)]
-    from embgeo.evaluate.bli import bli
+    from embgeo.evaluate.lexicon import bli
 
     test = [(f"s{i}", f"t{i}") for i in range(200, 400)]
     for kw in (dict(), dict(mapping="orthogonal"), dict(pca="match"), dict(pca=4)):
         xs, zt = Mapper(**kw).fit_transform(src, tgt, seed)
         assert xs.dim == zt.dim
         assert xs.dim == (4 if kw.get("pca") == 4 else (15 if kw.get("mapping") == "orthogonal" else 6))
-        assert bli(xs, zt, test)["P@1"] > 0.9, kw
+        assert bli(xs, zt, test).p_at(1) > 0.9, kw
 
 
 def test_identical_and_numeral_seeds():
@@ -349,7 +349,7 @@ def test_dictionary_indices_oov_policy(rng):
 
 
 def test_self_learning_improves_over_the_seed_mapping(rng):
-    from embgeo.evaluate.bli import bli
+    from embgeo.evaluate.lexicon import bli
 
     src, tgt, _ = _pair(rng, 1200, 16, noise=0.55)
     seed = [(f"s{i}", f"t{i}") for i in range(22)]
@@ -358,8 +358,8 @@ def test_self_learning_improves_over_the_seed_mapping(rng):
                 src_dewhiten=None, trg_dewhiten=None, csls_neighborhood=10, stochastic_interval=3)
     m0 = Mapper(**base).fit(src, tgt, seed)
     m1 = Mapper(self_learning=True, max_iter=40, **base).fit(src, tgt, seed, validation=test[:100])
-    p0 = bli(*m0.transform(src, tgt), test)["P@1"]
-    p1 = bli(*m1.transform(src, tgt), test)["P@1"]
+    p0 = bli(*m0.transform(src, tgt), test).p_at(1)
+    p1 = bli(*m1.transform(src, tgt), test).p_at(1)
     assert p1 > p0 + 0.1, (p0, p1)
     h = m1.history_
     assert m1.n_iter_ == len(h) > 1
@@ -442,7 +442,7 @@ def test_postproc_transform_of_new_rows_equals_fitted_rows(rng):
 
 
 def test_postproc_grid_search_default_grid_and_criterion(rng):
-    from embgeo.crosslingual import POSTPROC_GRID, postproc_grid_search
+    from embgeo.evaluate.lexicon import POSTPROC_GRID, postproc_grid_search
 
     # the paper's grid (Vulić et al. 2020, Section 3), including -0.15 and 0.5
     assert POSTPROC_GRID == (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
@@ -458,9 +458,18 @@ def test_postproc_grid_search_default_grid_and_criterion(rng):
     top = max(r["P@1"] for r in table)
     assert [r for r in table if (r["alpha_src"], r["alpha_tgt"]) == best1][0]["P@1"] == top
     with pytest.warns(DeprecationWarning):
-        assert postproc_grid_search(src, tgt, train, val, metric="P@1", **grid)[0] == best1
+        assert postproc_grid_search(src, tgt, train, val, metric="P@1", **grid).best == best1
     with pytest.raises(ValueError, match="criterion"):
         postproc_grid_search(src, tgt, train, val, criterion="accuracy", **grid)
+    res = postproc_grid_search(src, tgt, train, val, **grid)
+    a_s, a_t, S = res.grid()
+    assert (a_s, a_t) == ([-0.25, 0.0], [0.0, 0.5]) and S[1, 1] == res.table[3]["MRR"]
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    ax = res.plot()
+    assert ax.get_xlabel().startswith("αt") and len(ax.texts) == 4
 
 
 def test_vecmap_argument_checks(rng):
@@ -476,7 +485,7 @@ def test_vecmap_argument_checks(rng):
 
 # ----------------------------------------------------------------------------- real data
 def test_real_en_fi_supervised_bli_far_above_chance(shared_data, glove):
-    from embgeo.evaluate.bli import bli, read_dictionary, split_dictionary
+    from embgeo.evaluate.lexicon import bli, read_dictionary, split_dictionary
 
     fi = embgeo.load(str(shared_data / "vectors" / "fi.floret.300d.30k.vec.gz"))
     en = glove.top(20000)
@@ -485,9 +494,9 @@ def test_real_en_fi_supervised_bli_far_above_chance(shared_data, glove):
     xs, zt = Mapper().fit_transform(en, fi, train)   # 50d -> 300d: a 50d shared space
     assert xs.dim == zt.dim == 50
     res = bli(xs, zt, test, retrieval="nn")
-    assert res["coverage"] > 0.7
-    assert res["P@1"] > 0.1  # chance is 1/30000
-    assert res["P@10"] > res["P@1"]
+    assert res.coverage > 0.7
+    assert res.p_at(1) > 0.1  # chance is 1/30000
+    assert res.p_at(10) > res.p_at(1)
 
 
 def test_mutual_induction_is_not_thinned_by_dropout_and_tiny_keep_prob_is_not_degenerate():
