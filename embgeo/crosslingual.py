@@ -25,6 +25,7 @@ import re
 import time
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from . import backend
 from .datasets import read_dictionary
@@ -37,7 +38,7 @@ from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd
                           similarity_order_transform, whitening_transform)
 from .progress import progress_bar
 
-__all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
+__all__ = ["procrustes", "Mapper", "History", "induce_dictionary", "retrieve", "retrieval_factors",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary",
            "RECIPES"]
 
@@ -48,10 +49,10 @@ RECIPES = {
                        self_learning=False),
     "semi_supervised": dict(normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
                             trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", mapping="advanced",
-                            self_learning=True, vocabulary_cutoff=20000, csls_neighborhood=10),
+                            self_learning=True, vocabulary_cutoff=20000, csls_knn=10),
     "identical": dict(init="identical", normalize=("unit", "center", "unit"), whiten=True,
                       src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg",
-                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, csls_neighborhood=10),
+                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, csls_knn=10),
     # ACL 2017 (numeral seed, orthogonal, forward induction, no stochastic dropout)
     "acl2017": dict(init="numerals", mapping="orthogonal", normalize=("unit", "center"), whiten=False,
                     src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
@@ -428,9 +429,37 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     return (pairs, float(np.mean(objs))) if return_objective else pairs
 
 
+class History(list):
+    """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
+
+    def plot(self, ax=None):
+        """Objective and, when recorded, validation P@1 per iteration; returns the Axes.
+
+        Needs matplotlib (``pip install embgeo[plot]``).
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("History.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        if not self:
+            raise ValueError("no self-learning iteration was recorded (self_learning=False?)")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 3.5))
+        it = [r["iteration"] for r in self]
+        ax.plot(it, [r["objective"] for r in self], color="C0", label="objective")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("objective (mean best similarity)", color="C0")
+        if "val_accuracy" in self[0]:
+            ax2 = ax.twinx()
+            ax2.plot(it, [100 * r["val_accuracy"] for r in self], color="C1", label="validation P@1")
+            ax2.set_ylabel("validation P@1 (%)", color="C1")
+        ax.set_title("self-learning")
+        return ax
+
+
 # ------------------------------------------------------------------------------------ Mapper
-class Mapper:
-    """VecMap's cross-lingual mapping framework as a scikit-learn-style estimator.
+class Mapper(BaseEstimator):
+    """VecMap's cross-lingual mapping framework as a scikit-learn estimator.
 
     Implements the steps of Artetxe, Labaka & Agirre (AAAI 2018, "Generalizing and improving
     bilingual word embedding mappings with a multi-step framework of linear transformations",
@@ -463,8 +492,9 @@ class Mapper:
     direction : {"union", "forward", "backward", "mutual"}
         Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only, found
         without stochastic dropout, which would make the two directions disagree).
-    csls_neighborhood : int
-        k of CSLS for induction; 0 uses plain nearest neighbours.
+    csls_knn : int
+        k of CSLS for induction (VecMap's ``--csls``); 0 uses plain nearest neighbours.
+        ``csls_neighborhood`` is its deprecated old name.
     threshold : float
         Convergence: an improvement of the objective smaller than this does not count.
     stochastic_initial, stochastic_multiplier, stochastic_interval : float, float, int
@@ -481,8 +511,8 @@ class Mapper:
     pca : int, "match" or None
         Reduce the space(s) wider than k dimensions to their top-k principal components before
         mapping; "match" reduces the wider space to the narrower one's dimension.
-    batch_size : int or None
-        Not used for results; memory is bounded by ``memory_budget`` (bytes per score block).
+    memory_budget : int or None
+        Bytes per block of similarity scores (memory is bounded by it, results do not depend on it).
     random_state : int or None
         Seed of the stochastic dictionary induction (VecMap ``--seed``, default 0).
     progress : bool or None
@@ -496,8 +526,8 @@ class Mapper:
         Linear maps applied after normalisation, POSTPROC and PCA.
     dictionary_ : int array (n, 2)
         The dictionary the final mapping was fitted on (row pairs).
-    history_ : list of dict
-        One record per self-learning iteration: ``iteration``, ``objective``, ``keep_prob``,
+    history_ : History (a list of dict)
+        One record per self-learning iteration (``history_.plot()`` draws them): ``iteration``, ``objective``, ``keep_prob``,
         ``dictionary_size``, ``seconds``, and ``val_accuracy``, ``val_similarity``,
         ``val_coverage`` when a validation dictionary is given.
     n_iter_ : int
@@ -528,10 +558,10 @@ class Mapper:
     def __init__(self, normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
                  mapping="advanced", init="seed", self_learning=False, vocabulary_cutoff=None,
-                 direction="union", csls_neighborhood=0, threshold=1e-6, stochastic_initial=0.1,
+                 direction="union", csls_knn=0, threshold=1e-6, stochastic_initial=0.1,
                  stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
-                 pca=None, batch_size=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False):
+                 pca=None, memory_budget=None, random_state=0, progress=None,
+                 verbose=False, csls_neighborhood=None):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -544,7 +574,7 @@ class Mapper:
         self.self_learning = self_learning
         self.vocabulary_cutoff = vocabulary_cutoff
         self.direction = direction
-        self.csls_neighborhood = csls_neighborhood
+        self.csls_knn = csls_knn
         self.threshold = threshold
         self.stochastic_initial = stochastic_initial
         self.stochastic_multiplier = stochastic_multiplier
@@ -552,11 +582,11 @@ class Mapper:
         self.max_iter = max_iter
         self.postproc = postproc
         self.pca = pca
-        self.batch_size = batch_size
         self.memory_budget = memory_budget
         self.random_state = random_state
         self.progress = progress
         self.verbose = verbose
+        self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
 
     @classmethod
     def from_recipe(cls, name: str, **overrides) -> "Mapper":
@@ -569,25 +599,16 @@ class Mapper:
         params.update(overrides)
         return cls(**params)
 
-    def get_params(self, deep: bool = True) -> dict:
-        import inspect
-
-        return {p: getattr(self, p) for p in inspect.signature(type(self).__init__).parameters if p != "self"}
-
-    def set_params(self, **params) -> "Mapper":
-        valid = self.get_params()
-        for k, v in params.items():
-            if k not in valid:
-                raise ValueError(f"invalid parameter {k!r} for Mapper")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self):
-        defaults = Mapper().get_params()
-        changed = {k: v for k, v in self.get_params().items() if defaults[k] != v}
-        return "Mapper(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
-
     # ----------------------------------------------------------------- validation
+    def _csls_knn(self) -> int:
+        if self.csls_neighborhood is not None:
+            import warnings
+
+            warnings.warn("Mapper(csls_neighborhood=...) is deprecated: use csls_knn=...",
+                          DeprecationWarning, stacklevel=3)
+            return int(self.csls_neighborhood)
+        return int(self.csls_knn or 0)
+
     def _check_params(self):
         if self.mapping not in ("advanced", "orthogonal", "unconstrained"):
             raise ValueError(f"mapping must be advanced, orthogonal or unconstrained, got {self.mapping!r}")
@@ -702,10 +723,10 @@ class Mapper:
             self._val_total = len({p[0] for p in validation}) if isinstance(validation, list) else len(val)
         X = self._preprocess(X0, "src", fit=True)
         Z = self._preprocess(Z0, "tgt", fit=True)
-        self.history_ = []
+        self.history_ = History()
         self.n_iter_ = 0
         if self.self_learning:
-            si, ti = self._self_learn(X, Z, si, ti, val)
+            si, ti = self._self_learn(X, Z, si, ti, val, self._csls_knn())
         self._final_mapping(X, Z, si, ti)
         self.dictionary_ = np.stack([si, ti], axis=1)
         self.n_features_in_ = (X0.shape[1], Z0.shape[1])
@@ -763,13 +784,13 @@ class Mapper:
             self.src_transform_ = self.src_transform_[:, :k]
             self.tgt_transform_ = self.tgt_transform_[:, :k]
 
-    def _self_learn(self, X, Z, si, ti, val):
+    def _self_learn(self, X, Z, si, ti, val, k):
         """VecMap's self-learning loop (ACL 2018, Algorithm/Section 3.3) with orthogonal mappings."""
         ns = X.shape[0] if not self.vocabulary_cutoff else min(X.shape[0], int(self.vocabulary_cutoff))
         nt = Z.shape[0] if not self.vocabulary_cutoff else min(Z.shape[0], int(self.vocabulary_cutoff))
         Xc, Zc = X[:ns, ...], Z[:nt, ...]
         rng = np.random.default_rng(self.random_state)
-        retrieval = "csls" if self.csls_neighborhood and self.csls_neighborhood > 0 else "nn"
+        retrieval = "csls" if k > 0 else "nn"
         best_objective = -100.0
         it, last_improvement = 1, 0
         keep_prob = float(self.stochastic_initial)
@@ -789,7 +810,7 @@ class Mapper:
                 A, B = _shared_space(Xc, Zc, W)
                 pairs, objective = induce_dictionary(
                     A, B, direction=self.direction, retrieval=retrieval,
-                    csls_knn=int(self.csls_neighborhood or 10), keep_prob=keep_prob,
+                    csls_knn=k or 10, keep_prob=keep_prob,
                     random_state=rng, memory_budget=self.memory_budget, return_objective=True)
                 si, ti = pairs[:, 0], pairs[:, 1]
                 if objective - best_objective >= self.threshold:

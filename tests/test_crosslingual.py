@@ -355,7 +355,7 @@ def test_self_learning_improves_over_the_seed_mapping(rng):
     seed = [(f"s{i}", f"t{i}") for i in range(22)]
     test = [(f"s{i}", f"t{i}") for i in range(600, 1200)]
     base = dict(mapping="orthogonal", normalize=("unit", "center", "unit"), src_reweight=0, trg_reweight=0,
-                src_dewhiten=None, trg_dewhiten=None, csls_neighborhood=10, stochastic_interval=3)
+                src_dewhiten=None, trg_dewhiten=None, csls_knn=10, stochastic_interval=3)
     m0 = Mapper(**base).fit(src, tgt, seed)
     m1 = Mapper(self_learning=True, max_iter=40, **base).fit(src, tgt, seed, validation=test[:100])
     p0 = bli(*m0.transform(src, tgt), test).p_at(1)
@@ -524,3 +524,55 @@ def test_stochastic_induction_runs_on_array_api_strict():
     Z = rng.standard_normal((50, 6)).astype(np.float32)
     pairs = induce_dictionary(xps.asarray(X), xps.asarray(Z), keep_prob=0.5, direction="forward", random_state=1)
     assert pairs.shape == (40, 2) and pairs[:, 1].max() < 50
+
+
+# ------------------------------------------------------------------- scikit-learn estimator
+def test_mapper_is_a_scikit_learn_estimator(rng):
+    from sklearn.base import BaseEstimator, clone
+    from sklearn.utils.validation import check_is_fitted
+
+    src, tgt, _ = _pair(rng, 200, 6, noise=0.05)
+    seed = [(f"s{i}", f"t{i}") for i in range(60)]
+    m = Mapper.from_recipe("semi_supervised", vocabulary_cutoff=150, max_iter=3)
+    assert isinstance(m, BaseEstimator) and m.get_params()["csls_knn"] == 10
+    c = clone(m)
+    assert c.get_params() == m.get_params() and c is not m
+    assert c.set_params(csls_knn=5) is c and c.csls_knn == 5
+    with pytest.raises(ValueError):
+        c.set_params(nonsense=1)
+    with pytest.raises(NotFittedError):
+        m.transform(src)
+    with pytest.raises(Exception) as exc:  # scikit-learn's own check agrees
+        check_is_fitted(m)
+    assert "not fitted" in str(exc.value)
+    m.fit(src, tgt, seed, validation=seed)
+    check_is_fitted(m)
+    assert "Mapper(" in repr(m) and "csls_knn=10" in repr(m)
+    # no copy of the training matrices is kept: only d×d transforms and small statistics
+    big = [k for k, v in vars(m).items() if hasattr(v, "shape") and v.size >= 200 * 6 and k != "dictionary_"]
+    assert big == [], big
+    assert len(m.history_) == m.n_iter_ == 3
+
+
+def test_csls_neighborhood_is_a_deprecated_alias(rng):
+    src, tgt, _ = _pair(rng, 120, 4, noise=0.05)
+    seed = [(f"s{i}", f"t{i}") for i in range(40)]
+    kw = dict(self_learning=True, max_iter=2, vocabulary_cutoff=100)
+    new = Mapper(csls_knn=3, **kw).fit(src, tgt, seed)
+    with pytest.warns(DeprecationWarning, match="csls_knn"):
+        old = Mapper(csls_neighborhood=3, **kw).fit(src, tgt, seed)
+    np.testing.assert_array_equal(new.dictionary_, old.dictionary_)
+
+
+def test_history_plot(rng):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    src, tgt, _ = _pair(rng, 120, 4, noise=0.05)
+    seed = [(f"s{i}", f"t{i}") for i in range(40)]
+    m = Mapper(self_learning=True, max_iter=3, csls_knn=3).fit(src, tgt, seed, validation=seed)
+    ax = m.history_.plot()
+    assert ax.get_xlabel() == "iteration" and len(ax.figure.axes) >= 2  # objective + validation axis
+    with pytest.raises(ValueError, match="no self-learning"):
+        Mapper().fit(src, tgt, seed).history_.plot()
