@@ -34,11 +34,12 @@ from .errors import NotFittedError
 from .linalg import centred_scatter, eigh_desc, gram
 from .neighbors import block_rows, knn_mean_similarity, topk
 from .normalize import Normalizer, normalize
+from .normalize import normalize as _normalize_rows
 from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                           similarity_order_transform, whitening_transform)
 from .progress import progress_bar
 
-__all__ = ["procrustes", "Mapper", "History", "induce_dictionary", "retrieve", "retrieval_factors",
+__all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary",
            "RECIPES"]
 
@@ -57,10 +58,26 @@ RECIPES = {
     "acl2017": dict(init="numerals", mapping="orthogonal", normalize=("unit", "center"), whiten=False,
                     src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
                     self_learning=True, direction="forward", stochastic_initial=1.0, stochastic_interval=1),
+    # ACL 2018 (--unsupervised, = --acl2018): similarity-distribution initialisation + self-learning
+    "unsupervised": dict(init="unsupervised", unsupervised_vocab=4000, normalize=("unit", "center", "unit"),
+                         whiten=True, src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src",
+                         trg_dewhiten="trg", mapping="advanced", self_learning=True,
+                         vocabulary_cutoff=20000, csls_knn=10),
+    # AAAI 2018 (--aaai2018): supervised multi-step mapping, target re-weighting only
+    "aaai2018": dict(normalize=("unit", "center"), whiten=True, src_reweight=0.0, trg_reweight=1.0,
+                     src_dewhiten="src", trg_dewhiten="trg", mapping="advanced", self_learning=False),
+    # MUSE's supervised refinement (Conneau et al. 2018, Section 2.3 / supervised.py): Procrustes,
+    # then rounds of (CSLS mutual nearest neighbours among the 15k most frequent words ->
+    # Procrustes); n_refinement=5 Procrustes solutions = 4 induced dictionaries
+    "muse": dict(normalize=("unit",), whiten=False, src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None,
+                 trg_dewhiten=None, mapping="orthogonal", self_learning=True, direction="mutual",
+                 csls_knn=10, vocabulary_cutoff=15000, stochastic_initial=1.0, max_iter=4),
     # EMNLP 2016: orthogonal mapping of unit-length, centred embeddings
     "orthogonal": dict(mapping="orthogonal", normalize=("unit", "center"), whiten=False, src_reweight=0.0,
                        trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False),
 }
+
+RECIPES["acl2018"] = RECIPES["unsupervised"]
 
 _NUMERAL = re.compile(r"[0-9]+\Z")
 
@@ -429,6 +446,47 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     return (pairs, float(np.mean(objs))) if return_objective else pairs
 
 
+def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("unit", "center", "unit"),
+                            direction: str = "union", csls_knn: int = 10, memory_budget: int | None = None):
+    """Initial dictionary without any seed: similarity-distribution signatures (ACL 2018).
+
+    Artetxe, Labaka & Agirre (2018, "A robust self-learning method for fully unsupervised
+    cross-lingual mappings of word embeddings", Section 3.2): for the first n = ``vocabulary``
+    words of each (normalised) space, ``M = (XXᵀ)^(1/2) = U S Uᵀ`` (X = USVᵀ); each row of M is
+    sorted, so that it no longer depends on the word order of the language, and the sorted
+    rows are normalised like the embeddings (VecMap's ``--normalize`` steps). Words are then paired
+    with their nearest neighbour across languages in that signature space, by CSLS when
+    ``csls_knn > 0``, in ``direction`` (as :func:`induce_dictionary`), as VecMap's
+    ``--init_unsupervised`` does.
+
+    Parameters
+    ----------
+    X, Z : arrays (n_s, d_s), (n_t, d_t)
+        Normalised source and target vectors, rows in frequency order.
+    vocabulary : int or None
+        n; ``None`` uses min(n_s, n_t). Memory and time are O(n²) and O(n² d): n is capped at 20000.
+
+    Returns
+    -------
+    pairs : int64 array (m, 2) of (source_row, target_row)
+    """
+    n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
+    if n > 20000:
+        raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
+                         "too large: pass vocabulary (VecMap uses 4000)")
+    xp = backend.get_namespace(X, Z)
+    steps = (normalize,) if isinstance(normalize, str) else tuple(normalize or ())
+
+    def signature(M):
+        U, s, _ = xp.linalg.svd(M[:n, ...], full_matrices=False)
+        S = (U * xp.reshape(s, (1, -1))) @ xp.matrix_transpose(U)
+        return _normalize_rows(xp.sort(S, axis=1), steps)
+
+    return induce_dictionary(signature(X), signature(Z), direction=direction,
+                             retrieval="csls" if csls_knn > 0 else "nn", csls_knn=max(1, int(csls_knn)),
+                             memory_budget=memory_budget)
+
+
 class History(list):
     """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
 
@@ -483,8 +541,13 @@ class Mapper(BaseEstimator):
     mapping : {"advanced", "orthogonal", "unconstrained"}
         The full multi-step mapping (VecMap's default), a single orthogonal (Procrustes) map of
         the source (``-c``), or least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013).
-    init : {"seed", "identical", "numerals"}
-        Seed dictionary: the one given to :meth:`fit`, identical strings, or Latin numerals.
+    init : {"seed", "identical", "numerals", "unsupervised"}
+        Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
+        the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
+        :func:`unsupervised_dictionary`).
+    unsupervised_vocab : int or None
+        Words (the first rows) compared by the unsupervised initialisation; VecMap's
+        ``--unsupervised_vocab`` (its recipe: 4000). Its memory is O(n²).
     self_learning : bool
         Iterate mapping and dictionary induction (ACL 2017/2018).
     vocabulary_cutoff : int or None
@@ -557,7 +620,8 @@ class Mapper(BaseEstimator):
 
     def __init__(self, normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
-                 mapping="advanced", init="seed", self_learning=False, vocabulary_cutoff=None,
+                 mapping="advanced", init="seed", unsupervised_vocab=None, self_learning=False,
+                 vocabulary_cutoff=None,
                  direction="union", csls_knn=0, threshold=1e-6, stochastic_initial=0.1,
                  stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
                  pca=None, memory_budget=None, random_state=0, progress=None,
@@ -571,6 +635,7 @@ class Mapper(BaseEstimator):
         self.dim_reduction = dim_reduction
         self.mapping = mapping
         self.init = init
+        self.unsupervised_vocab = unsupervised_vocab
         self.self_learning = self_learning
         self.vocabulary_cutoff = vocabulary_cutoff
         self.direction = direction
@@ -612,8 +677,8 @@ class Mapper(BaseEstimator):
     def _check_params(self):
         if self.mapping not in ("advanced", "orthogonal", "unconstrained"):
             raise ValueError(f"mapping must be advanced, orthogonal or unconstrained, got {self.mapping!r}")
-        if self.init not in ("seed", "identical", "numerals"):
-            raise ValueError(f"init must be seed, identical or numerals, got {self.init!r}")
+        if self.init not in ("seed", "identical", "numerals", "unsupervised"):
+            raise ValueError(f"init must be seed, identical, numerals or unsupervised, got {self.init!r}")
         for name in ("src_dewhiten", "trg_dewhiten"):
             if getattr(self, name) not in ("src", "trg", None):
                 raise ValueError(f"{name} must be 'src', 'trg' or None, got {getattr(self, name)!r}")
@@ -706,10 +771,10 @@ class Mapper(BaseEstimator):
             seed_dictionary = identical_dictionary(src, tgt)
         elif self.init == "numerals":
             seed_dictionary = numeral_dictionary(src, tgt)
-        elif seed_dictionary is None:
+        elif self.init == "seed" and seed_dictionary is None:
             raise ValueError("init='seed' needs a seed_dictionary")
-        seed_dictionary = _maybe_read(seed_dictionary)
-        si, ti = dictionary_indices(src, tgt, seed_dictionary)
+        if self.init != "unsupervised":
+            si, ti = dictionary_indices(src, tgt, _maybe_read(seed_dictionary))
         val = None
         if validation is not None:
             validation = _maybe_read(validation)
@@ -723,6 +788,12 @@ class Mapper(BaseEstimator):
             self._val_total = len({p[0] for p in validation}) if isinstance(validation, list) else len(val)
         X = self._preprocess(X0, "src", fit=True)
         Z = self._preprocess(Z0, "tgt", fit=True)
+        if self.init == "unsupervised":
+            k = self._csls_knn()
+            pairs = unsupervised_dictionary(X, Z, vocabulary=self.unsupervised_vocab, normalize=self.normalize,
+                                            direction=self.direction, csls_knn=k,
+                                            memory_budget=self.memory_budget)
+            si, ti = pairs[:, 0], pairs[:, 1]
         self.history_ = History()
         self.n_iter_ = 0
         if self.self_learning:

@@ -400,6 +400,8 @@ FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, threshold=1e-4, vo
     ("semi_supervised", "semi_supervised", FAST_SL, "seed"),
     ("postproc_semi_supervised", "semi_supervised", {"postproc": (-0.25, 0.15), **FAST_SL}, "seed"),
     ("acl2017_seed", "acl2017", {"init": "seed", "threshold": 1e-4}, "seed"),
+    ("aaai2018", "aaai2018", {}, "train"),
+    ("unsupervised", "unsupervised", {"unsupervised_vocab": 1000, **FAST_SL}, None),
 ])
 def test_mapper_equals_vecmap_and_uncovec_pipeline(vecmap_case, case, recipe, overrides, dictionary):
     # tests/data/vecmap_golden.npz: VecMap's map_embeddings.py (after uncovec's post-process.py for
@@ -407,7 +409,7 @@ def test_mapper_equals_vecmap_and_uncovec_pipeline(vecmap_case, case, recipe, ov
     # benchmarks/reference/vecmap_goldens.py. VecMap writes 6 significant digits.
     g, X, Z = vecmap_case
     m = Mapper.from_recipe(recipe, progress=False, **overrides)
-    xs, zt = m.fit_transform(X, Z, g[dictionary])
+    xs, zt = m.fit_transform(X, Z, None if dictionary is None else g[dictionary])
     rows = g["rows"]
     gs, gt = g[f"{case}_src"], g[f"{case}_tgt"]
     xs, zt = xs[rows], zt[rows]
@@ -576,3 +578,47 @@ def test_history_plot(rng):
     assert ax.get_xlabel() == "iteration" and len(ax.figure.axes) >= 2  # objective + validation axis
     with pytest.raises(ValueError, match="no self-learning"):
         Mapper().fit(src, tgt, seed).history_.plot()
+
+
+def test_unsupervised_recipe_recovers_a_hidden_rotation_of_real_vectors(glove):
+    # no dictionary: GloVe's top 1500 words against a rotated, noised, row-shuffled copy that
+    # lacks 10 % of them; VecMap's --unsupervised recipe (ACL 2018), a few iterations.
+    # Measured: identity P@1 0.996.
+    X = np.asarray(glove.top(1500).vectors, dtype=np.float32)
+    rng = np.random.default_rng(0)
+    Q = _orth(rng, 50)
+    keep = np.sort(rng.permutation(1500)[:1350])
+    rows = keep[rng.permutation(1350)]
+    Z = (X[rows] @ Q + 0.1 * rng.standard_normal((1350, 50))).astype(np.float32)
+    m = Mapper.from_recipe("unsupervised", unsupervised_vocab=None, stochastic_interval=3, max_iter=4,
+                           progress=False)
+    xs, zt = m.fit_transform(X, Z)
+    nn = np.argmax(_unit(xs[rows]) @ _unit(zt).T, axis=1)
+    assert np.mean(nn == np.arange(1350)) >= 0.9
+
+
+def test_muse_recipe_equals_refinement_written_from_the_paper(rng):
+    # Conneau et al. (2018, Section 2.3 and MUSE's supervised.py): Procrustes on the seed, then
+    # rounds of [CSLS (k = 10) mutual nearest neighbours -> Procrustes]; 5 Procrustes in all
+    src, tgt, _ = _pair(rng, 400, 8, noise=0.3)
+    X, Z = _unit(src.vectors), _unit(tgt.vectors)
+    si, ti = np.arange(50), np.arange(50)
+
+    def proc(A, B):
+        U, _, Vt = np.linalg.svd(A.T @ B)
+        return U @ Vt
+
+    for _ in range(4):
+        W = proc(X[si], Z[ti])
+        S = (X @ W) @ Z.T
+        r_src = np.sort(S, axis=1)[:, -10:].mean(axis=1)
+        r_tgt = np.sort(S, axis=0)[-10:, :].mean(axis=0)
+        C = 2 * S - r_src[:, None] - r_tgt[None, :]
+        fwd, bwd = C.argmax(axis=1), C.argmax(axis=0)
+        si = np.array([i for i in range(400) if bwd[fwd[i]] == i])
+        ti = fwd[si]
+    W = proc(X[si], Z[ti])
+    m = Mapper.from_recipe("muse", progress=False).fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(50)])
+    assert m.n_iter_ == 4
+    np.testing.assert_array_equal(np.sort(m.dictionary_[:, 0]), si)
+    np.testing.assert_allclose(m.src_transform_, W, atol=1e-5)

@@ -10,7 +10,7 @@ VecMap (Artetxe et al.) and uncovec (Artetxe et al. 2018, CoNLL; the POSTPROC co
 The input is a small real subset of ``../shared/data`` (first 2000 words, first 50 columns of the
 English and Finnish vectors; VecMap needs equal dimensions) and the pairs of the 5k en-fi training
 dictionary whose words both fall in it (494). The scripts run unmodified as subprocesses on text
-files written to a temporary directory; the mapped vectors of every 10th word are stored (float32)
+files written to a temporary directory; the mapped vectors of every 20th word are stored (float32)
 in ``tests/data/vecmap_golden.npz``. Cases (all with VecMap's default ``--seed 0``):
 
 ``supervised``            ``map_embeddings.py --supervised TRAIN``
@@ -20,6 +20,9 @@ in ``tests/data/vecmap_golden.npz``. Cases (all with VecMap's default ``--seed 0
                           induction, so the self-learning loop is reproducible)
 ``postproc_semi_supervised``  uncovec, then the same semi-supervised run
 ``acl2017_seed``          ``--acl2017_seed SEED --threshold 1e-4`` (orthogonal, forward, no dropout)
+``aaai2018``              ``--aaai2018 TRAIN`` (AAAI 2018 recipe: unit, center; target re-weighting 1)
+``unsupervised``          ``--unsupervised --unsupervised_vocab 1000`` + ``FAST_SL`` (ACL 2018's
+                          similarity-distribution initialisation, then deterministic self-learning)
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", REPO.parent / "shared" / "data"))
-N_WORDS, DIM, STRIDE, N_SEED = 2000, 50, 10, 100
+N_WORDS, DIM, STRIDE, N_SEED = 2000, 50, 20, 100
 ALPHAS = (-0.25, 0.15)
 # deterministic induction (keep probability 1 from the start), a coarser convergence threshold and
 # a 1500-word cutoff keep the self-learning runs to a few dozen iterations
@@ -47,6 +50,8 @@ CASES = {
     "semi_supervised": (None, ["--semi_supervised", "{seed}"] + FAST_SL),
     "postproc_semi_supervised": (ALPHAS, ["--semi_supervised", "{seed}"] + FAST_SL),
     "acl2017_seed": (None, ["--acl2017_seed", "{seed}", "--threshold", "1e-4"]),
+    "aaai2018": (None, ["--aaai2018", "{train}"]),
+    "unsupervised": (None, ["--unsupervised", "--unsupervised_vocab", "1000"] + FAST_SL),
 }
 
 
