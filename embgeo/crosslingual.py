@@ -4,13 +4,16 @@ Two monolingual spaces X (source, n_s × d_s) and Z (target, n_t × d_t) and a s
 word pairs are mapped into one space in which translations are nearest neighbours.
 
 - :func:`procrustes`: the orthogonal map W = UVᵀ, UΣVᵀ = SVD(X_DᵀZ_D) (Xing et al. 2015;
-  Smith et al. 2017; Conneau et al. 2018 eq. 2). With d_s ≠ d_t, W is semi-orthogonal.
+  Smith et al. 2017; Conneau et al. 2018 eq. 2). With d_s ≠ d_t, W is semi-orthogonal (and, for
+  d_s > d_t, an alignment optimum rather than a least-squares one).
 - :class:`Mapper`: the multi-step framework of Artetxe, Labaka & Agirre (AAAI 2018, Section 3:
   normalisation, whitening, orthogonal mapping, re-weighting, de-whitening, dimensionality
   reduction) and their self-learning (ACL 2017; ACL 2018 Section 3.3: stochastic dictionary
   induction, frequency-based vocabulary cutoff, CSLS, bidirectional induction), with the option
-  names and defaults of VecMap's ``map_embeddings.py``; optional POSTPROC (Vulić, Korhonen & Glavaš,
-  RepL4NLP 2020) and PCA reduction of the larger space.
+  names and defaults of VecMap's ``map_embeddings.py`` and its recipes (including the fully
+  unsupervised initialisation of ACL 2018, :func:`unsupervised_dictionary`) and MUSE's refinement;
+  optional POSTPROC (Vulić, Korhonen & Glavaš, RepL4NLP 2020) on the raw spaces and PCA reduction
+  of the larger space.
 - :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
 - :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3) or inverted
   softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
@@ -655,8 +658,12 @@ class Mapper(BaseEstimator):
 
     @classmethod
     def from_recipe(cls, name: str, **overrides) -> "Mapper":
-        """A Mapper with one of VecMap's recommended settings (:data:`RECIPES`), e.g.
-        ``"supervised"``, ``"semi_supervised"``, ``"identical"``, ``"acl2017"``, ``"orthogonal"``."""
+        """A Mapper with one of the recommended settings of :data:`RECIPES`.
+
+        VecMap's ``"supervised"``, ``"semi_supervised"``, ``"identical"``, ``"unsupervised"``
+        (= ``"acl2018"``), ``"aaai2018"``, ``"acl2017"`` and ``"orthogonal"`` (``--emnlp2016``),
+        and MUSE's supervised refinement ``"muse"``; ``overrides`` replace single parameters.
+        """
         try:
             params = dict(RECIPES[name])
         except KeyError:
