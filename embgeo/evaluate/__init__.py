@@ -15,8 +15,8 @@ from .analogy import METHODS, AnalogyResult, analogy
 from .report import Report
 from .similarity import MEASURES, SimilarityResult, resolve_measure, word_similarity
 
-__all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report", "SimilarityResult", "AnalogyResult",
-           "MEASURES", "DEFAULT_DATASETS", "COLUMNS"]
+__all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report",
+           "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS"]
 
 #: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
 DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
