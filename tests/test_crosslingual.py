@@ -624,3 +624,32 @@ def test_muse_recipe_equals_refinement_written_from_the_paper(rng):
     assert m.n_iter_ == 4
     np.testing.assert_array_equal(np.sort(m.dictionary_[:, 0]), si)
     np.testing.assert_allclose(m.src_transform_, W, atol=1e-5)
+
+
+@pytest.mark.parametrize("kw", [dict(postproc=(-0.25, 0.15)), dict(pca=4, normalize=("unit", "center", "unitdim")),
+                                dict(self_learning=True, max_iter=2, csls_knn=5, stochastic_initial=1.0)])
+def test_mapper_on_array_api_strict_matches_numpy(rng, kw):
+    xps = pytest.importorskip("array_api_strict")
+    X = rng.standard_normal((150, 6)).astype(np.float32)
+    Z = (X @ _orth(rng, 6) + 0.05 * rng.standard_normal((150, 6))).astype(np.float32)
+    pairs = np.stack([np.arange(60), np.arange(60)], axis=1)
+    ref = Mapper(progress=False, **kw).fit(X, Z, pairs)
+    m = Mapper(progress=False, **kw).fit(xps.asarray(X), xps.asarray(Z), pairs)
+    np.testing.assert_array_equal(m.dictionary_, ref.dictionary_)
+    xs, zt = m.transform(xps.asarray(X), xps.asarray(Z))
+    rs, rt = ref.transform(X, Z)
+    sign = np.sign(np.sum(np.asarray(xs) * rs, axis=0))
+    np.testing.assert_allclose(np.asarray(xs) * sign, rs, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(zt) * sign, rt, atol=1e-4)
+
+
+def test_unsupervised_dictionary_on_array_api_strict_matches_numpy(rng):
+    xps = pytest.importorskip("array_api_strict")
+    from embgeo.crosslingual import unsupervised_dictionary
+
+    X = rng.standard_normal((150, 6)).astype(np.float32)
+    Z = rng.standard_normal((160, 6)).astype(np.float32)
+    a = unsupervised_dictionary(X, Z, csls_knn=5)
+    b = unsupervised_dictionary(xps.asarray(X), xps.asarray(Z), csls_knn=5)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (300, 2)  # union: 150 forward + 150 backward pairs (n = min(150, 160))

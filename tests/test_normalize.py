@@ -116,3 +116,13 @@ def test_normalizer_errors():
         Normalizer(("unit", "unt"))
     with pytest.raises(NotFittedError):
         Normalizer().transform(np.ones((2, 2)))
+
+
+def test_normalizer_on_array_api_strict():
+    xps = pytest.importorskip("array_api_strict")
+    from embgeo.normalize import Normalizer
+
+    X = np.random.default_rng(2).standard_normal((30, 4)).astype(np.float32)
+    nz = Normalizer(("center", "unitdim", "unit")).fit(xps.asarray(X))
+    np.testing.assert_allclose(np.asarray(nz.transform(xps.asarray(X[:3]))),
+                               _vecmap_chain(X, ("center", "unitdim", "unit"))[:3], atol=1e-6)
