@@ -350,8 +350,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--src-vocab", type=int, default=200000, help="keep the N most frequent source words")
     parser.add_argument("--tgt-vocab", type=int, default=200000, help="keep the N most frequent target words")
     parser.add_argument("--recipe", default=None,
-                        help="VecMap recipe: supervised (default), semi_supervised (default with "
-                             "--self-learning), identical, acl2017, orthogonal")
+                        help="recipe: supervised (default), semi_supervised (default with --self-learning), "
+                             "identical, unsupervised (= acl2018), aaai2018, acl2017, orthogonal, muse")
     parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
     parser.add_argument("--vocabulary-cutoff", type=int, default=None, help="self-learning vocabulary cutoff")
     parser.add_argument("--max-iter", type=int, default=None, help="bound on self-learning iterations")
