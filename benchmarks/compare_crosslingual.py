@@ -1,10 +1,18 @@
-"""Time embgeo's cross-lingual pipeline against the same steps written plainly in NumPy.
+"""Time embgeo's cross-lingual pipeline against VecMap itself and against its steps in plain NumPy.
 
-VecMap itself is not installable here (it is a script repository, not a package), so the
-reference is a line-by-line NumPy transcription of its ``map_embeddings.py`` steps: dense where
-the matrices fit in memory, VecMap's own ``topk_mean`` (k argmax passes) and ``dropout``.
+VecMap is a script repository, not a package. With ``--vecmap DIR`` (a clone of
+https://github.com/artetxem/vecmap: ``git clone https://github.com/artetxem/vecmap DIR``) the
+script runs VecMap's own ``map_embeddings.py --semi_supervised`` unmodified as a subprocess on the
+same input files as embgeo (en 200k × 50 → fi 30k reduced to 50d by PCA), reads the seconds of its
+first ``--vecmap-iters`` self-learning iterations from its ``--log`` and stops it, runs
+``Mapper.from_recipe("semi_supervised", max_iter=...)`` on the same arrays, and prints the ratio of
+seconds per iteration from that one run, with both validation accuracies. Without ``--vecmap``
+(or without the clone) that part is skipped, and the reference is a line-by-line NumPy
+transcription of ``map_embeddings.py``'s steps (dense where the matrices fit in memory, VecMap's own
+``topk_mean`` by k argmax passes and ``dropout``).
 
     /work/venv/bin/python benchmarks/compare_crosslingual.py [--src-vocab 200000] [--iters 10] [--cutoff 10000]
+    /work/venv/bin/python benchmarks/compare_crosslingual.py --vecmap /tmp/vecmap --vecmap-iters 3 --only-vecmap
 
 Data: GloVe 6B 50d (English, top ``--src-vocab``), Finnish floret 300d (30k), the 5k en-fi
 training dictionary of Glavaš et al. (2019) with 20% of its source words held out for testing.
@@ -13,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,7 +34,8 @@ os.environ.setdefault("EMBGEO_QUIET", "1")
 import embgeo  # noqa: E402
 from embgeo.crosslingual import Mapper, retrieval_factors  # noqa: E402
 from embgeo.neighbors import topk  # noqa: E402
-from embgeo.evaluate.bli import bli, read_dictionary, split_dictionary  # noqa: E402
+from embgeo.datasets import read_dictionary, split_dictionary  # noqa: E402
+from embgeo.evaluate.lexicon import bli  # noqa: E402
 
 DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -105,6 +116,60 @@ def p_csls_top10(Q, T, S, k=10, block=1000):
     return r_s, top, time.perf_counter() - t_r
 
 
+# ----------------------------------------------------------------------- VecMap itself
+def _write_vec(path, words, X):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{X.shape[0]} {X.shape[1]}\n")
+        for w, row in zip(words, X):
+            f.write(w + " " + " ".join("%.9g" % v for v in row) + "\n")
+
+
+def compare_vecmap(vecmap_dir, en, fi, train, test, iters):
+    """Seconds per self-learning iteration: VecMap's --semi_supervised vs the same embgeo recipe."""
+    from embgeo.pca import principal_space
+
+    script = Path(vecmap_dir) / "map_embeddings.py"
+    if not script.is_file():
+        print(f"VecMap not found at {vecmap_dir} (git clone https://github.com/artetxem/vecmap): skipped")
+        return None
+    fi50 = principal_space(fi, 50)                      # fi 30k × 300 -> 50d, the same file for both
+    X, Z = np.asarray(en.vectors, dtype=np.float32), np.asarray(fi50.vectors, dtype=np.float32)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        _write_vec(t / "en.vec", en.words, X)
+        _write_vec(t / "fi.vec", fi50.words, Z)
+        for name, d in (("train", train), ("val", test)):
+            with open(t / f"{name}.txt", "w", encoding="utf-8") as f:
+                f.writelines(f"{a} {b}\n" for a, b in d)
+        log = t / "log.tsv"
+        cmd = [sys.executable, str(script), str(t / "en.vec"), str(t / "fi.vec"), str(t / "o1"), str(t / "o2"),
+               "--semi_supervised", str(t / "train.txt"), "--validation", str(t / "val.txt"), "--log", str(log)]
+        proc = subprocess.Popen(cmd, cwd=vecmap_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while proc.poll() is None:
+                time.sleep(2)
+                if log.exists() and len(log.read_text().splitlines()) >= iters:
+                    break
+        finally:
+            proc.kill()
+            proc.wait()
+        lines = [ln.split("\t") for ln in log.read_text().splitlines()[:iters]]
+    v_sec = [float(ln[-1]) for ln in lines]
+    v_acc = float(lines[-1][3]) if len(lines[-1]) > 4 else float("nan")
+    m = Mapper.from_recipe("semi_supervised", max_iter=iters, progress=False)
+    m.fit(en.with_vectors(X), fi50.with_vectors(Z), train, validation=test)
+    e_sec = [r["seconds"] for r in m.history_]
+    e_acc = 100 * m.history_[-1]["val_accuracy"]
+    print(f"VecMap --semi_supervised, {iters} iterations, s/iter: {', '.join(f'{x:.2f}' for x in v_sec)}; "
+          f"val P@1 after {iters}: {v_acc:.2f}%")
+    print(f"embgeo semi_supervised,   {iters} iterations, s/iter: {', '.join(f'{x:.2f}' for x in e_sec)}; "
+          f"val P@1 after {iters}: {e_acc:.2f}%")
+    ratio = np.mean(v_sec) / np.mean(e_sec)
+    print(f"seconds per iteration: VecMap {np.mean(v_sec):.2f} / embgeo {np.mean(e_sec):.2f} = {ratio:.2f}x "
+          "(different random dropout masks: accuracies differ)")
+    return ratio
+
+
 # ---------------------------------------------------------------------------------- driver
 def timed(f, *a, **kw):
     t = time.perf_counter()
@@ -117,6 +182,9 @@ def main():
     ap.add_argument("--src-vocab", type=int, default=200000)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--cutoff", type=int, default=10000)
+    ap.add_argument("--vecmap", help="a clone of github.com/artetxem/vecmap: also time VecMap itself")
+    ap.add_argument("--vecmap-iters", type=int, default=3, help="self-learning iterations timed against VecMap")
+    ap.add_argument("--only-vecmap", action="store_true", help="skip the plain-NumPy comparisons")
     args = ap.parse_args()
     en = embgeo.load("glove-6b-50d", limit=args.src_vocab)
     fi = embgeo.load(str(DATA / "vectors" / "fi.floret.300d.30k.vec.gz"))
@@ -132,6 +200,10 @@ def main():
             groups.setdefault(en.index(s), []).append(fi.index(t))
     q = np.fromiter(groups, dtype=np.int64)
     gold = [set(v) for v in groups.values()]
+    if args.vecmap:
+        compare_vecmap(args.vecmap, en, fi, train, test, args.vecmap_iters)
+        if args.only_vecmap:
+            return 0
     X, Z = np.asarray(en.vectors), np.asarray(fi.vectors)
     rows = []
     print(f"en {en.shape} -> fi {fi.shape}; {len(si)} seed pairs; {len(q)} test queries; "
@@ -140,7 +212,7 @@ def main():
     # 1. full supervised pipeline: normalise, whiten, map, re-weight, de-whiten, NN P@1
     def e_sup():
         xs, zt = Mapper().fit_transform(en, fi, train)
-        return bli(xs, zt, test, retrieval="nn")["P@1"]
+        return bli(xs, zt, test, retrieval="nn").p_at(1)
 
     def p_sup():
         x, z = p_normalize(X), p_normalize(Z)
@@ -153,9 +225,9 @@ def main():
 
     # 2. one self-learning run (fixed number of iterations on both sides)
     def e_sl():
-        m = Mapper(self_learning=True, vocabulary_cutoff=args.cutoff, csls_neighborhood=10,
+        m = Mapper(self_learning=True, vocabulary_cutoff=args.cutoff, csls_knn=10,
                    max_iter=args.iters, stochastic_interval=10 ** 9).fit(en, fi, train)
-        return bli(*m.transform(en, fi), test, retrieval="nn")["P@1"]
+        return bli(*m.transform(en, fi), test, retrieval="nn").p_at(1)
 
     def p_sl():
         x, z = p_normalize(X), p_normalize(Z)

@@ -19,7 +19,7 @@ __all__ = ["main", "COMMANDS"]
 #: Command name -> module implementing it.
 COMMANDS = {
     "evaluate": "embgeo.evaluate.cli",
-    "bli": "embgeo.evaluate.bli",
+    "bli": "embgeo.evaluate.lexicon",
     "datasets": "embgeo.registry",
 }
 _SUMMARY = {

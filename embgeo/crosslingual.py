@@ -4,18 +4,22 @@ Two monolingual spaces X (source, n_s × d_s) and Z (target, n_t × d_t) and a s
 word pairs are mapped into one space in which translations are nearest neighbours.
 
 - :func:`procrustes`: the orthogonal map W = UVᵀ, UΣVᵀ = SVD(X_DᵀZ_D) (Xing et al. 2015;
-  Smith et al. 2017; Conneau et al. 2018 eq. 2). With d_s ≠ d_t, W is semi-orthogonal.
+  Smith et al. 2017; Conneau et al. 2018 eq. 2). With d_s ≠ d_t, W is semi-orthogonal (and, for
+  d_s > d_t, an alignment optimum rather than a least-squares one).
 - :class:`Mapper`: the multi-step framework of Artetxe, Labaka & Agirre (AAAI 2018, Section 3:
   normalisation, whitening, orthogonal mapping, re-weighting, de-whitening, dimensionality
   reduction) and their self-learning (ACL 2017; ACL 2018 Section 3.3: stochastic dictionary
   induction, frequency-based vocabulary cutoff, CSLS, bidirectional induction), with the option
-  names and defaults of VecMap's ``map_embeddings.py``; optional POSTPROC (Vulić, Korhonen & Glavaš,
-  RepL4NLP 2020) and PCA reduction of the larger space.
+  names and defaults of VecMap's ``map_embeddings.py`` and its recipes (including the fully
+  unsupervised initialisation of ACL 2018, :func:`unsupervised_dictionary`) and MUSE's refinement;
+  optional POSTPROC (Vulić, Korhonen & Glavaš, RepL4NLP 2020) on the raw spaces and PCA reduction
+  of the larger space.
 - :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
 - :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3) or inverted
   softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
 
-BLI evaluation (P@k, MRR, coverage) and dictionary readers live in :mod:`embgeo.evaluate.bli`.
+BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
+:mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.datasets`.
 """
 from __future__ import annotations
 
@@ -24,17 +28,22 @@ import re
 import time
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from . import backend
+from .datasets import read_dictionary
 from .embeddings import Embeddings
 from .errors import NotFittedError
-from .linalg import gram, sym_power
+from .linalg import centred_scatter, eigh_desc, gram
 from .neighbors import block_rows, knn_mean_similarity, topk
-from .normalize import normalize
+from .normalize import Normalizer, normalize
+from .normalize import normalize as _normalize_rows
+from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
+                          similarity_order_transform, whitening_transform)
 from .progress import progress_bar
 
-__all__ = ["procrustes", "Mapper", "induce_dictionary", "retrieve", "retrieval_factors",
-           "dictionary_indices", "identical_dictionary", "numeral_dictionary", "postproc_grid_search",
+__all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors",
+           "dictionary_indices", "identical_dictionary", "numeral_dictionary",
            "RECIPES"]
 
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters.
@@ -44,18 +53,34 @@ RECIPES = {
                        self_learning=False),
     "semi_supervised": dict(normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
                             trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", mapping="advanced",
-                            self_learning=True, vocabulary_cutoff=20000, csls_neighborhood=10),
+                            self_learning=True, vocabulary_cutoff=20000, csls_knn=10),
     "identical": dict(init="identical", normalize=("unit", "center", "unit"), whiten=True,
                       src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg",
-                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, csls_neighborhood=10),
+                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, csls_knn=10),
     # ACL 2017 (numeral seed, orthogonal, forward induction, no stochastic dropout)
     "acl2017": dict(init="numerals", mapping="orthogonal", normalize=("unit", "center"), whiten=False,
                     src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
                     self_learning=True, direction="forward", stochastic_initial=1.0, stochastic_interval=1),
+    # ACL 2018 (--unsupervised, = --acl2018): similarity-distribution initialisation + self-learning
+    "unsupervised": dict(init="unsupervised", unsupervised_vocab=4000, normalize=("unit", "center", "unit"),
+                         whiten=True, src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src",
+                         trg_dewhiten="trg", mapping="advanced", self_learning=True,
+                         vocabulary_cutoff=20000, csls_knn=10),
+    # AAAI 2018 (--aaai2018): supervised multi-step mapping, target re-weighting only
+    "aaai2018": dict(normalize=("unit", "center"), whiten=True, src_reweight=0.0, trg_reweight=1.0,
+                     src_dewhiten="src", trg_dewhiten="trg", mapping="advanced", self_learning=False),
+    # MUSE's supervised refinement (Conneau et al. 2018, Section 2.3 / supervised.py): Procrustes,
+    # then rounds of (CSLS mutual nearest neighbours among the 15k most frequent words ->
+    # Procrustes); n_refinement=5 Procrustes solutions = 4 induced dictionaries
+    "muse": dict(normalize=("unit",), whiten=False, src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None,
+                 trg_dewhiten=None, mapping="orthogonal", self_learning=True, direction="mutual",
+                 csls_knn=10, vocabulary_cutoff=15000, stochastic_initial=1.0, max_iter=4),
     # EMNLP 2016: orthogonal mapping of unit-length, centred embeddings
     "orthogonal": dict(mapping="orthogonal", normalize=("unit", "center"), whiten=False, src_reweight=0.0,
                        trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False),
 }
+
+RECIPES["acl2018"] = RECIPES["unsupervised"]
 
 _NUMERAL = re.compile(r"[0-9]+\Z")
 
@@ -158,8 +183,13 @@ def numeral_dictionary(src: Embeddings, tgt: Embeddings):
 def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
     """Orthogonal Procrustes map W = UVᵀ with UΣVᵀ = SVD(X_Dᵀ Z_D).
 
-    W minimises ‖X_D W − Z_D‖_F over matrices with orthonormal rows or columns (Schönemann 1966;
-    Xing et al. 2015; Smith et al. 2017, eq. 3; Conneau et al. 2018, eq. 2).
+    With d_s = d_t, W is the orthogonal matrix minimising ‖X_D W − Z_D‖_F (Schönemann 1966;
+    Xing et al. 2015; Smith et al. 2017, eq. 3; Conneau et al. 2018, eq. 2). With d_s < d_t it
+    minimises it over maps with orthonormal rows (W Wᵀ = I keeps ‖X_D W‖ = ‖X_D‖ constant). With
+    d_s > d_t it maximises tr(Wᵀ X_Dᵀ Z_D) over maps with orthonormal columns, which is *not* the
+    distance minimiser (‖X_D W‖ then depends on W; that "projection Procrustes" problem has no
+    closed form): VecMap, MUSE and this function use UVᵀ, the alignment (sum of dot products)
+    optimum.
 
     Parameters
     ----------
@@ -184,7 +214,8 @@ def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
     it (NumPy inputs). With d_s ≠ d_t the thin SVD gives a *semi-orthogonal* W (r = min(d_s, d_t)):
     for d_s < d_t, W Wᵀ = I, so x ↦ xW is an isometry of the source into an r-dimensional subspace
     of the target space (the target keeps its d_t - r other directions); for d_s > d_t, WᵀW = I and
-    W projects the source onto the r directions that best match the target. XᵀZ is accumulated in
+    W projects the source onto r directions that maximise the summed dot products with the target
+    (see above: not the least-squares fit). XᵀZ is accumulated in
     float64 (:func:`embgeo.linalg.gram`), so memory is O(d_s d_t) beyond the dictionary rows.
 
     Examples
@@ -418,9 +449,78 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     return (pairs, float(np.mean(objs))) if return_objective else pairs
 
 
+def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("unit", "center", "unit"),
+                            direction: str = "union", csls_knn: int = 10, memory_budget: int | None = None):
+    """Initial dictionary without any seed: similarity-distribution signatures (ACL 2018).
+
+    Artetxe, Labaka & Agirre (2018, "A robust self-learning method for fully unsupervised
+    cross-lingual mappings of word embeddings", Section 3.2): for the first n = ``vocabulary``
+    words of each (normalised) space, ``M = (XXᵀ)^(1/2) = U S Uᵀ`` (X = USVᵀ); each row of M is
+    sorted, so that it no longer depends on the word order of the language, and the sorted
+    rows are normalised like the embeddings (VecMap's ``--normalize`` steps). Words are then paired
+    with their nearest neighbour across languages in that signature space, by CSLS when
+    ``csls_knn > 0``, in ``direction`` (as :func:`induce_dictionary`), as VecMap's
+    ``--init_unsupervised`` does.
+
+    Parameters
+    ----------
+    X, Z : arrays (n_s, d_s), (n_t, d_t)
+        Normalised source and target vectors, rows in frequency order.
+    vocabulary : int or None
+        n; ``None`` uses min(n_s, n_t). Memory and time are O(n²) and O(n² d): n is capped at 20000.
+
+    Returns
+    -------
+    pairs : int64 array (m, 2) of (source_row, target_row)
+    """
+    n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
+    if n > 20000:
+        raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
+                         "too large: pass vocabulary (VecMap uses 4000)")
+    xp = backend.get_namespace(X, Z)
+    steps = (normalize,) if isinstance(normalize, str) else tuple(normalize or ())
+
+    def signature(M):
+        U, s, _ = xp.linalg.svd(M[:n, ...], full_matrices=False)
+        S = (U * xp.reshape(s, (1, -1))) @ xp.matrix_transpose(U)
+        return _normalize_rows(xp.sort(S, axis=1), steps)
+
+    return induce_dictionary(signature(X), signature(Z), direction=direction,
+                             retrieval="csls" if csls_knn > 0 else "nn", csls_knn=max(1, int(csls_knn)),
+                             memory_budget=memory_budget)
+
+
+class History(list):
+    """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
+
+    def plot(self, ax=None):
+        """Objective and, when recorded, validation P@1 per iteration; returns the Axes.
+
+        Needs matplotlib (``pip install embgeo[plot]``).
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("History.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        if not self:
+            raise ValueError("no self-learning iteration was recorded (self_learning=False?)")
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 3.5))
+        it = [r["iteration"] for r in self]
+        ax.plot(it, [r["objective"] for r in self], color="C0", label="objective")
+        ax.set_xlabel("iteration")
+        ax.set_ylabel("objective (mean best similarity)", color="C0")
+        if "val_accuracy" in self[0]:
+            ax2 = ax.twinx()
+            ax2.plot(it, [100 * r["val_accuracy"] for r in self], color="C1", label="validation P@1")
+            ax2.set_ylabel("validation P@1 (%)", color="C1")
+        ax.set_title("self-learning")
+        return ax
+
+
 # ------------------------------------------------------------------------------------ Mapper
-class Mapper:
-    """VecMap's cross-lingual mapping framework as a scikit-learn-style estimator.
+class Mapper(BaseEstimator):
+    """VecMap's cross-lingual mapping framework as a scikit-learn estimator.
 
     Implements the steps of Artetxe, Labaka & Agirre (AAAI 2018, "Generalizing and improving
     bilingual word embedding mappings with a multi-step framework of linear transformations",
@@ -444,8 +544,13 @@ class Mapper:
     mapping : {"advanced", "orthogonal", "unconstrained"}
         The full multi-step mapping (VecMap's default), a single orthogonal (Procrustes) map of
         the source (``-c``), or least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013).
-    init : {"seed", "identical", "numerals"}
-        Seed dictionary: the one given to :meth:`fit`, identical strings, or Latin numerals.
+    init : {"seed", "identical", "numerals", "unsupervised"}
+        Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
+        the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
+        :func:`unsupervised_dictionary`).
+    unsupervised_vocab : int or None
+        Words (the first rows) compared by the unsupervised initialisation; VecMap's
+        ``--unsupervised_vocab`` (its recipe: 4000). Its memory is O(n²).
     self_learning : bool
         Iterate mapping and dictionary induction (ACL 2017/2018).
     vocabulary_cutoff : int or None
@@ -453,8 +558,9 @@ class Mapper:
     direction : {"union", "forward", "backward", "mutual"}
         Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only, found
         without stochastic dropout, which would make the two directions disagree).
-    csls_neighborhood : int
-        k of CSLS for induction; 0 uses plain nearest neighbours.
+    csls_knn : int
+        k of CSLS for induction (VecMap's ``--csls``); 0 uses plain nearest neighbours.
+        ``csls_neighborhood`` is its deprecated old name.
     threshold : float
         Convergence: an improvement of the objective smaller than this does not count.
     stochastic_initial, stochastic_multiplier, stochastic_interval : float, float, int
@@ -464,14 +570,15 @@ class Mapper:
     max_iter : int or None
         Safety bound on self-learning iterations (VecMap has none).
     postproc : (float, float) or None
-        POSTPROC (Vulić et al. 2020): similarity-order transform X Q Δ^α of each side
+        POSTPROC (Vulić et al. 2020, Section 2): similarity-order transform X Q Δ^α of each side
         (:func:`embgeo.postprocess.similarity_order`) with (αs, αt); the paper's values are
-        (−0.25, 0.15). Applied after ``normalize``, before mapping.
+        (−0.25, 0.15). Applied to the raw vectors, *before* ``normalize``, as the paper's
+        pipeline (uncovec's ``post-process.py``, then VecMap) does.
     pca : int, "match" or None
         Reduce the space(s) wider than k dimensions to their top-k principal components before
         mapping; "match" reduces the wider space to the narrower one's dimension.
-    batch_size : int or None
-        Not used for results; memory is bounded by ``memory_budget`` (bytes per score block).
+    memory_budget : int or None
+        Bytes per block of similarity scores (memory is bounded by it, results do not depend on it).
     random_state : int or None
         Seed of the stochastic dictionary induction (VecMap ``--seed``, default 0).
     progress : bool or None
@@ -485,8 +592,8 @@ class Mapper:
         Linear maps applied after normalisation, POSTPROC and PCA.
     dictionary_ : int array (n, 2)
         The dictionary the final mapping was fitted on (row pairs).
-    history_ : list of dict
-        One record per self-learning iteration: ``iteration``, ``objective``, ``keep_prob``,
+    history_ : History (a list of dict)
+        One record per self-learning iteration (``history_.plot()`` draws them): ``iteration``, ``objective``, ``keep_prob``,
         ``dictionary_size``, ``seconds``, and ``val_accuracy``, ``val_similarity``,
         ``val_coverage`` when a validation dictionary is given.
     n_iter_ : int
@@ -516,11 +623,12 @@ class Mapper:
 
     def __init__(self, normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
-                 mapping="advanced", init="seed", self_learning=False, vocabulary_cutoff=None,
-                 direction="union", csls_neighborhood=0, threshold=1e-6, stochastic_initial=0.1,
+                 mapping="advanced", init="seed", unsupervised_vocab=None, self_learning=False,
+                 vocabulary_cutoff=None,
+                 direction="union", csls_knn=0, threshold=1e-6, stochastic_initial=0.1,
                  stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
-                 pca=None, batch_size=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False):
+                 pca=None, memory_budget=None, random_state=0, progress=None,
+                 verbose=False, csls_neighborhood=None):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -530,10 +638,11 @@ class Mapper:
         self.dim_reduction = dim_reduction
         self.mapping = mapping
         self.init = init
+        self.unsupervised_vocab = unsupervised_vocab
         self.self_learning = self_learning
         self.vocabulary_cutoff = vocabulary_cutoff
         self.direction = direction
-        self.csls_neighborhood = csls_neighborhood
+        self.csls_knn = csls_knn
         self.threshold = threshold
         self.stochastic_initial = stochastic_initial
         self.stochastic_multiplier = stochastic_multiplier
@@ -541,16 +650,20 @@ class Mapper:
         self.max_iter = max_iter
         self.postproc = postproc
         self.pca = pca
-        self.batch_size = batch_size
         self.memory_budget = memory_budget
         self.random_state = random_state
         self.progress = progress
         self.verbose = verbose
+        self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
 
     @classmethod
     def from_recipe(cls, name: str, **overrides) -> "Mapper":
-        """A Mapper with one of VecMap's recommended settings (:data:`RECIPES`), e.g.
-        ``"supervised"``, ``"semi_supervised"``, ``"identical"``, ``"acl2017"``, ``"orthogonal"``."""
+        """A Mapper with one of the recommended settings of :data:`RECIPES`.
+
+        VecMap's ``"supervised"``, ``"semi_supervised"``, ``"identical"``, ``"unsupervised"``
+        (= ``"acl2018"``), ``"aaai2018"``, ``"acl2017"`` and ``"orthogonal"`` (``--emnlp2016``),
+        and MUSE's supervised refinement ``"muse"``; ``overrides`` replace single parameters.
+        """
         try:
             params = dict(RECIPES[name])
         except KeyError:
@@ -558,30 +671,21 @@ class Mapper:
         params.update(overrides)
         return cls(**params)
 
-    def get_params(self, deep: bool = True) -> dict:
-        import inspect
-
-        return {p: getattr(self, p) for p in inspect.signature(type(self).__init__).parameters if p != "self"}
-
-    def set_params(self, **params) -> "Mapper":
-        valid = self.get_params()
-        for k, v in params.items():
-            if k not in valid:
-                raise ValueError(f"invalid parameter {k!r} for Mapper")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self):
-        defaults = Mapper().get_params()
-        changed = {k: v for k, v in self.get_params().items() if defaults[k] != v}
-        return "Mapper(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
-
     # ----------------------------------------------------------------- validation
+    def _csls_knn(self) -> int:
+        if self.csls_neighborhood is not None:
+            import warnings
+
+            warnings.warn("Mapper(csls_neighborhood=...) is deprecated: use csls_knn=...",
+                          DeprecationWarning, stacklevel=3)
+            return int(self.csls_neighborhood)
+        return int(self.csls_knn or 0)
+
     def _check_params(self):
         if self.mapping not in ("advanced", "orthogonal", "unconstrained"):
             raise ValueError(f"mapping must be advanced, orthogonal or unconstrained, got {self.mapping!r}")
-        if self.init not in ("seed", "identical", "numerals"):
-            raise ValueError(f"init must be seed, identical or numerals, got {self.init!r}")
+        if self.init not in ("seed", "identical", "numerals", "unsupervised"):
+            raise ValueError(f"init must be seed, identical, numerals or unsupervised, got {self.init!r}")
         for name in ("src_dewhiten", "trg_dewhiten"):
             if getattr(self, name) not in ("src", "trg", None):
                 raise ValueError(f"{name} must be 'src', 'trg' or None, got {getattr(self, name)!r}")
@@ -591,64 +695,48 @@ class Mapper:
             raise ValueError(f"postproc must be a pair (alpha_src, alpha_tgt), got {self.postproc!r}")
         if self.pca is not None and self.pca != "match" and int(self.pca) < 1:
             raise ValueError(f"pca must be a positive int, 'match' or None, got {self.pca!r}")
+        if (self.src_dewhiten is not None or self.trg_dewhiten is not None) and not self.whiten:
+            # map_embeddings.py: "ERROR: De-whitening requires whitening first"
+            raise ValueError("de-whitening requires whitening first: set whiten=True or "
+                             "src_dewhiten=None, trg_dewhiten=None")
+        if self.dim_reduction and self.mapping != "advanced":
+            # VecMap applies --dim_reduction (STEP 5) in its advanced mapping only
+            raise ValueError(f"dim_reduction applies to mapping='advanced' only, not {self.mapping!r}")
         if not 0 < self.stochastic_initial <= 1:
             raise ValueError(f"stochastic_initial must be in (0, 1], got {self.stochastic_initial}")
 
     # ----------------------------------------------------------- preprocessing
     def _preprocess(self, X, side, fit):
-        """normalize → POSTPROC → PCA, fitting the statistics when ``fit``."""
+        """POSTPROC → normalize → PCA, fitting the statistics when ``fit``.
+
+        POSTPROC comes first, on the raw vectors, as in Vulić et al. (2020, Section 2: "a
+        transformation ... applied before they undergo the series of standard normalisation and
+        centering steps"), whose pipeline runs uncovec's ``post-process.py`` on the input files
+        and then VecMap, which normalises.
+        """
         xp = backend.get_namespace(X)
-        steps = (self.normalize,) if isinstance(self.normalize, str) else tuple(self.normalize or ())
-        if fit:
-            stats = []
-            for step in steps:
-                if step == "center":
-                    stats.append(xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True))
-                    X = X - xp.astype(stats[-1], X.dtype)  # embgeo.normalize's centring, mean kept
-                    continue
-                elif step == "unitdim":
-                    acc = xp.astype(X, xp.float64)
-                    stats.append(xp.sqrt(xp.sum(acc * acc, axis=0, keepdims=True)))
-                else:
-                    stats.append(None)
-                X = normalize(X, step)
-            setattr(self, f"{side}_normalize_stats_", stats)
-        else:
-            for step, st in zip(steps, getattr(self, f"{side}_normalize_stats_")):
-                # center / unitdim reuse the fitted vocabulary statistics, so transforming a few
-                # words gives the same vectors as transforming the whole vocabulary
-                if step == "center":
-                    X = X - xp.astype(backend.asarray(st, like=X, dtype="float64"), X.dtype)
-                elif step == "unitdim":
-                    n = backend.asarray(st, like=X, dtype="float64")
-                    X = xp.astype(xp.astype(X, xp.float64) / xp.where(n == 0, xp.ones_like(n), n), X.dtype)
-                else:
-                    X = normalize(X, step)
         if self.postproc is not None:
             alpha = float(tuple(self.postproc)[0 if side == "src" else 1])
             if fit:
-                try:
-                    from .postprocess import similarity_order
-                except ImportError as exc:  # pragma: no cover - depends on the sibling module
-                    raise ImportError("postproc needs embgeo.postprocess.similarity_order, which is not "
-                                      "available in this installation") from exc
-                Y, T = similarity_order(X, alpha, return_transform=True)
-                Y = xp.astype(backend.asarray(getattr(Y, "vectors", Y), like=X), X.dtype)
-                setattr(self, f"{side}_postproc_", backend.asarray(T, like=X, dtype="float64"))
-                X = Y
-            else:
-                T = getattr(self, f"{side}_postproc_")
-                X = xp.astype(xp.astype(X, xp.float64) @ T, X.dtype)
-        P = getattr(self, f"{side}_pca_", None) if not fit else None
+                T = similarity_order_transform(X, alpha)
+                setattr(self, f"{side}_postproc_", T)
+            X = apply_transform(X, getattr(self, f"{side}_postproc_"))
+        if fit:
+            nz = Normalizer(self.normalize)
+            X = nz.fit_transform(X)
+            setattr(self, f"{side}_normalizer_", nz)
+        else:
+            X = getattr(self, f"{side}_normalizer_").transform(X)
         if fit:
             k = self._pca_dim(side)
+            t = None
             if k is not None and k < X.shape[1]:
-                P = _pca_components(X, k)
-            setattr(self, f"{side}_pca_", P)
-        if P is not None:
-            mean, comps = P
-            X = xp.astype(xp.astype(X, xp.float64) - mean, X.dtype) @ xp.astype(comps, X.dtype)
-        return X
+                # the top-k principal axes of the centred vocabulary (embgeo.pca's definition)
+                C, mu = centred_scatter(X, side)
+                t = AffineTransform(eigh_desc(C)[1][:, :k], mu)
+            setattr(self, f"{side}_pca_", t)
+        t = getattr(self, f"{side}_pca_")
+        return X if t is None else t.apply(X)
 
     def _pca_dim(self, side):
         if self.pca is None:
@@ -666,7 +754,7 @@ class Mapper:
         src, tgt : Embeddings (or arrays, then dictionaries are (m, 2) int row pairs)
             Rows in frequency order (the vocabulary cutoff keeps the first rows).
         seed_dictionary : word pairs, int (m, 2) array, or a path (read with
-            :func:`embgeo.evaluate.bli.read_dictionary`); ignored for ``init`` "identical"/"numerals".
+            :func:`embgeo.datasets.read_dictionary`); ignored for ``init`` "identical"/"numerals".
             Pairs with out-of-vocabulary words are skipped.
         validation : word pairs, array or path, optional
             Scored (NN P@1 and mean similarity of the best gold translation) at every
@@ -690,10 +778,10 @@ class Mapper:
             seed_dictionary = identical_dictionary(src, tgt)
         elif self.init == "numerals":
             seed_dictionary = numeral_dictionary(src, tgt)
-        elif seed_dictionary is None:
+        elif self.init == "seed" and seed_dictionary is None:
             raise ValueError("init='seed' needs a seed_dictionary")
-        seed_dictionary = _maybe_read(seed_dictionary)
-        si, ti = dictionary_indices(src, tgt, seed_dictionary)
+        if self.init != "unsupervised":
+            si, ti = dictionary_indices(src, tgt, _maybe_read(seed_dictionary))
         val = None
         if validation is not None:
             validation = _maybe_read(validation)
@@ -707,10 +795,16 @@ class Mapper:
             self._val_total = len({p[0] for p in validation}) if isinstance(validation, list) else len(val)
         X = self._preprocess(X0, "src", fit=True)
         Z = self._preprocess(Z0, "tgt", fit=True)
-        self.history_ = []
+        if self.init == "unsupervised":
+            k = self._csls_knn()
+            pairs = unsupervised_dictionary(X, Z, vocabulary=self.unsupervised_vocab, normalize=self.normalize,
+                                            direction=self.direction, csls_knn=k,
+                                            memory_budget=self.memory_budget)
+            si, ti = pairs[:, 0], pairs[:, 1]
+        self.history_ = History()
         self.n_iter_ = 0
         if self.self_learning:
-            si, ti = self._self_learn(X, Z, si, ti, val)
+            si, ti = self._self_learn(X, Z, si, ti, val, self._csls_knn())
         self._final_mapping(X, Z, si, ti)
         self.dictionary_ = np.stack([si, ti], axis=1)
         self.n_features_in_ = (X0.shape[1], Z0.shape[1])
@@ -734,31 +828,33 @@ class Mapper:
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         else:
-            # AAAI 2018 Section 3: whitening, orthogonal mapping, re-weighting, de-whitening
+            # AAAI 2018 Section 3, composed from embgeo.postprocess: STEP 1 whitening on the
+            # dictionary rows, STEP 2 orthogonal mapping (SVD of the whitened X_DᵀZ_D), STEP 3
+            # re-weighting by σ^p, STEP 4 de-whitening Rᵀ(X_DᵀX_D)^(1/2)R
             if self.whiten:
-                Gx, Gz = gram(Xd), gram(Zd)
                 try:
-                    wx1, wz1 = sym_power(Gx, -0.5), sym_power(Gz, -0.5)
+                    wx1, wz1 = whitening_transform(Xd), whitening_transform(Zd)
                 except ValueError as exc:
                     raise ValueError(
                         f"cannot whiten: the dictionary's vectors do not span the space ({exc}); the "
                         f"dictionary has {len(set(np.asarray(si).tolist()))} distinct source and "
                         f"{len(set(np.asarray(ti).tolist()))} distinct target words for {ds}/{dt} "
                         "dimensions: use a larger dictionary, whiten=False, or pca") from None
-                wx1_inv, wz1_inv = sym_power(Gx, 0.5), sym_power(Gz, 0.5)
             else:
-                wx1 = wx1_inv = xp.eye(ds, dtype=f64)
-                wz1 = wz1_inv = xp.eye(dt, dtype=f64)
-            M = xp.matrix_transpose(wx1) @ gram(Xd, Zd) @ wz1
-            U, s, Vt = xp.linalg.svd(M, full_matrices=False)
+                wx1, wz1 = xp.eye(ds, dtype=f64), xp.eye(dt, dtype=f64)
+            U, s, Vt = cross_covariance_svd(apply_transform(Xd, wx1), apply_transform(Zd, wz1))
             wx2, wz2 = U, xp.matrix_transpose(Vt)
             Tx = wx1 @ wx2 * xp.reshape(s ** float(self.src_reweight), (1, -1))
             Tz = wz1 @ wz2 * xp.reshape(s ** float(self.trg_reweight), (1, -1))
-            dew = {"src": xp.matrix_transpose(wx2) @ wx1_inv @ wx2, "trg": xp.matrix_transpose(wz2) @ wz1_inv @ wz2}
+            # de-whitening: Rᵀ(X_DᵀX_D)^(1/2)R with R = wx2 or wz2 (thin when d_s ≠ d_t);
+            # _check_params refuses it without whitening, as VecMap does
+            rot = {"src": (Xd, wx2), "trg": (Zd, wz2)}
             if self.src_dewhiten is not None:
-                Tx = Tx @ dew[self.src_dewhiten]
+                A, R = rot[self.src_dewhiten]
+                Tx = Tx @ (xp.matrix_transpose(R) @ dewhitening_transform(A) @ R)
             if self.trg_dewhiten is not None:
-                Tz = Tz @ dew[self.trg_dewhiten]
+                A, R = rot[self.trg_dewhiten]
+                Tz = Tz @ (xp.matrix_transpose(R) @ dewhitening_transform(A) @ R)
             self.src_transform_, self.tgt_transform_ = Tx, Tz
             self.singular_values_ = s
         if self.dim_reduction:
@@ -766,13 +862,13 @@ class Mapper:
             self.src_transform_ = self.src_transform_[:, :k]
             self.tgt_transform_ = self.tgt_transform_[:, :k]
 
-    def _self_learn(self, X, Z, si, ti, val):
+    def _self_learn(self, X, Z, si, ti, val, k):
         """VecMap's self-learning loop (ACL 2018, Algorithm/Section 3.3) with orthogonal mappings."""
         ns = X.shape[0] if not self.vocabulary_cutoff else min(X.shape[0], int(self.vocabulary_cutoff))
         nt = Z.shape[0] if not self.vocabulary_cutoff else min(Z.shape[0], int(self.vocabulary_cutoff))
         Xc, Zc = X[:ns, ...], Z[:nt, ...]
         rng = np.random.default_rng(self.random_state)
-        retrieval = "csls" if self.csls_neighborhood and self.csls_neighborhood > 0 else "nn"
+        retrieval = "csls" if k > 0 else "nn"
         best_objective = -100.0
         it, last_improvement = 1, 0
         keep_prob = float(self.stochastic_initial)
@@ -792,7 +888,7 @@ class Mapper:
                 A, B = _shared_space(Xc, Zc, W)
                 pairs, objective = induce_dictionary(
                     A, B, direction=self.direction, retrieval=retrieval,
-                    csls_knn=int(self.csls_neighborhood or 10), keep_prob=keep_prob,
+                    csls_knn=k or 10, keep_prob=keep_prob,
                     random_state=rng, memory_budget=self.memory_budget, return_objective=True)
                 si, ti = pairs[:, 0], pairs[:, 1]
                 if objective - best_objective >= self.threshold:
@@ -897,52 +993,7 @@ def _format_record(rec):
     return s
 
 
-def _pca_components(X, k):
-    """(mean, top-k principal axes) of X via the float64 covariance (d × d)."""
-    xp = backend.get_namespace(X)
-    mean = xp.mean(xp.astype(X, xp.float64), axis=0, keepdims=True)
-    C = gram(X) - X.shape[0] * (xp.matrix_transpose(mean) @ mean)
-    w, V = xp.linalg.eigh(C)
-    order = xp.argsort(-w)
-    return mean, xp.take(V, order[:k], axis=1)
-
-
 def _maybe_read(d):
     if isinstance(d, (str, os.PathLike)):
-        from .evaluate.bli import read_dictionary
-
         return read_dictionary(d)
     return d
-
-
-# --------------------------------------------------------------------------- POSTPROC search
-def postproc_grid_search(src, tgt, train, validation, *, alphas_src=(-0.5, -0.25, 0.0, 0.15, 0.25),
-                         alphas_tgt=(-0.5, -0.25, 0.0, 0.15, 0.25), retrieval: str = "csls",
-                         metric: str = "P@1", mapper: "Mapper | None" = None, source_size=None,
-                         progress=None):
-    """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
-
-    Vulić, Korhonen & Glavaš (2020) tune α per language pair on held-out pairs; this fits
-    ``mapper`` (default: the supervised recipe) on ``train`` for every (αs, αt) and scores
-    ``validation`` with :func:`embgeo.evaluate.bli.bli`. Keep the test dictionary out of both.
-
-    Returns
-    -------
-    best : (float, float)
-        The (αs, αt) with the highest ``metric`` (ties: the first in grid order).
-    table : list of dict
-        One row per grid point: ``alpha_src``, ``alpha_tgt`` and the BLI scores.
-    """
-    from .evaluate.bli import bli
-
-    base = mapper if mapper is not None else Mapper()
-    params = base.get_params()
-    table = []
-    grid = [(a, b) for a in alphas_src for b in alphas_tgt]
-    for a, b in progress_bar(grid, total=len(grid), desc="POSTPROC grid", progress=progress):
-        m = Mapper(**{**params, "postproc": (a, b), "progress": False}).fit(src, tgt, train)
-        xs, zt = m.transform(src, tgt)
-        res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
-        table.append({"alpha_src": a, "alpha_tgt": b, **res})
-    best = max(table, key=lambda r: r[metric])
-    return (best["alpha_src"], best["alpha_tgt"]), table

@@ -600,3 +600,115 @@ def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:
 
 
 __all__ += ["read_msr_analogies", "read_semeval2012", "SemEvalCategory"]
+
+
+# --- bilingual dictionaries ---
+# Readers of BLI dictionaries (MUSE, VecMap, tab-separated) and the held-out split, used by
+# embgeo.crosslingual (seed dictionaries) and embgeo.evaluate.lexicon (BLI); self-contained.
+import zlib  # noqa: E402
+
+__all__ += ["read_dictionary", "split_dictionary", "group_dictionary"]
+
+_DICTIONARY_FORMATS = ("auto", "muse", "vecmap", "tsv")
+
+
+def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, encoding: str = "utf-8"):
+    """Read a bilingual dictionary into a list of (source, target) pairs.
+
+    Parameters
+    ----------
+    path : str or Path
+    format : {"auto", "muse", "vecmap", "tsv"}
+        ``"muse"`` and ``"vecmap"``: two whitespace-separated words a line (MUSE's files use a
+        space or a tab, VecMap splits on any whitespace); ``"tsv"``: exactly two tab-separated
+        fields (words may then contain spaces). ``"auto"`` uses the tab when a line has one,
+        otherwise whitespace.
+    lowercase : bool
+        Lower-case both words (for lower-cased vectors such as GloVe; some dictionaries capitalise
+        entries). Pairs that become identical are kept once.
+    encoding : str
+
+    Returns
+    -------
+    list of (str, str)
+        In file order, duplicates removed. A source word may have several translations.
+
+    Raises
+    ------
+    ValueError
+        Empty file, or a malformed line (the message names the file and line number).
+    """
+    if format not in _DICTIONARY_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(_DICTIONARY_FORMATS)}, got {format!r}")
+    path = Path(path)
+    pairs, seen = [], set()
+    with open(path, encoding=encoding) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n").rstrip("\r")
+            if not line.strip():
+                continue
+            if format == "tsv" or (format == "auto" and "\t" in line):
+                fields = [x.strip() for x in line.split("\t")]
+            else:
+                fields = line.split()
+            if len(fields) != 2 or not all(fields):
+                raise ValueError(
+                    f"{path}:{n}: malformed dictionary line {line!r}: expected 2 fields "
+                    f"(source and target word), found {len([x for x in fields if x])}"
+                )
+            s, t = (fields[0].lower(), fields[1].lower()) if lowercase else (fields[0], fields[1])
+            if (s, t) not in seen:
+                seen.add((s, t))
+                pairs.append((s, t))
+    if not pairs:
+        raise ValueError(f"{path}: the dictionary is empty")
+    return pairs
+
+
+def group_dictionary(pairs):
+    """{source word: [gold translations]} in first-seen order."""
+    out = {}
+    for s, t in pairs:
+        lst = out.setdefault(s, [])
+        if t not in lst:
+            lst.append(t)
+    return out
+
+
+def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0, seed=None):
+    """Deterministic held-out split **by source word** (all translations of a word go together).
+
+    A word goes to the test part when ``crc32(f"{random_state}:{word}") / 2³² < test_size``: the
+    split does not depend on the order or size of the dictionary, so a word held out of the 5k
+    dictionary is also held out of its 1k and 500 subsets.
+
+    Parameters
+    ----------
+    pairs : list of (source, target)
+    test_size : float in (0, 1)
+    random_state : int
+        Salt of the hash (an int: the split is a hash, not a random draw). ``seed`` is its
+        deprecated old name.
+
+    Returns
+    -------
+    train, test : lists of (source, target) pairs
+    """
+    if seed is not None:
+        import warnings
+
+        warnings.warn("split_dictionary(seed=...) is deprecated: use random_state=...",
+                      DeprecationWarning, stacklevel=2)
+        random_state = seed
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
+        raise TypeError(f"random_state must be an int (the hash salt), got {random_state!r}")
+    if not 0 < test_size < 1:
+        raise ValueError(f"test_size must be in (0, 1), got {test_size}")
+    train: list = []
+    test: list = []
+    for s, t in pairs:
+        h = zlib.crc32(f"{random_state}:{s}".encode("utf-8")) / 2**32
+        (test if h < test_size else train).append((s, t))
+    if not train or not test:
+        raise ValueError(f"split of {len(pairs)} pairs left an empty part; use a larger dictionary")
+    return train, test

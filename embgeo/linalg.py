@@ -1,14 +1,16 @@
 """Small dense linear algebra shared by the methods: blocked Gram matrices and SPD matrix powers.
 
-Vocabulary-wide methods (post-processing, meta-embeddings, mapping) depend on the data only
+Vocabulary-wide methods (post-processing, PCA, meta-embeddings, mapping) depend on the data only
 through d×d products such as XᵀX or XᵀZ. :func:`gram` accumulates them over blocks of rows in
 float64, so the extra memory is O(block·d + d²) whatever the vocabulary size.
 """
 from __future__ import annotations
 
 from . import backend
+from .embeddings import Embeddings
 
-__all__ = ["gram", "sym_power", "DEFAULT_BLOCK_ROWS"]
+__all__ = ["gram", "sym_power", "DEFAULT_BLOCK_ROWS", "unwrap", "checked_gram", "centred_scatter",
+           "eigh_desc", "apply_matrix"]
 
 DEFAULT_BLOCK_ROWS = 65536
 
@@ -67,3 +69,80 @@ def sym_power(S, power: float, *, eps: float | None = None):
         )
     wp = xp.where(small, xp.zeros_like(w), xp.where(small, xp.ones_like(w), w) ** power)
     return (Q * xp.reshape(wp, (1, -1))) @ xp.matrix_transpose(Q)
+
+
+# ----------------------------------------------------------- shared plumbing of the d×d methods
+def unwrap(e, name: str = "e"):
+    """``(matrix, wrap)`` where ``wrap(Y)`` gives back the caller's kind (Embeddings or array).
+
+    Raises
+    ------
+    ValueError
+        ``e`` is not 2-D, or has no rows or no columns.
+    """
+    if isinstance(e, Embeddings):
+        return e.vectors, lambda Y: e.with_vectors(Y, check_finite=False)
+    X = backend.asarray(e)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be an Embeddings or a 2-D array (n_words, dim); "
+                         f"expected ndim to be 2, but observed {X.ndim}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {tuple(X.shape)})")
+    return X, lambda Y: Y
+
+
+def checked_gram(X, name: str = "X", *, mean: bool = False):
+    """Float64 ``XᵀX`` (and the mean row if ``mean``), validated for NaN/inf on the d×d result.
+
+    Checking finiteness on the Gram matrix costs O(d²) instead of an n×d mask; only when it fails
+    is the bad row located, so that the message can name it.
+
+    Returns
+    -------
+    G : (d, d) float64
+    mu : (d,) float64 or None
+    """
+    xp = backend.get_namespace(X)
+    G = gram(X)
+    mu = xp.sum(X, axis=0, dtype=xp.float64) / X.shape[0] if mean else None
+    if not bool(xp.all(xp.isfinite(G))) or (mean and not bool(xp.all(xp.isfinite(mu)))):
+        backend.check_matrix(X, name)  # raises, naming the first bad row
+        raise ValueError(f"{name} is too large: its Gram matrix overflows float64")
+    return G, mu
+
+
+def centred_scatter(X, name: str = "X"):
+    """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made."""
+    G, mu = checked_gram(X, name, mean=True)
+    xp = backend.get_namespace(G)
+    m = xp.reshape(mu, (-1, 1))
+    return G - X.shape[0] * (m @ xp.matrix_transpose(m)), mu
+
+
+def eigh_desc(S):
+    """Eigenvalues (descending) and eigenvectors of a symmetric matrix (symmetrised first).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w, Q = eigh_desc(np.diag([1.0, 3.0, 2.0]))
+    >>> w.tolist()
+    [3.0, 2.0, 1.0]
+    """
+    xp = backend.get_namespace(S)
+    w, Q = xp.linalg.eigh((S + xp.matrix_transpose(S)) / 2)
+    return xp.flip(w), xp.flip(Q, axis=1)
+
+
+def apply_matrix(X, M, offset=None):
+    """``X @ M − offset`` in X's dtype: one GEMM, no float64 copy of X; the result is the only
+    n-sized allocation."""
+    xp = backend.get_namespace(X)
+    Y = X @ xp.astype(M, X.dtype)
+    if offset is not None:
+        off = xp.astype(xp.reshape(offset, (1, -1)), X.dtype)
+        if backend.is_numpy(Y):
+            Y -= off  # Y is ours: save an n×k temporary
+        else:
+            Y = Y - off
+    return Y

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from . import backend
 
-__all__ = ["normalize", "STEPS"]
+__all__ = ["normalize", "Normalizer", "STEPS"]
 
 STEPS = ("unit", "center", "unitdim", "centeremb", "none")
 
@@ -97,10 +97,8 @@ def normalize(X, *steps: str):
     >>> Y.tolist()
     [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
     """
-    X = backend.asarray(X)  # integer input becomes float, not truncated on the way back
+    X = _check(X)  # integer input becomes float, not truncated on the way back
     xp = backend.get_namespace(X)
-    if X.ndim != 2:
-        raise ValueError(f"normalize expects a 2-D matrix, got ndim={X.ndim}")
     if len(steps) == 1 and isinstance(steps[0], (list, tuple)):
         steps = tuple(steps[0])
     for step in steps:
@@ -109,4 +107,94 @@ def normalize(X, *steps: str):
         except (KeyError, TypeError):
             raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}") from None
         X = f(xp, X)
+    return X
+
+
+class Normalizer:
+    """A fitted chain of normalisation steps: statistics learnt once, applied to new rows.
+
+    ``center`` and ``unitdim`` depend on the whole vocabulary (its mean vector, its column
+    norms). :func:`normalize` recomputes them from whatever rows it is given; a ``Normalizer``
+    fits them on the training vocabulary and reuses them, so transforming a few held-out words
+    gives the same vectors as transforming the whole vocabulary. ``unit``, ``centeremb`` and
+    ``none`` act on each row alone and need no statistics.
+
+    Parameters
+    ----------
+    steps : sequence of str
+        As for :func:`normalize`, e.g. ``("unit", "center", "unit")`` (VecMap's ``--normalize``).
+
+    Attributes
+    ----------
+    statistics_ : list
+        One entry per step: the float64 mean (1, d) for ``center``, the float64 column norms
+        (1, d) for ``unitdim``, ``None`` otherwise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((50, 4)).astype(np.float32)
+    >>> nz = Normalizer(("unit", "center", "unit")).fit(X)
+    >>> bool(np.allclose(nz.transform(X[:5]), normalize(X, "unit", "center", "unit")[:5], atol=1e-6))
+    True
+    """
+
+    def __init__(self, steps=("unit", "center", "unit")):
+        steps = (steps,) if isinstance(steps, str) else tuple(steps or ())
+        for step in steps:
+            if step not in _FUNCS:
+                raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}")
+        self.steps = steps
+
+    def fit(self, X) -> "Normalizer":
+        """Learn the statistics of every step on ``X`` (the steps before it applied)."""
+        self.fit_transform(X)
+        return self
+
+    def fit_transform(self, X):
+        """Fit on ``X`` and return it normalised (one pass per step, as :func:`normalize`)."""
+        X = _check(X)
+        xp = backend.get_namespace(X)
+        stats = []
+        for step in self.steps:
+            if step == "center":
+                stats.append(_column_sums(xp, X, square=False) / max(X.shape[0], 1))
+            elif step == "unitdim":
+                stats.append(_safe(xp, xp.sqrt(_column_sums(xp, X, square=True))))
+            else:
+                stats.append(None)
+            X = self._step(xp, X, step, stats[-1])
+        self.statistics_ = stats
+        return X
+
+    def transform(self, X):
+        """Normalise ``X`` with the fitted statistics."""
+        if not hasattr(self, "statistics_"):
+            from .errors import NotFittedError
+
+            raise NotFittedError("this Normalizer is not fitted yet; call fit(X) first")
+        X = _check(X)
+        xp = backend.get_namespace(X)
+        for step, st in zip(self.steps, self.statistics_):
+            X = self._step(xp, X, step, st)
+        return X
+
+    @staticmethod
+    def _step(xp, X, step, st):
+        if st is None:
+            return _FUNCS[step](xp, X)
+        st = backend.asarray(backend.to_numpy(st), like=X, dtype="float64") \
+            if backend.get_namespace(st) is not xp else st
+        if step == "center":
+            return _rowwise(xp, X, lambda B: B - st)
+        return _rowwise(xp, X, lambda B: B / st)
+
+    def __repr__(self):
+        return f"Normalizer({self.steps!r})"
+
+
+def _check(X):
+    X = backend.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"normalize expects a 2-D matrix, got ndim={X.ndim}")
     return X

@@ -35,7 +35,11 @@ import numpy as np
 from . import backend
 from .embeddings import Embeddings
 from .evaluate.report import Report
-from .postprocess import _apply, _centred_scatter, _eigh_desc, _statistics, _unwrap
+from .linalg import apply_matrix as _apply
+from .linalg import centred_scatter as _centred_scatter
+from .linalg import checked_gram as _statistics
+from .linalg import eigh_desc as _eigh_desc
+from .linalg import unwrap as _unwrap
 from .progress import progress_bar
 
 __all__ = [

@@ -40,7 +40,12 @@ from typing import Any
 import numpy as np
 
 from . import backend, linalg
-from .embeddings import Embeddings
+# the shared d×d plumbing lives in embgeo.linalg (also used by embgeo.pca); short local names
+from .linalg import apply_matrix as _apply
+from .linalg import centred_scatter as _centred_scatter
+from .linalg import checked_gram as _statistics
+from .linalg import eigh_desc as _eigh_desc
+from .linalg import unwrap as _unwrap
 from .normalize import STEPS
 from .normalize import normalize as _normalize_array
 
@@ -67,59 +72,10 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- plumbing
-def _unwrap(e, name="e"):
-    """(matrix, wrap) where ``wrap(Y)`` gives back the caller's kind (Embeddings or array)."""
-    if isinstance(e, Embeddings):
-        return e.vectors, lambda Y: e.with_vectors(Y, check_finite=False)
-    X = backend.asarray(e)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be an Embeddings or a 2-D array (n_words, dim); "
-                         f"expected ndim to be 2, but observed {X.ndim}")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {tuple(X.shape)})")
-    return X, lambda Y: Y
-
-
-def _statistics(X, name="X", *, mean=False):
-    """Float64 Gram matrix ``XᵀX`` (and the mean row), validated for NaN/inf on the d×d result.
-
-    Checking finiteness on the Gram matrix costs O(d²) instead of an n×d mask; only when it fails
-    do we pay for locating the bad row, so the message can name it.
-    """
-    xp = backend.get_namespace(X)
-    G = linalg.gram(X)
-    mu = xp.sum(X, axis=0, dtype=xp.float64) / X.shape[0] if mean else None
-    if not bool(xp.all(xp.isfinite(G))) or (mean and not bool(xp.all(xp.isfinite(mu)))):
-        backend.check_matrix(X, name)  # raises, naming the first bad row
-        raise ValueError(f"{name} is too large: its Gram matrix overflows float64")
-    return G, mu
-
-
-def _eigh_desc(S):
-    """Eigenvalues (descending) and eigenvectors of a symmetric float64 matrix."""
-    xp = backend.get_namespace(S)
-    w, Q = xp.linalg.eigh((S + xp.matrix_transpose(S)) / 2)
-    return xp.flip(w), xp.flip(Q, axis=1)
-
-
 def _tolerance(w, d):
     # The rule of linalg.sym_power: relative to the largest eigenvalue, d·eps of float64.
     xp = backend.get_namespace(w)
     return float(xp.max(xp.abs(w))) * d * float(xp.finfo(xp.float64).eps)
-
-
-def _apply(X, M, offset=None):
-    """``X @ M - offset`` in X's dtype: one GEMM, no float64 copy of X, the result is the only
-    n-sized allocation."""
-    xp = backend.get_namespace(X)
-    Y = X @ xp.astype(M, X.dtype)
-    if offset is not None:
-        off = xp.astype(xp.reshape(offset, (1, -1)), X.dtype)
-        if backend.is_numpy(Y):
-            Y -= off  # Y is ours: save an n×k temporary
-        else:
-            Y = Y - off
-    return Y
 
 
 def _like(A, X):
@@ -458,15 +414,6 @@ def _remove_top(C, M, D):
     _, V = _eigh_desc(xp.matrix_transpose(M) @ C @ M)
     U = V[:, :D]
     return M - (M @ U) @ xp.matrix_transpose(U)
-
-
-def _centred_scatter(X, name):
-    G, mu = _statistics(X, name, mean=True)
-    xp = backend.get_namespace(G)
-    n = X.shape[0]
-    m = xp.reshape(mu, (-1, 1))
-    # Σ(x-μ)(x-μ)ᵀ = XᵀX − n μμᵀ, in float64: no centred copy of X is ever made.
-    return G - n * (m @ xp.matrix_transpose(m)), mu
 
 
 _MEANS = ("vector", "scalar")

@@ -1,4 +1,4 @@
-"""Tests of embgeo.evaluate.bli: dictionary readers, splits, P@k / MRR, OOV policy, the CLI."""
+"""Tests of embgeo.evaluate.lexicon: dictionary readers, splits, P@k / MRR, OOV policy, the CLI."""
 from __future__ import annotations
 
 import argparse
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo.evaluate.bli import (add_arguments, bli, gold_ranks, group_dictionary, read_dictionary, run,
-                                 split_dictionary)
+from embgeo.evaluate.lexicon import (BLIResult, add_arguments, bli, gold_ranks, group_dictionary,
+                                     read_dictionary, run, split_dictionary)
 
 
 def _angles(deg):
@@ -35,20 +35,20 @@ def test_precision_and_mrr_match_hand_computed_ranks(toy):
     test = [("a", "t0"), ("b", "t3"), ("c", "t6"), ("d", "t0")]
     res = bli(src, tgt, test, retrieval="nn")
     ranks = np.array([1, 3, 6, 12])
-    assert res["P@1"] == pytest.approx(1 / 4)
-    assert res["P@5"] == pytest.approx(2 / 4)
-    assert res["P@10"] == pytest.approx(3 / 4)
-    assert res["MRR"] == pytest.approx(np.mean(1 / ranks))
-    assert res["coverage"] == 1.0 and res["n_queries"] == 4
+    assert res.p_at(1) == pytest.approx(1 / 4)
+    assert res.p_at(5) == pytest.approx(2 / 4)
+    assert res.p_at(10) == pytest.approx(3 / 4)
+    assert res.mrr == pytest.approx(np.mean(1 / ranks))
+    assert res.coverage == 1.0 and res.n == 4
 
 
 def test_multiple_gold_translations_count_the_best_ranked(toy):
     src, tgt = toy
     # b has golds t0 (rank 5 at 41°: t4,t5,t3,t6,t2 ... t0 is 9th) and t5 (rank 2): best is 2
     res = bli(src, tgt, [("b", "t0"), ("b", "t5")], retrieval="nn")
-    assert res["n_queries"] == 1 and res["n_pairs"] == 2
-    assert res["P@1"] == 0 and res["P@5"] == 1
-    assert res["MRR"] == pytest.approx(1 / 2)
+    assert res.n == 1 and res.n_pairs == 2
+    assert res.p_at(1) == 0 and res.p_at(5) == 1
+    assert res.mrr == pytest.approx(1 / 2)
 
 
 def test_gold_ranks_agree_with_topk_under_ties():
@@ -77,25 +77,64 @@ def test_gold_ranks_array_api_strict_matches_numpy(rng):
     assert gold_ranks(xps.asarray(Q), xps.asarray(T), gold).tolist() == gold_ranks(Q, T, gold).tolist()
 
 
-def test_csls_and_isf_retrieval_run_through_bli(toy):
-    src, tgt = toy
-    for r in ("csls", "isf"):
-        res = bli(src, tgt, [("a", "t0"), ("c", "t10")], retrieval=r)
-        assert 0 <= res["P@1"] <= res["P@5"] <= res["P@10"] <= 1
-        assert res["retrieval"] == r
+def _brute_force_ranks(Q, T, S, gold, method, k=10, beta=30.0):
+    """Ranks of the best gold target from the papers' formulas, dense, float64.
+
+    CSLS (Conneau et al. 2018, eq. 3): 2cos(x, y) − r_T(x) − r_S(y), r_S(y) the mean cosine of y
+    to its k nearest source words S. Inverted softmax (Smith et al. 2017, eq. 4):
+    exp(β cos(x, y)) / Σ_{x' ∈ S} exp(β cos(x', y)).
+    """
+    un = lambda M: M / np.linalg.norm(M, axis=1, keepdims=True)  # noqa: E731
+    Q, T, S = un(Q.astype(np.float64)), un(T.astype(np.float64)), un(S.astype(np.float64))
+    C = Q @ T.T
+    if method == "csls":
+        rS = np.sort(T @ S.T, axis=1)[:, -k:].mean(axis=1)
+        rT = np.sort(C, axis=1)[:, -k:].mean(axis=1)
+        C = 2 * C - rT[:, None] - rS[None, :]
+    elif method == "isf":
+        C = np.exp(beta * C) / np.exp(beta * (S @ T.T)).sum(axis=0)[None, :]
+    ranks = []
+    for i, g in enumerate(gold):
+        best = C[i, g].max()
+        ranks.append(1 + int(np.sum(C[i] > best)))
+    return np.array(ranks, dtype=np.float64)
 
 
-def test_oov_policy_skip_miss_raise(toy):
+@pytest.mark.parametrize("method", ["nn", "csls", "isf"])
+def test_bli_scores_equal_brute_force_retrieval(method):
+    rng = np.random.default_rng(11)
+    S = rng.standard_normal((60, 5)).astype(np.float32)
+    T = rng.standard_normal((80, 5)).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(60)], S)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(80)], T)
+    test = [(f"s{i}", f"t{(7 * i) % 80}") for i in range(30)] + [(f"s{i}", f"t{(3 * i) % 80}") for i in range(10)]
+    gold = [np.array(sorted({(7 * i) % 80} | ({(3 * i) % 80} if i < 10 else set()))) for i in range(30)]
+    ranks = _brute_force_ranks(S[:30], T, S, gold, method, k=4, beta=5.0)
+    res = bli(src, tgt, test, retrieval=method, csls_knn=4, isf_beta=5.0)
+    assert isinstance(res, BLIResult) and res.retrieval == method
+    for k in (1, 5, 10):
+        assert res.p_at(k) == pytest.approx(np.mean(ranks <= k))
+    assert res.mrr == pytest.approx(np.mean(1 / ranks))
+    assert res.to_dict()["P@10"] == res.p_at(10) and res.n == 30 and res.n_pairs == 40
+
+
+def test_oov_policy_skip_zero_raise(toy):
+    from embgeo.errors import UnknownWordError
+
     src, tgt = toy
     test = [("a", "t0"), ("zz", "t1"), ("b", "nope")]
     skip = bli(src, tgt, test, oov="skip")
-    assert skip["coverage"] == pytest.approx(1 / 3) and skip["P@1"] == 1.0
-    miss = bli(src, tgt, test, oov="miss")
-    assert miss["P@1"] == pytest.approx(1 / 3) and miss["MRR"] == pytest.approx(1 / 3)
-    with pytest.raises(ValueError, match="2 of 3 test queries are out of vocabulary"):
+    assert skip.coverage == pytest.approx(1 / 3) and skip.p_at(1) == 1.0
+    zero = bli(src, tgt, test, oov="zero")
+    assert zero.p_at(1) == pytest.approx(1 / 3) and zero.mrr == pytest.approx(1 / 3)
+    with pytest.warns(DeprecationWarning, match="zero"):
+        assert bli(src, tgt, test, oov="miss") == zero
+    with pytest.raises(UnknownWordError, match="'zz'.*2 words missing"):
         bli(src, tgt, test, oov="raise")
     with pytest.raises(ValueError, match="oov must be"):
         bli(src, tgt, test, oov="ignore")
+    with pytest.warns(DeprecationWarning, match="attributes"):
+        assert skip["P@1"] == 1.0
 
 
 def test_all_oov_and_empty_dictionaries_raise_clearly(toy):
@@ -151,6 +190,11 @@ def test_split_is_by_source_word_deterministic_and_nested():
     assert set(te_small) <= set(te)
     with pytest.raises(ValueError, match="test_size"):
         split_dictionary(pairs, 1.5)
+    with pytest.warns(DeprecationWarning, match="random_state"):
+        assert split_dictionary(pairs, 0.2, seed=3) == split_dictionary(pairs, 0.2, random_state=3)
+    # the readers moved to embgeo.datasets; lexicon re-exports the same functions
+    from embgeo import datasets
+    assert datasets.split_dictionary is split_dictionary and datasets.read_dictionary is read_dictionary
 
 
 # ------------------------------------------------------------------------------------- CLI

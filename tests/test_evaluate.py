@@ -343,7 +343,7 @@ def test_bli_is_exported_lazily():
     import embgeo.evaluate as ev
 
     try:
-        import embgeo.evaluate.bli  # noqa: F401
+        import embgeo.evaluate.lexicon  # noqa: F401
     except ImportError:
         with pytest.raises(ImportError):
             ev.bli

@@ -39,3 +39,39 @@ def test_gram_on_array_api_strict(rng):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((40, 3))
     assert np.allclose(np.asarray(gram(xps.asarray(X), block_rows=9)), X.T @ X)
+
+
+def test_centred_scatter_equals_numpy_covariance_times_n_minus_1():
+    from embgeo.linalg import centred_scatter
+
+    X = np.random.default_rng(5).standard_normal((300, 7)).astype(np.float32) + 3
+    C, mu = centred_scatter(X)
+    np.testing.assert_allclose(C, np.cov(X.astype(np.float64), rowvar=False) * 299, rtol=1e-6)
+    np.testing.assert_allclose(mu, X.astype(np.float64).mean(axis=0), rtol=1e-6)
+
+
+def test_eigh_desc_and_apply_matrix():
+    from embgeo.linalg import apply_matrix, eigh_desc
+
+    A = np.random.default_rng(6).standard_normal((5, 5))
+    S = A @ A.T
+    w, Q = eigh_desc(S)
+    assert np.all(np.diff(w) <= 0)
+    np.testing.assert_allclose((Q * w) @ Q.T, S, atol=1e-10)
+    X = np.random.default_rng(7).standard_normal((4, 5)).astype(np.float32)
+    Y = apply_matrix(X, Q, np.ones(5))
+    assert Y.dtype == np.float32
+    np.testing.assert_allclose(Y, X.astype(np.float64) @ Q - 1, atol=1e-5)
+
+
+def test_checked_gram_names_the_bad_row_and_unwrap_rejects_bad_shapes():
+    from embgeo.linalg import checked_gram, unwrap
+
+    X = np.ones((6, 3), dtype=np.float32)
+    X[4, 1] = np.nan
+    with pytest.raises(ValueError, match="4"):
+        checked_gram(X, "vectors")
+    with pytest.raises(ValueError, match="2-D"):
+        unwrap(np.ones(3))
+    with pytest.raises(ValueError, match="empty"):
+        unwrap(np.ones((0, 3)))

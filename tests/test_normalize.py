@@ -77,3 +77,52 @@ def test_blocked_path_equals_single_block(X, monkeypatch):
 def test_integer_input_is_not_truncated():
     Y = normalize(np.array([[3, 4], [1, 0]]), "unit")
     assert np.allclose(Y, [[0.6, 0.8], [1.0, 0.0]])
+
+
+def _vecmap_chain(X, steps):
+    """VecMap's embeddings.normalize, written out in float64 NumPy."""
+    X = np.array(X, dtype=np.float64)
+    for s in steps:
+        if s == "unit":
+            n = np.linalg.norm(X, axis=1, keepdims=True)
+            X = X / np.where(n == 0, 1, n)
+        elif s == "center":
+            X = X - X.mean(axis=0)
+        elif s == "unitdim":
+            n = np.linalg.norm(X, axis=0, keepdims=True)
+            X = X / np.where(n == 0, 1, n)
+        elif s == "centeremb":
+            X = X - X.mean(axis=1, keepdims=True)
+    return X
+
+
+@pytest.mark.parametrize("steps", [("unit", "center", "unit"), ("center", "unitdim", "centeremb"), ()])
+def test_normalizer_fits_once_and_transforms_held_out_rows(steps):
+    from embgeo.normalize import Normalizer
+
+    X = np.random.default_rng(1).standard_normal((80, 6)).astype(np.float32) + 2
+    nz = Normalizer(steps)
+    full = nz.fit_transform(X)
+    np.testing.assert_allclose(full, _vecmap_chain(X, steps), atol=1e-6)
+    # three held-out rows get the vocabulary's statistics, not their own
+    np.testing.assert_allclose(nz.transform(X[[3, 40, 79]]), full[[3, 40, 79]], atol=1e-6)
+
+
+def test_normalizer_errors():
+    from embgeo.errors import NotFittedError
+    from embgeo.normalize import Normalizer
+
+    with pytest.raises(ValueError, match="unknown normalisation step 'unt'"):
+        Normalizer(("unit", "unt"))
+    with pytest.raises(NotFittedError):
+        Normalizer().transform(np.ones((2, 2)))
+
+
+def test_normalizer_on_array_api_strict():
+    xps = pytest.importorskip("array_api_strict")
+    from embgeo.normalize import Normalizer
+
+    X = np.random.default_rng(2).standard_normal((30, 4)).astype(np.float32)
+    nz = Normalizer(("center", "unitdim", "unit")).fit(xps.asarray(X))
+    np.testing.assert_allclose(np.asarray(nz.transform(xps.asarray(X[:3]))),
+                               _vecmap_chain(X, ("center", "unitdim", "unit"))[:3], atol=1e-6)

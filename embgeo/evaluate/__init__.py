@@ -5,13 +5,9 @@
 >>> report = evaluate(embgeo.load("glove-6b-50d"))          # doctest: +SKIP
 >>> print(report)                                           # doctest: +SKIP
 
-``bli`` (bilingual lexicon induction) lives in :mod:`embgeo.evaluate.bli` and is imported on first use.
+``bli`` (bilingual lexicon induction) lives in :mod:`embgeo.evaluate.lexicon` and is imported on first use.
 """
 from __future__ import annotations
-
-import importlib
-import sys
-import types
 
 from ..datasets import AnalogyQuestions, WordPairs, load_dataset
 from ..progress import progress_bar
@@ -19,8 +15,8 @@ from .analogy import METHODS, AnalogyResult, analogy
 from .report import Report
 from .similarity import MEASURES, SimilarityResult, resolve_measure, word_similarity
 
-__all__ = ["evaluate", "word_similarity", "analogy", "bli", "Report", "SimilarityResult", "AnalogyResult",
-           "MEASURES", "DEFAULT_DATASETS", "COLUMNS"]
+__all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report",
+           "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS"]
 
 #: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
 DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
@@ -29,24 +25,13 @@ COLUMNS = ("dataset", "task", "measure", "n", "coverage", "spearman", "pearson",
 _FORMATS = {"coverage": "{:.1%}"}
 
 
-class _EvaluateModule(types.ModuleType):
-    """Makes ``embgeo.evaluate.bli`` the function of :mod:`embgeo.evaluate.bli`, imported on first use.
+def __getattr__(name):
+    # BLI needs embgeo.crosslingual: imported on first use, not with embgeo.evaluate
+    if name in ("bli", "BLIResult", "postproc_grid_search"):
+        from . import lexicon
 
-    A plain module ``__getattr__`` is not enough: importing the submodule (as the CLI does) binds the
-    *module* to the package attribute ``bli``. The setter swallows that binding, so the function stays
-    visible, as it would after an eager ``from .bli import bli``.
-    """
-
-    @property
-    def bli(self):
-        return importlib.import_module(".bli", self.__name__).bli
-
-    @bli.setter
-    def bli(self, value):
-        pass
-
-
-sys.modules[__name__].__class__ = _EvaluateModule
+        return getattr(lexicon, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def check_names(names, allowed, what: str) -> list:

@@ -1,4 +1,7 @@
-"""Bilingual lexicon induction (BLI): dictionary readers, held-out splits, P@k / MRR, and the CLI.
+"""Bilingual lexicon induction (BLI): P@k / MRR of mapped embeddings, the POSTPROC grid, and the CLI.
+
+The dictionary readers (:func:`read_dictionary`, :func:`split_dictionary`,
+:func:`group_dictionary`) live in :mod:`embgeo.datasets` and are re-exported here.
 
 Protocol (MUSE, Conneau et al. 2018; VecMap's ``eval_translation.py``, Artetxe et al. 2018;
 Glavaš et al. 2019, "How to (properly) evaluate cross-lingual word embeddings"):
@@ -8,7 +11,8 @@ Glavaš et al. 2019, "How to (properly) evaluate cross-lingual word embeddings")
 - a query is a hit at k when *any* of its gold translations is among the top k (multiple gold
   translations); MRR uses the rank of the best-ranked gold translation;
 - OOV policy is explicit: ``oov="skip"`` scores covered queries only and reports coverage
-  (MUSE/VecMap), ``oov="miss"`` counts uncovered queries as failures (Glavaš et al. 2019 report
+  (MUSE/VecMap), ``oov="zero"`` counts uncovered queries as failures (``"miss"`` is its
+  deprecated old name) (Glavaš et al. 2019 report
   scores over the whole test set), ``oov="raise"`` refuses any uncovered pair.
 
 Command line (``python -m embgeo bli``)::
@@ -19,105 +23,73 @@ Command line (``python -m embgeo bli``)::
 from __future__ import annotations
 
 import math
-import zlib
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .. import backend
+from ..crosslingual import Mapper, retrieval_factors
+from ..datasets import group_dictionary, read_dictionary, split_dictionary
 from ..neighbors import block_rows
 from ..progress import progress_bar
 
-__all__ = ["bli", "read_dictionary", "split_dictionary", "group_dictionary", "gold_ranks",
-           "add_arguments", "run"]
-
-_FORMATS = ("auto", "muse", "vecmap", "tsv")
+__all__ = ["bli", "BLIResult", "read_dictionary", "split_dictionary", "group_dictionary", "gold_ranks",
+           "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
 
 
-# ------------------------------------------------------------------------------- dictionaries
-def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, encoding: str = "utf-8"):
-    """Read a bilingual dictionary into a list of (source, target) pairs.
+@dataclass(frozen=True)
+class BLIResult:
+    """Scores of one BLI evaluation (:func:`bli`).
 
-    Parameters
+    Attributes
     ----------
-    path : str or Path
-    format : {"auto", "muse", "vecmap", "tsv"}
-        ``"muse"`` and ``"vecmap"``: two whitespace-separated words a line (MUSE's files use a
-        space or a tab, VecMap splits on any whitespace); ``"tsv"``: exactly two tab-separated
-        fields (words may then contain spaces). ``"auto"`` uses the tab when a line has one,
-        otherwise whitespace.
-    lowercase : bool
-        Lower-case both words (for lower-cased vectors such as GloVe; some dictionaries capitalise
-        entries). Pairs that become identical are kept once.
-    encoding : str
-
-    Returns
-    -------
-    list of (str, str)
-        In file order, duplicates removed. A source word may have several translations.
-
-    Raises
-    ------
-    ValueError
-        Empty file, or a malformed line (the message names the file and line number).
+    retrieval : str
+        "nn", "csls" or "isf".
+    precision : dict of int to float
+        P@k (a fraction) for every requested k; also ``result.p_at(k)``.
+    mrr : float
+        Mean reciprocal rank of the best-ranked gold translation.
+    coverage : float
+        Fraction of the distinct test source words that were scored.
+    n : int
+        Queries scored (covered test source words).
+    n_test : int
+        Distinct test source words.
+    n_pairs : int
+        Pairs of the test dictionary.
+    oov : str
+        The OOV policy the scores were computed under ("skip": over the ``n`` covered queries;
+        "zero": over all ``n_test``).
     """
-    if format not in _FORMATS:
-        raise ValueError(f"format must be one of {', '.join(_FORMATS)}, got {format!r}")
-    path = Path(path)
-    pairs, seen = [], set()
-    with open(path, encoding=encoding) as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                continue
-            if format == "tsv" or (format == "auto" and "\t" in line):
-                fields = [x.strip() for x in line.split("\t")]
-            else:
-                fields = line.split()
-            if len(fields) != 2 or not all(fields):
-                raise ValueError(
-                    f"{path}:{n}: malformed dictionary line {line!r}: expected 2 fields "
-                    f"(source and target word), found {len([x for x in fields if x])}"
-                )
-            s, t = (fields[0].lower(), fields[1].lower()) if lowercase else (fields[0], fields[1])
-            if (s, t) not in seen:
-                seen.add((s, t))
-                pairs.append((s, t))
-    if not pairs:
-        raise ValueError(f"{path}: the dictionary is empty")
-    return pairs
 
+    retrieval: str
+    precision: dict = field(default_factory=dict)
+    mrr: float = float("nan")
+    coverage: float = float("nan")
+    n: int = 0
+    n_test: int = 0
+    n_pairs: int = 0
+    oov: str = "skip"
 
-def group_dictionary(pairs):
-    """{source word: [gold translations]} in first-seen order."""
-    out = {}
-    for s, t in pairs:
-        lst = out.setdefault(s, [])
-        if t not in lst:
-            lst.append(t)
-    return out
+    def p_at(self, k: int) -> float:
+        """P@k (KeyError for a k that was not computed)."""
+        return self.precision[int(k)]
 
+    def to_dict(self) -> dict:
+        """Flat dict with the column names of the reports: ``P@1`` …, ``MRR``, ``coverage``, ``n_queries``."""
+        out: dict = {"retrieval": self.retrieval}
+        out.update({f"P@{k}": v for k, v in self.precision.items()})
+        out.update({"MRR": self.mrr, "coverage": self.coverage, "n_queries": self.n,
+                    "n_test": self.n_test, "n_pairs": self.n_pairs, "oov": self.oov})
+        return out
 
-def split_dictionary(pairs, test_size: float = 0.2, *, seed: int = 0):
-    """Deterministic held-out split **by source word** (all translations of a word go together).
-
-    A word goes to the test part when ``crc32(f"{seed}:{word}") / 2³² < test_size``: the split
-    does not depend on the order or size of the dictionary, so a word held out of the 5k
-    dictionary is also held out of its 1k and 500 subsets.
-
-    Returns
-    -------
-    train, test : lists of (source, target) pairs
-    """
-    if not 0 < test_size < 1:
-        raise ValueError(f"test_size must be in (0, 1), got {test_size}")
-    train, test = [], []
-    for s, t in pairs:
-        h = zlib.crc32(f"{seed}:{s}".encode("utf-8")) / 2**32
-        (test if h < test_size else train).append((s, t))
-    if not train or not test:
-        raise ValueError(f"split of {len(pairs)} pairs left an empty part; use a larger dictionary")
-    return train, test
+    def __getitem__(self, key):
+        # bli() returned a dict before 0.x: keep result["P@1"] working for one release
+        warnings.warn("indexing a BLIResult is deprecated: use its attributes (result.p_at(1), "
+                      "result.mrr, ...) or result.to_dict()", DeprecationWarning, stacklevel=2)
+        return self.to_dict()[key]
 
 
 # ----------------------------------------------------------------------------------- ranking
@@ -171,7 +143,7 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
 # -------------------------------------------------------------------------------- evaluation
 def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls_knn: int = 10,
         isf_beta: float = 30.0, oov: str = "skip", source_size: int | None = None,
-        lowercase: bool = False, memory_budget: int | None = None, progress=None) -> dict:
+        lowercase: bool = False, memory_budget: int | None = None, progress=None) -> BLIResult:
     """Bilingual lexicon induction scores of mapped embeddings.
 
     Parameters
@@ -184,9 +156,11 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         or inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4).
     ks : tuple of int
         The P@k reported.
-    oov : {"skip", "miss", "raise"}
+    oov : {"skip", "zero", "raise"}
         Queries whose source word, or all of whose gold translations, are out of vocabulary:
-        excluded (coverage < 1 reported), counted as failures, or an error.
+        excluded (coverage < 1 reported), counted as failures (scores over the whole test set,
+        as Glavaš et al. 2019), or :class:`~embgeo.errors.UnknownWordError`. ``"miss"`` is a
+        deprecated alias of ``"zero"``.
     source_size : int, optional
         CSLS's r_S and the inverted-softmax denominators run over the first ``source_size``
         source rows (all by default; MUSE uses 200k).
@@ -195,19 +169,19 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
 
     Returns
     -------
-    dict
-        ``retrieval``, ``P@1``, ``P@5``, ``P@10`` (fractions), ``MRR``, ``coverage``,
-        ``n_queries`` (scored), ``n_test`` (distinct test source words), ``n_pairs``.
+    BLIResult
+        P@k (fractions), MRR, coverage and counts; ``to_dict()`` gives the flat table row.
 
     Raises
     ------
     ValueError
         Empty dictionary, no covered query, mismatched dimensions, unknown options.
     """
-    from ..crosslingual import retrieval_factors
-
-    if oov not in ("skip", "miss", "raise"):
-        raise ValueError(f"oov must be 'skip', 'miss' or 'raise', got {oov!r}")
+    if oov == "miss":
+        warnings.warn("bli(oov='miss') is deprecated: use oov='zero'", DeprecationWarning, stacklevel=2)
+        oov = "zero"
+    if oov not in ("skip", "zero", "raise"):
+        raise ValueError(f"oov must be 'skip', 'zero' or 'raise', got {oov!r}")
     if isinstance(test_dictionary, (str, Path)):
         test_dictionary = read_dictionary(test_dictionary, lowercase=lowercase)
     pairs = list(test_dictionary)
@@ -228,10 +202,12 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
             uncovered.append(s)
     n_test = len(groups)
     if uncovered and oov == "raise":
+        from ..errors import UnknownWordError
+
         s = uncovered[0]
-        side = "source word" if s not in src else "all gold translations of"
-        raise ValueError(f"{len(uncovered)} of {n_test} test queries are out of vocabulary "
-                         f"(first: {side} {s!r}); use oov='skip' or 'miss'")
+        side = "source word" if s not in src else "all gold translations of the source word"
+        raise UnknownWordError(s, context=f"{side} of the test dictionary; use oov='skip' or 'zero'",
+                               n_missing=len(uncovered))
     if not queries:
         s, ts = next(iter(groups.items()))
         raise ValueError(
@@ -239,22 +215,124 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
             f"vocabularies (e.g. {s!r} in source: {s in src}, {ts[0]!r} in target: {ts[0] in tgt}); "
             "check the language direction and letter case (lowercase=True)")
     V = src.vectors
-    Q = V[np.asarray(queries)] if backend.is_numpy(V) else backend.get_namespace(V).take(
-        V, backend.get_namespace(V).asarray(np.asarray(queries)), axis=0)
+    Q = backend.take_rows(V, np.asarray(queries, dtype=np.int64))
     source = V if source_size is None else V[:int(source_size), ...]
     Qa, Ta = retrieval_factors(Q, tgt.vectors, retrieval, source=source, csls_knn=csls_knn,
                                isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
     ranks = gold_ranks(Qa, Ta, gold, memory_budget=memory_budget, progress=progress).astype(np.float64)
     denom = len(queries) if oov == "skip" else n_test
-    res = {"retrieval": retrieval}
-    for k in ks:
-        res[f"P@{k}"] = float(np.sum(ranks <= k) / denom)
-    res["MRR"] = float(np.sum(1.0 / ranks) / denom)
-    res["coverage"] = len(queries) / n_test
-    res["n_queries"] = len(queries)
-    res["n_test"] = n_test
-    res["n_pairs"] = len(pairs)
-    return res
+    return BLIResult(retrieval=retrieval, precision={int(k): float(np.sum(ranks <= k) / denom) for k in ks},
+                     mrr=float(np.sum(1.0 / ranks) / denom), coverage=len(queries) / n_test,
+                     n=len(queries), n_test=n_test, n_pairs=len(pairs), oov=oov)
+
+
+# -------------------------------------------------------------------------------- POSTPROC grid
+#: The POSTPROC grid of Vulić, Korhonen & Glavaš (2020, Section 3), for αs and αt alike.
+POSTPROC_GRID = (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
+
+
+def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRID,
+                         alphas_tgt=POSTPROC_GRID, retrieval: str = "csls",
+                         criterion: str = "MRR", mapper: "Mapper | None" = None, source_size=None,
+                         progress=None, metric=None):
+    """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
+
+    Vulić, Korhonen & Glavaš (2020, Section 3) grid-search both α over
+    [−0.5, −0.25, −0.15, 0, 0.15, 0.25, 0.5] (:data:`POSTPROC_GRID`, 49 cells) on held-out pairs
+    and report MRR, their main metric; this fits ``mapper`` (default: the supervised recipe) on
+    ``train`` for every (αs, αt) and scores ``validation`` with :func:`embgeo.evaluate.lexicon.bli`.
+    Keep the test dictionary out of both.
+
+    Parameters
+    ----------
+    criterion : {"MRR", "P@1", "P@5", "P@10"}
+        The score the best cell maximises (default MRR, as the paper). ``metric`` is its
+        deprecated old name.
+
+    Returns
+    -------
+    GridResult
+        ``best`` (αs, αt) with the highest ``criterion`` (ties: the first in grid order) and
+        ``table`` (one dict per cell: ``alpha_src``, ``alpha_tgt`` and the BLI scores);
+        unpacks as ``best, table = ...``; ``plot()`` draws the heat map.
+    """
+    if metric is not None:
+        warnings.warn("postproc_grid_search(metric=...) is deprecated: use criterion=... "
+                      "('metric' names neighbour-search scores in embgeo)", DeprecationWarning, stacklevel=2)
+        criterion = metric
+    if criterion not in ("MRR", "P@1", "P@5", "P@10"):
+        raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
+    base = mapper if mapper is not None else Mapper()
+    params = base.get_params()
+    table = []
+    grid = [(a, b) for a in alphas_src for b in alphas_tgt]
+    for a, b in progress_bar(grid, total=len(grid), desc="POSTPROC grid", progress=progress):
+        m = Mapper(**{**params, "postproc": (a, b), "progress": False}).fit(src, tgt, train)
+        xs, zt = m.transform(src, tgt)
+        res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
+        table.append({"alpha_src": a, "alpha_tgt": b, **res.to_dict()})
+    best = max(table, key=lambda r: r[criterion])
+    return GridResult((best["alpha_src"], best["alpha_tgt"]), table, criterion)
+
+
+@dataclass(frozen=True)
+class GridResult:
+    """Result of :func:`postproc_grid_search`.
+
+    Attributes
+    ----------
+    best : (float, float)
+        The selected (αs, αt).
+    table : list of dict
+        One row per cell: ``alpha_src``, ``alpha_tgt``, ``P@k``, ``MRR``, ``coverage``, ...
+    criterion : str
+        The score that selected ``best``.
+    """
+
+    best: tuple
+    table: list
+    criterion: str = "MRR"
+
+    def __iter__(self):
+        # ``best, table = postproc_grid_search(...)``, the return value of earlier releases
+        return iter((self.best, self.table))
+
+    def grid(self, score: str | None = None):
+        """(alphas_src, alphas_tgt, S) with ``S[i, j]`` the ``score`` (default: the criterion) of cell (i, j)."""
+        score = score or self.criterion
+        a_s = sorted({r["alpha_src"] for r in self.table})
+        a_t = sorted({r["alpha_tgt"] for r in self.table})
+        S = np.full((len(a_s), len(a_t)), np.nan)
+        for r in self.table:
+            S[a_s.index(r["alpha_src"]), a_t.index(r["alpha_tgt"])] = r[score]
+        return a_s, a_t, S
+
+    def plot(self, score: str | None = None, ax=None):
+        """Heat map of ``score`` over the (αs, αt) grid, the best cell outlined; returns the Axes.
+
+        Needs matplotlib (``pip install embgeo[plot]``).
+        """
+        try:
+            import matplotlib.pyplot as plt
+            from matplotlib.patches import Rectangle
+        except ImportError:
+            raise ImportError("GridResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        a_s, a_t, S = self.grid(score)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(1 + 0.8 * len(a_t), 1 + 0.6 * len(a_s)))
+        im = ax.imshow(S, cmap="viridis", aspect="auto", origin="lower")
+        ax.set_xticks(range(len(a_t)), [f"{a:g}" for a in a_t])
+        ax.set_yticks(range(len(a_s)), [f"{a:g}" for a in a_s])
+        ax.set_xlabel("αt (target)")
+        ax.set_ylabel("αs (source)")
+        for i in range(S.shape[0]):
+            for j in range(S.shape[1]):
+                ax.text(j, i, f"{100 * S[i, j]:.1f}", ha="center", va="center", color="w", fontsize=8)
+        i, j = a_s.index(self.best[0]), a_t.index(self.best[1])
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=2))
+        ax.set_title(f"POSTPROC grid: {score or self.criterion}")
+        ax.figure.colorbar(im, ax=ax)
+        return ax
 
 
 # ---------------------------------------------------------------------------------------- CLI
@@ -272,8 +350,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--src-vocab", type=int, default=200000, help="keep the N most frequent source words")
     parser.add_argument("--tgt-vocab", type=int, default=200000, help="keep the N most frequent target words")
     parser.add_argument("--recipe", default=None,
-                        help="VecMap recipe: supervised (default), semi_supervised (default with "
-                             "--self-learning), identical, acl2017, orthogonal")
+                        help="recipe: supervised (default), semi_supervised (default with --self-learning), "
+                             "identical, unsupervised (= acl2018), aaai2018, acl2017, orthogonal, muse")
     parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
     parser.add_argument("--vocabulary-cutoff", type=int, default=None, help="self-learning vocabulary cutoff")
     parser.add_argument("--max-iter", type=int, default=None, help="bound on self-learning iterations")
@@ -283,15 +361,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=["nn", "csls", "isf"])
     parser.add_argument("--source-size", type=int, default=None,
                         help="CSLS / inverted-softmax statistics over the N most frequent source words (all)")
-    parser.add_argument("--oov", default="skip", choices=["skip", "miss", "raise"])
+    parser.add_argument("--oov", default="skip", choices=["skip", "zero", "miss", "raise"],
+                        help="uncovered test words: skip (default), zero (count as failures; 'miss' is "
+                             "its deprecated name) or raise")
     parser.add_argument("--lowercase", action="store_true", help="lower-case the dictionaries")
 
 
 def run(args) -> int:
     """Run ``python -m embgeo bli``: map, evaluate, print one table row per retrieval method."""
     import time
-
-    from ..crosslingual import Mapper
 
     from ..io import load
 
@@ -310,7 +388,7 @@ def run(args) -> int:
     if not train:
         raise ValueError("no training pair is left after removing the test words")
     recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
-    over = {}
+    over: dict = {}
     if args.self_learning:
         over["self_learning"] = True
     if args.vocabulary_cutoff:
@@ -328,8 +406,9 @@ def run(args) -> int:
     fit_s = time.perf_counter() - t0
     rows = []
     for r in args.retrieval:
-        res = bli(xs, zt, test, retrieval=r, oov=args.oov, source_size=args.source_size)
-        rows.append(res)
+        res = bli(xs, zt, test, retrieval=r, oov="zero" if args.oov == "miss" else args.oov,
+                  source_size=args.source_size)
+        rows.append(res.to_dict())
     from .report import Report
 
     title = (f"BLI {args.src} ({len(src)}x{src.dim}) -> {args.tgt} ({len(tgt)}x{tgt.dim}); recipe {recipe}"
