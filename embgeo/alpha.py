@@ -850,13 +850,31 @@ def _cross_validate(score: Callable[[int, np.ndarray], float], n_alphas: int, n_
 
 def _check_grid(alphas, folds, top):
     alphas = np.asarray(list(alphas), dtype=np.float64)
-    if alphas.size == 0 or not np.all(np.isfinite(alphas)):
-        raise ValueError("alphas must be a non-empty sequence of finite numbers")
+    if alphas.size == 0 or np.any(np.isnan(alphas)) or np.any(alphas == np.inf):
+        raise ValueError("alphas must be a non-empty sequence of finite numbers (or -inf: the limit embedding)")
     if int(folds) < 2:
         raise ValueError(f"folds must be at least 2, got {folds}")
     if not 1 <= int(top) <= alphas.size:
         raise ValueError(f"top must be between 1 and the number of alphas ({alphas.size}), got {top}")
     return alphas, int(folds), int(top)
+
+
+def _alpha_rows(model: AlphaEmbeddings, grid, rows, geometry, normalize, progress):
+    """Yield (α, rows of W^α as float64 NumPy) for the grid; α = −∞ gives the limit embedding (eq. 9).
+
+    The finite α are computed in chunks whose outputs fit the memory budget; each chunk shares
+    one logits GEMM per block.
+    """
+    per_chunk = max(1, model.memory_budget // (8 * max(len(rows), 1) * max(model.dim, 1)))
+    finite = [float(a) for a in grid if np.isfinite(a)]
+    for s in range(0, len(finite), per_chunk):
+        chunk = finite[s:s + per_chunk]
+        for a, (G, ls) in zip(chunk, model._gradients(chunk, rows, progress)):
+            yield a, np.asarray(backend.to_numpy(model._finish(G, ls, a, geometry, normalize)), dtype=np.float64)
+    if np.any(np.isneginf(grid)):
+        lim = model.limit(1, geometry=geometry, normalize=normalize, words=[model.words[i] for i in rows],
+                          dtype_out="float64", progress=progress)
+        yield -np.inf, np.asarray(backend.to_numpy(lim.vectors), dtype=np.float64)
 
 
 def _as_model(model, p0, variant, kwargs) -> AlphaEmbeddings:
@@ -916,8 +934,10 @@ class CrossValidation:
     @classmethod
     def from_folds(cls, alphas, chosen, test) -> "CrossValidation":
         ca = alphas[chosen]
-        by_rank_a, by_rank_s = ca.mean(axis=0), test.mean(axis=0)
-        return cls(alpha=float(by_rank_a.mean()), alpha_std=float(by_rank_a.std()),
+        with np.errstate(invalid="ignore"):  # a chosen −∞ (the limit embedding): mean −∞, spread nan
+            by_rank_a, by_rank_s = ca.mean(axis=0), test.mean(axis=0)
+            a_std = float(by_rank_a.std()) if np.all(np.isfinite(by_rank_a)) else float("nan")
+        return cls(alpha=float(by_rank_a.mean()), alpha_std=a_std,
                    score=float(by_rank_s.mean()), score_std=float(by_rank_s.std()),
                    fold_std=float(test.mean(axis=1).std()), chosen_alphas=ca, test_scores=test)
 
@@ -1021,6 +1041,7 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     ----------
     model : AlphaEmbeddings, or anything :class:`AlphaEmbeddings` accepts
     alphas : sequence of float
+        The grid; ``-np.inf`` stands for the limit embedding (eq. 9, ``limit(top=1)``).
     benchmark : str, path, :class:`embgeo.datasets.WordPairs`, or (words1, words2, scores)
         Names resolve through :func:`embgeo.datasets.load_dataset` (``"wordsim353"``,
         ``"simlex999"``, or a file path).
@@ -1065,11 +1086,10 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     i1 = np.array([pos[w] for w in w1])
     i2 = np.array([pos[w] for w in w2])
     rows = model._rows(vocab)
-    grads = model._gradients([float(a) for a in grid], rows, progress)
     sims = np.empty((len(grid), len(w1)))
-    for k, (a, (G, ls)) in enumerate(zip(grid, grads)):
-        Y = backend.to_numpy(model._finish(G, ls, float(a), geometry, normalize))
-        sims[k] = np.sum(Y[i1] * Y[i2], axis=1)
+    for a, Y in _alpha_rows(model, grid, rows, geometry, normalize, progress):
+        for k in np.flatnonzero(grid == a):
+            sims[k] = np.sum(Y[i1] * Y[i2], axis=1)
     Ub = np.asarray(backend.to_numpy(model.input_vectors), dtype=np.float64)[rows]
     base = fisher_cosine(Ub[i1], Ub[i2])
 
@@ -1193,7 +1213,8 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
     ----------
     model : AlphaEmbeddings, or anything :class:`AlphaEmbeddings` accepts
     alphas : sequence of float
-        The grid (the paper: α between −10 and 10).
+        The grid (the paper: α between −10 and 10). ``-np.inf`` stands for the limit embedding
+        (eq. 9, ``limit(top=1)``), which Table 3 lets the selection choose.
     questions : AnalogyQuestions, or str / Path
         ``"google-analogy"`` (Mikolov et al. 2013a, gensim's ``questions-words.txt``), or a file.
     folds, top : int
@@ -1250,14 +1271,10 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
     syntactic = np.array([name.startswith("gram") for name in qs.section_names])[qs.section_ids][covered]
     rows = np.arange(n_r)
     correct = np.zeros((len(grid), len(q)), dtype=bool)
-    per_alpha = max(1, model.memory_budget // (8 * n_r * max(model.dim, 1)))
-    done = 0
-    for s in range(0, len(grid), per_alpha):
-        chunk = [float(a) for a in grid[s:s + per_alpha]]
-        for a, (G, ls) in zip(chunk, model._gradients(chunk, rows, progress)):
-            Y = np.asarray(backend.to_numpy(model._finish(G, ls, a, geometry, normalize)), dtype=np.float64)
-            correct[done] = _analogy_answers(Y, q, model.memory_budget) == q[:, 3]
-            done += 1
+    for a, Y in _alpha_rows(model, grid, rows, geometry, normalize, progress):
+        ok = _analogy_answers(Y, q, model.memory_budget) == q[:, 3]
+        for k in np.flatnonzero(grid == a):
+            correct[k] = ok
     U0 = np.asarray(backend.to_numpy(model.input_vectors[:n_r, ...]), dtype=np.float64)
     U0 = U0 / np.where((nrm := np.linalg.norm(U0, axis=1, keepdims=True)) > 0, nrm, 1.0)
     base_ok = _analogy_answers(U0, q, model.memory_budget) == q[:, 3]

@@ -445,22 +445,30 @@ def analogy_questions():
 @pytest.mark.parametrize("variant,geometry,normalize", [("U+V", "euclidean", "fisher"), ("U", "fisher", True)])
 def test_analogy_sweep_is_eq6_with_the_papers_cross_validation(model, analogy_questions, variant, geometry,
                                                                normalize):
+    from embgeo.datasets import AnalogyQuestions
+
     U, V, counts = model
-    alphas = [-4.0, -1.0, 0.5, 1.0, 2.0]
-    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", variant=variant, dtype="float64")
-    res = analogy_sweep(ae, alphas, analogy_questions, geometry=geometry, normalize=normalize,
-                        random_state=4)
+    alphas = [-np.inf, -4.0, -1.0, 0.5, 1.0, 2.0]  # −∞: the limit embedding, selectable as in Table 3
     Q = analogy_questions.questions.astype(int)
-    correct = np.zeros((len(alphas), len(Q)))
+    answers = np.zeros((len(alphas), len(Q)), dtype=int)
     for k, a in enumerate(alphas):
-        W, F, *_ = direct_alpha(U, V, counts, a, variant=variant)
+        W, F, p0, dV = direct_alpha(U, V, counts, 0.0 if a == -np.inf else a, variant=variant)
+        if a == -np.inf:  # eq. 8–9: I⁻¹ ΔV_χ*, χ* = argmax_χ p_w(χ)/p0(χ) (p0 uniform: argmax of the logits)
+            Ue = U if variant == "U" else U + V
+            W = np.array([np.linalg.solve(F, dV[int(np.argmax(V @ Ue[w]))]) for w in range(N)])
         Wn = np.array([w / fisher_norm(w, F) for w in W])  # both settings normalise in Fisher's norm
         Fp = F if geometry == "fisher" else np.eye(D)
-        for t, (qa, qb, qc, qd) in enumerate(Q):
-            d = min((x for x in range(N) if x not in (qa, qb, qc)),
-                    key=lambda x: fisher_norm(Wn[qb] - Wn[qa] - Wn[x] + Wn[qc], Fp))  # eq. 6
-            correct[k, t] = d == qd
-    np.testing.assert_array_equal(res.correct, correct.astype(bool))
+        for t, (qa, qb, qc, _) in enumerate(Q):
+            answers[k, t] = min((x for x in range(N) if x not in (qa, qb, qc)),
+                                key=lambda x: fisher_norm(Wn[qb] - Wn[qa] - Wn[x] + Wn[qc], Fp))  # eq. 6
+    # gold answers: eq. 6's answer at a different α for each question, so that α matters
+    gold = answers[np.arange(len(Q)) % len(alphas), np.arange(len(Q))]
+    correct = answers == gold
+    Qg = np.c_[Q[:, :3], gold].astype(str)
+    questions = AnalogyQuestions({"capital": Qg[:30], "gram1-adj": Qg[30:]}, name="toy")
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", variant=variant, dtype="float64")
+    res = analogy_sweep(ae, alphas, questions, geometry=geometry, normalize=normalize, random_state=4)
+    np.testing.assert_array_equal(res.correct, correct)
     sem = np.arange(len(Q)) < 30
     np.testing.assert_allclose(res.accuracy["total"], correct.mean(axis=1))
     np.testing.assert_allclose(res.accuracy["semantic"], correct[:, sem].mean(axis=1))
