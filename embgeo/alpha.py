@@ -319,7 +319,7 @@ class AlphaEmbeddings:
     # --------------------------------------------------------- reference p0
     @property
     def p0(self):
-        """The reference measure p0 (length n, float64, same array library as U)."""
+        """The reference measure p0 of eq. 2–4 (Sec. 3's "0", "u", "ud"; length n, float64, U's array library)."""
         if self._p0 is None:
             xp = self._xp
             n = len(self)
@@ -358,7 +358,7 @@ class AlphaEmbeddings:
     # --------------------------------------------------------- geometry
     @property
     def mean(self):
-        """E_p0[v], the p0-mean of the output vectors (float64, length d)."""
+        """E_p0[V], the p0-mean of the output vectors that centres ΔV in eq. 2 (float64, length d)."""
         xp = self._xp
         p = self.p0
         return xp.reshape(xp.reshape(p, (1, -1)) @ xp.astype(self._V, xp.float64), (-1,))
@@ -392,7 +392,7 @@ class AlphaEmbeddings:
 
     @property
     def fisher_cholesky(self):
-        """Lower-triangular L with I(p0) = L Lᵀ."""
+        """Lower-triangular L with I(p0) = L Lᵀ (eq. 4): rows W L carry the Fisher products of eq. 5–6."""
         if self._chol is None:
             try:
                 self._chol = self._xp.linalg.cholesky(self.fisher)
@@ -1090,7 +1090,7 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     for a, Y in _alpha_rows(model, grid, rows, geometry, normalize, progress):
         for k in np.flatnonzero(grid == a):
             sims[k] = np.sum(Y[i1] * Y[i2], axis=1)
-    Ub = np.asarray(backend.to_numpy(model.input_vectors), dtype=np.float64)[rows]
+    Ub = np.asarray(backend.to_numpy(backend.take_rows(model.input_vectors, rows)), dtype=np.float64)
     base = fisher_cosine(Ub[i1], Ub[i2])
 
     def rho(s, sel):

@@ -424,6 +424,17 @@ def test_alpha_sweep_scores_are_spearman_of_eq5_similarities(model):
         sims = [fisher_dot(W[x], W[y], F) / (fisher_norm(W[x], F) * fisher_norm(W[y], F)) for x, y in zip(i, j)]
         assert abs(got - spearmanr(sims, gold).statistic) < 1e-10
     assert res.best_alpha == 0.3 and res.n_pairs == 60 and res.cv.chosen_alphas.shape == (3, 2)
+    # α = −∞: the limit embedding of eq. 8–9, I⁻¹ ΔV_χ* with χ* the argmax of the logits (uniform p0)
+    _, F, p0, dV = direct_alpha(U, V, counts, 1.0)
+    LW = np.array([np.linalg.solve(F, dV[int(np.argmax(V @ U[w]))]) for w in range(N)])
+    sims = np.array([fisher_dot(LW[x], LW[y], F) / (fisher_norm(LW[x], F) * fisher_norm(LW[y], F))
+                     for x, y in zip(i, j)])
+    # limit embeddings cluster words (shared χ*): keep pairs whose similarities are not tied
+    _, first, count = np.unique(sims.round(9), return_index=True, return_counts=True)
+    keep = np.sort(first[count == 1])
+    assert len(keep) > 30
+    lim = alpha_sweep(ae, [-np.inf, 1.0], ([w1[k] for k in keep], [w2[k] for k in keep], gold[keep]), folds=3)
+    assert abs(lim.scores[0] - spearmanr(sims[keep], gold[keep]).statistic) < 1e-10
     base = spearmanr([U[x] @ U[y] / np.linalg.norm(U[x]) / np.linalg.norm(U[y]) for x, y in zip(i, j)], gold)
     assert abs(res.baseline - base.statistic) < 1e-10
     with pytest.raises(ValueError, match="folds"):
