@@ -981,6 +981,21 @@ class SweepResult:
         """Mean held-out ρ of the cross-validated α (``cv.score``)."""
         return self.cv.score
 
+    @property
+    def cv_std(self) -> float:
+        """Standard deviation over folds of the held-out ρ (``cv.fold_std``; the earlier field)."""
+        return self.cv.fold_std
+
+    @property
+    def cv_alphas(self) -> np.ndarray:
+        """The best validation α of each fold (``cv.chosen_alphas[:, 0]``; the earlier field)."""
+        return self.cv.chosen_alphas[:, 0]
+
+    @property
+    def cv_scores(self) -> np.ndarray:
+        """Held-out ρ of each fold's best α (``cv.test_scores[:, 0]``; the earlier field)."""
+        return self.cv.test_scores[:, 0]
+
     def __repr__(self) -> str:
         return (f"SweepResult({self.name!r} {self.settings}, {self.n_pairs}/{self.n_total} pairs: "
                 f"best α={self.best_alpha:g} ρ={self.best_score:.3f}; CV {self.cv}; "
