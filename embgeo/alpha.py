@@ -755,7 +755,8 @@ def read_glove(path, vocab=None) -> GloveModel:
     """Read a GloVe model with its context vectors and biases (``glove -model 0``, text or binary).
 
     The natural alpha embeddings of Volpi & Malagò (2020, Sec. 3) are computed from GloVe's word
-    vectors (U), context vectors (V) and context biases; GloVe's usual ``-model 2`` output
+    vectors (U), context vectors (V) and context biases (p_w of eq. 1 with the base measure
+    exp(b̃_χ)); GloVe's usual ``-model 2`` output
     (``w + c`` only) loses V and cannot be used.
 
     Parameters
