@@ -97,3 +97,24 @@ class AlphaSweep:
         from embgeo.alpha import alpha_sweep
 
         alpha_sweep(self.ae, np.linspace(-8, 8, 9), self.pairs, folds=3, progress=False)
+
+
+class AlphaAnalogySweep:
+    """The paper's α selection on analogies (eq. 6, 3-fold CV, top 3): every candidate embedded per α."""
+
+    def setup(self):
+        from embgeo.alpha import AlphaEmbeddings
+        from embgeo.datasets import AnalogyQuestions
+
+        U, V, counts = _model(3000, 50)
+        self.ae = AlphaEmbeddings(U, V, counts=counts, p0="0", variant="U+V")
+        rng = np.random.default_rng(2)
+        q = rng.integers(0, 3000, (400, 4)).astype(str)
+        self.questions = AnalogyQuestions({"capital": q[:200], "gram1": q[200:]})
+        self.ae.fisher_cholesky
+
+    def time_sweep_5_alphas_nF_pI(self):
+        from embgeo.alpha import analogy_sweep
+
+        analogy_sweep(self.ae, [-np.inf, -2.0, 0.0, 1.0, 2.0], self.questions, geometry="euclidean",
+                      normalize="fisher", progress=False)

@@ -1,11 +1,13 @@
 """Natural alpha embeddings (Volpi & Malagò 2020): every formula against a direct per-word loop."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import embgeo
-from embgeo.alpha import AlphaEmbeddings, alpha_sweep, metric_cosine
+from embgeo.alpha import AlphaEmbeddings, alpha_sweep, analogy_sweep, fisher_cosine, read_glove
 
 N, D = 150, 6
 
@@ -20,7 +22,7 @@ def model():
 
 
 # ----------------------------------------------------------------- direct formulation
-def direct_p0(U, V, counts, kind, variant="U"):
+def direct_p0(U, V, counts, kind, variant="U", bias=None):
     n = len(U)
     if kind == "0":
         return np.full(n, 1.0 / n)
@@ -30,21 +32,21 @@ def direct_p0(U, V, counts, kind, variant="U"):
     Ue = U if variant == "U" else U + V
     p = np.zeros(n)
     for w in range(n):  # the marginal Σ_w π(w) p_w(χ), one word at a time
-        s = V @ Ue[w]
+        s = V @ Ue[w] + (0 if bias is None else bias)
         e = np.exp(s - s.max())
         p += pi[w] * e / e.sum()
     return p
 
 
-def direct_alpha(U, V, counts, alpha, kind="0", variant="U"):
-    """W^α of eq. 2 with eq. 1, 3, 4 written out word by word (float64)."""
-    p0 = direct_p0(U, V, counts, kind, variant)
+def direct_alpha(U, V, counts, alpha, kind="0", variant="U", bias=None):
+    """W^α of eq. 2 with eq. 1, 3, 4 written out word by word (float64); GloVe: exp(b̃_χ) base measure."""
+    p0 = direct_p0(U, V, counts, kind, variant, bias)
     dV = V - p0 @ V
     fisher = sum(p0[c] * np.outer(dV[c], dV[c]) for c in range(len(V)))
     Ue = U if variant == "U" else U + V
     W = np.empty_like(U)
     for w in range(len(U)):
-        logits = V @ Ue[w]
+        logits = V @ Ue[w] + (0 if bias is None else bias)
         pw = np.exp(logits) / np.exp(logits).sum()  # eq. 1 (eq. 7 for U+V)
         if alpha == 1:
             l = p0 * (np.log(pw) - np.log(p0))
@@ -55,18 +57,28 @@ def direct_alpha(U, V, counts, alpha, kind="0", variant="U"):
 
 
 # ----------------------------------------------------------------- the alpha = 1 identity
+def fisher_norm(x, F):
+    return np.sqrt(sum(x[i] * F[i, j] * x[j] for i in range(len(x)) for j in range(len(x))))
+
+
+def fisher_dot(x, y, F):
+    return sum(x[i] * F[i, j] * y[j] for i in range(len(x)) for j in range(len(y)))
+
+
+# ----------------------------------------------------------------- the alpha = 1 identity
 def test_alpha_one_uniform_p0_gives_back_input_vectors_exactly(model):
+    # the paper, below eq. 6: α = 1 and uniform p0 reduce eq. 2 to the standard vectors u_w
     U, V, counts = model
     ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
-    np.testing.assert_allclose(ae.alpha_vectors(1.0, metric="I"), U, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(ae.alpha_vectors(1.0, geometry="euclidean"), U, rtol=0, atol=1e-12)
     ae32 = AlphaEmbeddings(U, V, counts=counts, p0="0")
-    np.testing.assert_allclose(ae32.alpha_vectors(1.0, metric="I"), U, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(ae32.alpha_vectors(1.0, geometry="euclidean"), U, rtol=0, atol=1e-5)
 
 
 def test_alpha_one_uplusv_variant_gives_back_u_plus_v(model):
     U, V, counts = model
     ae = AlphaEmbeddings(U, V, counts=counts, p0="0", variant="U+V", dtype="float64")
-    np.testing.assert_allclose(ae.alpha_vectors(1.0), U + V, atol=1e-12)
+    np.testing.assert_allclose(ae.alpha_vectors(1.0, geometry="euclidean"), U + V, atol=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["u", "ud"])
@@ -74,12 +86,13 @@ def test_alpha_one_other_p0_is_input_vectors_shifted_by_one_constant(model, kind
     # W^1 = u_w − I⁻¹ E_p0[ln p0 ΔV]: the same translation for every word ("up to centering")
     U, V, counts = model
     ae = AlphaEmbeddings(U, V, counts=counts, p0=kind, dtype="float64")
-    W = ae.alpha_vectors(1.0)
-    p0 = np.asarray(ae.p0)
+    W = ae.alpha_vectors(1.0, geometry="euclidean")
+    p0 = direct_p0(U, V, counts, kind)
     dV = V - p0 @ V
-    shift = -np.linalg.solve(np.asarray(ae.fisher), (p0 * np.log(p0)) @ dV)
+    fisher = sum(p0[c] * np.outer(dV[c], dV[c]) for c in range(N))
+    shift = -np.linalg.solve(fisher, (p0 * np.log(p0)) @ dV)
     assert np.abs(shift).max() > 1e-3  # the test would notice a missing shift
-    np.testing.assert_allclose(W - U, np.broadcast_to(shift, U.shape), atol=1e-11)
+    np.testing.assert_allclose(W - U, np.broadcast_to(shift, U.shape), atol=1e-10)
 
 
 # ----------------------------------------------------------------- formulas vs direct loop
@@ -92,18 +105,27 @@ def test_alpha_vectors_match_direct_per_word_loop(model, kind, variant):
     ae32 = AlphaEmbeddings(U, V, counts=counts, p0=kind, variant=variant)
     for alpha in (-3.0, -1.0, 0.0, 0.5, 1.0, 2.0, 7.0):
         W, fisher, p0, _ = direct_alpha(U, V, counts, alpha, kind, variant)
-        np.testing.assert_allclose(ae.alpha_vectors(alpha), W, rtol=1e-9, atol=1e-9 * np.abs(W).max())
-        np.testing.assert_allclose(ae32.alpha_vectors(alpha), W, rtol=0, atol=2e-4 * np.abs(W).max())
+        got = ae.alpha_vectors(alpha, geometry="euclidean")
+        np.testing.assert_allclose(got, W, rtol=1e-9, atol=1e-9 * np.abs(W).max())
+        got32 = ae32.alpha_vectors(alpha, geometry="euclidean")
+        np.testing.assert_allclose(got32, W, rtol=0, atol=2e-4 * np.abs(W).max())
     np.testing.assert_allclose(np.asarray(ae.p0), p0, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(ae.fisher), fisher, rtol=1e-12, atol=1e-14)
 
 
-def test_model_unigram_p0_is_a_distribution_different_from_counts(model):
+def test_glove_context_bias_is_a_base_measure_of_p_w(model):
+    # GloVe: p_w(χ) ∝ exp(u_wᵀ v_χ + b̃_χ); the loop adds b̃ to the logits of eq. 1
     U, V, counts = model
-    ae = AlphaEmbeddings(U, V, counts=counts, p0="u", dtype="float64")
-    p = np.asarray(ae.p0)
-    assert np.all(p > 0) and abs(p.sum() - 1) < 1e-12
-    assert np.abs(p - counts / counts.sum()).max() > 1e-4
+    bias = np.random.default_rng(11).normal(0, 1.0, N)
+    for kind in ("0", "u"):
+        ae = AlphaEmbeddings(U, V, counts=counts, p0=kind, context_bias=bias, dtype="float64",
+                             memory_budget=30 * N * 8)
+        for alpha in (-2.0, 1.0, 3.0):
+            W, *_ = direct_alpha(U, V, counts, alpha, kind, bias=bias)
+            np.testing.assert_allclose(ae.alpha_vectors(alpha, geometry="euclidean"), W, rtol=1e-9,
+                                       atol=1e-9 * np.abs(W).max())
+        Wn, *_ = direct_alpha(U, V, counts, -2.0, kind)
+        assert np.abs(ae.alpha_vectors(-2.0, geometry="euclidean") - Wn).max() > 1e-2  # the bias matters
 
 
 def test_fisher_matrix_is_symmetric_positive_definite(model):
@@ -121,10 +143,10 @@ def test_alpha_near_one_is_continuous(model):
     U, V, counts = model
     for dt, tol in (("float64", 1e-6), ("float32", 1e-4)):
         ae = AlphaEmbeddings(U, V, counts=counts, p0="ud", dtype=dt)
-        W1 = ae.alpha_vectors(1.0)
+        W1 = ae.alpha_vectors(1.0, geometry="euclidean")
         for eps in (1e-3, 1e-5, 1e-7):
             for a in (1 - eps, 1 + eps):
-                Wa = ae.alpha_vectors(a)
+                Wa = ae.alpha_vectors(a, geometry="euclidean")
                 # |W^α − W^1| = O(|α − 1|): no jump, no cancellation blow-up near the branch point
                 assert np.abs(Wa - W1).max() <= (tol + 10 * eps) * np.abs(W1).max()
 
@@ -134,10 +156,56 @@ def test_large_alpha_magnitudes_stay_finite_and_correct(model):
     ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
     for alpha in (-80.0, 60.0):  # exp(β x) overflows without the per-row shift
         W, *_ = direct_alpha(U, V, counts, alpha)
-        Y = ae.alpha_vectors(alpha, normalize=True)
+        Y = ae.alpha_vectors(alpha, geometry="euclidean", normalize=True)
         np.testing.assert_allclose(Y, W / np.linalg.norm(W, axis=1, keepdims=True), atol=1e-9)
     with pytest.raises(OverflowError, match="normalize=True"):
         ae.alpha_vectors(-3000.0)
+
+
+# ----------------------------------------------------------------- geometries and normalisations
+def test_fisher_geometry_similarity_is_eq5_written_as_a_double_sum(model):
+    U, V, counts = model
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="u", dtype="float64")
+    alpha = -1.5
+    W, F, *_ = direct_alpha(U, V, counts, alpha, "u")
+    eF = ae.embed(alpha, dtype_out="float64")  # the default geometry is the Fisher one
+    eI = ae.embed(alpha, geometry="euclidean", dtype_out="float64")
+    for a, b in [(0, 5), (3, 5), (9, 140)]:
+        want = fisher_dot(W[a], W[b], F) / (fisher_norm(W[a], F) * fisher_norm(W[b], F))  # eq. 5
+        assert abs(ae.similarity(str(a), str(b), alpha) - want) < 1e-10
+        assert abs(eF.similarity(str(a), str(b)) - want) < 1e-10
+        cos = W[a] @ W[b] / np.sqrt((W[a] @ W[a]) * (W[b] @ W[b]))
+        assert abs(eI.similarity(str(a), str(b)) - cos) < 1e-10
+        assert abs(ae.similarity(str(a), str(b), alpha, geometry="euclidean") - cos) < 1e-10
+
+
+@pytest.mark.parametrize("geometry,normalize", [("fisher", True), ("euclidean", True),
+                                                ("euclidean", "fisher"), ("fisher", "euclidean")])
+def test_normalisation_and_products_in_either_geometry(model, geometry, normalize):
+    # Table 11's nF-pI: x / ‖x‖_F, then Euclidean products (and the three other combinations)
+    U, V, counts = model
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
+    W, F, *_ = direct_alpha(U, V, counts, 0.5)
+    norm_geo = geometry if normalize is True else normalize
+    got = ae.alpha_vectors(0.5, geometry=geometry, normalize=normalize)
+    G = got @ got.T  # products of the rows in their frame
+    for a, b in [(1, 2), (7, 100), (4, 4)]:
+        na, nb = ((fisher_norm(W[i], F) if norm_geo == "fisher" else np.linalg.norm(W[i])) for i in (a, b))
+        prod = fisher_dot(W[a], W[b], F) if geometry == "fisher" else W[a] @ W[b]
+        assert abs(G[a, b] - prod / (na * nb)) < 1e-10
+
+
+def test_fisher_analogy_is_eq6_argmin_over_candidates(model):
+    # eq. 6: d = argmin_x ‖W(b) − W(a) − W(x) + W(c)‖_I, W normalised in I, x ∉ {a, b, c}
+    U, V, counts = model
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
+    W, F, *_ = direct_alpha(U, V, counts, 0.0)
+    Wn = np.array([w / fisher_norm(w, F) for w in W])
+    e = ae.embed(0.0, normalize=True, dtype_out="float64")
+    for a, b, c in [(1, 2, 3), (10, 40, 99), (5, 6, 7)]:
+        dist = [np.inf if x in (a, b, c) else fisher_norm(Wn[b] - Wn[a] - Wn[x] + Wn[c], F) for x in range(N)]
+        want = str(int(np.argmin(dist)))
+        assert e.most_similar(positive=[str(b), str(c)], negative=[str(a)], topn=1)[0][0] == want
 
 
 # ----------------------------------------------------------------- limit embeddings
@@ -145,8 +213,8 @@ def test_limit_top1_equals_normalised_large_negative_alpha_direction(model):
     U, V, counts = model
     for kind in ("0", "ud"):
         ae = AlphaEmbeddings(U, V, counts=counts, p0=kind, dtype="float64")
-        lim = ae.limit(top=1, metric="I", dtype_out="float64").vectors
-        far = ae.alpha_vectors(-5000.0, metric="I", normalize=True)
+        lim = ae.limit(top=1, geometry="euclidean", dtype_out="float64").vectors
+        far = ae.alpha_vectors(-5000.0, geometry="euclidean", normalize=True)
         # the runner-up context weighs (r2/r1)^2500.5: negligible once log(r1/r2) > 0.015
         R = U @ V.T - np.log(np.asarray(ae.p0))
         top2 = -np.sort(-R, axis=1)[:, :2]
@@ -156,59 +224,32 @@ def test_limit_top1_equals_normalised_large_negative_alpha_direction(model):
 
 
 @pytest.mark.parametrize("top,weighted", [(1, False), (3, False), (5, True)])
-def test_limit_matches_direct_top_k_formula(model, top, weighted):
+@pytest.mark.parametrize("geometry", ["fisher", "euclidean"])
+def test_limit_top_k_is_the_papers_verbal_definition(model, top, weighted, geometry):
+    # Sec. 3.2: "the top k rows from ΔV", "-w: a weighted average (with weights p_w(χ)/p0(χ))";
+    # eq. 9 applies I(p0)⁻¹; the direction is then normalised in the geometry
     U, V, counts = model
     ae = AlphaEmbeddings(U, V, counts=counts, p0="ud", dtype="float64")
     p0 = counts / counts.sum()
     dV = V - p0 @ V
-    fisher = dV.T @ (p0[:, None] * dV)
-    for natural in (True, False):
-        got = ae.limit(top=top, weighted=weighted, metric="I", natural=natural, normalize=False,
-                       dtype_out="float64").vectors
-        for w in (0, 17, N - 1):
-            pw = np.exp(V @ U[w]) / np.exp(V @ U[w]).sum()
-            r = pw / p0
-            best = np.argsort(-r, kind="stable")[:top]
-            g = sum((r[c] if weighted else 1.0) * dV[c] for c in best)
-            want = np.linalg.solve(fisher, g) if natural else g
-            np.testing.assert_allclose(got[w], want, rtol=1e-9, atol=1e-12)
+    F = sum(p0[c] * np.outer(dV[c], dV[c]) for c in range(N))
+    L = np.linalg.cholesky(F)
+    got = ae.limit(top=top, weighted=weighted, geometry=geometry, dtype_out="float64").vectors
+    raw = ae.limit(top=top, weighted=weighted, geometry="euclidean", natural=False, normalize=False,
+                   dtype_out="float64").vectors
+    for w in (0, 17, N - 1):
+        ratio = [np.exp(U[w] @ V[c]) / sum(np.exp(U[w] @ V[k]) for k in range(N)) / p0[c] for c in range(N)]
+        best = sorted(range(N), key=lambda c: -ratio[c])[:top]  # eq. 8, extended to the top k
+        weights = [ratio[c] if weighted else 1.0 for c in best]
+        avg = sum(wt * dV[c] for wt, c in zip(weights, best)) / sum(weights)
+        lw = np.linalg.solve(F, avg)  # eq. 9
+        want = lw @ L / fisher_norm(lw, F) if geometry == "fisher" else lw / np.linalg.norm(lw)
+        np.testing.assert_allclose(got[w], want, atol=1e-9)
+        # natural=False: the bare rows (a sum, so the average times Σ weights)
+        np.testing.assert_allclose(raw[w], avg * sum(weights), rtol=1e-9, atol=1e-12)
 
 
-# ----------------------------------------------------------------- metric F geometry
-def test_embed_fisher_metric_euclidean_products_are_fisher_products(model):
-    U, V, counts = model
-    ae = AlphaEmbeddings(U, V, counts=counts, p0="u", dtype="float64")
-    alpha = -1.5
-    W = ae.alpha_vectors(alpha, metric="I")
-    F = np.asarray(ae.fisher)
-    eF = ae.embed(alpha, metric="F", dtype_out="float64")
-    X = eF.vectors
-    np.testing.assert_allclose(X @ X.T, W @ F @ W.T, rtol=1e-10, atol=1e-10)  # xᵀ I y
-    w1, w2 = ["0", "3", "9"], ["5", "5", "140"]
-    i, j = [int(w) for w in w1], [int(w) for w in w2]
-    np.testing.assert_allclose(eF.similarity_pairs(w1, w2), metric_cosine(W[i], W[j], F), atol=1e-12)  # eq. 5
-    assert abs(ae.similarity("0", "5", alpha) - metric_cosine(W[0], W[5], F)[0]) < 1e-12
-    eI = ae.embed(alpha, metric="I", dtype_out="float64")
-    np.testing.assert_allclose(eI.similarity_pairs(w1, w2), metric_cosine(W[i], W[j]), atol=1e-12)
-
-
-def test_embed_fisher_metric_analogy_matches_direct_formula(model):
-    # eq. 6: d = argmax_x cos_I(x, ŵ_b − ŵ_a + ŵ_c), hats = unit vectors in the Fisher norm
-    U, V, counts = model
-    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
-    W = ae.alpha_vectors(0.0)
-    F = np.asarray(ae.fisher)
-    Wn = W / np.sqrt(np.einsum("ij,jk,ik->i", W, F, W))[:, None]
-    e = ae.embed(0.0, metric="F", dtype_out="float64")
-    for a, b, c in [(1, 2, 3), (10, 40, 99), (5, 6, 7)]:
-        target = Wn[b] - Wn[a] + Wn[c]
-        cos = metric_cosine(Wn, np.broadcast_to(target, Wn.shape), F)
-        cos[[a, b, c]] = -np.inf
-        want = str(int(np.argmax(cos)))
-        got = e.most_similar(positive=[str(b), str(c)], negative=[str(a)], topn=1)[0][0]
-        assert got == want
-
-
+# ----------------------------------------------------------------- blocks, subsets, backends
 def test_result_does_not_depend_on_block_size(model):
     U, V, counts = model
     ref = AlphaEmbeddings(U, V, counts=counts, p0="u").alpha_vectors(-0.7)
@@ -217,11 +258,30 @@ def test_result_does_not_depend_on_block_size(model):
         np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
 
 
+def test_vocabulary_wide_work_stays_within_the_memory_budget():
+    # issue 11: the n × n logits (4 MB in float32 here) are never held; blocks fit memory_budget
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    n, d = 1000, 8
+    U, V = rng.standard_normal((n, d)), rng.standard_normal((n, d))
+    ae = AlphaEmbeddings(U, V, counts=rng.integers(1, 50, n), p0="u", memory_budget=128 * 1024)
+    ae.alpha_vectors(-1.0, ["0"])  # compile the kernel and set up p0, ΔV, I(p0) outside the measurement
+    for run in (lambda: ae.alpha_vectors(-1.0, progress=False),
+                lambda: ae.limit(top=3, weighted=True, progress=False)):
+        tracemalloc.start()
+        run()
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        # output n × d float64 (64 KB) + a few copies of it + 8 budget-sized blocks, below n² · 4
+        assert peak < 8 * 128 * 1024 + 6 * n * d * 8, peak
+
+
 def test_words_subset_matches_full_rows(model):
     U, V, counts = model
     ae = AlphaEmbeddings(U, V, counts=counts, p0="ud", dtype="float64")
-    full = ae.embed(2.0, metric="F", dtype_out="float64")
-    part = ae.embed(2.0, metric="F", words=["12", "3", "77"], dtype_out="float64")
+    full = ae.embed(2.0, dtype_out="float64")
+    part = ae.embed(2.0, words=["12", "3", "77"], dtype_out="float64")
     assert part.words == ["12", "3", "77"]
     np.testing.assert_allclose(part.vectors, full[["12", "3", "77"]], atol=1e-12)
     np.testing.assert_array_equal(part.counts, counts[[12, 3, 77]])
@@ -230,21 +290,35 @@ def test_words_subset_matches_full_rows(model):
 def test_array_api_strict_path_matches_numpy(model):
     xps = pytest.importorskip("array_api_strict")
     U, V, counts = model
-    for kind, variant in (("0", "U"), ("u", "U+V")):
-        a = AlphaEmbeddings(U, V, counts=counts, p0=kind, variant=variant, dtype="float64")
-        b = AlphaEmbeddings(xps.asarray(U), xps.asarray(V), counts=counts, p0=kind, variant=variant,
-                            dtype="float64", memory_budget=50 * N * 8)
+    bias = np.linspace(-1, 1, N)
+    for kind, variant, b in (("0", "U", None), ("u", "U+V", bias)):
+        a = AlphaEmbeddings(U, V, counts=counts, p0=kind, variant=variant, dtype="float64", context_bias=b)
+        x = AlphaEmbeddings(xps.asarray(U), xps.asarray(V), counts=counts, p0=kind, variant=variant,
+                            dtype="float64", memory_budget=50 * N * 8, context_bias=b)
         for alpha in (1.0, -2.0, 3.0, -60.0):
-            for metric in ("F", "I"):
-                yb = b.embed(alpha, metric, normalize=True, dtype_out="float64").vectors
+            for geometry in ("fisher", "euclidean"):
+                yb = x.embed(alpha, geometry, normalize=True, dtype_out="float64").vectors
                 assert not isinstance(yb, np.ndarray)  # stayed an array_api_strict array
                 np.testing.assert_allclose(embgeo.to_numpy(yb),
-                                           a.embed(alpha, metric, normalize=True, dtype_out="float64").vectors,
+                                           a.embed(alpha, geometry, normalize=True, dtype_out="float64").vectors,
                                            atol=1e-10)
-        np.testing.assert_allclose(embgeo.to_numpy(b.limit(3, True).vectors), a.limit(3, True).vectors, atol=1e-6)
+        np.testing.assert_allclose(embgeo.to_numpy(x.limit(3, True).vectors), a.limit(3, True).vectors, atol=1e-6)
 
 
-# ----------------------------------------------------------------- inputs and errors
+# ----------------------------------------------------------------- names, inputs and errors
+def test_deprecated_metric_names_warn_and_mean_the_same(model):
+    U, V, counts = model
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
+    with pytest.warns(DeprecationWarning, match="geometry"):
+        old = ae.embed(-1.0, metric="F", dtype_out="float64").vectors
+    np.testing.assert_array_equal(old, ae.embed(-1.0, geometry="fisher", dtype_out="float64").vectors)
+    with pytest.warns(DeprecationWarning, match="euclidean"):
+        old = ae.alpha_vectors(-1.0, geometry="I")
+    np.testing.assert_array_equal(old, ae.alpha_vectors(-1.0, geometry="euclidean"))
+    with pytest.warns(DeprecationWarning, match="fisher_cosine"):
+        embgeo.alpha.metric_cosine(U[:2], V[:2])
+
+
 def test_embeddings_with_output_vectors_is_accepted(model):
     U, V, counts = model
     e = embgeo.Embeddings([f"w{i}" for i in range(N)], U, counts, output_vectors=V)
@@ -268,6 +342,8 @@ def test_bad_inputs_raise_clear_errors(model):
         AlphaEmbeddings(U, V, p0="u")
     with pytest.raises(ValueError, match="same shape"):
         AlphaEmbeddings(U, V[:-1])
+    with pytest.raises(ValueError, match="context_bias"):
+        AlphaEmbeddings(U, V, context_bias=np.zeros(N - 1))
     bad = U.copy()
     bad[4, 2] = np.nan
     with pytest.raises(ValueError, match="row 4"):
@@ -279,35 +355,174 @@ def test_bad_inputs_raise_clear_errors(model):
     with pytest.raises(ValueError, match="Fisher"):
         AlphaEmbeddings(U, np.c_[V[:, :-1], np.zeros(N)]).fisher_cholesky
     ae = AlphaEmbeddings(U, V)
-    with pytest.raises(ValueError, match="metric"):
-        ae.embed(0.0, metric="E")
+    with pytest.raises(ValueError, match="geometry must be"):
+        ae.embed(0.0, geometry="E")
+    with pytest.raises(ValueError, match="normalize must be"):
+        ae.embed(0.0, normalize="unit")
     with pytest.raises(embgeo.UnknownWordError, match="nope"):
         ae.embed(0.0, words=["1", "nope"])
     with pytest.raises(ValueError, match="top"):
         ae.limit(top=0)
 
 
-# ----------------------------------------------------------------- alpha sweep
-def test_alpha_sweep_scores_are_spearman_of_embedded_similarities(model):
+# ----------------------------------------------------------------- GloVe (the paper's model)
+GLOVE = Path(__file__).parent / "data" / "glove_tiny"  # written by Stanford GloVe: benchmarks/reference/
+
+
+def test_glove_text_and_binary_outputs_agree():
+    txt = read_glove(GLOVE / "vectors.txt", GLOVE / "vocab.txt")
+    binary = read_glove(GLOVE / "vectors.bin", GLOVE / "vocab.txt")
+    assert txt.words == binary.words and txt.words[:3] == ["the", "to", "of"] and "<unk>" not in txt.words
+    assert txt.word_vectors.shape == txt.context_vectors.shape == (183, 6)
+    for a in ("word_vectors", "word_bias", "context_vectors", "context_bias"):
+        np.testing.assert_allclose(getattr(txt, a), getattr(binary, a), atol=5e-7)  # "%lf": 6 decimals
+    with open(GLOVE / "vocab.txt") as fh:
+        first = fh.readline().split()
+    assert txt.counts[0] == float(first[1])
+    # the first text line, field by field: word, 6 + 1 word parameters, 6 + 1 context parameters
+    with open(GLOVE / "vectors.txt") as fh:
+        vals = [float(x) for x in fh.readline().split()[1:]]
+    assert vals[6] == txt.word_bias[0] and vals[13] == txt.context_bias[0] and vals[7] == txt.context_vectors[0, 0]
+
+
+def test_glove_model_alpha_embeddings_follow_the_direct_loop_with_biases():
+    g = read_glove(GLOVE / "vectors.bin", GLOVE / "vocab.txt")
+    ae = AlphaEmbeddings.from_glove(GLOVE / "vectors.bin", GLOVE / "vocab.txt", p0="ud", dtype="float64")
+    W, *_ = direct_alpha(g.word_vectors, g.context_vectors, g.counts, -1.0, "ud", bias=g.context_bias)
+    np.testing.assert_allclose(ae.alpha_vectors(-1.0, geometry="euclidean"), W, rtol=1e-8,
+                               atol=1e-8 * np.abs(W).max())
+
+
+def test_glove_reader_names_the_problem(tmp_path):
+    with pytest.raises(ValueError, match="vocab="):
+        read_glove(GLOVE / "vectors.bin")
+    bad = tmp_path / "v.txt"
+    bad.write_text("a 1 2 3 4 5 6\nb 1 2 x 4 5 6\n")
+    with pytest.raises(ValueError, match="line 2"):
+        read_glove(bad)
+    bad.write_text("a 1 2 3 4 5 6\nb 1 2 3 4\n")
+    with pytest.raises(ValueError, match="line 2: 4 numbers"):
+        read_glove(bad)
+    short = tmp_path / "v.bin"
+    short.write_bytes(b"\0" * 24)
+    with pytest.raises(ValueError, match="2·n·"):
+        read_glove(short, GLOVE / "vocab.txt")
+
+
+# ----------------------------------------------------------------- choosing α
+def paper_cv(score_table, folds, top, random_state):
+    """3-fold CV of Tables 2–3 as the paper describes it, on a table of per-item correctness or sims."""
+    n_alpha, n = score_table.shape
+    fold_of = np.random.default_rng(random_state).permutation(n) % folds
+    tests, chosen = [], []
+    for f in range(folds):
+        val = [score_table[k][fold_of != f].mean() for k in range(n_alpha)]
+        ranked = sorted(range(n_alpha), key=lambda k: (-val[k], k))[:top]
+        chosen.append(ranked)
+        tests.append([score_table[k][fold_of == f].mean() for k in ranked])
+    per_rank = np.mean(tests, axis=0)
+    return per_rank.mean(), per_rank.std(), np.array(chosen)
+
+
+def test_alpha_sweep_scores_are_spearman_of_eq5_similarities(model):
     from scipy.stats import spearmanr
 
     U, V, counts = model
     rng = np.random.default_rng(3)
-    w1 = [str(i) for i in rng.integers(0, N, 60)]
-    w2 = [str(i) for i in rng.integers(0, N, 60)]
+    pairs = rng.choice(N * N, 200, replace=False)
+    pairs = [(p // N, p % N) for p in pairs if p // N != p % N][:60]  # distinct pairs: no tied similarities
+    i, j = [x for x, _ in pairs], [y for _, y in pairs]
+    w1, w2 = [str(x) for x in i], [str(y) for y in j]
     ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
-    W = ae.alpha_vectors(0.3)
-    i, j = [int(w) for w in w1], [int(w) for w in w2]
-    gold = metric_cosine(W[i], W[j], np.asarray(ae.fisher)) + rng.normal(0, 0.05, 60)
+    W, F, *_ = direct_alpha(U, V, counts, 0.3)
+    gold = fisher_cosine(W[i], W[j], F) + rng.normal(0, 0.05, 60)
     alphas = [-2.0, 0.3, 4.0]
-    res = alpha_sweep(ae, alphas, (w1, w2, gold), folds=3)
+    res = alpha_sweep(ae, alphas, (w1, w2, gold), folds=3, top=2)
     for a, got in zip(alphas, res.scores):
-        e = ae.embed(a, "F", dtype_out="float64")
-        assert abs(got - spearmanr(e.similarity_pairs(w1, w2), gold).statistic) < 1e-12
-    assert res.best_alpha == 0.3 and res.n_pairs == 60 and len(res.cv_scores) == 3
-    assert np.all(np.isin(res.cv_alphas, alphas)) and np.isfinite(res.cv_score)
+        W, F, *_ = direct_alpha(U, V, counts, a)
+        sims = [fisher_dot(W[x], W[y], F) / (fisher_norm(W[x], F) * fisher_norm(W[y], F)) for x, y in zip(i, j)]
+        assert abs(got - spearmanr(sims, gold).statistic) < 1e-10
+    assert res.best_alpha == 0.3 and res.n_pairs == 60 and res.cv.chosen_alphas.shape == (3, 2)
+    # α = −∞: the limit embedding of eq. 8–9, I⁻¹ ΔV_χ* with χ* the argmax of the logits (uniform p0)
+    _, F, p0, dV = direct_alpha(U, V, counts, 1.0)
+    LW = np.array([np.linalg.solve(F, dV[int(np.argmax(V @ U[w]))]) for w in range(N)])
+    sims = np.array([fisher_dot(LW[x], LW[y], F) / (fisher_norm(LW[x], F) * fisher_norm(LW[y], F))
+                     for x, y in zip(i, j)])
+    # limit embeddings cluster words (shared χ*): keep pairs whose similarities are not tied
+    _, first, count = np.unique(sims.round(9), return_index=True, return_counts=True)
+    keep = np.sort(first[count == 1])
+    assert len(keep) > 30
+    lim = alpha_sweep(ae, [-np.inf, 1.0], ([w1[k] for k in keep], [w2[k] for k in keep], gold[keep]), folds=3)
+    assert abs(lim.scores[0] - spearmanr(sims[keep], gold[keep]).statistic) < 1e-10
+    base = spearmanr([U[x] @ U[y] / np.linalg.norm(U[x]) / np.linalg.norm(U[y]) for x, y in zip(i, j)], gold)
+    assert abs(res.baseline - base.statistic) < 1e-10
     with pytest.raises(ValueError, match="folds"):
         alpha_sweep(ae, alphas, (w1, w2, gold), folds=1)
+    with pytest.raises(ValueError, match="top"):
+        alpha_sweep(ae, alphas, (w1, w2, gold), top=4)
+
+
+@pytest.fixture(scope="module")
+def analogy_questions():
+    from embgeo.datasets import AnalogyQuestions
+
+    rng = np.random.default_rng(5)
+    q = rng.choice(N, size=(90, 4), replace=True)
+    q = np.array([r for r in q if len(set(r)) == 4])[:72].astype(str)
+    return AnalogyQuestions({"capital": q[:30], "gram1-adj": q[30:]}, name="toy")
+
+
+@pytest.mark.parametrize("variant,geometry,normalize", [("U+V", "euclidean", "fisher"), ("U", "fisher", True)])
+def test_analogy_sweep_is_eq6_with_the_papers_cross_validation(model, analogy_questions, variant, geometry,
+                                                               normalize):
+    from embgeo.datasets import AnalogyQuestions
+
+    U, V, counts = model
+    alphas = [-np.inf, -4.0, -1.0, 0.5, 1.0, 2.0]  # −∞: the limit embedding, selectable as in Table 3
+    Q = analogy_questions.questions.astype(int)
+    answers = np.zeros((len(alphas), len(Q)), dtype=int)
+    for k, a in enumerate(alphas):
+        W, F, p0, dV = direct_alpha(U, V, counts, 0.0 if a == -np.inf else a, variant=variant)
+        if a == -np.inf:  # eq. 8–9: I⁻¹ ΔV_χ*, χ* = argmax_χ p_w(χ)/p0(χ) (p0 uniform: argmax of the logits)
+            Ue = U if variant == "U" else U + V
+            W = np.array([np.linalg.solve(F, dV[int(np.argmax(V @ Ue[w]))]) for w in range(N)])
+        Wn = np.array([w / fisher_norm(w, F) for w in W])  # both settings normalise in Fisher's norm
+        Fp = F if geometry == "fisher" else np.eye(D)
+        for t, (qa, qb, qc, _) in enumerate(Q):
+            answers[k, t] = min((x for x in range(N) if x not in (qa, qb, qc)),
+                                key=lambda x: fisher_norm(Wn[qb] - Wn[qa] - Wn[x] + Wn[qc], Fp))  # eq. 6
+    # gold answers: eq. 6's answer at a different α for each question, so that α matters
+    gold = answers[np.arange(len(Q)) % len(alphas), np.arange(len(Q))]
+    correct = answers == gold
+    Qg = np.c_[Q[:, :3], gold].astype(str)
+    questions = AnalogyQuestions({"capital": Qg[:30], "gram1-adj": Qg[30:]}, name="toy")
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", variant=variant, dtype="float64")
+    res = analogy_sweep(ae, alphas, questions, geometry=geometry, normalize=normalize, random_state=4)
+    np.testing.assert_array_equal(res.correct, correct)
+    sem = np.arange(len(Q)) < 30
+    np.testing.assert_allclose(res.accuracy["total"], correct.mean(axis=1))
+    np.testing.assert_allclose(res.accuracy["semantic"], correct[:, sem].mean(axis=1))
+    rng = np.random.default_rng(4)
+    for g, m in (("semantic", sem), ("syntactic", ~sem), ("total", np.ones(len(Q), bool))):
+        acc, std, chosen = paper_cv(correct[:, m], 3, 3, rng)
+        assert abs(res.cv[g].score - acc) < 1e-12 and abs(res.cv[g].score_std - std) < 1e-12
+        np.testing.assert_array_equal(res.cv[g].chosen_alphas, np.array(alphas)[chosen])
+    assert [r["group"] for r in res.table()] == ["semantic", "syntactic", "total"]
+
+
+def test_sweeps_plot_and_say_when_matplotlib_is_missing(model, analogy_questions, monkeypatch):
+    import sys
+
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    U, V, counts = model
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="0")
+    res = analogy_sweep(ae, [-1.0, 1.0, 2.0], analogy_questions)
+    ax = res.plot()
+    assert len(ax.lines) == 6  # three groups and their baselines
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
+    with pytest.raises(ImportError, match=r"embgeo\[plot\]"):
+        res.plot()
 
 
 # ----------------------------------------------------------------- real data: gensim on lee_background
@@ -323,23 +538,26 @@ def lee_model():
                     workers=1)
 
 
-def test_gensim_skipgram_pipeline_end_to_end(lee_model):
-    ae = AlphaEmbeddings(lee_model, p0="u")
-    assert len(ae) == len(lee_model.wv) and ae.counts is not None
-    np.testing.assert_allclose(np.asarray(ae.p0).sum(), 1.0)
-    e = ae.embed(-1.0, metric="F")
-    assert np.all(np.isfinite(e.vectors)) and e.words == list(lee_model.wv.index_to_key)
+def test_gensim_skipgram_pipeline_reads_u_from_vectors_and_v_from_syn1neg(lee_model):
+    U = lee_model.wv.vectors.astype(np.float64)
+    V = lee_model.syn1neg.astype(np.float64)
+    counts = np.array([lee_model.wv.get_vecattr(w, "count") for w in lee_model.wv.index_to_key], dtype=float)
+    ae = AlphaEmbeddings(lee_model, p0="ud", dtype="float64")
+    words = ["the", "government", "australia"]
+    rows = [lee_model.wv.key_to_index[w] for w in words]
+    got = ae.alpha_vectors(-1.0, words, geometry="euclidean")
+    # the direct loop of eq. 1–4, on the three words only (p0 = corpus unigram of the gensim vocabulary)
+    p0 = counts / counts.sum()
+    dV = V - p0 @ V
+    F = (dV * p0[:, None]).T @ dV
+    for r, g in zip(rows, got):
+        s = V @ U[r]
+        pw = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+        l = 2 / (1 - (-1.0)) * p0 * ((pw / p0) ** 1.0 - 1)
+        np.testing.assert_allclose(g, np.linalg.solve(F, l @ dV), rtol=1e-7, atol=1e-9)
     # the same through Embeddings.from_gensim, which keeps syn1neg and the counts
-    e2 = AlphaEmbeddings(embgeo.Embeddings.from_gensim(lee_model), p0="u").embed(-1.0, metric="F")
-    np.testing.assert_allclose(e2.vectors, e.vectors, rtol=1e-6, atol=1e-6)
-    from embgeo.evaluate import word_similarity
-
-    res = word_similarity(e, "wordsim353")
-    assert res.n_found >= 30 and np.isfinite(res.spearman)  # tiny corpus: low coverage, rho near 0
-    sweep = alpha_sweep(ae, [-4.0, -1.0, 0.0, 1.0, 4.0], "wordsim353", folds=3)
-    assert sweep.n_pairs >= 30 and np.all(np.isfinite(sweep.scores)) and np.isfinite(sweep.cv_score)
-    lim = ae.limit(top=3, weighted=True)
-    assert np.all(np.isfinite(lim.vectors))
+    e2 = AlphaEmbeddings(embgeo.Embeddings.from_gensim(lee_model), p0="ud", dtype="float64")
+    np.testing.assert_allclose(e2.alpha_vectors(-1.0, words, geometry="euclidean"), got, rtol=1e-12)
 
 
 def test_gensim_models_without_syn1neg_are_refused_with_the_reason(lee_model):

@@ -21,6 +21,7 @@ Two loops, chosen by the block's dtype:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
@@ -32,7 +33,7 @@ SHIFT_THRESHOLD = 30.0
 
 # Full fast-math lets LLVM vectorise the max/min reductions; inputs are finite (checked upstream)
 # and the reductions start from finite sentinels.
-_JIT = dict(fastmath=True, cache=True, error_model="numpy", boundscheck=False)
+_JIT: dict[str, Any] = dict(fastmath=True, cache=True, error_model="numpy", boundscheck=False)
 
 
 def alpha_log_map_(S, logp0, p0, beta, log_scale):
