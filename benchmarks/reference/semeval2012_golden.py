@@ -4,7 +4,8 @@ The fixture is a few real questions of category 1b (Testing): every Turker answe
 four unique MaxDiff questions and to the two questions with an empty (``""``) choice. The golden
 files are what the official scripts print for it:
 
-* ``GoldRatings-1b.txt``: ``maxdiff_to_scale.pl`` on the fixture's Phase2Answers file;
+* ``GoldRatings-1b.txt``: ``maxdiff_to_scale.pl`` on the fixture's Phase2Answers file (pairs of
+  equal rating come in Perl's hash order, which varies between runs);
 * ``SystemRatings-1b.txt``: a fixed rating per pair (with ties), the "system" under test;
 * ``ScoreMaxDiff-1b.txt``: ``scale_to_maxdiff.pl`` answers the unique questions from those
   ratings, ``score_maxdiff.pl`` scores them against the fixture's answers.
@@ -12,6 +13,10 @@ files are what the official scripts print for it:
 Usage (the package comes from ``fetch github:SBelkaid/degrees_of_similarities``)::
 
     python benchmarks/reference/semeval2012_golden.py /path/to/SemEval-2012-Complete-Data-Package
+
+With a second argument, the published ``SemEval-2012-Gold-Ratings`` folder, it also checks that
+the gold ratings ``embgeo.datasets.read_semeval2012`` derives for every category of the package
+(Testing and Training) equal the official GoldRatings files exactly, and prints the count.
 """
 from __future__ import annotations
 
@@ -67,5 +72,23 @@ def main(package: Path) -> None:
                     if line.startswith(("Number", "Accuracy", "Overall"))))
 
 
+def check_gold(package: Path, gold_ratings: Path) -> None:
+    from embgeo.datasets import read_semeval2012
+
+    n = bad = 0
+    for split in ("Testing", "Training"):
+        for cat, data in read_semeval2012(package / split).items():
+            official = {}
+            for line in (gold_ratings / split / f"GoldRatings-{cat}.txt").read_text().splitlines():
+                if line.strip() and not line.startswith("#"):
+                    value, pair = line.split()
+                    official[tuple(pair.strip('"').split(":"))] = float(value)
+            n += 1
+            bad += dict(zip(data.pairs, data.gold.tolist())) != official
+    print(f"{n} categories, {n - bad} with gold ratings equal to the official GoldRatings files")
+
+
 if __name__ == "__main__":
     main(Path(sys.argv[1]))
+    if len(sys.argv) > 2:
+        check_gold(Path(sys.argv[1]), Path(sys.argv[2]))
