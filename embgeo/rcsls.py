@@ -172,8 +172,9 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
     random_state : int, None or numpy Generator, default 0
         Draws the mini-batches when ``batch_size`` is set (full batch uses no randomness).
     init : array, shape (d_s, d_t), optional
-        Initial map (finite; NaN or inf raise ValueError); default the orthogonal Procrustes solution of the pairs (``U Vᵀ`` from the
-        SVD of ``XᵀY``; orthonormal columns or rows when d_s ≠ d_t).
+        Initial map (finite: NaN or inf raise ValueError); default the orthogonal Procrustes
+        solution of the pairs (``U Vᵀ`` from the SVD of ``XᵀY``; orthonormal columns or rows when
+        d_s ≠ d_t).
     max_negatives : int, default 200000
         Candidates for the CSLS neighbourhoods: the first ``max_negatives`` rows of each matrix.
     spectral : bool, default False
@@ -189,6 +190,12 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
     -------
     W : ndarray, shape (d_s, d_t), float32
         The map: ``Xs @ W`` lies in the target space.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes or indices, NaN or inf in the vectors or ``init``, or a map that becomes
+        non-finite after a step (divergence: lower ``lr``).
 
     Examples
     --------

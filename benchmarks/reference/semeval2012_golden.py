@@ -1,7 +1,8 @@
 """Regenerate tests/data/semeval2012_1b* with the official SemEval-2012 Task 2 Perl scripts.
 
-The fixture is a few real questions of category 1b (Testing): every Turker answer to the first
-four unique MaxDiff questions and to the two questions with an empty (``""``) choice. The golden
+The fixture is a few real questions of category 1b (Testing): the Turkers' answers to the first
+four unique MaxDiff questions (less the last answer to the first, so that some ratings need
+rounding) and to the two questions with an empty (``""``) choice. The golden
 files are what the official scripts print for it:
 
 * ``GoldRatings-1b.txt``: ``maxdiff_to_scale.pl`` on the fixture's Phase2Answers file (pairs of
