@@ -464,12 +464,14 @@ class SemEvalCategory:
     pairs : list of (str, str)
         The pairs to rate, in file order.
     gold : ndarray of float, shape (len(pairs),)
-        Gold rating of each pair: the Platinum file's, or (without one) the official
-        ``maxdiff_to_scale`` rating from the Turkers' answers: % most − % least illustrative.
+        Gold rating of each pair: the Platinum / GoldRatings file's, or (without one) the official
+        ``maxdiff_to_scale.pl`` rating from the Turkers' answers: % most − % least illustrative,
+        rounded to one decimal as the published GoldRatings files are.
     questions : ndarray of int, shape (m, 4)
         The MaxDiff questions (indices into ``pairs``), one row per Turker answer.
     least, most : ndarray of int, shape (m,)
-        That Turker's least / most illustrative choice (indices into ``pairs``).
+        That Turker's least / most illustrative choice (indices into ``pairs``); -1 where the
+        Turker left the choice empty (``""`` in the file, 50 of the 79 published categories).
     """
 
     name: str
@@ -530,8 +532,11 @@ def _semeval_category(root: Path, cat: str, lowercase: bool) -> SemEvalCategory:
                 continue
             raise ValueError(f"{a2}, line {no}: expected 4 pairs, least, most and relation, tab-separated; "
                              f"got {len(fields)} fields")
-        ids = [add(tuple(map(low, _split_pair(f, a2, no)))) for f in fields[:6]]
-        if ids[4] not in ids[:4] or ids[5] not in ids[:4]:
+        # an empty choice ("") is a Turker who picked no pair: the official scripts split on
+        # whitespace, so it counts for no pair while the answer still shows its four pairs
+        ids = [add(tuple(map(low, _split_pair(f, a2, no)))) for f in fields[:4]]
+        ids += [-1 if f.strip('"') == "" else add(tuple(map(low, _split_pair(f, a2, no)))) for f in fields[4:6]]
+        if (ids[4] != -1 and ids[4] not in ids[:4]) or (ids[5] != -1 and ids[5] not in ids[:4]):
             raise ValueError(f"{a2}, line {no}: the least/most illustrative pair is not one of the four")
         rows.append(ids[:4])
         least.append(ids[4])
@@ -560,13 +565,24 @@ def _semeval_category(root: Path, cat: str, lowercase: bool) -> SemEvalCategory:
             raise ValueError(f"{gold_file}: no rating for the pair {missing[0]}:{missing[1]}")
         gold = np.array([rated[i] for i in range(len(pairs))])
     else:
-        # maxdiff_to_scale: % of its answers in which a pair was most illustrative minus % least
-        shown = np.bincount(questions.ravel(), minlength=len(pairs)).astype(np.float64)
-        n_most = np.bincount(most_a, minlength=len(pairs))
-        n_least = np.bincount(least_a, minlength=len(pairs))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            gold = np.where(shown > 0, 100.0 * (n_most - n_least) / shown, 0.0)
+        gold = _maxdiff_to_scale(questions, least_a, most_a, len(pairs))
     return SemEvalCategory(cat, prototypes, pairs, gold, questions, least_a, most_a)
+
+
+def _maxdiff_to_scale(questions, least, most, n_pairs):
+    """Ratings as ``maxdiff_to_scale.pl`` computes and prints them.
+
+    ``100·most/shown − 100·least/shown`` (each term computed apart, as the script does), rounded
+    to one decimal as its ``%5.1f`` output (the published GoldRatings files), so the result
+    equals those files exactly. A pair never shown rates 0.
+    """
+    shown = np.bincount(questions.ravel(), minlength=n_pairs).astype(np.float64)
+    n_most = np.bincount(most[most >= 0], minlength=n_pairs)
+    n_least = np.bincount(least[least >= 0], minlength=n_pairs)
+    den = np.where(shown > 0, shown, 1.0)
+    raw = np.where(shown > 0, 100.0 * n_most / den - 100.0 * n_least / den, 0.0)
+    # str formatting rounds the exact binary value, as C's printf (Perl's sprintf) does; np.round does not
+    return np.array([float(f"{x:.1f}") for x in raw])
 
 
 def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:

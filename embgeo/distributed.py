@@ -8,14 +8,17 @@ embgeo does not schedule work itself beyond one machine: on a cluster it runs on
     client = Client("tcp://scheduler:8786")            # or LocalCluster(), dask-jobqueue, ...
     from embgeo import distributed as dd
     db = dd.shard(e.vectors)                           # row shards, each kept on one worker
-    scores, ids = dd.topk(queries, db, k=10)           # == embgeo.neighbors.topk(queries, e.vectors, 10)
-    table = dd.synonym_table(e, k=10)                  # == embgeo.negatives.synonym_table(e, k=10)
+    scores, ids = dd.topk(queries, db, k=10)           # as embgeo.neighbors.topk(queries, e.vectors, 10)
+    table = dd.synonym_table(e, k=10)                  # as embgeo.negatives.synonym_table(e, k=10)
     results = dd.map_grid(run_one, {"alpha": [0.5, 1.0], "pair": ["en-de", "en-fi"]})
 
 How it runs
 -----------
 The database is split by rows into shards, one or more per worker, and each shard stays on its
-worker across calls (:class:`ShardedDatabase`; sharding an array again reuses its shards). A
+worker across calls when the :class:`ShardedDatabase` that :func:`shard` returns is passed in its
+place. Sharding again reuses the shards only of data that cannot change under them: a Dask array
+and a read-only array (a memory map opened with ``mmap=True``). A writeable NumPy array is
+sharded anew by each call, so an in-place edit is always seen. A
 NumPy array is scattered once; a Dask array's row chunks are computed where they are; a
 memory-mapped ``.npy`` (an embgeo cache loaded with ``mmap=True``) or a path to one is opened by
 each worker itself, so the matrix never travels through the scheduler. Each task runs the local
@@ -23,10 +26,11 @@ blocked search (:func:`embgeo.neighbors.topk`, Numba tiles) of one block of quer
 shard; the per-shard top-k lists, with global row ids, merge pairwise in a tree (:func:`merge_topk`),
 and only the final (q, k) lists come back.
 
-The answer is the local one: the same scores (each score is computed by the same kernel from the
-same two rows) and the same order (best first, equal scores to the lower row). A shard with fewer
-candidate rows than ``k`` (plus the rows excluded for some query) is scored by a plain GEMM
-instead, whose last bit may differ; shards are that small only for toy databases.
+The answer is the local one up to float32 rounding: the indices are equal, the scores equal to
+float32 rounding (a GEMM tile that starts at another row offset rounds the last bit differently,
+about 1 ulp), and rows that are exact duplicates of each other may come in another order (their
+scores tie only up to that rounding, so "equal scores to the lower row" can fall either way). Exact
+ties, where the products are exact, go to the lower row as locally.
 """
 from __future__ import annotations
 
@@ -110,6 +114,11 @@ _CACHE: dict[int, tuple] = {}
 def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase:
     """Put ``database`` on the workers as row shards (or return the shards made before).
 
+    Keep the returned :class:`ShardedDatabase` and pass it to the search functions to search the
+    same shards again. Passing the array itself reuses earlier shards only for a Dask array or a
+    read-only NumPy array (e.g. ``embgeo.load(..., mmap=True)``); a writeable array is sharded
+    again each time, so edits made to it in place are searched.
+
     Parameters
     ----------
     database : array (n, d), dask array, memory-mapped ``.npy`` array, path, or ShardedDatabase
@@ -128,8 +137,11 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
     if isinstance(database, ShardedDatabase):
         return database
     client = get_client(client)
+    # shards are reused only for data that cannot change under them: a writeable array edited in
+    # place would otherwise be searched as it was (keep the ShardedDatabase to reuse its shards)
+    reuse = _is_dask(database) or _read_only(database)
     key = id(database)
-    hit = _CACHE.get(key)
+    hit = _CACHE.get(key) if reuse else None
     if hit is not None and hit[0]() is database and hit[1] is client and hit[2] == n_shards and hit[3].shards:
         return hit[3]
     workers = sorted(client.scheduler_info()["workers"])
@@ -149,14 +161,28 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
                   for i, (s, e) in enumerate(bounds)]
         sd = ShardedDatabase(client, shards, bounds, X.shape, X.dtype,
                              [workers[i % len(workers)] for i in range(len(bounds))])
+    if not reuse:
+        return sd
     try:
         _CACHE[key] = (weakref.ref(database), client, n_shards, sd)
         # when the array goes, the cache lets go of its shards (the workers drop them once no
         # ShardedDatabase the user kept refers to them)
         weakref.finalize(database, _forget, key, weakref.ref(sd))
-    except TypeError:  # not weak-referenceable (a str path): no reuse
+    except TypeError:  # not weak-referenceable: no reuse
         pass
     return sd
+
+
+def _read_only(x) -> bool:
+    """A NumPy array that no one can write through: it and every array it views are read-only
+    (a memory map opened with mode ``"r"``, as ``embgeo.load(..., mmap=True)`` gives)."""
+    if not isinstance(x, np.ndarray):
+        return False
+    while isinstance(x, np.ndarray):
+        if x.flags.writeable:
+            return False
+        x = x.base
+    return True
 
 
 def _forget(key, sd_ref) -> None:

@@ -31,7 +31,10 @@ Differences from the released code, on purpose
   ran), and ``tests/test_rcsls.py`` checks it against ``align.py`` itself. With ``spectral=True``
   the same aliasing leaves the map unprojected after such a step; embgeo always projects.
 * ``align.py`` computes all n × max_negatives scores at once; here they are computed in row
-  blocks under ``memory_budget``, so memory does not grow with the number of pairs.
+  blocks under ``memory_budget`` (the scores and the gathered k × d neighbour rows of a block
+  together), so memory does not grow with the number of pairs.
+* A non-finite ``init``, or a map that becomes non-finite after a step (divergence), raises
+  ``ValueError``; ``align.py`` runs on with NaN.
 * Shapes: ``align.py``'s ``R`` is (d_t, d_s), applied as ``x Rᵀ``; embgeo returns ``W = Rᵀ``,
   (d_s, d_t), applied as ``x W``. Source and target may have different dimensions.
 """
@@ -80,16 +83,22 @@ def _check_inputs(Xs, Zt, src_idx, tgt_idx, csls_knn, max_negatives):
 def _knn_terms(Q, cands, k, memory_budget):
     """For each row q of Q: the sum of its k largest scores q·c over ``cands`` and the sum of those c.
 
-    Row blocks of Q keep the score block under ``memory_budget``; never n × m at once.
+    Row blocks of Q keep what one block allocates under ``memory_budget``: per row, the m scores
+    (in the scores' real dtype), the gathered k × d neighbour rows, their float64 sum and the top-k
+    scores and columns. Never n × m at once.
     """
     total = 0.0
-    S = np.empty((Q.shape[0], cands.shape[1]), dtype=np.float64)
-    step = block_rows(cands.shape[0], 4, memory_budget)
+    m, d = cands.shape
+    S = np.empty((Q.shape[0], d), dtype=np.float64)
+    score_size = np.result_type(Q.dtype, cands.dtype).itemsize
+    row_bytes = m * score_size + k * d * cands.dtype.itemsize + d * 8 + k * (score_size + 8)
+    step = block_rows(1, row_bytes, memory_budget)
     for a in range(0, Q.shape[0], step):
         scores = Q[a:a + step] @ cands.T
         top, cols = select_topk(scores, k)
         total += float(np.sum(top, dtype=np.float64))
         S[a:a + step] = cands[cols].sum(axis=1, dtype=np.float64)
+        del scores, top, cols  # else the next block's scores are allocated while these still live
     return total, S
 
 
@@ -128,6 +137,8 @@ def rcsls_loss(W, Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, max_negatives
     W = np.asarray(W, dtype=np.float64)
     if W.shape != (Xs.shape[1], Zt.shape[1]):
         raise ValueError(f"W must have shape ({Xs.shape[1]}, {Zt.shape[1]}), got {W.shape}")
+    if not np.isfinite(W).all():
+        raise ValueError("W holds NaN or inf")
     return _loss_grad(W, Xs[src], Zt[tgt], Xs[:m], Zt[:m], k, memory_budget)
 
 
@@ -161,8 +172,9 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
     random_state : int, None or numpy Generator, default 0
         Draws the mini-batches when ``batch_size`` is set (full batch uses no randomness).
     init : array, shape (d_s, d_t), optional
-        Initial map; default the orthogonal Procrustes solution of the pairs (``U Vᵀ`` from the
-        SVD of ``XᵀY``; orthonormal columns or rows when d_s ≠ d_t).
+        Initial map (finite: NaN or inf raise ValueError); default the orthogonal Procrustes
+        solution of the pairs (``U Vᵀ`` from the SVD of ``XᵀY``; orthonormal columns or rows when
+        d_s ≠ d_t).
     max_negatives : int, default 200000
         Candidates for the CSLS neighbourhoods: the first ``max_negatives`` rows of each matrix.
     spectral : bool, default False
@@ -172,12 +184,18 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
     batch_size : int, optional
         Stochastic steps on ``batch_size`` random pairs (``--sgd --batchsize``); no lr halving.
     memory_budget : int, optional
-        Bytes for one block of scores.
+        Bytes for one block of work: its scores and gathered neighbour rows.
 
     Returns
     -------
     W : ndarray, shape (d_s, d_t), float32
         The map: ``Xs @ W`` lies in the target space.
+
+    Raises
+    ------
+    ValueError
+        Bad shapes or indices, NaN or inf in the vectors or ``init``, or a map that becomes
+        non-finite after a step (divergence: lower ``lr``).
 
     Examples
     --------
@@ -206,6 +224,9 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
         W = np.array(init, dtype=np.float64)
         if W.shape != (Xs.shape[1], Zt.shape[1]):
             raise ValueError(f"init must have shape ({Xs.shape[1]}, {Zt.shape[1]}), got {W.shape}")
+        if not np.isfinite(W).all():
+            row = int(np.flatnonzero(~np.isfinite(W).all(axis=1))[0])
+            raise ValueError(f"init holds NaN or inf (first at row {row})")
     rng = np.random.default_rng(random_state)
     fold = 0.0
     for it in range(int(n_epochs) + 1):
@@ -219,6 +240,12 @@ def rcsls(Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, n_epochs: int = 10, l
         if reg > 0:
             W *= 1.0 - lr * reg
         W -= lr * grad
+        with np.errstate(over="ignore"):
+            # the map is applied and returned in float32: beyond its range is as bad as inf
+            finite = bool(np.isfinite(W.astype(np.float32)).all())
+        if not finite:
+            raise ValueError(f"RCSLS diverged: the map holds NaN or inf (in float32) after iteration {it} "
+                             f"(lr {lr:g}, loss {f:.6g}); lower lr or check the inputs")
         if spectral:
             W = _proj_spectral(W)
         logger.debug("RCSLS iteration %d: loss %.6f (lr %g)", it, f, lr)

@@ -511,7 +511,8 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
         No checksum is known and ``verify`` is True.
     ChecksumError
         The downloaded or hand-placed file has another checksum (it is removed from the cache path
-        and nothing is kept).
+        and nothing is kept). A download is hashed as ``<file>.part`` and renamed into place only
+        if it matches, so the cache path never holds unverified bytes.
     DownloadError
         No network, HTTP error, timeout or truncated transfer; the message names the URL and the
         path where the file may be placed by hand. A partial download is kept as ``<file>.part``
@@ -527,6 +528,7 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
             f"{r.name} has no published checksum ({r.url}); fetch it with verify=False to trust the file "
             f"on first use (its sha256 is then recorded in {root / _LOCK}); a copy you trust placed at "
             f"{target} is taken by that call instead of a download")
+    fresh = None
     if not target.is_file():
         local = find_local(r.name, search_dirs) if r.verified else None
         if local is not None and not r.member:
@@ -534,16 +536,21 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
         if local is not None:
             target = local
         else:
-            _download(r, target, timeout=timeout, progress=progress)
-    ok, got = _matches(target, sha, md5, lock, r.name)
+            fresh = _download(r, target, (sha, md5, provenance), timeout=timeout, progress=progress)
+            if fresh is not None:  # verified before it was moved into place: not read again
+                rec = lock.get(r.name, {})
+                if (sha or md5) and _stamp(target)[0] >= _REMEMBER_BYTES:
+                    _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": fresh[0],
+                                               "md5": fresh[1],
+                                               **({"trusted": rec["trusted"]} if "trusted" in rec else {})})
+    if fresh is not None:
+        ok, got = True, fresh[0]
+    else:
+        ok, got = _matches(target, sha, md5, lock, r.name)
     if not ok:
         if target.parent == root / r.group:  # never delete a copy found outside the cache
             target.unlink(missing_ok=True)
-        want = f"sha256 {sha}" if sha else f"md5 {md5}"
-        again = (f"download it again from {r.url}" if r.verified else
-                 f"to trust another version, delete the {r.name!r} entry of {root / _LOCK} and fetch it again")
-        raise ChecksumError(f"{target} does not match {r.name}'s checksum ({want}, {provenance}; the file has "
-                            f"sha256 {got}); it was removed: {again}")
+        raise _checksum_error(r, target, (sha, md5, provenance), got)
     if sha is None and md5 is None:  # first use: remember what was trusted
         _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": got,
                                    "trusted": "first use"})
@@ -555,7 +562,23 @@ def _fail(r: Resource, target: Path, why: str) -> DownloadError:
                          f"elsewhere and place it at {target}")
 
 
-def _download(r: Resource, target: Path, *, timeout: float, progress: bool | None) -> None:
+def _checksum_error(r: Resource, path: Path, expected: tuple, got: str) -> ChecksumError:
+    sha, md5, provenance = expected
+    want = f"sha256 {sha}" if sha else f"md5 {md5}"
+    again = (f"download it again from {r.url}" if r.verified else
+             f"to trust another version, delete the {r.name!r} entry of {cache_dir() / _LOCK} and fetch it again")
+    return ChecksumError(f"{path} does not match {r.name}'s checksum ({want}, {provenance}; the file has "
+                         f"sha256 {got}); it was removed: {again}")
+
+
+def _download(r: Resource, target: Path, expected: tuple, *, timeout: float,
+              progress: bool | None) -> tuple[str, str] | None:
+    """Download ``r`` to ``target``, verified against ``expected`` = (sha256, md5, provenance).
+
+    The partial file is hashed inside the lock and moved into place only if it matches (or no
+    checksum is known); a mismatching one is deleted and :class:`ChecksumError` raised. Returns
+    its (sha256, md5), or None when another process put ``target`` in place meanwhile.
+    """
     if not r.direct:
         raise DownloadError(f"{r.name} has no direct download URL; get it from {r.url} and place it at {target}")
     part = target.with_name(target.name + ".part")
@@ -563,9 +586,15 @@ def _download(r: Resource, target: Path, *, timeout: float, progress: bool | Non
     try:
         with _exclusive(part):
             if target.is_file():  # another process finished it while this one waited
-                return
+                return None
             _transfer(r.url, part, timeout=timeout, progress=progress, desc=r.name, size=r.size)
+            got = _digests(part)
+            sha, md5, _ = expected
+            if (sha is not None and got[0] != sha) or (md5 is not None and got[1] != md5):
+                part.unlink()  # never resumed: its bytes are wrong
+                raise _checksum_error(r, part, expected, got[0])
             os.replace(part, target)
+            return got
     except urllib.error.HTTPError as exc:
         raise _fail(r, target, f"HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
@@ -588,12 +617,27 @@ def _exclusive(part: Path):
     except ImportError:  # Windows: no lock, concurrent fetches may download twice
         yield
         return
-    with open(part, "ab") as fh:
+    while True:
+        fh = open(part, "ab")
         fcntl.flock(fh, fcntl.LOCK_EX)
+        try:  # the holder before us may have renamed or removed the file we waited on: lock the current one
+            if os.path.samestat(os.fstat(fh.fileno()), os.stat(part)):
+                break
+        except FileNotFoundError:
+            pass
+        fh.close()
+    try:
+        yield
+    finally:
+        # opening the lock created the file: leave no empty partial file behind (a failed
+        # offline fetch would otherwise leave a 0-byte ``.part``); removed while still locked
         try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            if os.fstat(fh.fileno()).st_size == 0 and os.path.samestat(os.fstat(fh.fileno()), os.stat(part)):
+                part.unlink()
+        except FileNotFoundError:
+            pass
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
 
 
 def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, desc: str, size: int | None) -> None:

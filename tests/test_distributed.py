@@ -154,3 +154,44 @@ def test_map_grid_runs_the_grid_on_the_workers_in_order(client):
     assert [v for v, _ in out] == [10, 20, 30, 20, 40, 60]
     assert os.getpid() not in {pid for _, pid in out}
     assert dd.map_grid(_where, [{"a": 3, "b": 4}], local=True) == [(12, os.getpid())]
+
+
+def test_an_array_edited_in_place_is_searched_as_it_is_now(client, data):
+    Q, _ = data
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((600, 16)).astype(np.float32)
+    before = dd.topk(Q, X, 5)[1]
+    np.testing.assert_array_equal(before, neighbors.topk(Q, X, 5, progress=False)[1])
+    X[:] = rng.standard_normal(X.shape).astype(np.float32)        # same object, new contents
+    after = dd.topk(Q, X, 5)[1]
+    np.testing.assert_array_equal(after, neighbors.topk(Q, X, 5, progress=False)[1])
+    assert not np.array_equal(before, after)
+    # explicit shards are the user's to keep (and to re-shard after an edit); read-only data reuse
+    sd = dd.shard(X)
+    assert dd.shard(sd) is sd and dd.shard(X) is not sd
+    R = X.copy()
+    R.flags.writeable = False
+    assert dd.shard(R) is dd.shard(R)
+
+
+def test_real_valued_data_ids_equal_scores_to_float32_rounding(client):
+    """What the docs promise on real-valued data: indices equal, scores equal to float32 rounding;
+    exact duplicate rows (split across the shards) may reorder among themselves."""
+    rng = np.random.default_rng(7)
+    D = rng.standard_normal((1001, 24)).astype(np.float32)
+    D[[620, 900]] = D[40]                                   # exact duplicates in both shards
+    Q = np.vstack([D[:30], D[40] + 1e-3 * rng.standard_normal(24).astype(np.float32)])
+    for metric in ("cosine", "dot"):
+        s, i = dd.topk(Q, D, 8, metric=metric)
+        ls, li = neighbors.topk(Q, D, 8, metric=metric, progress=False)
+        bs, _ = brute_topk(Q, D, 8, cosine=metric == "cosine")
+        # float32 rounding: a few ulp of the score scale (the local result is no closer to float64)
+        tol = 4 * np.finfo(np.float32).eps * np.abs(bs).max()
+        assert np.abs(s - ls).max() <= tol and np.abs(s - bs).max() <= tol
+        same = i == li
+        for r, c in zip(*np.nonzero(~same)):               # a difference is a reordered duplicate
+            assert np.array_equal(D[i[r, c]], D[li[r, c]])
+        dup = {40, 620, 900}
+        assert all(set(i[r][np.isin(i[r], list(dup))]) == set(li[r][np.isin(li[r], list(dup))])
+                   for r in range(len(Q)))
+        assert same[~np.isin(li, list(dup))].all()          # every other index is the local one

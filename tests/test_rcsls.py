@@ -117,3 +117,38 @@ def test_bad_input_raises_clear_errors(problem):
         rcsls(bad, Zt, src, tgt)
     with pytest.raises(TypeError, match="NumPy array"):
         rcsls(Xs.tolist(), Zt, src, tgt)
+
+
+def test_non_finite_init_or_map_raises_a_clear_error(problem):
+    Xs, Zt, src, tgt, W = problem
+    bad = W.copy()
+    bad[2, 4] = np.inf
+    with pytest.raises(ValueError, match=r"init holds NaN or inf \(first at row 2\)"):
+        rcsls(Xs, Zt, src, tgt, init=bad)
+    bad[2, 4] = np.nan
+    with pytest.raises(ValueError, match="W holds NaN or inf"):
+        rcsls_loss(bad, Xs, Zt, src, tgt)
+    with pytest.raises(ValueError, match=r"diverged: the map holds NaN or inf \(in float32\) after iteration 0"):
+        rcsls(Xs, Zt, src, tgt, lr=1e308)                 # lr·grad overflows
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_score_blocks_stay_under_the_memory_budget(dtype):
+    """tracemalloc (NumPy reports its buffers to it): one block's scores in their real itemsize
+    plus the gathered k × d neighbour rows fit ``memory_budget``; only the n × d output is extra."""
+    import tracemalloc
+
+    from embgeo.rcsls import _knn_terms
+
+    rng = np.random.default_rng(1)
+    m, d, n, k, budget = 4000, 32, 64, 10, 256 * 1024
+    cands = rng.standard_normal((m, d)).astype(dtype)
+    Q = rng.standard_normal((n, d)).astype(dtype)
+    _knn_terms(Q[:2], cands, k, budget)                     # compile the top-k kernel outside the trace
+    tracemalloc.start()
+    try:
+        _, S = _knn_terms(Q, cands, k, budget)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert budget // 2 < peak - S.nbytes <= budget           # blocks are used, and the budget holds

@@ -174,6 +174,27 @@ def test_corrupt_download_is_an_error_and_nothing_stays(reg, server):
     assert list(R.cache_path("t-pairs").parent.iterdir()) == []
 
 
+def test_download_is_verified_before_it_is_moved_into_place(reg, server, monkeypatch):
+    """The partial file is hashed while the target does not exist yet: a reader never sees bad bytes."""
+    target, seen = R.cache_path("t-pairs"), []
+    real = R._digests
+
+    def spy(path):
+        seen.append((Path(path).name, target.exists()))
+        return real(path)
+
+    monkeypatch.setattr(R, "_digests", spy)
+    server.mode["/pairs.txt"] = "corrupt"
+    with pytest.raises(R.ChecksumError, match="pairs.txt.part does not match"):
+        R.fetch("t-pairs")
+    assert seen == [("pairs.txt.part", False)]
+    assert not target.exists() and not target.with_name("pairs.txt.part").exists()   # not resumed later
+    server.mode["/pairs.txt"] = "good"
+    seen.clear()
+    assert R.fetch("t-pairs").read_bytes() == PAIRS
+    assert seen == [("pairs.txt.part", False)]        # hashed once, before the move, not again after
+
+
 def test_truncated_download_resumes_with_a_range_request(reg, server):
     server.mode["/pairs.txt"] = "truncated"
     with pytest.raises(R.DownloadError, match="resumed"):
@@ -199,6 +220,7 @@ def test_offline_error_names_url_and_path_and_a_placed_file_is_used(reg):
     with pytest.raises(R.DownloadError) as exc:
         R.fetch("t-offline", timeout=2)
     assert "http://127.0.0.1:9/none.txt" in str(exc.value) and str(target) in str(exc.value)
+    assert not target.with_name("none.txt.part").exists()   # the lock's file is not left behind empty
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(PAIRS)
     assert R.fetch("t-offline") == target

@@ -11,7 +11,7 @@ import embgeo
 from embgeo.datasets import read_msr_analogies, read_semeval2012
 from embgeo.errors import UnknownWordError
 from embgeo.evaluate.analogy import analogy
-from embgeo.evaluate.relational import semeval2012
+from embgeo.evaluate.relational import maxdiff_accuracy, semeval2012
 
 DATA = Path(__file__).parent / "data"
 WORDS = ("flower tulip emotion rage poem sonnet animal dog fruit apple tool hammer car wheel blueprint "
@@ -36,15 +36,50 @@ def test_read_semeval2012_published_layout():
     # no Platinum file: % most − % least over the answers showing the pair (counted by hand)
     c = data["10c"]
     gold = dict(zip(c.pairs, c.gold))
-    assert gold[("map", "city")] == pytest.approx(100 * 2 / 3)
-    assert gold[("recipe", "cake")] == pytest.approx(100 / 3)
-    assert gold[("cake", "recipe")] == pytest.approx(-50)
-    assert gold[("car", "wheel")] == pytest.approx(-100 / 3)
-    assert gold[("unknownword", "city")] == pytest.approx(-100)
+    assert gold[("map", "city")] == 66.7                 # maxdiff_to_scale.pl prints %5.1f
+    assert gold[("recipe", "cake")] == 33.3
+    assert gold[("cake", "recipe")] == -50
+    assert gold[("car", "wheel")] == -33.3
+    assert gold[("unknownword", "city")] == -100
+
+
+def _score_maxdiff_pl(cat, rating):
+    """score_maxdiff.pl (Turney 2011) as a loop: unique questions, majority votes, ties right.
+
+    ``rating`` maps a pair to the system's rating; answers showing an unrated pair are left out.
+    The guesses are scale_to_maxdiff.pl's: the first pair of strictly highest / lowest rating.
+    """
+    question2qnum, pairqnum2least, pairqnum2most, questions = {}, {}, {}, []
+    for q, lo, hi in zip(cat.questions, cat.least, cat.most):
+        shown = tuple(cat.pairs[i] for i in q)
+        if not all(p in rating for p in shown):
+            continue
+        if shown not in question2qnum:
+            question2qnum[shown] = len(questions)
+            questions.append(shown)
+            for p in shown:
+                pairqnum2least[(p, question2qnum[shown])] = pairqnum2most[(p, question2qnum[shown])] = 0
+        qnum = question2qnum[shown]
+        least = cat.pairs[lo] if lo >= 0 else '""'      # the script keys an empty choice as '""'
+        most = cat.pairs[hi] if hi >= 0 else '""'
+        pairqnum2least[(least, qnum)] = pairqnum2least.get((least, qnum), 0) + 1
+        pairqnum2most[(most, qnum)] = pairqnum2most.get((most, qnum), 0) + 1
+    most_right = least_right = 0
+    for qnum, shown in enumerate(questions):
+        for i, p in enumerate(shown):
+            if i == 0 or rating[p] > max_scale:
+                max_scale, max_pair = rating[p], p
+            if i == 0 or rating[p] < min_scale:
+                min_scale, min_pair = rating[p], p
+        max_least = max([0] + [pairqnum2least[(p, qnum)] for p in shown])
+        max_most = max([0] + [pairqnum2most[(p, qnum)] for p in shown])
+        least_right += pairqnum2least[(min_pair, qnum)] == max_least
+        most_right += pairqnum2most[(max_pair, qnum)] == max_most
+    return (most_right + least_right) / (2 * len(questions)), most_right, least_right, len(questions)
 
 
 def _brute_force(emb, cat, skip_oov=True):
-    """Offsets rated by a loop: r = mean(ŵ2 − ŵ1) over the prototypes; MaxDiff by loops over answers."""
+    """Offsets rated by a loop: r = mean(ŵ2 − ŵ1) over the prototypes; MaxDiff by score_maxdiff.pl's loops."""
     def u(w):
         v = np.asarray(emb[w], dtype=np.float64)
         return v / np.linalg.norm(v)
@@ -59,15 +94,47 @@ def _brute_force(emb, cat, skip_oov=True):
     rated = [p for p in cat.pairs if p in rating]
     gold = dict(zip(cat.pairs, cat.gold))
     rho = spearmanr([rating[p] for p in rated], [gold[p] for p in rated])[0]
-    hits = n = 0
-    for q, lo, hi in zip(cat.questions, cat.least, cat.most):
-        shown = [cat.pairs[i] for i in q]
-        if not all(p in rating for p in shown):
-            continue
-        scores = [rating[p] for p in shown]
-        hits += (shown[int(np.argmax(scores))] == cat.pairs[hi]) + (shown[int(np.argmin(scores))] == cat.pairs[lo])
-        n += 2
-    return rho, hits / n, len(rated)
+    return rho, _score_maxdiff_pl(cat, rating)[0], len(rated)
+
+
+def _perl_rated(path):
+    out = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            value, pair = line.split()
+            out[tuple(pair.strip('"').split(":"))] = float(value)
+    return out
+
+
+def test_semeval2012_real_category_matches_the_official_scripts():
+    """Category 1b fixture (real answers, three with an empty choice) against the Perl scripts' output."""
+    cat = read_semeval2012(DATA / "semeval2012_1b")["1b"]
+    golden = DATA / "semeval2012_1b_golden"
+    assert (cat.least == -1).sum() + (cat.most == -1).sum() == 3
+    gold = _perl_rated(golden / "GoldRatings-1b.txt")              # maxdiff_to_scale.pl
+    assert dict(zip(cat.pairs, cat.gold.tolist())) == gold          # exactly, rounding included
+    system = _perl_rated(golden / "SystemRatings-1b.txt")
+    counts = {}
+    for line in (golden / "ScoreMaxDiff-1b.txt").read_text().splitlines():
+        name, value = line.rsplit(":", 1)
+        counts[name.strip()] = value.strip()
+    ratings = np.array([system[p] for p in cat.pairs])
+    acc, most_right, least_right, n_q = maxdiff_accuracy(ratings, cat.questions, cat.least, cat.most)
+    assert n_q == int(counts["Number of MaxDiff Questions"])
+    assert most_right == int(counts["Number of Most Illustrative Guessed Correctly"])
+    assert least_right == int(counts["Number of Least Illustrative Guessed Correctly"])
+    assert f"{100 * acc:5.1f}%" == counts["Overall Accuracy"].rjust(6)
+    assert _score_maxdiff_pl(cat, system) == (acc, most_right, least_right, n_q)
+
+
+def test_semeval2012_constant_ratings_score_rho_zero():
+    """score_scale.pl sets ρ = 0 when all system ratings are equal (not NaN, category kept)."""
+    cat = read_semeval2012(DATA / "semeval2012_1b")["1b"]
+    words = sorted({w for p in (*cat.pairs, *cat.prototypes) for w in p})
+    e = embgeo.Embeddings(words, np.ones((len(words), 3), dtype=np.float32))   # every offset is 0: rating 0
+    res = semeval2012(e, {"1b": cat})
+    assert res.n_categories == 1 and res.spearman == 0.0
+    assert res.categories["1b"]["n_questions"] == 6
 
 
 @pytest.mark.parametrize("oov", ["skip", "zero"])

@@ -5,11 +5,13 @@ Relational Similarity", *SEM. For each relation category (``1a`` … ``10j``) a 
 well each word pair illustrates the relation shown by a few prototypical pairs. Two official
 scores, averaged over the categories:
 
-* **Spearman**: Spearman's ρ between the system's ratings and the gold ratings (the Platinum /
-  ``maxdiff_to_scale`` ratings: % of answers choosing a pair most illustrative − % least).
-* **MaxDiff accuracy**: for every Turker's answer to a MaxDiff question (four pairs), the system
-  answers with its highest- and lowest-rated pair of the four; the score is the fraction of the
-  Turkers' most and least choices it matches (both choices counted, ``2 m`` in all).
+* **Spearman** (``score_scale.pl``): Spearman's ρ between the system's ratings and the gold
+  ratings (the GoldRatings / ``maxdiff_to_scale.pl`` ratings: % of answers choosing a pair most
+  illustrative − % least); ρ = 0 when all the system's ratings are equal, as the scorer sets it.
+* **MaxDiff accuracy** (``score_maxdiff.pl``): the Turkers' answers are grouped into unique
+  questions (four pairs); the system answers each with its highest- and lowest-rated pair, and a
+  guess is right when it got the most Turker votes (ties for the most count as right); accuracy
+  = (most right + least right) / (2 · unique questions). See :func:`maxdiff_accuracy`.
 
 Rating by vector offsets, as Mikolov, Yih & Zweig (2013, NAACL) and Zhila et al.
 (2013) did for this task (and Jawanpuria et al. 2020 report as "SemEval"): with unit-length word
@@ -28,7 +30,7 @@ from .. import backend as xb
 from ..datasets import SemEvalCategory, read_semeval2012
 from ..errors import UnknownWordError
 
-__all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings"]
+__all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdiff_accuracy"]
 
 _OOV = ("skip", "zero", "raise")
 
@@ -52,7 +54,8 @@ class RelationalSimilarityResult:
         ``n_found / n_total``.
     oov : str
     categories : dict
-        Per category: ``{"spearman", "maxdiff", "n_rated", "n_pairs", "n_answers"}``.
+        Per category: ``{"spearman", "maxdiff", "n_rated", "n_pairs", "n_answers", "n_questions"}``
+        (``n_answers`` Turker answers and ``n_questions`` unique questions scored).
     """
 
     dataset: str
@@ -102,6 +105,62 @@ def offset_ratings(e, prototypes, pairs):
     return out
 
 
+def maxdiff_accuracy(ratings, questions, least, most):
+    """MaxDiff accuracy of ``ratings`` as ``score_maxdiff.pl`` defines it.
+
+    The Turkers' answers are grouped into unique questions (the four pairs, in their order);
+    for each, the system's guesses are its highest- and lowest-rated pair (the first on a tie,
+    as ``scale_to_maxdiff.pl``); a guess is right when it got the most Turker votes of the four
+    (a tie for the most votes counts as right).
+
+    Parameters
+    ----------
+    ratings : ndarray of float, shape (n_pairs,)
+    questions : ndarray of int, shape (m, 4)
+        One row per Turker answer (indices into ``ratings``).
+    least, most : ndarray of int, shape (m,)
+        The Turker's choices; -1 for an empty choice, which votes for no pair.
+
+    Returns
+    -------
+    accuracy : float
+        ``(most_right + least_right) / (2 · unique questions)``; NaN without questions.
+    most_right, least_right, n_questions : int
+
+    Examples
+    --------
+    >>> q = np.array([[0, 1, 2, 3]] * 3)
+    >>> maxdiff_accuracy(np.array([0.9, 0.1, 0.5, 0.2]), q, np.array([1, 3, -1]), np.array([0, 0, 2]))
+    (1.0, 1, 1, 1)
+    """
+    questions = np.asarray(questions)
+    if len(questions) == 0:
+        return float("nan"), 0, 0, 0
+    uq, inv = np.unique(questions, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    right = []
+    for choice in (np.asarray(most), np.asarray(least)):
+        votes = np.zeros(uq.shape, dtype=np.int64)
+        voted = choice >= 0
+        pos = np.argmax(questions == choice[:, None], axis=1)
+        np.add.at(votes, (inv[voted], pos[voted]), 1)
+        right.append(votes)
+    R = np.asarray(ratings)[uq]
+    rows = np.arange(len(uq))
+    most_right = int(np.sum(right[0][rows, np.argmax(R, axis=1)] == right[0].max(axis=1)))
+    least_right = int(np.sum(right[1][rows, np.argmin(R, axis=1)] == right[1].max(axis=1)))
+    return (most_right + least_right) / (2 * len(uq)), most_right, least_right, len(uq)
+
+
+def _spearman(ratings, gold):
+    """Spearman's ρ as ``score_scale.pl``: 0 when all system ratings are equal."""
+    if len(ratings) < 2:
+        return float("nan")
+    if np.all(ratings == ratings[0]):
+        return 0.0
+    return float(spearmanr(ratings, gold)[0])
+
+
 def _score_category(e, cat: SemEvalCategory, oov: str):
     ratings = offset_ratings(e, cat.prototypes, cat.pairs)
     covered = ~np.isnan(ratings)
@@ -115,15 +174,11 @@ def _score_category(e, cat: SemEvalCategory, oov: str):
         rated = np.ones(len(ratings), dtype=bool)
     else:
         rated = covered
-    rho = float(spearmanr(ratings[rated], cat.gold[rated])[0]) if rated.sum() >= 2 else float("nan")
+    rho = _spearman(ratings[rated], cat.gold[rated])
     keep = rated[cat.questions].all(axis=1)           # MaxDiff answers whose four pairs are all rated
-    Qr = ratings[cat.questions[keep]]
-    pick_most = cat.questions[keep][np.arange(len(Qr)), np.argmax(Qr, axis=1)] if len(Qr) else np.array([])
-    pick_least = cat.questions[keep][np.arange(len(Qr)), np.argmin(Qr, axis=1)] if len(Qr) else np.array([])
-    hits = np.sum(pick_most == cat.most[keep]) + np.sum(pick_least == cat.least[keep])
-    maxdiff = float(hits / (2 * len(Qr))) if len(Qr) else float("nan")
+    maxdiff, _, _, n_q = maxdiff_accuracy(ratings, cat.questions[keep], cat.least[keep], cat.most[keep])
     return {"spearman": rho, "maxdiff": maxdiff, "n_rated": int(covered.sum()), "n_pairs": len(cat.pairs),
-            "n_answers": int(keep.sum())}
+            "n_answers": int(keep.sum()), "n_questions": n_q}
 
 
 def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool = False,
