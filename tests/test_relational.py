@@ -106,8 +106,8 @@ def _perl_rated(path):
     return out
 
 
-def test_semeval2012_real_category_matches_the_official_scripts():
-    """Category 1b fixture (real answers, three with an empty choice) against the Perl scripts' output."""
+def test_semeval2012_category_matches_the_official_scripts():
+    """A category-1b-shaped fixture (synthetic answers, three with an empty choice) against the Perl scripts' output."""
     cat = read_semeval2012(DATA / "semeval2012_1b")["1b"]
     golden = DATA / "semeval2012_1b_golden"
     assert (cat.least == -1).sum() + (cat.most == -1).sum() == 3

@@ -1,9 +1,10 @@
 """Regenerate tests/data/semeval2012_1b* with the official SemEval-2012 Task 2 Perl scripts.
 
-The fixture is a few real questions of category 1b (Testing): the Turkers' answers to the first
-four unique MaxDiff questions (less the last answer to the first, so that some ratings need
-rounding) and to the two questions with an empty (``""``) choice. The golden
-files are what the official scripts print for it:
+The fixture is synthetic, written here in the published layout of category 1b (no published answer
+is copied): six MaxDiff questions over invented word pairs, answered 4 or 9 times each (pairs shown
+a number of times that makes the ratings need the script's rounding to one decimal), three answers
+with an empty (``""``) least or most choice, as 50 of the 79 published answer files have. The
+golden files are what the official scripts print for it:
 
 * ``GoldRatings-1b.txt``: ``maxdiff_to_scale.pl`` on the fixture's Phase2Answers file (pairs of
   equal rating come in Perl's hash order, which varies between runs);
@@ -33,19 +34,30 @@ def main(package: Path) -> None:
     fixture, golden = OUT / "semeval2012_1b", OUT / "semeval2012_1b_golden"
     fixture.mkdir(exist_ok=True)
     golden.mkdir(exist_ok=True)
-    src = package / "Testing"
-    (fixture / "Phase1Questions-1b.txt").write_bytes((src / "Phase1Questions" / "Phase1Questions-1b.txt").read_bytes())
-    lines = (src / "Phase2Answers" / "Phase2Answers-1b.txt").read_text().splitlines(keepends=True)
-    header, answers = lines[0], lines[1:]
+    prototypes = ["tool:hammer", "vehicle:car", "fruit:apple"]
+    (fixture / "Phase1Questions-1b.txt").write_text(
+        "Question 1(b) CLASS-INCLUSION: Functional (synthetic fixture)\n\nConsider the following word pairs:\n\n"
+        + "\n".join(prototypes) + "\n\nWhat relation best describes these X:Y word pairs?\n")
+    header = ("# pair1\tpair2\tpair3\tpair4\tleast_illustrative\tmost_illustrative\t"
+              "user_selected_relation\n")
+    pool = ["drink:tea", "metal:iron", "bird:crow", "game:chess", "tree:oak", "color:red", "dog:puppy",
+            "flower:rose", "music:jazz", "cloth:silk"]
+    questions = [tuple(pool[(3 * q + j) % len(pool)] for j in range(4)) for q in range(6)]
     def key(line):
         return tuple(line.split("\t")[:4])
 
-    keys = list(dict.fromkeys(map(key, answers)))
-    chosen = set(keys[:4]) | {key(line) for line in answers if '""' in line}
-    kept = [line for line in answers if key(line) in chosen]
-    # drop one answer of the first question so that pairs are shown 4 or 9 times (ratings that
-    # need the script's rounding to one decimal, 100/9 = 11.1)
-    del kept[max(j for j, line in enumerate(kept) if key(line) == keys[0])]
+    kept = []
+    for q, pairs4 in enumerate(questions):
+        for a in range(9 if q % 2 == 0 else 4):
+            least, most = pairs4[(q + a) % 4], pairs4[(q + 2 * a + 1) % 4]
+            if least == most:
+                most = pairs4[(q + 2 * a + 2) % 4]
+            fields = [f'"{p}"' for p in pairs4] + [f'"{least}"', f'"{most}"']
+            if (q, a) in ((1, 2), (3, 0)):
+                fields[4] = '""'
+            if (q, a) == (4, 5):
+                fields[5] = '""'
+            kept.append("\t".join(fields + ['"Y functions as an X"']) + "\n")
     p2 = fixture / "Phase2Answers-1b.txt"
     p2.write_text(header + "".join(kept))
 
