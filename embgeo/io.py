@@ -24,36 +24,28 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import struct
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 import numpy as np
 
 from . import backend
 from .atomic import atomic_dir, atomic_path, temp_name
 from .embeddings import Embeddings
+from .errors import FormatError
 from .progress import progress_bar
 
-__all__ = ["load", "save", "detect_format", "available", "register", "FormatError", "FORMATS"]
+__all__ = ["load", "save", "load_fasttext", "detect_format", "available", "register", "FormatError", "FORMATS"]
 
-FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "gensim", "embgeo")
+FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
 _TEXT = ("word2vec", "fasttext", "glove")
 _SAVE_FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
 _CACHE_VECTORS, _CACHE_VOCAB, _CACHE_COUNTS, _CACHE_OUTPUT = (
     "vectors.npy", "vocab.txt", "counts.npy", "output_vectors.npy")
-
-
-class FormatError(ValueError):
-    """A malformed embeddings file; ``line`` is the 1-based line number when there is one."""
-
-    def __init__(self, path, message: str, line: int | None = None):
-        self.path = str(path)
-        self.line = line
-        where = f"{self.path}, line {line}" if line is not None else self.path
-        super().__init__(f"{where}: {message}")
 
 
 # ------------------------------------------------------------------ named embeddings
@@ -176,13 +168,27 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         return _load_text(path, fmt, limit, dtype, progress)
     if fmt == "word2vec_binary":
         return _load_word2vec_binary(path, limit, dtype)
+    if fmt == "fasttext_binary":
+        return load_fasttext(path, limit, dtype)[0]
     if fmt == "gensim":
         return _load_gensim(path, limit, dtype, mmap)
     return _load_cache(path, limit, dtype, mmap)
 
 
 def detect_format(path) -> str:
-    """Guess the format of ``path`` from its name and first bytes (see :data:`FORMATS`)."""
+    """The format of ``path`` (see :data:`FORMATS`), decided from its name and first bytes.
+
+    A directory (or ``X.npy`` with ``X.vocab.txt``) is an embgeo cache. Otherwise, after
+    gunzipping when the file starts with gzip's magic: fastText's magic number ``0x2F4F16BA`` is
+    ``"fasttext_binary"``, pickle's ``0x80`` is ``"gensim"``, a first line of two integers ``N D``
+    is followed either by text or by binary records, and anything else is GloVe text.
+    Text versus binary is decided by structure, never by a parse failure: the first record is
+    text when the rest of its line after the first space is printable ASCII with a digit (raw
+    float32 bytes essentially never are, except for tiny dimensions: pass ``format=``), binary
+    when the first 64 KiB (or the whole file, if smaller) split into binary records
+    ``word<space><4·D bytes>`` with non-empty words, and text when neither fits, so that the
+    text reader's error names the line and the token.
+    """
     path = Path(path)
     if path.is_dir() or _cache_prefix(path) is not None:
         files = _cache_files(path)
@@ -194,44 +200,80 @@ def detect_format(path) -> str:
             f"no such file: {str(path)!r}"
             + (f" (named embeddings: {', '.join(_REGISTRY)})" if _REGISTRY else "")
         )
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    if head[:2] == b"\x1f\x8b":
-        with gzip.open(path, "rb") as f:
-            head = f.read(1 << 16)
+    head, complete = _head(path)
+    if head[:4] == _FASTTEXT_MAGIC:
+        return "fasttext_binary"
     if head[:1] == b"\x80":  # pickle protocol >= 2: gensim's SaveLoad
         return "gensim"
-    first, _, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
-    header = _parse_header(first)
-    if header is not None:
-        return "word2vec_binary" if _looks_binary(rest, header[1]) else "word2vec"
-    return "glove"
+    first, newline, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
+    header = _parse_header(first) if newline else None
+    if header is None:
+        return "glove"
+    n, dim = header
+    if n == 0 or dim == 0 or _fits_text(rest) or not _fits_binary(rest, dim, complete):
+        return "word2vec"
+    return "word2vec_binary"
 
 
-def _looks_binary(sample: bytes, dim: int) -> bool:
-    # Decide by structure: a text record is a word and `dim` numbers on one line, which 4·dim raw
-    # float32 bytes essentially never form. Odd bytes in a word (control characters, Latin-1)
-    # therefore do not make a text file "binary".
-    line, newline, _ = sample.partition(b"\n")
-    if newline:
-        toks = line.split()
-        try:
-            # numbers after the word mean text, even with the wrong count (the parser then
-            # reports the line); raw float32 bytes do not split into parseable numbers
-            [float(t) for t in toks[1:]]
-            return len(toks) < 2
-        except ValueError:
-            return True
-    # the first record does not fit the sample: fall back on the bytes themselves
-    sample = sample[:4096]
-    if any(b < 9 or 13 < b < 32 for b in sample):
-        return True
-    cut = sample.rfind(b"\n")
+_FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
+_HEAD = 1 << 16
+#: bytes a text number may contain (printable ASCII, tab, CR)
+_TEXT_BYTES = frozenset([9, 13, *range(32, 127)])
+
+
+def _head(path: Path) -> tuple[bytes, bool]:
+    """The first 64 KiB of the (gunzipped) data, and whether that is all of it."""
+    import zlib
+
+    with open(path, "rb") as f:
+        raw = f.read(1 << 20)
+        more = bool(f.read(1))
+    if raw[:2] != b"\x1f\x8b":
+        return raw[:_HEAD], len(raw) <= _HEAD and not more
+    d = zlib.decompressobj(wbits=31)
     try:
-        sample[: cut if cut >= 0 else len(sample)].decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
+        head = d.decompress(raw, _HEAD)
+    except zlib.error as exc:
+        raise FormatError(path, f"not a valid gzip file ({exc})") from None
+    return head, d.eof and not d.unused_data and not more and len(head) < _HEAD
+
+
+def _fits_text(rest: bytes) -> bool:
+    """Does the first record after a header look like a text line ``word v1 ...``?
+
+    After its first space the line must be printable ASCII (with tabs, CR) holding a digit; a
+    wrong count or a bad number is left for the text reader to report with the line.
+    """
+    line = rest.partition(b"\n")[0]
+    cut = line.find(b" ")
+    if cut < 0:
+        return False
+    after = line[cut:]
+    return all(b in _TEXT_BYTES for b in after) and any(48 <= b <= 57 for b in after)
+
+
+def _fits_binary(rest: bytes, dim: int, complete: bool) -> bool:
+    """Does ``rest`` split into binary records (non-empty words without newlines, then 4·dim bytes)?
+
+    Data cut short (by the end of the sample, or of the file after at least one whole record, so
+    that the binary reader reports the truncation) still fit; so do more records than the header
+    says (the reader reports that too).
+    """
+    pos, size, nb, r = 0, len(rest), 4 * dim, 0
+    while True:
+        while pos < size and rest[pos] == 10:
+            pos += 1
+        if pos >= size:
+            return r > 0 or not complete
+        space = rest.find(b" ", pos)
+        if space < 0:
+            return (not complete or r > 0) and b"\n" not in rest[pos:]
+        if space == pos or b"\n" in rest[pos:space]:
+            return False
+        pos = space + 1 + nb
+        if pos > size:
+            return not complete or r > 0
+        r += 1
 
 
 def _parse_header(line: bytes):
@@ -252,24 +294,42 @@ def _make(words, vectors, counts=None, output_vectors=None, check_finite=True):
 
 
 # ------------------------------------------------------------------ text
+def _gzip_module():
+    """python-isal's ``igzip`` (ISA-L, about 3x faster inflation) when installed, else ``gzip``."""
+    try:
+        from isal import igzip
+        return igzip
+    except ImportError:
+        return gzip
+
+
 def _read_bytes(path: Path, limit: int | None) -> np.ndarray:
     """The (decompressed) bytes of ``path`` as uint8, reading a gzip stream only as far as
     ``limit`` lines need; plain files are memory-mapped."""
+    import zlib
+
     with open(path, "rb") as f:
         magic = f.read(2)
     if magic == b"\x1f\x8b":
-        if limit is None:
-            data = gzip.decompress(path.read_bytes())
-        else:
-            chunks, lines = [], 0
-            with gzip.open(path, "rb") as f:
-                while lines <= limit + 1:  # header + limit rows + the line after
-                    chunk = f.read(1 << 23)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    lines += chunk.count(b"\n")
-            data = b"".join(chunks)
+        gz = _gzip_module()
+        try:
+            if limit is None:
+                data = gz.decompress(path.read_bytes())
+            else:
+                chunks, lines = [], 0
+                with gz.open(path, "rb") as f:
+                    while lines <= limit + 1:  # header + limit rows + the line after
+                        chunk = f.read(1 << 23)
+                        if not chunk:
+                            break
+                        chunks.append(chunk)
+                        lines += chunk.count(b"\n")
+                data = b"".join(chunks)
+        except EOFError:
+            raise FormatError(path, "the gzip data are truncated (the file ends before the end of "
+                                    "the compressed stream; an interrupted download or copy?)") from None
+        except (OSError, zlib.error) as exc:  # BadGzipFile is an OSError
+            raise FormatError(path, f"not a valid gzip file ({exc})") from None
         return np.frombuffer(data, dtype=np.uint8)
     if path.stat().st_size == 0:
         return np.empty(0, dtype=np.uint8)
@@ -313,9 +373,16 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
                                 f"{first[:60]!r}; for GloVe files without header use format='glove'", line=1)
     if header is not None:
         n_header, dim = header
-        if n_header == 0 or dim == 0 or 2 * dim > buf.shape[0]:
-            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions", line=1)
+        if n_header == 0 or dim == 0:
+            raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
+                                    "be positive", line=1)
         pos += len(first) + 1
+        if k.rest_is_blank(buf, pos):
+            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but no vectors "
+                                    "follow it", line=2)
+        if 2 * dim > buf.shape[0] - pos:  # never allocate what the data cannot hold
+            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
+                                    f"{buf.shape[0] - pos} bytes follow it", line=1)
         first_line_no = 2
         # never trust the header for the allocation: a wrong N must give an error, not a MemoryError
         n_rows = min(n_header, _count_lines(buf, pos))
@@ -326,7 +393,8 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
         parts = first.split(b" ", 1)
         dim = len(parts[1].split()) if len(parts) == 2 else 0
         if dim == 0:
-            raise FormatError(path, f"a word without numbers: {first[:60]!r}", line=1)
+            raise FormatError(path, f"a word without numbers: {first[:60]!r}"
+                                    + _count_hint(buf, pos, 0, 1), line=1)
         first_line_no = 1
         n_rows = _count_lines(buf, pos)
         if limit is not None:
@@ -356,9 +424,11 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
                     msg = f"the header says {dim} dimensions but this line has {detail} numbers"
                 else:
                     msg = f"{detail} numbers after the word, but line {first_line_no} has {dim}"
-                raise FormatError(path, msg, line=line)
+                raise FormatError(path, msg + _count_hint(buf, pos, detail, dim), line=line)
             if status == k.BLANK:
                 raise FormatError(path, "empty line (blank lines are allowed only at the end)", line=line)
+            if status == k.EMPTY_WORD:
+                raise FormatError(path, "the line starts with a space (an empty word)", line=line)
             if got < want:
                 break
     finally:
@@ -390,13 +460,37 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
     return _make(words, out, check_finite=False)
 
 
+def _count_hint(buf, pos, got: int, dim: int) -> str:
+    """Why a line may have the wrong count: tab-separated values, or a word with a space."""
+    line = _first_line(buf, pos)
+    word = line.split(b" ", 1)[0]
+    if got == 0 and b"\t" in word:
+        return " (the word ends at the first space: tab-separated values are not supported)"
+    if got > dim:
+        return " (a word containing a space?)"
+    return ""
+
+
+_NUMBER = None
+
+
+def _is_number(tok: bytes) -> bool:
+    """A decimal number or nan/inf in the spellings every reader accepts (no '_', no hex, no blanks)."""
+    global _NUMBER
+    if _NUMBER is None:
+        import re
+        _NUMBER = re.compile(rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
+                             re.IGNORECASE)
+    return _NUMBER.fullmatch(tok) is not None
+
+
 def _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no):
     """Parse the tokens the kernel's exact fast path declined, with Python's float (also exact)."""
     rows, cols, starts, ends = fb
     for i in range(nfb):
         tok = buf[starts[i]:ends[i]].tobytes()
         try:
-            if b"_" in tok:  # Python accepts 1_000, NumPy and other readers do not
+            if not _is_number(tok):  # Python's float also takes 1_000, blanks, non-ASCII digits
                 raise ValueError
             value = float(tok)
         except ValueError:
@@ -418,9 +512,10 @@ def _decode_words(buf, wstart, wend, path, first_line_no) -> list[str]:
             try:
                 buf[s:e].tobytes().decode("utf-8")
             except UnicodeDecodeError:
-                bad.append(first_line_no + i)
+                bad.append(i)
+        where = f"record {bad[0] + 1}" if first_line_no is None else f"line {first_line_no + bad[0]}"
         warnings.warn(
-            f"{path}: {len(bad)} word(s) are not valid UTF-8 (first on line {bad[0]}); "
+            f"{path}: {len(bad)} word(s) are not valid UTF-8 (first on {where}); "
             "the invalid bytes were replaced by U+FFFD",
             UnicodeWarning, stacklevel=4,
         )
@@ -440,22 +535,102 @@ def _check_unique(words, path, first_line_no):
 
 # ------------------------------------------------------------------ binary, gensim, cache
 def _load_word2vec_binary(path: Path, limit, dtype) -> Embeddings:
-    from gensim.models import KeyedVectors
+    """word2vec's C binary format: header line ``N D``, then N records ``word<space><D float32>``
+    (gensim's layout; word2vec's C tool adds a newline after each vector, which is skipped)."""
+    from .kernels import parse as k
 
-    def read(errors):
-        return KeyedVectors.load_word2vec_format(str(path), binary=True, limit=limit, datatype=dtype.type,
-                                                 unicode_errors=errors)
+    buf = _read_bytes(path, None)
+    first = _first_line(buf, 0)
+    header = _parse_header(first) if len(first) < buf.shape[0] else None
+    if header is None:
+        raise FormatError(path, f"expected a word2vec header 'N D' (words, dimensions), got {first[:60]!r}",
+                          line=1)
+    n_header, dim = header
+    if n_header == 0 or dim == 0:
+        raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
+                                "be positive", line=1)
+    pos = len(first) + 1
+    if 4 * dim + 2 > buf.shape[0] - pos:
+        raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
+                                f"{buf.shape[0] - pos} bytes follow it", record=1, offset=pos)
+    n_rows = n_header if limit is None else min(n_header, limit)
+    # never trust the header for the allocation: a record takes at least 4·dim + 2 bytes
+    n_alloc = min(n_rows, (buf.shape[0] - pos) // (4 * dim + 2) + 1)
+    out = np.empty((n_alloc, dim), dtype=np.float32)
+    wstart = np.empty(n_alloc, dtype=np.int64)
+    wend = np.empty(n_alloc, dtype=np.int64)
+    status, done, at = k.binary_records(buf, pos, n_alloc, out.view(np.uint8), wstart, wend)
+    if status != k.B_OK or done < n_rows:
+        rec = dict(record=done + 1, offset=int(at))
+        if status == k.B_EMPTY_WORD:
+            raise FormatError(path, "a space where a word should start (an empty word)", **rec)
+        if status == k.B_NEWLINE_WORD:
+            raise FormatError(path, "a newline inside a word; not word2vec binary records", **rec)
+        if status == k.B_EOF_VECTOR:
+            raise FormatError(path, f"the file ends inside the vector of {_word_at(buf, at)!r} "
+                                    f"({4 * dim} bytes expected): truncated", **rec)
+        raise FormatError(path, f"the header says {n_header} words but the file ends after {done} records",
+                          **rec)
+    if n_rows == n_header and not k.rest_is_blank(buf, at):
+        raise FormatError(path, f"the header says {n_header} words but more data follow the last record",
+                          record=n_header + 1, offset=int(at))
+    words = _decode_words(buf, wstart, wend, path, None)
+    finite = np.isfinite(out).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise FormatError(path, f"NaN or inf in the vector of {words[row]!r}", record=row + 1,
+                          offset=int(wstart[row]))
+    if len(set(words)) != len(words):
+        seen: dict[str, int] = {}
+        for i, w in enumerate(words):
+            j = seen.setdefault(w, i)
+            if j != i:
+                raise FormatError(path, f"duplicate word {w!r} (also record {j + 1})", record=i + 1,
+                                  offset=int(wstart[i]))
+    return _make(words, _as_dtype(out, dtype), check_finite=False)
 
+
+def _word_at(buf, at: int) -> str:
+    end = _first_line(buf, at).find(b" ")
+    return buf[at: at + max(end, 0)].tobytes()[:60].decode("utf-8", errors="replace")
+
+
+def load_fasttext(path, limit: int | None = None, dtype="float32"):
+    """Load Facebook's native fastText ``.bin`` model: the vocabulary's vectors and the subword model.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.bin`` file written by fastText (or ``gensim.models.fasttext.save_facebook_model``).
+    limit : int, optional
+        Keep the first ``limit`` words in the Embeddings (the subword model is loaded whole).
+    dtype : {"float32", "float64"}
+
+    Returns
+    -------
+    (Embeddings, gensim.models.fasttext.FastTextKeyedVectors)
+        The in-vocabulary words and their vectors (what fastText's ``.vec`` holds), and gensim's
+        keyed vectors, whose ``get_vector(word)`` composes a vector for any word, in the
+        vocabulary or not, from its character n-grams.
+
+    Notes
+    -----
+    ``load(path)`` detects the format by fastText's magic number and returns the Embeddings
+    alone; call this function when out-of-vocabulary words need vectors. Reading is gensim's
+    (``gensim.models.fasttext.load_facebook_vectors``).
+    """
+    from gensim.models.fasttext import load_facebook_vectors
+
+    path = Path(os.fspath(path)).expanduser()
+    dtype = np.dtype(backend.resolve_dtype(dtype, np))
     try:
-        try:
-            kv = read("strict")
-        except UnicodeDecodeError:
-            kv = read("replace")
-            warnings.warn(f"{path}: some words are not valid UTF-8; the invalid bytes were replaced "
-                          "by U+FFFD", UnicodeWarning, stacklevel=3)
-    except (EOFError, ValueError) as exc:
-        raise FormatError(path, f"not a valid word2vec binary file ({exc})") from exc
-    return _make(list(kv.index_to_key), _as_dtype(np.asarray(kv.vectors), dtype))
+        kv = load_facebook_vectors(str(path))
+    except (AssertionError, EOFError, ValueError, struct.error, UnicodeDecodeError) as exc:
+        raise FormatError(path, f"not a valid fastText binary model ({type(exc).__name__}: {exc})") from None
+    words, V = list(kv.index_to_key), np.asarray(kv.vectors)
+    if limit is not None:
+        words, V = words[:limit], V[:limit]
+    return _make(words, _as_dtype(np.ascontiguousarray(V), dtype)), kv
 
 
 def _load_gensim(path: Path, limit, dtype, mmap) -> Embeddings:
@@ -497,7 +672,7 @@ def _load_cache(path: Path, limit, dtype, mmap) -> Embeddings:
     for key in ("vectors", "vocab"):
         if not files[key].exists():
             raise FormatError(path, f"an embgeo cache needs {files[key].name} (missing)")
-    mode = "r" if mmap else None
+    mode: Literal["r"] | None = "r" if mmap else None
     V = np.load(files["vectors"], mmap_mode=mode)
     words = files["vocab"].read_bytes().decode("utf-8").split("\n")
     if words and words[-1] == "":
@@ -610,7 +785,7 @@ def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
                     blob = np.frombuffer(b"".join(enc), dtype=np.uint8)
                     buf = np.empty(blob.shape[0] + X.shape[0] * (d * 16 + 2), dtype=np.uint8)
                     used = k.format_rows(np.ascontiguousarray(X), blob, offsets, buf)
-                    f.write(memoryview(buf)[:used])
+                    f.write(buf[:used].data)
                 else:  # float64: Python's repr is the shortest exact decimal
                     f.write("".join(f"{w} {' '.join(map(repr, row))}\n"
                                     for w, row in zip(words, X.tolist())).encode("utf-8"))

@@ -240,9 +240,15 @@ def test_invalid_utf8_words_are_replaced_with_a_warning(tmp_path):
     ("a 1 2\nb 1 2.3.4\n", None, 2, "not a number"),
     ("3 2\na 1 2\nb 1 2\n", None, 4, "header says 3 words but the file ends after 2"),
     ("1 2\na 1 2\nb 1 2\nc 3 4\n\n", None, 3, "header says 1 words but the file has 3 lines of vectors"),
-    ("2 2\n", None, 2, "no vectors after the header"),
+    ("2 2\n", None, 2, "the header says 2 words of 2 dimensions but no vectors follow it"),
+    ("3 0\n", None, 1, "says 3 words of 0 dimensions; both must be positive"),
+    ("0 3\na 1 2 3\n", None, 1, "says 0 words of 3 dimensions"),
+    ("2 2\na\t1\t2\nb\t1\t2\n", None, 2, "tab-separated values are not supported"),
+    ("a\t1\t2\nb\t1\t2\n", None, 1, "tab-separated values are not supported"),
+    ("2 2\nnew york 1 2\nb 1 2\n", None, 2, "has 3 numbers .a word containing a space"),
+    ("2 2\n the 1 2\nb 1 2\n", None, 2, "the line starts with a space"),
     ("1000000000000 2\na 1 2\n", None, 3, "header says 1000000000000 words but the file ends after 1"),
-    ("1 100000000000\na 1 2\n", None, 1, "header says 1 words of 100000000000 dimensions"),
+    ("1 100000000000\na 1 2\n", None, 1, "header says 1 words of 100000000000 dimensions but only 6 bytes"),
     ("a 1 2\n\nb 1 2\n", None, 2, "empty line"),
     ("a 1 2\nb 1 2\na 3 4\n", None, 3, r"duplicate word 'a' \(also on line 1\)"),
     ("a 1 2\nb nan 2\n", None, 2, "NaN or inf in the vector of 'b'"),
@@ -263,10 +269,72 @@ def test_empty_file_raises(tmp_path, text):
         io.load(write(tmp_path / "empty.vec", text))
 
 
-def test_truncated_binary_file_raises(tmp_path, emb):
+def _binary(words, X, header=None, sep=b""):
+    """word2vec binary bytes written here from the format's definition (not by embgeo)."""
+    X = np.asarray(X, dtype="<f4")
+    head = header if header is not None else f"{len(words)} {X.shape[1]}"
+    return head.encode() + b"\n" + b"".join(w.encode() + b" " + x.tobytes() + sep for w, x in zip(words, X))
+
+
+def test_truncated_binary_file_raises_with_record_and_offset(tmp_path, emb):
     p = io.save(emb, tmp_path / "t.bin")
-    p.write_bytes(p.read_bytes()[:-40])
-    with pytest.raises(FormatError, match="not a valid word2vec binary file"):
+    data = p.read_bytes()
+    p.write_bytes(data[:-40])
+    with pytest.raises(FormatError, match="record 59 .byte offset 1871.: the file ends inside the vector of '1'") as info:
+        io.load(p)
+    assert (info.value.record, info.value.offset) == (59, 1871)
+    assert data[1871:1873] == b"1 "
+
+
+@pytest.mark.parametrize("sep", [b"", b"\n"])
+def test_binary_records_equal_their_definition(tmp_path, rng, sep):
+    X = rng.standard_normal((4, 3)).astype(np.float32)
+    p = tmp_path / "b.bin"
+    p.write_bytes(_binary(["a", "bb", "ö", "d"], X, sep=sep))
+    e = io.load(p)
+    assert io.detect_format(p) == "word2vec_binary" and e.words == ["a", "bb", "ö", "d"]
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(X))
+
+
+@pytest.mark.parametrize("words,header,record,match", [
+    (["a", "b", "a"], None, 3, r"duplicate word 'a' \(also record 1\)"),
+    (["a", "b", "c"], "2 3", 3, "the header says 2 words but more data follow the last record"),
+    (["a", "b"], "3 3", 3, "the header says 3 words but the file ends after 2 records"),
+])
+def test_binary_errors_name_the_record(tmp_path, rng, words, header, record, match):
+    # issue 11: a duplicate word used to invent a word 'None'; a short header truncated silently
+    p = tmp_path / "b.bin"
+    p.write_bytes(_binary(words, rng.standard_normal((len(words), 3)), header=header))
+    with pytest.raises(FormatError, match=match) as info:
+        io.load(p)
+    assert info.value.record == record and f"record {record} (byte offset " in str(info.value)
+
+
+@pytest.mark.parametrize("token", ["0.x3", "0,1", "NA", "0x1p-3", "1_0", "0.3\xc2\xa0"])
+def test_bad_token_on_the_first_row_is_a_text_error_not_binary_garbage(tmp_path, token):
+    # issue 11: the first data row used to fail text detection, and the file loaded as binary garbage
+    tok = token.encode("latin-1").decode("unicode_escape").encode("latin-1")
+    p = tmp_path / "bad.vec"
+    p.write_bytes(b"3 4\nthe 0.1 0.2 " + tok + b" 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n")
+    assert io.detect_format(p) == "word2vec"
+    with pytest.raises(FormatError, match=r"line 2: value 3 is not a number") as info:
+        io.load(p)
+    assert info.value.line == 2
+
+
+def test_a_word_with_a_space_on_the_first_row_is_a_text_error(tmp_path):
+    p = tmp_path / "bad.vec"
+    p.write_bytes(b"3 4\nnew york 0.1 0.2 0.3 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n")
+    with pytest.raises(FormatError, match="line 2: the header says 4 dimensions but this line has 5 numbers"):
+        io.load(p)
+
+
+@pytest.mark.parametrize("cut", [10, 100, -10])
+def test_truncated_gzip_names_the_file(tmp_path, emb, cut):
+    p = io.save(emb, tmp_path / "t.vec.gz")
+    data = p.read_bytes()
+    p.write_bytes(data[:cut])
+    with pytest.raises(FormatError, match=r"t\.vec\.gz: (the gzip data are truncated|not a valid gzip)"):
         io.load(p)
 
 
