@@ -26,7 +26,7 @@ import logging
 import os
 import struct
 import warnings
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal
@@ -34,7 +34,7 @@ from typing import Callable, Literal
 import numpy as np
 
 from . import backend
-from .atomic import atomic_dir, atomic_path, temp_name
+from .atomic import atomic_dir, atomic_path
 from .embeddings import Embeddings
 from .errors import FormatError
 from .progress import progress_bar
@@ -835,18 +835,13 @@ def _save_cache(e: Embeddings, path: Path) -> None:
     if prefix is not None:
         # prefix form: each file replaced atomically; a stale optional file must not survive
         final = _cache_files(path)
-        temps = {key: temp_name(p) for key, p in final.items()}
-        try:
+        with ExitStack() as stack:
+            temps = {key: stack.enter_context(atomic_path(p)) for key, p in final.items()
+                     if key in arrays or key == "vocab"}
             write_all(temps)
-            for key in final:
-                if key in arrays or key == "vocab":
-                    os.replace(temps[key], final[key])
-                elif final[key].exists():
-                    os.unlink(final[key])
-        finally:
-            for t in temps.values():
-                if t.exists():
-                    os.unlink(t)
+        for key in final:
+            if key not in temps and final[key].exists():
+                os.unlink(final[key])
         return
 
     if path.exists() and not path.is_dir():

@@ -403,6 +403,51 @@ def test_successful_save_replaces_existing_file(tmp_path, emb):
     assert io.load(p).words == emb.words[:3] and os.listdir(tmp_path) == ["a.vec"]
 
 
+@pytest.mark.parametrize("name", ["a.vec", "a.bin", "a.embgeo", "a.npy"])
+def test_save_into_a_missing_directory_names_the_directory(tmp_path, emb, name):
+    target = tmp_path / "no" / "such" / name
+    with pytest.raises(FileNotFoundError, match=f"the directory {tmp_path / 'no' / 'such'} does not exist"):
+        io.save(emb, target)
+
+
+def test_temp_files_of_a_killed_save_are_reaped_by_the_next(tmp_path, emb):
+    import signal
+    import subprocess
+
+    # a writer killed with SIGKILL in the middle of a save leaves its temporary file behind
+    code = (f"import os, signal, embgeo.atomic as a\n"
+            f"with a.atomic_path({str(tmp_path / 'a.vec')!r}) as t:\n"
+            f"    open(t, 'wb').write(b'x' * 100000)\n"
+            f"    os.kill(os.getpid(), signal.SIGKILL)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.run([sys.executable, "-c", code], env=env)
+    assert proc.returncode == -signal.SIGKILL
+    left = os.listdir(tmp_path)
+    assert len(left) == 1 and left[0].startswith(".a.vec.embgeo-") and left[0].endswith(".tmp")
+    # a stranger's hidden file is not ours to remove
+    (tmp_path / ".a.vec.12345678.tmp").write_bytes(b"not embgeo's")
+    io.save(emb, tmp_path / "b.vec")
+    assert sorted(os.listdir(tmp_path)) == [".a.vec.12345678.tmp", "b.vec"]
+
+
+def test_writes_are_fsynced_file_then_directory(tmp_path, emb, monkeypatch):
+    import stat
+
+    synced = []
+    real = os.fsync
+
+    def spy(fd):
+        synced.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    io.save(emb, tmp_path / "a.vec")
+    assert synced == ["file", "dir"]
+    synced.clear()
+    io.save(emb, tmp_path / "a.embgeo")
+    assert synced.count("file") == 3 and synced[-1] == "dir"
+
+
 # ------------------------------------------------------------------ named and real data
 def test_glove_6b_50d_loads(glove):
     assert len(glove) == 400000 and glove.dim == 50 and glove.dtype == np.float32
