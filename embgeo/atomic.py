@@ -50,7 +50,7 @@ def reap_stale(directory) -> list[Path]:
     again, since otherwise it holds the only copy. Returns the paths removed.
     """
     directory = Path(directory)
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(directory))
     except OSError:
