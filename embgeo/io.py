@@ -24,6 +24,7 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import pickle
 import struct
 import warnings
 from contextlib import ExitStack, nullcontext
@@ -203,7 +204,7 @@ def detect_format(path) -> str:
     head, complete = _head(path)
     if head[:4] == _FASTTEXT_MAGIC:
         return "fasttext_binary"
-    if head[:1] == b"\x80":  # pickle protocol >= 2: gensim's SaveLoad
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):  # pickle: gensim's SaveLoad
         return "gensim"
     first, newline, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
     header = _parse_header(first) if newline else None
@@ -496,7 +497,8 @@ def _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no):
         except ValueError:
             raise FormatError(path, f"value {int(cols[i]) + 1} is not a number: {tok[:40]!r}",
                               line=first_line_no + int(rows[i])) from None
-        out[rows[i], cols[i]] = value
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, reported with the line below
+            out[rows[i], cols[i]] = value
 
 
 def _decode_words(buf, wstart, wend, path, first_line_no) -> list[str]:
@@ -625,7 +627,7 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
     dtype = np.dtype(backend.resolve_dtype(dtype, np))
     try:
         kv = load_facebook_vectors(str(path))
-    except (AssertionError, EOFError, ValueError, struct.error, UnicodeDecodeError) as exc:
+    except (AssertionError, EOFError, ValueError, struct.error, MemoryError, OverflowError, IndexError) as exc:
         raise FormatError(path, f"not a valid fastText binary model ({type(exc).__name__}: {exc})") from None
     words, V = list(kv.index_to_key), np.asarray(kv.vectors)
     if limit is not None:
@@ -636,7 +638,13 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
 def _load_gensim(path: Path, limit, dtype, mmap) -> Embeddings:
     from gensim.utils import SaveLoad
 
-    obj = SaveLoad.load(str(path), mmap="r" if mmap else None)
+    try:
+        obj = SaveLoad.load(str(path), mmap="r" if mmap else None)
+    except FileNotFoundError:
+        raise  # a companion .npy file: the message names it
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError,
+            ImportError, OverflowError, struct.error, MemoryError, RecursionError) as exc:
+        raise FormatError(path, f"not a loadable gensim file ({type(exc).__name__}: {exc})") from None
     if not hasattr(getattr(obj, "wv", obj), "index_to_key"):
         raise FormatError(path, f"a gensim {type(obj).__name__}, not word vectors or a word model")
     e = Embeddings.from_gensim(obj)
@@ -673,22 +681,49 @@ def _load_cache(path: Path, limit, dtype, mmap) -> Embeddings:
         if not files[key].exists():
             raise FormatError(path, f"an embgeo cache needs {files[key].name} (missing)")
     mode: Literal["r"] | None = "r" if mmap else None
-    V = np.load(files["vectors"], mmap_mode=mode)
-    words = files["vocab"].read_bytes().decode("utf-8").split("\n")
+    V = _load_npy(files["vectors"], mode, ndim=2)
+    raw = files["vocab"].read_bytes()
+    try:
+        words = raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise FormatError(files["vocab"], "not valid UTF-8", line=raw[:exc.start].count(b"\n") + 1) from None
     if words and words[-1] == "":
         words.pop()
-    if V.ndim != 2 or V.shape[0] != len(words):
+    if V.shape[0] != len(words) or not words:
         raise FormatError(path, f"{files['vocab'].name} has {len(words)} words but "
                                 f"{files['vectors'].name} has shape {V.shape}")
-    counts = np.load(files["counts"]) if files["counts"].exists() else None
-    out = np.load(files["output"], mmap_mode=mode) if files["output"].exists() else None
+    counts = _load_npy(files["counts"], None, ndim=1) if files["counts"].exists() else None
+    out = _load_npy(files["output"], mode, ndim=2) if files["output"].exists() else None
+    if counts is not None and counts.shape[0] != len(words):
+        raise FormatError(path, f"{files['counts'].name} has {counts.shape[0]} counts for {len(words)} words")
+    if out is not None and out.shape[0] != len(words):
+        raise FormatError(path, f"{files['output'].name} has {out.shape[0]} rows for {len(words)} words")
     if limit is not None:
         words, V = words[:limit], V[:limit]
         counts = None if counts is None else counts[:limit]
         out = None if out is None else out[:limit]
     _check_unique(words, files["vocab"], 1)
-    return _make(words, _as_dtype(V, dtype), counts, None if out is None else _as_dtype(out, dtype),
-                 check_finite=not mmap)
+    V = _as_dtype(V, dtype)
+    if not mmap:
+        finite = np.isfinite(V).all(axis=1)
+        if not finite.all():
+            row = int(np.flatnonzero(~finite)[0])
+            raise FormatError(files["vectors"], f"NaN or inf in the vector of {words[row]!r} (row {row})")
+    return _make(words, V, counts, None if out is None else _as_dtype(out, dtype), check_finite=not mmap)
+
+
+def _load_npy(path: Path, mode, ndim: int):
+    """``np.load`` of one array of a cache, with errors that name the file."""
+    try:
+        A = np.load(path, mmap_mode=mode, allow_pickle=False)
+    except (ValueError, EOFError, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, EOFError) and exc.errno is not None:
+            raise
+        raise FormatError(path, f"not a valid .npy array ({exc})") from None
+    if not isinstance(A, np.ndarray) or A.ndim != ndim or A.dtype.kind not in ("f" if ndim == 2 else "iuf"):
+        raise FormatError(path, f"expected a {ndim}-d {'float' if ndim == 2 else 'numeric'} array, got "
+                                f"{getattr(A, 'dtype', type(A).__name__)} of shape {getattr(A, 'shape', '?')}")
+    return A
 
 
 # ------------------------------------------------------------------ save

@@ -497,3 +497,43 @@ def test_save_load_round_trips_control_characters_in_words(tmp_path):
     e = Embeddings(["a\x01b", "plain"], np.array([[1.5, -2.0], [0.25, 3.0]], dtype=np.float32))
     back = io.load(io.save(e, tmp_path / "ctl.vec"))
     assert back.words == e.words and np.array_equal(back.vectors, e.vectors)
+
+
+# ------------------------------------------------------------------ fastText's native .bin
+@pytest.fixture(scope="module")
+def fasttext_model(tmp_path_factory):
+    from gensim.models import FastText
+    from gensim.models.fasttext import save_facebook_model
+
+    sents = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "ran", "in", "the", "park"]] * 20
+    model = FastText(sentences=sents, vector_size=8, min_count=1, epochs=2, bucket=2000, min_n=2, max_n=3,
+                     seed=0, workers=1)
+    path = tmp_path_factory.mktemp("ft") / "model.bin"
+    save_facebook_model(model, str(path))
+    return model, path
+
+
+def test_fasttext_native_bin_is_detected_by_its_magic_number(fasttext_model):
+    # issue 15: it used to be taken for GloVe text
+    model, path = fasttext_model
+    assert io.detect_format(path) == "fasttext_binary"
+    e = io.load(path)
+    assert e.words == list(model.wv.index_to_key)
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(model.wv.vectors))
+    assert io.load(path, limit=3).words == e.words[:3]
+
+
+def test_fasttext_subword_vectors_for_unknown_words(fasttext_model):
+    model, path = fasttext_model
+    e, kv = io.load_fasttext(path)
+    assert "cats" not in e
+    np.testing.assert_array_equal(kv.get_vector("cats"), model.wv.get_vector("cats"))
+
+
+@pytest.mark.parametrize("cut", [4, 30, 200, 0.5])
+def test_damaged_fasttext_bin_raises_format_error(fasttext_model, tmp_path, cut):
+    p = tmp_path / "bad.bin"
+    data = fasttext_model[1].read_bytes()
+    p.write_bytes(data[:cut if isinstance(cut, int) else int(cut * len(data))])
+    with pytest.raises(FormatError, match="not a valid fastText binary model"):
+        io.load(p)
