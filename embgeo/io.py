@@ -337,6 +337,117 @@ def _read_bytes(path: Path, limit: int | None) -> np.ndarray:
     return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
 
 
+#: bytes of inflated text handed to a parsing thread at a time
+_STREAM_PART = 1 << 23
+
+
+class _Overflow(Exception):
+    """The inflated data outgrow the size in the gzip trailer."""
+
+
+class _Inflater:
+    """Inflate a gzip file in a background thread into a buffer sized by the gzip trailer.
+
+    ``wait(end)`` blocks until ``end`` bytes are there or the stream has finished; a truncated
+    or corrupt stream raises :class:`FormatError` from :meth:`raise_error`.
+    """
+
+    def __init__(self, path: Path, size: int):
+        import threading
+
+        self.path = path
+        self.buf = np.empty(size, dtype=np.uint8)
+        self.avail = 0
+        self.finished = False
+        self.error: BaseException | None = None
+        self._stop = False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="embgeo-inflate", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def start(cls, path: Path):
+        """An inflater for a gzip ``path`` whose trailer gives a plausible size, else None."""
+        with open(path, "rb") as f:
+            if f.read(2) != b"\x1f\x8b":
+                return None
+            f.seek(0, os.SEEK_END)
+            csize = f.tell()
+            if csize < 20:
+                return None
+            f.seek(-4, os.SEEK_END)
+            size = int.from_bytes(f.read(4), "little")
+        if size < csize:  # text always inflates; otherwise the trailer is not the whole size
+            return None
+        return cls(path, size)
+
+    def _run(self):
+        import zlib
+
+        try:
+            from isal import isal_zlib as zl
+        except ImportError:
+            zl = zlib
+        try:
+            d = zl.decompressobj(wbits=31)
+            with open(self.path, "rb") as f:
+                while not self._stop:
+                    raw = f.read(1 << 22)
+                    if not raw:
+                        break
+                    while raw and not self._stop:
+                        if d.eof:  # another gzip member follows
+                            d = zl.decompressobj(wbits=31)
+                        self._put(d.decompress(raw))
+                        raw = d.unused_data if d.eof else b""
+            if not d.eof and not self._stop:
+                raise EOFError("truncated")
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            with self._cond:
+                self.finished = True
+                self._cond.notify_all()
+
+    def _put(self, data: bytes) -> None:
+        n = len(data)
+        if self.avail + n > self.buf.shape[0]:
+            raise _Overflow
+        self.buf[self.avail: self.avail + n] = np.frombuffer(data, dtype=np.uint8)
+        with self._cond:
+            self.avail += n
+            self._cond.notify_all()
+
+    def wait(self, end: int) -> int:
+        """Bytes inflated, once there are at least ``end`` or the stream has finished."""
+        with self._cond:
+            while self.avail < end and not self.finished:
+                self._cond.wait()
+            avail = self.avail
+        if self.finished:
+            self.raise_error()
+        return avail
+
+    def raise_error(self) -> None:
+        import zlib
+
+        exc = self.error
+        if exc is None:
+            return
+        if isinstance(exc, _Overflow):
+            raise _Overflow
+        if isinstance(exc, EOFError):
+            raise FormatError(self.path, "the gzip data are truncated (the file ends before the end of "
+                                         "the compressed stream; an interrupted download or copy?)") from None
+        if isinstance(exc, (OSError, zlib.error)) or type(exc).__name__ == "error":
+            raise FormatError(self.path, f"not a valid gzip file ({exc})") from None
+        raise exc
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join()
+
+
 def _count_lines(buf: np.ndarray, pos: int) -> int:
     """Lines from ``pos`` on (a last line without newline counts); blocked to bound the temporary."""
     step = 1 << 24
@@ -354,10 +465,29 @@ def _first_line(buf: np.ndarray, pos: int) -> bytes:
         size *= 4
 
 
-def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
+def _load_text(path: Path, fmt: str, limit, dtype, progress, stream_gzip: bool = True) -> Embeddings:
     from .kernels import parse as k
 
-    buf = _read_bytes(path, limit)
+    # a gzipped word2vec file is inflated by a thread while the lines already inflated are parsed
+    stream = _Inflater.start(path) if stream_gzip and fmt != "glove" and limit is None else None
+    if stream is not None:
+        try:
+            return _load_text_from(path, fmt, limit, dtype, progress, stream.buf, stream)
+        except _Overflow:  # the gzip trailer's size was not the data's (several members, > 4 GiB)
+            return _load_text(path, fmt, limit, dtype, progress, stream_gzip=False)
+        finally:
+            stream.close()
+    return _load_text_from(path, fmt, limit, dtype, progress, _read_bytes(path, limit), None)
+
+
+def _load_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) -> Embeddings:
+    from .kernels import parse as k
+
+    full = buf
+    if stream is not None:  # the header and the first lines: the first MiB, or all if blank
+        buf = full[:stream.wait(1 << 20)]
+        if k.rest_is_blank(buf, 0):
+            buf = full[:stream.wait(full.shape[0])]
     pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
     if k.rest_is_blank(buf, pos):
         raise FormatError(path, "the file is empty")
@@ -378,21 +508,24 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
             raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
                                     "be positive", line=1)
         pos += len(first) + 1
+        if stream is not None and k.rest_is_blank(buf, pos):
+            buf = full[:stream.wait(full.shape[0])]
         if k.rest_is_blank(buf, pos):
             raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but no vectors "
                                     "follow it", line=2)
-        if 2 * dim > buf.shape[0] - pos:  # never allocate what the data cannot hold
+        if 2 * dim > full.shape[0] - pos:  # never allocate what the data cannot hold
             raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
-                                    f"{buf.shape[0] - pos} bytes follow it", line=1)
+                                    f"{full.shape[0] - pos} bytes follow it", line=1)
         first_line_no = 2
         # never trust the header for the allocation: a wrong N must give an error, not a MemoryError
-        n_rows = min(n_header, _count_lines(buf, pos))
+        # (a streamed file's line count is not known yet: a line of D numbers takes >= 2·D bytes)
+        n_rows = min(n_header, _count_lines(buf, pos) if stream is None else (full.shape[0] - pos) // (2 * dim) + 1)
         if limit is not None:
             n_rows = min(n_rows, limit)
     else:
         n_header = None
-        parts = first.split(b" ", 1)
-        dim = len(parts[1].split()) if len(parts) == 2 else 0
+        halves = first.split(b" ", 1)
+        dim = len(halves[1].split()) if len(halves) == 2 else 0
         if dim == 0:
             raise FormatError(path, f"a word without numbers: {first[:60]!r}"
                                     + _count_hint(buf, pos, 0, 1), line=1)
@@ -404,36 +537,33 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
     out = np.empty((n_rows, dim), dtype=dtype)
     wstart = np.empty(n_rows, dtype=np.int64)
     wend = np.empty(n_rows, dtype=np.int64)
-    cap = max(1 << 14, 2 * dim)
-    fb = [np.empty(cap, dtype=np.int64) for _ in range(4)]
-    chunk = max(1, (1 << 21) // dim)
-    done = 0
-    bar = progress_bar(total=n_rows, desc=f"reading {path.name}", progress=progress, unit="word")
+    bar = progress_bar(total=n_header if stream is not None else n_rows, desc=f"reading {path.name}",
+                       progress=progress, unit="word")
+    ctx = (out, wstart, wend, path, first_line_no, n_header, bar)
     try:
-        while done < n_rows:
-            want = min(chunk, n_rows - done)
-            status, got, pos, nfb, detail = k.parse_rows(buf, pos, want, out, done, wstart[done:],
-                                                        wend[done:], *fb)
-            _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no)
-            done += got
-            bar.update(got)
-            if status == k.FALLBACK_FULL:
-                continue
-            line = first_line_no + done
-            if status in (k.TOO_FEW, k.TOO_MANY):
-                if n_header is not None:
-                    msg = f"the header says {dim} dimensions but this line has {detail} numbers"
-                else:
-                    msg = f"{detail} numbers after the word, but line {first_line_no} has {dim}"
-                raise FormatError(path, msg + _count_hint(buf, pos, detail, dim), line=line)
-            if status == k.BLANK:
-                raise FormatError(path, "empty line (blank lines are allowed only at the end)", line=line)
-            if status == k.EMPTY_WORD:
-                raise FormatError(path, "the line starts with a space (an empty word)", line=line)
-            if got < want:
-                break
+        if stream is not None:
+            parts, results = _parse_stream(stream, ctx, pos, n_rows)
+            buf = full[:stream.wait(full.shape[0])]
+        else:
+            parts = _split_rows(buf, pos, n_rows, dim)
+            if len(parts) == 1:
+                results = [_parse_part(buf, ctx, *parts[0])]
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                # the kernel releases the GIL: each thread parses its own lines into its own rows
+                with ThreadPoolExecutor(len(parts)) as pool:
+                    futures = [pool.submit(_parse_part, buf, ctx, *part) for part in parts]
+                results = [f.result() for f in futures]  # the first error (the lowest line) wins
     finally:
         bar.close()
+    done, pos = results[0]
+    for (row0, start, want), (got, end) in zip(parts[1:], results[1:]):
+        if got and done < row0:  # the previous part ended in blank lines, and data follow
+            raise FormatError(path, "empty line (blank lines are allowed only at the end)",
+                              line=first_line_no + done)
+        if got:
+            done, pos = row0 + got, end
 
     if done == 0:
         raise FormatError(path, "no vectors after the header", line=first_line_no)
@@ -459,6 +589,138 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
         raise FormatError(path, f"NaN or inf in the vector of {words[row]!r}", line=first_line_no + row)
     _check_unique(words, path, first_line_no)
     return _make(words, out, check_finite=False)
+
+
+#: text smaller than this is parsed by one thread
+_PARALLEL_MIN_BYTES = 1 << 22
+
+
+def _split_rows(buf, pos: int, n_rows: int, dim: int) -> list[tuple[int, int, int]]:
+    """Cut rows ``[0, n_rows)`` starting at byte ``pos`` into (first row, byte start, rows) parts at
+    line boundaries, one per core (a single part for small inputs)."""
+    workers = min(os.cpu_count() or 1, 8)
+    size = buf.shape[0] - pos
+    if workers < 2 or size < _PARALLEL_MIN_BYTES:
+        return [(0, pos, n_rows)]
+    parts, row, start = [], 0, pos
+    for i in range(1, workers):
+        cut = pos + size * i // workers
+        nl = _find_newline(buf, cut)
+        if nl < 0:
+            break
+        rows = row + _count_lines(buf[:nl + 1], start)
+        if rows >= n_rows:
+            break
+        parts.append((row, start, rows - row))
+        row, start = rows, nl + 1
+    parts.append((row, start, n_rows - row))
+    return parts
+
+
+def _last_newline(buf, start: int, end: int) -> int:
+    """Index of the last newline in ``buf[start:end]``, or -1."""
+    step = 1 << 16
+    while end > start:
+        lo = max(start, end - step)
+        hits = np.flatnonzero(buf[lo:end] == 10)
+        if hits.shape[0]:
+            return lo + int(hits[-1])
+        end = lo
+    return -1
+
+
+def _find_newline(buf, at: int) -> int:
+    step = 1 << 16
+    while at < buf.shape[0]:
+        hits = np.flatnonzero(buf[at: at + step] == 10)
+        if hits.shape[0]:
+            return at + int(hits[0])
+        at += step
+    return -1
+
+
+def _parse_stream(stream, ctx, pos: int, n_rows: int):
+    """Parse the lines of a gzip stream as they are inflated, in parts of about 8 MiB on all cores.
+
+    Returns the parts (first row, byte start, rows) and their :func:`_parse_part` results.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    buf = stream.buf
+    parts, futures = [], []
+    row, start = 0, pos
+    with ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, 8))) as pool:
+        try:
+            want = start + _STREAM_PART
+            while row < n_rows:
+                avail = stream.wait(want)
+                if stream.finished and avail == stream.avail:
+                    end = avail
+                else:
+                    end = _last_newline(buf, start, avail) + 1
+                    if end <= 0:  # no complete line yet
+                        want = avail + _STREAM_PART
+                        continue
+                if end <= start:
+                    break
+                rows = min(_count_lines(buf[:end], start), n_rows - row)
+                futures.append(pool.submit(_parse_part, buf[:end], ctx, row, start, rows))
+                parts.append((row, start, rows))
+                row, start = row + rows, end
+                want = start + _STREAM_PART
+                if stream.finished and start >= stream.avail:
+                    break
+        finally:
+            results: list = []
+            for f in futures:
+                try:
+                    results.append(f.result())
+                except BaseException as exc:
+                    results.append(exc)
+    stream.wait(buf.shape[0])
+    stream.raise_error()
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return parts, results
+
+
+def _parse_part(buf, ctx, row0: int, pos: int, n_rows: int) -> tuple[int, int]:
+    """Parse ``n_rows`` lines from byte ``pos`` into rows ``row0...``; (rows parsed, end byte).
+
+    Fewer rows than asked means blank lines to the end of the data.
+    """
+    from .kernels import parse as k
+
+    out, wstart, wend, path, first_line_no, n_header, bar = ctx
+    dim = out.shape[1]
+    cap = max(1 << 14, 2 * dim)
+    fb = [np.empty(cap, dtype=np.int64) for _ in range(4)]
+    chunk = max(1, (1 << 21) // dim)
+    done = 0
+    while done < n_rows:
+        want = min(chunk, n_rows - done)
+        r = row0 + done
+        status, got, pos, nfb, detail = k.parse_rows(buf, pos, want, out, r, wstart[r:], wend[r:], *fb)
+        _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no)
+        done += got
+        bar.update(got)
+        if status == k.FALLBACK_FULL:
+            continue
+        line = first_line_no + row0 + done
+        if status in (k.TOO_FEW, k.TOO_MANY):
+            if n_header is not None:
+                msg = f"the header says {dim} dimensions but this line has {detail} numbers"
+            else:
+                msg = f"{detail} numbers after the word, but line {first_line_no} has {dim}"
+            raise FormatError(path, msg + _count_hint(buf, pos, detail, dim), line=line)
+        if status == k.BLANK:
+            raise FormatError(path, "empty line (blank lines are allowed only at the end)", line=line)
+        if status == k.EMPTY_WORD:
+            raise FormatError(path, "the line starts with a space (an empty word)", line=line)
+        if got < want:
+            break
+    return done, pos
 
 
 def _count_hint(buf, pos, got: int, dim: int) -> str:

@@ -537,3 +537,57 @@ def test_damaged_fasttext_bin_raises_format_error(fasttext_model, tmp_path, cut)
     p.write_bytes(data[:cut if isinstance(cut, int) else int(cut * len(data))])
     with pytest.raises(FormatError, match="not a valid fastText binary model"):
         io.load(p)
+
+
+# ------------------------------------------------------------------ parsing on several cores
+@pytest.mark.parametrize("workers", [2, 3, 7])
+def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
+    monkeypatch.setattr(io, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: workers)
+    p = io.save(emb, tmp_path / "a.vec")
+    assert len(io._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
+    assert_same(io.load(p), emb)
+    lines = p.read_bytes().split(b"\n")
+    for bad_line in (5, 30, 55):  # 1-based, in the first, a middle and the last part
+        broken = lines.copy()
+        broken[bad_line - 1] = broken[bad_line - 1] + b" 1.0"
+        q = tmp_path / "b.vec"
+        q.write_bytes(b"\n".join(broken))
+        with pytest.raises(FormatError, match="this line has 8 numbers") as info:
+            io.load(q)
+        assert info.value.line == bad_line
+    blank = lines[:40] + [b""] + lines[40:]
+    q.write_bytes(b"\n".join(blank).replace(b"60 7", b"61 7", 1))
+    with pytest.raises(FormatError, match="empty line") as info:
+        io.load(q)
+    assert info.value.line == 41
+    q.write_bytes(p.read_bytes() + b"\n\n \n")
+    assert_same(io.load(q), emb)
+
+
+@pytest.mark.parametrize("part", [1, 64, 1000])
+def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, monkeypatch, part):
+    monkeypatch.setattr(io, "_STREAM_PART", part)
+    p = io.save(emb, tmp_path / "a.vec.gz")
+    assert io._Inflater.start(p) is not None
+    assert_same(io.load(p), emb)
+    lines = gzip.decompress(p.read_bytes()).split(b"\n")
+    for bad_line in (2, 33, 61):
+        broken = lines.copy()
+        broken[bad_line - 1] = broken[bad_line - 1].replace(b" ", b" x", 1)
+        q = write(tmp_path / "b.vec.gz", b"\n".join(broken))
+        with pytest.raises(FormatError, match="value 1 is not a number") as info:
+            io.load(q)
+        assert info.value.line == bad_line
+    q = write(tmp_path / "c.vec.gz", b"\n".join(lines[:40] + [b""] + lines[40:]).replace(b"60 7", b"61 7", 1))
+    with pytest.raises(FormatError, match="empty line") as info:
+        io.load(q)
+    assert info.value.line == 41
+    q = write(tmp_path / "d.vec.gz", b"\n".join(lines) + b"extra 1 2 3 4 5 6 7\n")
+    with pytest.raises(FormatError, match="the header says 60 words but the file has 61 lines"):
+        io.load(q)
+    # two gzip members: the trailer holds only the last one's size, so the whole file is read instead
+    q = tmp_path / "e.vec.gz"
+    raw = b"\n".join(lines)
+    q.write_bytes(gzip.compress(raw[:1000]) + gzip.compress(raw[1000:]))
+    assert_same(io.load(q), emb)
