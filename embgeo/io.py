@@ -6,7 +6,8 @@ format                 what it is                                      load    s
 ``"word2vec"``         text, ``N D`` header, then ``word v1 ... vD``   yes     yes
 ``"fasttext"``         the same layout (fastText's ``.vec``)           yes     yes
 ``"glove"``            text without header                             yes     yes
-``"word2vec_binary"``  word2vec C binary (float32), via gensim         yes     yes
+``"word2vec_binary"``  word2vec C binary (float32)                     yes     yes
+``"fasttext_binary"``  fastText's native ``.bin`` (via gensim)         yes     no
 ``"gensim"``           ``KeyedVectors.save`` / ``Word2Vec.save`` file  yes     no
 ``"embgeo"``           ``vectors.npy`` + ``vocab.txt`` (+ counts)      yes     yes
 =====================  ==============================================  ======  ======
@@ -14,9 +15,12 @@ format                 what it is                                      load    s
 Text formats may be gzipped (``.gz``). Named embeddings (``load("glove-6b-50d")``) come from
 optional data packages; see :func:`available`.
 
-Text is parsed in bulk: the file's bytes go to a Numba kernel (:mod:`embgeo.kernels.parse`)
-that finds words and numbers and converts each number exactly (decimal -> correctly rounded
-float64 -> output dtype, the same result as NumPy). Text is written with the shortest decimal
+Text is parsed in bulk: the file's bytes go to a Numba kernel (:mod:`embgeo.kernels.parse`),
+one thread per core, that finds words and numbers and converts each number exactly (decimal ->
+correctly rounded float64 -> output dtype, the same result as NumPy); gzipped files are inflated
+(python-isal when installed) by a thread while the inflated lines are parsed. The format is
+decided from the first bytes by structure, never by trying a reader and falling back; a bad file
+raises :class:`~embgeo.errors.FormatError` naming the line, or the record and byte offset. Text is written with the shortest decimal
 that reads back to the same float32, so ``load(save(e))`` is bit-exact for every format.
 """
 from __future__ import annotations
@@ -107,8 +111,9 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     dtype : {"float32", "float64"}
         Storage dtype. Text is parsed straight into it.
     format : str, optional
-        One of :data:`FORMATS`; detected from the name and the first bytes when omitted
-        (a text file whose first line is ``N D`` is word2vec, otherwise GloVe).
+        One of :data:`FORMATS`; detected from the first bytes when omitted (see
+        :func:`detect_format`: gzip, fastText's and pickle's magic numbers, a ``N D`` header
+        followed by text or by binary records, otherwise GloVe).
     progress : bool, optional
         Progress bar while parsing text (None follows :func:`embgeo.set_progress`).
     mmap : bool, default False
@@ -126,8 +131,10 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     Raises
     ------
     FormatError
-        A malformed file; text errors name the line (wrong number of values, a bad number,
-        a header that disagrees with the data, an empty or blank line, a duplicate word).
+        A malformed file (:class:`embgeo.errors.FormatError`). Text errors name the line (wrong
+        number of values, a bad number, a header that disagrees with the data, an empty or blank
+        line, a duplicate word); word2vec binary errors name the record and its byte offset; a
+        truncated or corrupt gzip stream names the file.
     ImportError
         A named embedding whose data package is not installed (the message says what to install).
 
