@@ -1,7 +1,7 @@
 """Time embgeo.io.load against gensim's KeyedVectors.load_word2vec_format (and pandas.read_csv)
 on the same word2vec text files, in one run, best of N; print the ratios.
 
-    /work/venv/bin/python benchmarks/compare_io.py [--rows 100000] [--dim 300] [--repeat 3] [--real-only]
+    /work/venv/bin/python benchmarks/compare_io.py [--rows 100000] [--dim 300] [--repeat 3] [--real-only | --synthetic-only]
 
 The synthetic file holds float32 values N(0, 0.3^2) written with the shortest float32 repr (as
 embgeo.io.save writes them; ~10 characters a number). The real files, when present, are
@@ -111,12 +111,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-pandas", action="store_true")
     ap.add_argument("--real-only", action="store_true", help="only the real files in ../shared/data/vectors")
+    ap.add_argument("--synthetic-only", action="store_true", help="only the synthetic files")
     ap.add_argument("--no-gensim", action="store_true")
     ap.add_argument("--baseline", metavar="CHECKOUT", default=None,
                     help="also time embgeo.io.load from another checkout (e.g. ../../main, before a change)")
     args = ap.parse_args()
     peers = tuple(p for p, off in (("gensim", args.no_gensim), ("pandas", args.no_pandas)) if not off)
-    for path in SHARED:
+    for path in [] if args.synthetic_only else SHARED:
         if path.exists():
             compare(path, args.repeat, peers, args.baseline)
     if args.real_only:
