@@ -1,6 +1,6 @@
 """Longer fuzz run of embgeo.load against gensim's reader (the property of tests/test_io_fuzz.py).
 
-    /work/venv/bin/python benchmarks/fuzz_io.py [--examples 20000] [--seed N]
+    /work/venv/bin/python benchmarks/fuzz_io.py [--examples 20000] [--seed N] [--small-parts]
 
 For any generated file (random bytes; text and binary word2vec files, valid or mutated; gzipped,
 sometimes truncated), ``embgeo.load`` must return exactly what gensim's ``load_word2vec_format``
@@ -26,7 +26,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=None, help="fixed seed (default: random)")
+    ap.add_argument("--small-parts", action="store_true",
+                    help="parse every line as its own part, on 4 threads (exercises the threaded paths)")
     args = ap.parse_args()
+    if args.small_parts:
+        import os
+
+        from embgeo import io
+
+        io._PARALLEL_MIN_BYTES, io._STREAM_PART = 0, 1
+        os.cpu_count = lambda: 4
     counts: collections.Counter = collections.Counter()
     tmp = Path(tempfile.mkdtemp(prefix="embgeo-fuzz-"))
 

@@ -661,13 +661,17 @@ def _parse_stream(stream, ctx, pos: int, n_rows: int):
             want = start + _STREAM_PART
             while row < n_rows:
                 avail = stream.wait(want)
-                if stream.finished and avail == stream.avail:
-                    end = avail
-                else:
-                    end = _last_newline(buf, start, avail) + 1
-                    if end <= 0:  # no complete line yet
-                        want = avail + _STREAM_PART
-                        continue
+                cut = min(avail, start + _STREAM_PART)  # parts of about _STREAM_PART bytes
+                nl = _last_newline(buf, start, cut)
+                if nl < 0:
+                    nl = _find_newline(buf[:avail], cut)
+                if nl >= 0:
+                    end = nl + 1
+                elif stream.finished and avail == stream.avail:
+                    end = avail  # the last line, without a newline
+                else:  # no complete line yet
+                    want = avail + _STREAM_PART
+                    continue
                 if end <= start:
                     break
                 rows = min(_count_lines(buf[:end], start), n_rows - row)

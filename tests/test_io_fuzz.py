@@ -172,6 +172,19 @@ def test_load_returns_what_gensim_reads_or_raises_a_located_format_error(tmp_pat
     check(p, tmp_path)
 
 
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=ANY_FILE)
+def test_the_property_holds_when_every_line_is_its_own_part(tmp_path, monkeypatch, data):
+    # the threaded paths (parts per core, gzip parts parsed while inflating) on tiny files
+    monkeypatch.setattr(io, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(io, "_STREAM_PART", 1)
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    p = tmp_path / "fuzz.vec"
+    p.write_bytes(data)
+    check(p, tmp_path)
+
+
 @pytest.mark.parametrize("data, expect", [
     (b"3 4\nthe 0.1 0.2 0.x3 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n", "error"),
     (b"2 2\na 0.1 0.2\nb 0.3 0.4\n", "ok"),
