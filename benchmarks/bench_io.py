@@ -44,6 +44,23 @@ class LoadText:
         io.load(os.path.join(root, "bench.embgeo"), mmap=True)
 
 
+class LoadRealGzip:
+    """The 50k x 384 English MiniLM-static vectors, gzipped (63 MB, 183 MB inflated), from ../shared."""
+
+    timeout = 300
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "vectors",
+                        "en.minilm-static.384d.50k.vec.gz")
+
+    def setup(self):
+        if not os.path.exists(self.path):
+            raise NotImplementedError("../shared/data/vectors not present")
+        embgeo.set_progress(False)
+        io.load(self.path, limit=10)
+
+    def time_load_en_minilm_gz(self):
+        io.load(self.path)
+
+
 class LoadGlove:
     """The embedded default, GloVe 6B 50d (400k words)."""
 

@@ -4,9 +4,10 @@ Each command lives in its own module, imported only when the command runs, so ``
 fast and a command whose dependencies are missing does not break the others. A command module exposes
 ``add_arguments(parser)`` (fill an :class:`argparse.ArgumentParser`) and ``run(args) -> int``.
 
-Errors caused by the input (unknown dataset, missing file, bad embeddings path, malformed data) end the
-program with exit code 1 and one line on standard error; usage errors exit with 2. ``--debug`` shows the
-full traceback instead.
+Errors caused by the input (unknown dataset, missing file, bad embeddings path, malformed data, no
+covered pairs) end the program with exit code 1 and one line on standard error; usage errors (bad
+arguments) print one line and exit with 2. ``--debug``, before or after the command, shows the full
+traceback instead.
 """
 from __future__ import annotations
 
@@ -28,13 +29,20 @@ _SUMMARY = {
     "datasets": "list (and fetch) the registered datasets and vectors, and what is cached",
 }
 #: Exceptions that mean "bad input" rather than a bug: reported in one line.
-USER_ERRORS = (ValueError, KeyError, OSError, ImportError, LookupError, RuntimeError)
+USER_ERRORS = (ValueError, KeyError, OSError, ImportError, LookupError, RuntimeError, EOFError, MemoryError)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (the usage itself is one ``--help`` away)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
 def _top_parser() -> argparse.ArgumentParser:
     width = max(map(len, COMMANDS))
     listing = "\n".join(f"  {name.ljust(width)}  {_SUMMARY.get(name, '')}" for name in COMMANDS)
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="embgeo", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Geometry of word embeddings.",
         epilog=f"commands:\n{listing}\n\nRun 'embgeo COMMAND --help' for a command's options.",
@@ -79,7 +87,6 @@ def main(argv=None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors
         return _code(exc)
     if ns.command not in COMMANDS:
-        top.print_usage(sys.stderr)
         print(f"embgeo: error: unknown command {ns.command!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
     prog = f"embgeo {ns.command}"
@@ -88,20 +95,21 @@ def main(argv=None) -> int:
     except _CommandUnavailable as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    parser = argparse.ArgumentParser(prog=prog, description=_SUMMARY.get(ns.command))
+    parser = _Parser(prog=prog, description=_SUMMARY.get(ns.command))
     mod.add_arguments(parser)
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     try:
         args = parser.parse_args(ns.args)
     except SystemExit as exc:
         return _code(exc)
-    args.debug = ns.debug
+    args.debug = args.debug or ns.debug
     try:
         return int(mod.run(args) or 0)
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
     except USER_ERRORS as exc:
-        if ns.debug:
+        if args.debug:
             raise
         print(f"{prog}: error: {_message(exc)}", file=sys.stderr)
         return 1

@@ -203,11 +203,12 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
                 return f
     if looks_like_path:
         raise FileNotFoundError(f"dataset file not found: {s}")
-    where = (f"data directory {', '.join(str(d) for d in dirs)}" if dirs
-             else "no data directory (set EMBGEO_DATA or pass data_dir=)")
+    where = (f"not found in data directory {', '.join(str(d) for d in dirs)}" if dirs
+             else "no data directory is set (set EMBGEO_DATA, or pass --data-dir DIR on the command line, "
+                  "data_dir= in Python)")
     raise FileNotFoundError(
         f"unknown dataset {s!r}: not a file, not a built-in name ({', '.join(sorted(BUILTIN))}), "
-        f"not a registry name (see embgeo.datasets.registry()), and not found in {where}"
+        f"not a registry name (see embgeo.datasets.registry()), and {where}"
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["UnknownWordError", "NotFittedError"]
+__all__ = ["UnknownWordError", "NotFittedError", "FormatError"]
 
 
 class UnknownWordError(KeyError):
@@ -38,6 +38,31 @@ class UnknownWordError(KeyError):
 
     def __str__(self):  # KeyError would quote the whole message
         return self.message
+
+
+class FormatError(ValueError):
+    """A malformed embeddings file. The message starts with where: ``path, line N:`` (text),
+    ``path, record N (byte offset B):`` (binary) or ``path:``.
+
+    Attributes ``path``, ``line`` (1-based, text), ``record`` (1-based, binary) and ``offset``
+    (byte offset in the decompressed data) hold the location; those that do not apply are None.
+    """
+
+    def __init__(self, path, message: str, line: int | None = None, *, record: int | None = None,
+                 offset: int | None = None):
+        self.path = str(path)
+        self.line = line
+        self.record = record
+        self.offset = offset
+        where = self.path
+        if line is not None:
+            where += f", line {line}"
+        if record is not None:
+            where += f", record {record}"
+        if offset is not None:
+            where += f" (byte offset {offset})" if record is not None else f", byte offset {offset}"
+        self.message = message
+        super().__init__(f"{where}: {message}")
 
 
 def _make_not_fitted_error() -> type:

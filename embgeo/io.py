@@ -6,7 +6,8 @@ format                 what it is                                      load    s
 ``"word2vec"``         text, ``N D`` header, then ``word v1 ... vD``   yes     yes
 ``"fasttext"``         the same layout (fastText's ``.vec``)           yes     yes
 ``"glove"``            text without header                             yes     yes
-``"word2vec_binary"``  word2vec C binary (float32), via gensim         yes     yes
+``"word2vec_binary"``  word2vec C binary (float32)                     yes     yes
+``"fasttext_binary"``  fastText's native ``.bin`` (via gensim)         yes     no
 ``"gensim"``           ``KeyedVectors.save`` / ``Word2Vec.save`` file  yes     no
 ``"embgeo"``           ``vectors.npy`` + ``vocab.txt`` (+ counts)      yes     yes
 =====================  ==============================================  ======  ======
@@ -14,9 +15,12 @@ format                 what it is                                      load    s
 Text formats may be gzipped (``.gz``). Named embeddings (``load("glove-6b-50d")``) come from
 optional data packages; see :func:`available`.
 
-Text is parsed in bulk: the file's bytes go to a Numba kernel (:mod:`embgeo.kernels.parse`)
-that finds words and numbers and converts each number exactly (decimal -> correctly rounded
-float64 -> output dtype, the same result as NumPy). Text is written with the shortest decimal
+Text is parsed in bulk: the file's bytes go to a Numba kernel (:mod:`embgeo.kernels.parse`),
+one thread per core, that finds words and numbers and converts each number exactly (decimal ->
+correctly rounded float64 -> output dtype, the same result as NumPy); gzipped files are inflated
+(python-isal when installed) by a thread while the inflated lines are parsed. The format is
+decided from the first bytes by structure, never by trying a reader and falling back; a bad file
+raises :class:`~embgeo.errors.FormatError` naming the line, or the record and byte offset. Text is written with the shortest decimal
 that reads back to the same float32, so ``load(save(e))`` is bit-exact for every format.
 """
 from __future__ import annotations
@@ -24,36 +28,29 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import pickle
+import struct
 import warnings
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 import numpy as np
 
 from . import backend
-from .atomic import atomic_dir, atomic_path, temp_name
+from .atomic import atomic_dir, atomic_path
 from .embeddings import Embeddings
+from .errors import FormatError
 from .progress import progress_bar
 
-__all__ = ["load", "save", "detect_format", "available", "register", "FormatError", "FORMATS"]
+__all__ = ["load", "save", "load_fasttext", "detect_format", "available", "register", "FormatError", "FORMATS"]
 
-FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "gensim", "embgeo")
+FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
 _TEXT = ("word2vec", "fasttext", "glove")
 _SAVE_FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
 _CACHE_VECTORS, _CACHE_VOCAB, _CACHE_COUNTS, _CACHE_OUTPUT = (
     "vectors.npy", "vocab.txt", "counts.npy", "output_vectors.npy")
-
-
-class FormatError(ValueError):
-    """A malformed embeddings file; ``line`` is the 1-based line number when there is one."""
-
-    def __init__(self, path, message: str, line: int | None = None):
-        self.path = str(path)
-        self.line = line
-        where = f"{self.path}, line {line}" if line is not None else self.path
-        super().__init__(f"{where}: {message}")
 
 
 # ------------------------------------------------------------------ named embeddings
@@ -115,8 +112,9 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     dtype : {"float32", "float64"}
         Storage dtype. Text is parsed straight into it.
     format : str, optional
-        One of :data:`FORMATS`; detected from the name and the first bytes when omitted
-        (a text file whose first line is ``N D`` is word2vec, otherwise GloVe).
+        One of :data:`FORMATS`; detected from the first bytes when omitted (see
+        :func:`detect_format`: gzip, fastText's and pickle's magic numbers, a ``N D`` header
+        followed by text or by binary records, otherwise GloVe).
     progress : bool, optional
         Progress bar while parsing text (None follows :func:`embgeo.set_progress`).
     mmap : bool, default False
@@ -134,8 +132,10 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     Raises
     ------
     FormatError
-        A malformed file; text errors name the line (wrong number of values, a bad number,
-        a header that disagrees with the data, an empty or blank line, a duplicate word).
+        A malformed file (:class:`embgeo.errors.FormatError`). Text errors name the line (wrong
+        number of values, a bad number, a header that disagrees with the data, an empty or blank
+        line, a duplicate word); word2vec binary errors name the record and its byte offset; a
+        truncated or corrupt gzip stream names the file.
     ImportError
         A named embedding whose data package is not installed (the message says what to install).
 
@@ -183,13 +183,27 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         return _load_text(path, fmt, limit, dtype, progress)
     if fmt == "word2vec_binary":
         return _load_word2vec_binary(path, limit, dtype)
+    if fmt == "fasttext_binary":
+        return load_fasttext(path, limit, dtype)[0]
     if fmt == "gensim":
         return _load_gensim(path, limit, dtype, mmap)
     return _load_cache(path, limit, dtype, mmap)
 
 
 def detect_format(path) -> str:
-    """Guess the format of ``path`` from its name and first bytes (see :data:`FORMATS`)."""
+    """The format of ``path`` (see :data:`FORMATS`), decided from its name and first bytes.
+
+    A directory (or ``X.npy`` with ``X.vocab.txt``) is an embgeo cache. Otherwise, after
+    gunzipping when the file starts with gzip's magic: fastText's magic number ``0x2F4F16BA`` is
+    ``"fasttext_binary"``, pickle's ``0x80`` is ``"gensim"``, a first line of two integers ``N D``
+    is followed either by text or by binary records, and anything else is GloVe text.
+    Text versus binary is decided by structure, never by a parse failure: the first record is
+    text when the rest of its line after the first space is printable ASCII with a digit (raw
+    float32 bytes essentially never are, except for tiny dimensions: pass ``format=``), binary
+    when the first 64 KiB (or the whole file, if smaller) split into binary records
+    ``word<space><4·D bytes>`` with non-empty words, and text when neither fits, so that the
+    text reader's error names the line and the token.
+    """
     path = Path(path)
     if path.is_dir() or _cache_prefix(path) is not None:
         files = _cache_files(path)
@@ -201,44 +215,80 @@ def detect_format(path) -> str:
             f"no such file: {str(path)!r}"
             + (f" (named embeddings: {', '.join(_REGISTRY)})" if _REGISTRY else "")
         )
-    with open(path, "rb") as f:
-        head = f.read(1 << 16)
-    if head[:2] == b"\x1f\x8b":
-        with gzip.open(path, "rb") as f:
-            head = f.read(1 << 16)
-    if head[:1] == b"\x80":  # pickle protocol >= 2: gensim's SaveLoad
+    head, complete = _head(path)
+    if head[:4] == _FASTTEXT_MAGIC:
+        return "fasttext_binary"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):  # pickle: gensim's SaveLoad
         return "gensim"
-    first, _, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
-    header = _parse_header(first)
-    if header is not None:
-        return "word2vec_binary" if _looks_binary(rest, header[1]) else "word2vec"
-    return "glove"
+    first, newline, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
+    header = _parse_header(first) if newline else None
+    if header is None:
+        return "glove"
+    n, dim = header
+    if n == 0 or dim == 0 or _fits_text(rest) or not _fits_binary(rest, dim, complete):
+        return "word2vec"
+    return "word2vec_binary"
 
 
-def _looks_binary(sample: bytes, dim: int) -> bool:
-    # Decide by structure: a text record is a word and `dim` numbers on one line, which 4·dim raw
-    # float32 bytes essentially never form. Odd bytes in a word (control characters, Latin-1)
-    # therefore do not make a text file "binary".
-    line, newline, _ = sample.partition(b"\n")
-    if newline:
-        toks = line.split()
-        try:
-            # numbers after the word mean text, even with the wrong count (the parser then
-            # reports the line); raw float32 bytes do not split into parseable numbers
-            [float(t) for t in toks[1:]]
-            return len(toks) < 2
-        except ValueError:
-            return True
-    # the first record does not fit the sample: fall back on the bytes themselves
-    sample = sample[:4096]
-    if any(b < 9 or 13 < b < 32 for b in sample):
-        return True
-    cut = sample.rfind(b"\n")
+_FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
+_HEAD = 1 << 16
+#: bytes a text number may contain (printable ASCII, tab, CR)
+_TEXT_BYTES = frozenset([9, 13, *range(32, 127)])
+
+
+def _head(path: Path) -> tuple[bytes, bool]:
+    """The first 64 KiB of the (gunzipped) data, and whether that is all of it."""
+    import zlib
+
+    with open(path, "rb") as f:
+        raw = f.read(1 << 20)
+        more = bool(f.read(1))
+    if raw[:2] != b"\x1f\x8b":
+        return raw[:_HEAD], len(raw) <= _HEAD and not more
+    d = zlib.decompressobj(wbits=31)
     try:
-        sample[: cut if cut >= 0 else len(sample)].decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
+        head = d.decompress(raw, _HEAD)
+    except zlib.error as exc:
+        raise FormatError(path, f"not a valid gzip file ({exc})") from None
+    return head, d.eof and not d.unused_data and not more and len(head) < _HEAD
+
+
+def _fits_text(rest: bytes) -> bool:
+    """Does the first record after a header look like a text line ``word v1 ...``?
+
+    After its first space the line must be printable ASCII (with tabs, CR) holding a digit; a
+    wrong count or a bad number is left for the text reader to report with the line.
+    """
+    line = rest.partition(b"\n")[0]
+    cut = line.find(b" ")
+    if cut < 0:
+        return False
+    after = line[cut:]
+    return all(b in _TEXT_BYTES for b in after) and any(48 <= b <= 57 for b in after)
+
+
+def _fits_binary(rest: bytes, dim: int, complete: bool) -> bool:
+    """Does ``rest`` split into binary records (non-empty words without newlines, then 4·dim bytes)?
+
+    Data cut short (by the end of the sample, or of the file after at least one whole record, so
+    that the binary reader reports the truncation) still fit; so do more records than the header
+    says (the reader reports that too).
+    """
+    pos, size, nb, r = 0, len(rest), 4 * dim, 0
+    while True:
+        while pos < size and rest[pos] == 10:
+            pos += 1
+        if pos >= size:
+            return r > 0 or not complete
+        space = rest.find(b" ", pos)
+        if space < 0:
+            return (not complete or r > 0) and b"\n" not in rest[pos:]
+        if space == pos or b"\n" in rest[pos:space]:
+            return False
+        pos = space + 1 + nb
+        if pos > size:
+            return not complete or r > 0
+        r += 1
 
 
 def _parse_header(line: bytes):
@@ -259,28 +309,157 @@ def _make(words, vectors, counts=None, output_vectors=None, check_finite=True):
 
 
 # ------------------------------------------------------------------ text
+def _gzip_module():
+    """python-isal's ``igzip`` (ISA-L, about 3x faster inflation) when installed, else ``gzip``."""
+    try:
+        from isal import igzip
+        return igzip
+    except ImportError:
+        return gzip
+
+
 def _read_bytes(path: Path, limit: int | None) -> np.ndarray:
     """The (decompressed) bytes of ``path`` as uint8, reading a gzip stream only as far as
     ``limit`` lines need; plain files are memory-mapped."""
+    import zlib
+
     with open(path, "rb") as f:
         magic = f.read(2)
     if magic == b"\x1f\x8b":
-        if limit is None:
-            data = gzip.decompress(path.read_bytes())
-        else:
-            chunks, lines = [], 0
-            with gzip.open(path, "rb") as f:
-                while lines <= limit + 1:  # header + limit rows + the line after
-                    chunk = f.read(1 << 23)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    lines += chunk.count(b"\n")
-            data = b"".join(chunks)
+        gz = _gzip_module()
+        try:
+            if limit is None:
+                data = gz.decompress(path.read_bytes())
+            else:
+                chunks, lines = [], 0
+                with gz.open(path, "rb") as f:
+                    while lines <= limit + 1:  # header + limit rows + the line after
+                        chunk = f.read(1 << 23)
+                        if not chunk:
+                            break
+                        chunks.append(chunk)
+                        lines += chunk.count(b"\n")
+                data = b"".join(chunks)
+        except EOFError:
+            raise FormatError(path, "the gzip data are truncated (the file ends before the end of "
+                                    "the compressed stream; an interrupted download or copy?)") from None
+        except (OSError, zlib.error) as exc:  # BadGzipFile is an OSError
+            raise FormatError(path, f"not a valid gzip file ({exc})") from None
         return np.frombuffer(data, dtype=np.uint8)
     if path.stat().st_size == 0:
         return np.empty(0, dtype=np.uint8)
     return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+
+
+#: bytes of inflated text handed to a parsing thread at a time
+_STREAM_PART = 1 << 23
+
+
+class _Overflow(Exception):
+    """The inflated data outgrow the size in the gzip trailer."""
+
+
+class _Inflater:
+    """Inflate a gzip file in a background thread into a buffer sized by the gzip trailer.
+
+    ``wait(end)`` blocks until ``end`` bytes are there or the stream has finished; a truncated
+    or corrupt stream raises :class:`FormatError` from :meth:`raise_error`.
+    """
+
+    def __init__(self, path: Path, size: int):
+        import threading
+
+        self.path = path
+        self.buf = np.empty(size, dtype=np.uint8)
+        self.avail = 0
+        self.finished = False
+        self.error: BaseException | None = None
+        self._stop = False
+        self._cond = threading.Condition()
+        self._thread = threading.Thread(target=self._run, name="embgeo-inflate", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def start(cls, path: Path):
+        """An inflater for a gzip ``path`` whose trailer gives a plausible size, else None."""
+        with open(path, "rb") as f:
+            if f.read(2) != b"\x1f\x8b":
+                return None
+            f.seek(0, os.SEEK_END)
+            csize = f.tell()
+            if csize < 20:
+                return None
+            f.seek(-4, os.SEEK_END)
+            size = int.from_bytes(f.read(4), "little")
+        if size < csize:  # text always inflates; otherwise the trailer is not the whole size
+            return None
+        return cls(path, size)
+
+    def _run(self):
+        import zlib
+
+        try:
+            from isal import isal_zlib as zl
+        except ImportError:
+            zl = zlib
+        try:
+            d = zl.decompressobj(wbits=31)
+            with open(self.path, "rb") as f:
+                while not self._stop:
+                    raw = f.read(1 << 22)
+                    if not raw:
+                        break
+                    while raw and not self._stop:
+                        if d.eof:  # another gzip member follows
+                            d = zl.decompressobj(wbits=31)
+                        self._put(d.decompress(raw))
+                        raw = d.unused_data if d.eof else b""
+            if not d.eof and not self._stop:
+                raise EOFError("truncated")
+        except BaseException as exc:
+            self.error = exc
+        finally:
+            with self._cond:
+                self.finished = True
+                self._cond.notify_all()
+
+    def _put(self, data: bytes) -> None:
+        n = len(data)
+        if self.avail + n > self.buf.shape[0]:
+            raise _Overflow
+        self.buf[self.avail: self.avail + n] = np.frombuffer(data, dtype=np.uint8)
+        with self._cond:
+            self.avail += n
+            self._cond.notify_all()
+
+    def wait(self, end: int) -> int:
+        """Bytes inflated, once there are at least ``end`` or the stream has finished."""
+        with self._cond:
+            while self.avail < end and not self.finished:
+                self._cond.wait()
+            avail = self.avail
+        if self.finished:
+            self.raise_error()
+        return avail
+
+    def raise_error(self) -> None:
+        import zlib
+
+        exc = self.error
+        if exc is None:
+            return
+        if isinstance(exc, _Overflow):
+            raise _Overflow
+        if isinstance(exc, EOFError):
+            raise FormatError(self.path, "the gzip data are truncated (the file ends before the end of "
+                                         "the compressed stream; an interrupted download or copy?)") from None
+        if isinstance(exc, (OSError, zlib.error)) or type(exc).__name__ == "error":
+            raise FormatError(self.path, f"not a valid gzip file ({exc})") from None
+        raise exc
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join()
 
 
 def _count_lines(buf: np.ndarray, pos: int) -> int:
@@ -300,10 +479,29 @@ def _first_line(buf: np.ndarray, pos: int) -> bytes:
         size *= 4
 
 
-def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
+def _load_text(path: Path, fmt: str, limit, dtype, progress, stream_gzip: bool = True) -> Embeddings:
     from .kernels import parse as k
 
-    buf = _read_bytes(path, limit)
+    # a gzipped word2vec file is inflated by a thread while the lines already inflated are parsed
+    stream = _Inflater.start(path) if stream_gzip and fmt != "glove" and limit is None else None
+    if stream is not None:
+        try:
+            return _load_text_from(path, fmt, limit, dtype, progress, stream.buf, stream)
+        except _Overflow:  # the gzip trailer's size was not the data's (several members, > 4 GiB)
+            return _load_text(path, fmt, limit, dtype, progress, stream_gzip=False)
+        finally:
+            stream.close()
+    return _load_text_from(path, fmt, limit, dtype, progress, _read_bytes(path, limit), None)
+
+
+def _load_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) -> Embeddings:
+    from .kernels import parse as k
+
+    full = buf
+    if stream is not None:  # the header and the first lines: the first MiB, or all if blank
+        buf = full[:stream.wait(1 << 20)]
+        if k.rest_is_blank(buf, 0):
+            buf = full[:stream.wait(full.shape[0])]
     pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
     if k.rest_is_blank(buf, pos):
         raise FormatError(path, "the file is empty")
@@ -320,20 +518,31 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
                                 f"{first[:60]!r}; for GloVe files without header use format='glove'", line=1)
     if header is not None:
         n_header, dim = header
-        if n_header == 0 or dim == 0 or 2 * dim > buf.shape[0]:
-            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions", line=1)
+        if n_header == 0 or dim == 0:
+            raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
+                                    "be positive", line=1)
         pos += len(first) + 1
+        if stream is not None and k.rest_is_blank(buf, pos):
+            buf = full[:stream.wait(full.shape[0])]
+        if k.rest_is_blank(buf, pos):
+            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but no vectors "
+                                    "follow it", line=2)
+        if 2 * dim > full.shape[0] - pos:  # never allocate what the data cannot hold
+            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
+                                    f"{full.shape[0] - pos} bytes follow it", line=1)
         first_line_no = 2
         # never trust the header for the allocation: a wrong N must give an error, not a MemoryError
-        n_rows = min(n_header, _count_lines(buf, pos))
+        # (a streamed file's line count is not known yet: a line of D numbers takes >= 2·D bytes)
+        n_rows = min(n_header, _count_lines(buf, pos) if stream is None else (full.shape[0] - pos) // (2 * dim) + 1)
         if limit is not None:
             n_rows = min(n_rows, limit)
     else:
         n_header = None
-        parts = first.split(b" ", 1)
-        dim = len(parts[1].split()) if len(parts) == 2 else 0
+        halves = first.split(b" ", 1)
+        dim = len(halves[1].split()) if len(halves) == 2 else 0
         if dim == 0:
-            raise FormatError(path, f"a word without numbers: {first[:60]!r}", line=1)
+            raise FormatError(path, f"a word without numbers: {first[:60]!r}"
+                                    + _count_hint(buf, pos, 0, 1), line=1)
         first_line_no = 1
         n_rows = _count_lines(buf, pos)
         if limit is not None:
@@ -342,34 +551,33 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
     out = np.empty((n_rows, dim), dtype=dtype)
     wstart = np.empty(n_rows, dtype=np.int64)
     wend = np.empty(n_rows, dtype=np.int64)
-    cap = max(1 << 14, 2 * dim)
-    fb = [np.empty(cap, dtype=np.int64) for _ in range(4)]
-    chunk = max(1, (1 << 21) // dim)
-    done = 0
-    bar = progress_bar(total=n_rows, desc=f"reading {path.name}", progress=progress, unit="word")
+    bar = progress_bar(total=n_header if stream is not None else n_rows, desc=f"reading {path.name}",
+                       progress=progress, unit="word")
+    ctx = (out, wstart, wend, path, first_line_no, n_header, bar)
     try:
-        while done < n_rows:
-            want = min(chunk, n_rows - done)
-            status, got, pos, nfb, detail = k.parse_rows(buf, pos, want, out, done, wstart[done:],
-                                                        wend[done:], *fb)
-            _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no)
-            done += got
-            bar.update(got)
-            if status == k.FALLBACK_FULL:
-                continue
-            line = first_line_no + done
-            if status in (k.TOO_FEW, k.TOO_MANY):
-                if n_header is not None:
-                    msg = f"the header says {dim} dimensions but this line has {detail} numbers"
-                else:
-                    msg = f"{detail} numbers after the word, but line {first_line_no} has {dim}"
-                raise FormatError(path, msg, line=line)
-            if status == k.BLANK:
-                raise FormatError(path, "empty line (blank lines are allowed only at the end)", line=line)
-            if got < want:
-                break
+        if stream is not None:
+            parts, results = _parse_stream(stream, ctx, pos, n_rows)
+            buf = full[:stream.wait(full.shape[0])]
+        else:
+            parts = _split_rows(buf, pos, n_rows, dim)
+            if len(parts) == 1:
+                results = [_parse_part(buf, ctx, *parts[0])]
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                # the kernel releases the GIL: each thread parses its own lines into its own rows
+                with ThreadPoolExecutor(len(parts)) as pool:
+                    futures = [pool.submit(_parse_part, buf, ctx, *part) for part in parts]
+                results = [f.result() for f in futures]  # the first error (the lowest line) wins
     finally:
         bar.close()
+    done, pos = results[0]
+    for (row0, start, want), (got, end) in zip(parts[1:], results[1:]):
+        if got and done < row0:  # the previous part ended in blank lines, and data follow
+            raise FormatError(path, "empty line (blank lines are allowed only at the end)",
+                              line=first_line_no + done)
+        if got:
+            done, pos = row0 + got, end
 
     if done == 0:
         raise FormatError(path, "no vectors after the header", line=first_line_no)
@@ -397,19 +605,180 @@ def _load_text(path: Path, fmt: str, limit, dtype, progress) -> Embeddings:
     return _make(words, out, check_finite=False)
 
 
+#: text smaller than this is parsed by one thread
+_PARALLEL_MIN_BYTES = 1 << 22
+
+
+def _split_rows(buf, pos: int, n_rows: int, dim: int) -> list[tuple[int, int, int]]:
+    """Cut rows ``[0, n_rows)`` starting at byte ``pos`` into (first row, byte start, rows) parts at
+    line boundaries, one per core (a single part for small inputs)."""
+    workers = min(os.cpu_count() or 1, 8)
+    size = buf.shape[0] - pos
+    if workers < 2 or size < _PARALLEL_MIN_BYTES:
+        return [(0, pos, n_rows)]
+    parts, row, start = [], 0, pos
+    for i in range(1, workers):
+        cut = pos + size * i // workers
+        nl = _find_newline(buf, cut)
+        if nl < 0:
+            break
+        rows = row + _count_lines(buf[:nl + 1], start)
+        if rows >= n_rows:
+            break
+        parts.append((row, start, rows - row))
+        row, start = rows, nl + 1
+    parts.append((row, start, n_rows - row))
+    return parts
+
+
+def _last_newline(buf, start: int, end: int) -> int:
+    """Index of the last newline in ``buf[start:end]``, or -1."""
+    step = 1 << 16
+    while end > start:
+        lo = max(start, end - step)
+        hits = np.flatnonzero(buf[lo:end] == 10)
+        if hits.shape[0]:
+            return lo + int(hits[-1])
+        end = lo
+    return -1
+
+
+def _find_newline(buf, at: int) -> int:
+    step = 1 << 16
+    while at < buf.shape[0]:
+        hits = np.flatnonzero(buf[at: at + step] == 10)
+        if hits.shape[0]:
+            return at + int(hits[0])
+        at += step
+    return -1
+
+
+def _parse_stream(stream, ctx, pos: int, n_rows: int):
+    """Parse the lines of a gzip stream as they are inflated, in parts of about 8 MiB on all cores.
+
+    Returns the parts (first row, byte start, rows) and their :func:`_parse_part` results.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    buf = stream.buf
+    parts, futures = [], []
+    row, start = 0, pos
+    with ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, 8))) as pool:
+        try:
+            want = start + _STREAM_PART
+            while row < n_rows:
+                avail = stream.wait(want)
+                cut = min(avail, start + _STREAM_PART)  # parts of about _STREAM_PART bytes
+                nl = _last_newline(buf, start, cut)
+                if nl < 0:
+                    nl = _find_newline(buf[:avail], cut)
+                if nl >= 0:
+                    end = nl + 1
+                elif stream.finished and avail == stream.avail:
+                    end = avail  # the last line, without a newline
+                else:  # no complete line yet
+                    want = avail + _STREAM_PART
+                    continue
+                if end <= start:
+                    break
+                rows = min(_count_lines(buf[:end], start), n_rows - row)
+                futures.append(pool.submit(_parse_part, buf[:end], ctx, row, start, rows))
+                parts.append((row, start, rows))
+                row, start = row + rows, end
+                want = start + _STREAM_PART
+                if stream.finished and start >= stream.avail:
+                    break
+        finally:
+            results: list = []
+            for f in futures:
+                try:
+                    results.append(f.result())
+                except BaseException as exc:
+                    results.append(exc)
+    stream.wait(buf.shape[0])
+    stream.raise_error()
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return parts, results
+
+
+def _parse_part(buf, ctx, row0: int, pos: int, n_rows: int) -> tuple[int, int]:
+    """Parse ``n_rows`` lines from byte ``pos`` into rows ``row0...``; (rows parsed, end byte).
+
+    Fewer rows than asked means blank lines to the end of the data.
+    """
+    from .kernels import parse as k
+
+    out, wstart, wend, path, first_line_no, n_header, bar = ctx
+    dim = out.shape[1]
+    cap = max(1 << 14, 2 * dim)
+    fb = [np.empty(cap, dtype=np.int64) for _ in range(4)]
+    chunk = max(1, (1 << 21) // dim)
+    done = 0
+    while done < n_rows:
+        want = min(chunk, n_rows - done)
+        r = row0 + done
+        status, got, pos, nfb, detail = k.parse_rows(buf, pos, want, out, r, wstart[r:], wend[r:], *fb)
+        _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no)
+        done += got
+        bar.update(got)
+        if status == k.FALLBACK_FULL:
+            continue
+        line = first_line_no + row0 + done
+        if status in (k.TOO_FEW, k.TOO_MANY):
+            if n_header is not None:
+                msg = f"the header says {dim} dimensions but this line has {detail} numbers"
+            else:
+                msg = f"{detail} numbers after the word, but line {first_line_no} has {dim}"
+            raise FormatError(path, msg + _count_hint(buf, pos, detail, dim), line=line)
+        if status == k.BLANK:
+            raise FormatError(path, "empty line (blank lines are allowed only at the end)", line=line)
+        if status == k.EMPTY_WORD:
+            raise FormatError(path, "the line starts with a space (an empty word)", line=line)
+        if got < want:
+            break
+    return done, pos
+
+
+def _count_hint(buf, pos, got: int, dim: int) -> str:
+    """Why a line may have the wrong count: tab-separated values, or a word with a space."""
+    line = _first_line(buf, pos)
+    word = line.split(b" ", 1)[0]
+    if got == 0 and b"\t" in word:
+        return " (the word ends at the first space: tab-separated values are not supported)"
+    if got > dim:
+        return " (a word containing a space?)"
+    return ""
+
+
+_NUMBER = None
+
+
+def _is_number(tok: bytes) -> bool:
+    """A decimal number or nan/inf in the spellings every reader accepts (no '_', no hex, no blanks)."""
+    global _NUMBER
+    if _NUMBER is None:
+        import re
+        _NUMBER = re.compile(rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)",
+                             re.IGNORECASE)
+    return _NUMBER.fullmatch(tok) is not None
+
+
 def _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no):
     """Parse the tokens the kernel's exact fast path declined, with Python's float (also exact)."""
     rows, cols, starts, ends = fb
     for i in range(nfb):
         tok = buf[starts[i]:ends[i]].tobytes()
         try:
-            if b"_" in tok:  # Python accepts 1_000, NumPy and other readers do not
+            if not _is_number(tok):  # Python's float also takes 1_000, blanks, non-ASCII digits
                 raise ValueError
             value = float(tok)
         except ValueError:
             raise FormatError(path, f"value {int(cols[i]) + 1} is not a number: {tok[:40]!r}",
                               line=first_line_no + int(rows[i])) from None
-        out[rows[i], cols[i]] = value
+        with np.errstate(over="ignore"):  # beyond float32's range: inf, reported with the line below
+            out[rows[i], cols[i]] = value
 
 
 def _decode_words(buf, wstart, wend, path, first_line_no) -> list[str]:
@@ -425,9 +794,10 @@ def _decode_words(buf, wstart, wend, path, first_line_no) -> list[str]:
             try:
                 buf[s:e].tobytes().decode("utf-8")
             except UnicodeDecodeError:
-                bad.append(first_line_no + i)
+                bad.append(i)
+        where = f"record {bad[0] + 1}" if first_line_no is None else f"line {first_line_no + bad[0]}"
         warnings.warn(
-            f"{path}: {len(bad)} word(s) are not valid UTF-8 (first on line {bad[0]}); "
+            f"{path}: {len(bad)} word(s) are not valid UTF-8 (first on {where}); "
             "the invalid bytes were replaced by U+FFFD",
             UnicodeWarning, stacklevel=4,
         )
@@ -447,28 +817,114 @@ def _check_unique(words, path, first_line_no):
 
 # ------------------------------------------------------------------ binary, gensim, cache
 def _load_word2vec_binary(path: Path, limit, dtype) -> Embeddings:
-    from gensim.models import KeyedVectors
+    """word2vec's C binary format: header line ``N D``, then N records ``word<space><D float32>``
+    (gensim's layout; word2vec's C tool adds a newline after each vector, which is skipped)."""
+    from .kernels import parse as k
 
-    def read(errors):
-        return KeyedVectors.load_word2vec_format(str(path), binary=True, limit=limit, datatype=dtype.type,
-                                                 unicode_errors=errors)
+    buf = _read_bytes(path, None)
+    first = _first_line(buf, 0)
+    header = _parse_header(first) if len(first) < buf.shape[0] else None
+    if header is None:
+        raise FormatError(path, f"expected a word2vec header 'N D' (words, dimensions), got {first[:60]!r}",
+                          line=1)
+    n_header, dim = header
+    if n_header == 0 or dim == 0:
+        raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
+                                "be positive", line=1)
+    pos = len(first) + 1
+    if 4 * dim + 2 > buf.shape[0] - pos:
+        raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
+                                f"{buf.shape[0] - pos} bytes follow it", record=1, offset=pos)
+    n_rows = n_header if limit is None else min(n_header, limit)
+    # never trust the header for the allocation: a record takes at least 4·dim + 2 bytes
+    n_alloc = min(n_rows, (buf.shape[0] - pos) // (4 * dim + 2) + 1)
+    out = np.empty((n_alloc, dim), dtype=np.float32)
+    wstart = np.empty(n_alloc, dtype=np.int64)
+    wend = np.empty(n_alloc, dtype=np.int64)
+    status, done, at = k.binary_records(buf, pos, n_alloc, out.view(np.uint8), wstart, wend)
+    if status != k.B_OK or done < n_rows:
+        rec = dict(record=done + 1, offset=int(at))
+        if status == k.B_EMPTY_WORD:
+            raise FormatError(path, "a space where a word should start (an empty word)", **rec)
+        if status == k.B_NEWLINE_WORD:
+            raise FormatError(path, "a newline inside a word; not word2vec binary records", **rec)
+        if status == k.B_EOF_VECTOR:
+            raise FormatError(path, f"the file ends inside the vector of {_word_at(buf, at)!r} "
+                                    f"({4 * dim} bytes expected): truncated", **rec)
+        raise FormatError(path, f"the header says {n_header} words but the file ends after {done} records",
+                          **rec)
+    if n_rows == n_header and not k.rest_is_blank(buf, at):
+        raise FormatError(path, f"the header says {n_header} words but more data follow the last record",
+                          record=n_header + 1, offset=int(at))
+    words = _decode_words(buf, wstart, wend, path, None)
+    finite = np.isfinite(out).all(axis=1)
+    if not finite.all():
+        row = int(np.flatnonzero(~finite)[0])
+        raise FormatError(path, f"NaN or inf in the vector of {words[row]!r}", record=row + 1,
+                          offset=int(wstart[row]))
+    if len(set(words)) != len(words):
+        seen: dict[str, int] = {}
+        for i, w in enumerate(words):
+            j = seen.setdefault(w, i)
+            if j != i:
+                raise FormatError(path, f"duplicate word {w!r} (also record {j + 1})", record=i + 1,
+                                  offset=int(wstart[i]))
+    return _make(words, _as_dtype(out, dtype), check_finite=False)
 
+
+def _word_at(buf, at: int) -> str:
+    end = _first_line(buf, at).find(b" ")
+    return buf[at: at + max(end, 0)].tobytes()[:60].decode("utf-8", errors="replace")
+
+
+def load_fasttext(path, limit: int | None = None, dtype="float32"):
+    """Load Facebook's native fastText ``.bin`` model: the vocabulary's vectors and the subword model.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.bin`` file written by fastText (or ``gensim.models.fasttext.save_facebook_model``).
+    limit : int, optional
+        Keep the first ``limit`` words in the Embeddings (the subword model is loaded whole).
+    dtype : {"float32", "float64"}
+
+    Returns
+    -------
+    (Embeddings, gensim.models.fasttext.FastTextKeyedVectors)
+        The in-vocabulary words and their vectors (what fastText's ``.vec`` holds), and gensim's
+        keyed vectors, whose ``get_vector(word)`` composes a vector for any word, in the
+        vocabulary or not, from its character n-grams.
+
+    Notes
+    -----
+    ``load(path)`` detects the format by fastText's magic number and returns the Embeddings
+    alone; call this function when out-of-vocabulary words need vectors. Reading is gensim's
+    (``gensim.models.fasttext.load_facebook_vectors``).
+    """
+    from gensim.models.fasttext import load_facebook_vectors
+
+    path = Path(os.fspath(path)).expanduser()
+    dtype = np.dtype(backend.resolve_dtype(dtype, np))
     try:
-        try:
-            kv = read("strict")
-        except UnicodeDecodeError:
-            kv = read("replace")
-            warnings.warn(f"{path}: some words are not valid UTF-8; the invalid bytes were replaced "
-                          "by U+FFFD", UnicodeWarning, stacklevel=3)
-    except (EOFError, ValueError) as exc:
-        raise FormatError(path, f"not a valid word2vec binary file ({exc})") from exc
-    return _make(list(kv.index_to_key), _as_dtype(np.asarray(kv.vectors), dtype))
+        kv = load_facebook_vectors(str(path))
+    except (AssertionError, EOFError, ValueError, struct.error, MemoryError, OverflowError, IndexError) as exc:
+        raise FormatError(path, f"not a valid fastText binary model ({type(exc).__name__}: {exc})") from None
+    words, V = list(kv.index_to_key), np.asarray(kv.vectors)
+    if limit is not None:
+        words, V = words[:limit], V[:limit]
+    return _make(words, _as_dtype(np.ascontiguousarray(V), dtype)), kv
 
 
 def _load_gensim(path: Path, limit, dtype, mmap) -> Embeddings:
     from gensim.utils import SaveLoad
 
-    obj = SaveLoad.load(str(path), mmap="r" if mmap else None)
+    try:
+        obj = SaveLoad.load(str(path), mmap="r" if mmap else None)
+    except FileNotFoundError:
+        raise  # a companion .npy file: the message names it
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError,
+            ImportError, OverflowError, struct.error, MemoryError, RecursionError) as exc:
+        raise FormatError(path, f"not a loadable gensim file ({type(exc).__name__}: {exc})") from None
     if not hasattr(getattr(obj, "wv", obj), "index_to_key"):
         raise FormatError(path, f"a gensim {type(obj).__name__}, not word vectors or a word model")
     e = Embeddings.from_gensim(obj)
@@ -504,23 +960,50 @@ def _load_cache(path: Path, limit, dtype, mmap) -> Embeddings:
     for key in ("vectors", "vocab"):
         if not files[key].exists():
             raise FormatError(path, f"an embgeo cache needs {files[key].name} (missing)")
-    mode = "r" if mmap else None
-    V = np.load(files["vectors"], mmap_mode=mode)
-    words = files["vocab"].read_bytes().decode("utf-8").split("\n")
+    mode: Literal["r"] | None = "r" if mmap else None
+    V = _load_npy(files["vectors"], mode, ndim=2)
+    raw = files["vocab"].read_bytes()
+    try:
+        words = raw.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise FormatError(files["vocab"], "not valid UTF-8", line=raw[:exc.start].count(b"\n") + 1) from None
     if words and words[-1] == "":
         words.pop()
-    if V.ndim != 2 or V.shape[0] != len(words):
+    if V.shape[0] != len(words) or not words:
         raise FormatError(path, f"{files['vocab'].name} has {len(words)} words but "
                                 f"{files['vectors'].name} has shape {V.shape}")
-    counts = np.load(files["counts"]) if files["counts"].exists() else None
-    out = np.load(files["output"], mmap_mode=mode) if files["output"].exists() else None
+    counts = _load_npy(files["counts"], None, ndim=1) if files["counts"].exists() else None
+    out = _load_npy(files["output"], mode, ndim=2) if files["output"].exists() else None
+    if counts is not None and counts.shape[0] != len(words):
+        raise FormatError(path, f"{files['counts'].name} has {counts.shape[0]} counts for {len(words)} words")
+    if out is not None and out.shape[0] != len(words):
+        raise FormatError(path, f"{files['output'].name} has {out.shape[0]} rows for {len(words)} words")
     if limit is not None:
         words, V = words[:limit], V[:limit]
         counts = None if counts is None else counts[:limit]
         out = None if out is None else out[:limit]
     _check_unique(words, files["vocab"], 1)
-    return _make(words, _as_dtype(V, dtype), counts, None if out is None else _as_dtype(out, dtype),
-                 check_finite=not mmap)
+    V = _as_dtype(V, dtype)
+    if not mmap:
+        finite = np.isfinite(V).all(axis=1)
+        if not finite.all():
+            row = int(np.flatnonzero(~finite)[0])
+            raise FormatError(files["vectors"], f"NaN or inf in the vector of {words[row]!r} (row {row})")
+    return _make(words, V, counts, None if out is None else _as_dtype(out, dtype), check_finite=not mmap)
+
+
+def _load_npy(path: Path, mode, ndim: int):
+    """``np.load`` of one array of a cache, with errors that name the file."""
+    try:
+        A = np.load(path, mmap_mode=mode, allow_pickle=False)
+    except (ValueError, EOFError, OSError) as exc:
+        if isinstance(exc, OSError) and not isinstance(exc, EOFError) and exc.errno is not None:
+            raise
+        raise FormatError(path, f"not a valid .npy array ({exc})") from None
+    if not isinstance(A, np.ndarray) or A.ndim != ndim or A.dtype.kind not in ("f" if ndim == 2 else "iuf"):
+        raise FormatError(path, f"expected a {ndim}-d {'float' if ndim == 2 else 'numeric'} array, got "
+                                f"{getattr(A, 'dtype', type(A).__name__)} of shape {getattr(A, 'shape', '?')}")
+    return A
 
 
 # ------------------------------------------------------------------ save
@@ -617,7 +1100,7 @@ def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
                     blob = np.frombuffer(b"".join(enc), dtype=np.uint8)
                     buf = np.empty(blob.shape[0] + X.shape[0] * (d * 16 + 2), dtype=np.uint8)
                     used = k.format_rows(np.ascontiguousarray(X), blob, offsets, buf)
-                    f.write(memoryview(buf)[:used])
+                    f.write(buf[:used].data)
                 else:  # float64: Python's repr is the shortest exact decimal
                     f.write("".join(f"{w} {' '.join(map(repr, row))}\n"
                                     for w, row in zip(words, X.tolist())).encode("utf-8"))
@@ -667,18 +1150,13 @@ def _save_cache(e: Embeddings, path: Path) -> None:
     if prefix is not None:
         # prefix form: each file replaced atomically; a stale optional file must not survive
         final = _cache_files(path)
-        temps = {key: temp_name(p) for key, p in final.items()}
-        try:
+        with ExitStack() as stack:
+            temps = {key: stack.enter_context(atomic_path(p)) for key, p in final.items()
+                     if key in arrays or key == "vocab"}
             write_all(temps)
-            for key in final:
-                if key in arrays or key == "vocab":
-                    os.replace(temps[key], final[key])
-                elif final[key].exists():
-                    os.unlink(final[key])
-        finally:
-            for t in temps.values():
-                if t.exists():
-                    os.unlink(t)
+        for key in final:
+            if key not in temps and final[key].exists():
+                os.unlink(final[key])
         return
 
     if path.exists() and not path.is_dir():

@@ -119,6 +119,59 @@ def test_malformed_files_exit_nonzero_with_one_line(files, capsys, tmp_path):
 def test_debug_shows_the_exception(files):
     with pytest.raises(FileNotFoundError):
         cli.main(["--debug", "evaluate", "-d", "nosuchset"])
+    with pytest.raises(FileNotFoundError):  # also after the command
+        cli.main(["evaluate", "-d", "nosuchset", "--debug"])
+
+
+def test_unknown_dataset_names_the_command_line_flag(capsys, monkeypatch):
+    monkeypatch.delenv("EMBGEO_DATA", raising=False)
+    code, out, err = run(capsys, "evaluate", "-q", "-d", "nosuchset")
+    assert code == 1 and "pass --data-dir DIR" in err and len(err.strip().splitlines()) == 1
+
+
+def _one_line_error(code, err, expect=1):
+    assert code == expect, err
+    assert err.startswith("embgeo evaluate: error: ")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_no_covered_pairs_and_bad_arguments_are_one_line(files, capsys, tmp_path):
+    e, emb, pairs, quest = files
+    nocov = tmp_path / "nocov.txt"
+    nocov.write_text("zz\tyy\t1\nqq\tww\t2\n", encoding="utf8")
+    code, out, err = run(capsys, "evaluate", "-q", "-e", str(emb), "-d", str(nocov))
+    _one_line_error(code, err)
+    code, out, err = run(capsys, "evaluate", "--limit", "many")
+    _one_line_error(code, err, expect=2)
+    assert "--limit: invalid int value: 'many'" in err
+    code, out, err = run(capsys, "evaluate", "--no-such-flag")
+    _one_line_error(code, err, expect=2)
+
+
+@pytest.mark.parametrize("content, match", [
+    (b"3 4\nthe 0.1 0.2 0.x3 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n", "line 2: value 3 is not a number"),
+    (b"3 0\n", "line 1: the header 'N D' says 3 words of 0 dimensions"),
+    (b"3 4\n", "the header says 3 words of 4 dimensions but no vectors follow it"),
+    (b"\x1f\x8b\x08\x00\x00\x00", "gzip"),
+    (b"2 2\na 1 2\n", "the header says 2 words but the file ends after 1"),
+])
+def test_bad_embeddings_files_are_one_line(files, capsys, tmp_path, content, match):
+    e, emb, pairs, quest = files
+    bad = tmp_path / "bad.vec"
+    bad.write_bytes(content)
+    code, out, err = run(capsys, "evaluate", "-q", "-e", str(bad), "-d", str(pairs))
+    _one_line_error(code, err)
+    assert match in err and "bad.vec" in err
+
+
+def test_truncated_gzip_embeddings_are_one_line(files, capsys, tmp_path):
+    e, emb, pairs, quest = files
+    gz = tmp_path / "small.vec.gz"
+    embgeo.save(e, gz)
+    gz.write_bytes(gz.read_bytes()[:-20])
+    code, out, err = run(capsys, "evaluate", "-q", "-e", str(gz), "-d", str(pairs))
+    _one_line_error(code, err)
+    assert "small.vec.gz: the gzip data are truncated" in err
 
 
 def test_usage_errors_help_and_unknown_commands(capsys):

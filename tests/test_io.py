@@ -240,9 +240,15 @@ def test_invalid_utf8_words_are_replaced_with_a_warning(tmp_path):
     ("a 1 2\nb 1 2.3.4\n", None, 2, "not a number"),
     ("3 2\na 1 2\nb 1 2\n", None, 4, "header says 3 words but the file ends after 2"),
     ("1 2\na 1 2\nb 1 2\nc 3 4\n\n", None, 3, "header says 1 words but the file has 3 lines of vectors"),
-    ("2 2\n", None, 2, "no vectors after the header"),
+    ("2 2\n", None, 2, "the header says 2 words of 2 dimensions but no vectors follow it"),
+    ("3 0\n", None, 1, "says 3 words of 0 dimensions; both must be positive"),
+    ("0 3\na 1 2 3\n", None, 1, "says 0 words of 3 dimensions"),
+    ("2 2\na\t1\t2\nb\t1\t2\n", None, 2, "tab-separated values are not supported"),
+    ("a\t1\t2\nb\t1\t2\n", None, 1, "tab-separated values are not supported"),
+    ("2 2\nnew york 1 2\nb 1 2\n", None, 2, "has 3 numbers .a word containing a space"),
+    ("2 2\n the 1 2\nb 1 2\n", None, 2, "the line starts with a space"),
     ("1000000000000 2\na 1 2\n", None, 3, "header says 1000000000000 words but the file ends after 1"),
-    ("1 100000000000\na 1 2\n", None, 1, "header says 1 words of 100000000000 dimensions"),
+    ("1 100000000000\na 1 2\n", None, 1, "header says 1 words of 100000000000 dimensions but only 6 bytes"),
     ("a 1 2\n\nb 1 2\n", None, 2, "empty line"),
     ("a 1 2\nb 1 2\na 3 4\n", None, 3, r"duplicate word 'a' \(also on line 1\)"),
     ("a 1 2\nb nan 2\n", None, 2, "NaN or inf in the vector of 'b'"),
@@ -263,10 +269,72 @@ def test_empty_file_raises(tmp_path, text):
         io.load(write(tmp_path / "empty.vec", text))
 
 
-def test_truncated_binary_file_raises(tmp_path, emb):
+def _binary(words, X, header=None, sep=b""):
+    """word2vec binary bytes written here from the format's definition (not by embgeo)."""
+    X = np.asarray(X, dtype="<f4")
+    head = header if header is not None else f"{len(words)} {X.shape[1]}"
+    return head.encode() + b"\n" + b"".join(w.encode() + b" " + x.tobytes() + sep for w, x in zip(words, X))
+
+
+def test_truncated_binary_file_raises_with_record_and_offset(tmp_path, emb):
     p = io.save(emb, tmp_path / "t.bin")
-    p.write_bytes(p.read_bytes()[:-40])
-    with pytest.raises(FormatError, match="not a valid word2vec binary file"):
+    data = p.read_bytes()
+    p.write_bytes(data[:-40])
+    with pytest.raises(FormatError, match="record 59 .byte offset 1871.: the file ends inside the vector of '1'") as info:
+        io.load(p)
+    assert (info.value.record, info.value.offset) == (59, 1871)
+    assert data[1871:1873] == b"1 "
+
+
+@pytest.mark.parametrize("sep", [b"", b"\n"])
+def test_binary_records_equal_their_definition(tmp_path, rng, sep):
+    X = rng.standard_normal((4, 3)).astype(np.float32)
+    p = tmp_path / "b.bin"
+    p.write_bytes(_binary(["a", "bb", "ö", "d"], X, sep=sep))
+    e = io.load(p)
+    assert io.detect_format(p) == "word2vec_binary" and e.words == ["a", "bb", "ö", "d"]
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(X))
+
+
+@pytest.mark.parametrize("words,header,record,match", [
+    (["a", "b", "a"], None, 3, r"duplicate word 'a' \(also record 1\)"),
+    (["a", "b", "c"], "2 3", 3, "the header says 2 words but more data follow the last record"),
+    (["a", "b"], "3 3", 3, "the header says 3 words but the file ends after 2 records"),
+])
+def test_binary_errors_name_the_record(tmp_path, rng, words, header, record, match):
+    # issue 11: a duplicate word used to invent a word 'None'; a short header truncated silently
+    p = tmp_path / "b.bin"
+    p.write_bytes(_binary(words, rng.standard_normal((len(words), 3)), header=header))
+    with pytest.raises(FormatError, match=match) as info:
+        io.load(p)
+    assert info.value.record == record and f"record {record} (byte offset " in str(info.value)
+
+
+@pytest.mark.parametrize("token", ["0.x3", "0,1", "NA", "0x1p-3", "1_0", "0.3\xc2\xa0"])
+def test_bad_token_on_the_first_row_is_a_text_error_not_binary_garbage(tmp_path, token):
+    # issue 11: the first data row used to fail text detection, and the file loaded as binary garbage
+    tok = token.encode("latin-1").decode("unicode_escape").encode("latin-1")
+    p = tmp_path / "bad.vec"
+    p.write_bytes(b"3 4\nthe 0.1 0.2 " + tok + b" 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n")
+    assert io.detect_format(p) == "word2vec"
+    with pytest.raises(FormatError, match=r"line 2: value 3 is not a number") as info:
+        io.load(p)
+    assert info.value.line == 2
+
+
+def test_a_word_with_a_space_on_the_first_row_is_a_text_error(tmp_path):
+    p = tmp_path / "bad.vec"
+    p.write_bytes(b"3 4\nnew york 0.1 0.2 0.3 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n")
+    with pytest.raises(FormatError, match="line 2: the header says 4 dimensions but this line has 5 numbers"):
+        io.load(p)
+
+
+@pytest.mark.parametrize("cut", [10, 100, -10])
+def test_truncated_gzip_names_the_file(tmp_path, emb, cut):
+    p = io.save(emb, tmp_path / "t.vec.gz")
+    data = p.read_bytes()
+    p.write_bytes(data[:cut])
+    with pytest.raises(FormatError, match=r"t\.vec\.gz: (the gzip data are truncated|not a valid gzip)"):
         io.load(p)
 
 
@@ -335,6 +403,51 @@ def test_successful_save_replaces_existing_file(tmp_path, emb):
     assert io.load(p).words == emb.words[:3] and os.listdir(tmp_path) == ["a.vec"]
 
 
+@pytest.mark.parametrize("name", ["a.vec", "a.bin", "a.embgeo", "a.npy"])
+def test_save_into_a_missing_directory_names_the_directory(tmp_path, emb, name):
+    target = tmp_path / "no" / "such" / name
+    with pytest.raises(FileNotFoundError, match=f"the directory {tmp_path / 'no' / 'such'} does not exist"):
+        io.save(emb, target)
+
+
+def test_temp_files_of_a_killed_save_are_reaped_by_the_next(tmp_path, emb):
+    import signal
+    import subprocess
+
+    # a writer killed with SIGKILL in the middle of a save leaves its temporary file behind
+    code = (f"import os, signal, embgeo.atomic as a\n"
+            f"with a.atomic_path({str(tmp_path / 'a.vec')!r}) as t:\n"
+            f"    open(t, 'wb').write(b'x' * 100000)\n"
+            f"    os.kill(os.getpid(), signal.SIGKILL)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.run([sys.executable, "-c", code], env=env)
+    assert proc.returncode == -signal.SIGKILL
+    left = os.listdir(tmp_path)
+    assert len(left) == 1 and left[0].startswith(".a.vec.embgeo-") and left[0].endswith(".tmp")
+    # a stranger's hidden file is not ours to remove
+    (tmp_path / ".a.vec.12345678.tmp").write_bytes(b"not embgeo's")
+    io.save(emb, tmp_path / "b.vec")
+    assert sorted(os.listdir(tmp_path)) == [".a.vec.12345678.tmp", "b.vec"]
+
+
+def test_writes_are_fsynced_file_then_directory(tmp_path, emb, monkeypatch):
+    import stat
+
+    synced = []
+    real = os.fsync
+
+    def spy(fd):
+        synced.append("dir" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file")
+        return real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    io.save(emb, tmp_path / "a.vec")
+    assert synced == ["file", "dir"]
+    synced.clear()
+    io.save(emb, tmp_path / "a.embgeo")
+    assert synced.count("file") == 3 and synced[-1] == "dir"
+
+
 # ------------------------------------------------------------------ named and real data
 def test_glove_6b_50d_loads(glove):
     assert len(glove) == 400000 and glove.dim == 50 and glove.dtype == np.float32
@@ -384,3 +497,97 @@ def test_save_load_round_trips_control_characters_in_words(tmp_path):
     e = Embeddings(["a\x01b", "plain"], np.array([[1.5, -2.0], [0.25, 3.0]], dtype=np.float32))
     back = io.load(io.save(e, tmp_path / "ctl.vec"))
     assert back.words == e.words and np.array_equal(back.vectors, e.vectors)
+
+
+# ------------------------------------------------------------------ fastText's native .bin
+@pytest.fixture(scope="module")
+def fasttext_model(tmp_path_factory):
+    from gensim.models import FastText
+    from gensim.models.fasttext import save_facebook_model
+
+    sents = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "ran", "in", "the", "park"]] * 20
+    model = FastText(sentences=sents, vector_size=8, min_count=1, epochs=2, bucket=2000, min_n=2, max_n=3,
+                     seed=0, workers=1)
+    path = tmp_path_factory.mktemp("ft") / "model.bin"
+    save_facebook_model(model, str(path))
+    return model, path
+
+
+def test_fasttext_native_bin_is_detected_by_its_magic_number(fasttext_model):
+    # issue 15: it used to be taken for GloVe text
+    model, path = fasttext_model
+    assert io.detect_format(path) == "fasttext_binary"
+    e = io.load(path)
+    assert e.words == list(model.wv.index_to_key)
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(model.wv.vectors))
+    assert io.load(path, limit=3).words == e.words[:3]
+
+
+def test_fasttext_subword_vectors_for_unknown_words(fasttext_model):
+    model, path = fasttext_model
+    e, kv = io.load_fasttext(path)
+    assert "cats" not in e
+    np.testing.assert_array_equal(kv.get_vector("cats"), model.wv.get_vector("cats"))
+
+
+@pytest.mark.parametrize("cut", [4, 30, 200, 0.5])
+def test_damaged_fasttext_bin_raises_format_error(fasttext_model, tmp_path, cut):
+    p = tmp_path / "bad.bin"
+    data = fasttext_model[1].read_bytes()
+    p.write_bytes(data[:cut if isinstance(cut, int) else int(cut * len(data))])
+    with pytest.raises(FormatError, match="not a valid fastText binary model"):
+        io.load(p)
+
+
+# ------------------------------------------------------------------ parsing on several cores
+@pytest.mark.parametrize("workers", [2, 3, 7])
+def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
+    monkeypatch.setattr(io, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: workers)
+    p = io.save(emb, tmp_path / "a.vec")
+    assert len(io._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
+    assert_same(io.load(p), emb)
+    lines = p.read_bytes().split(b"\n")
+    for bad_line in (5, 30, 55):  # 1-based, in the first, a middle and the last part
+        broken = lines.copy()
+        broken[bad_line - 1] = broken[bad_line - 1] + b" 1.0"
+        q = tmp_path / "b.vec"
+        q.write_bytes(b"\n".join(broken))
+        with pytest.raises(FormatError, match="this line has 8 numbers") as info:
+            io.load(q)
+        assert info.value.line == bad_line
+    blank = lines[:40] + [b""] + lines[40:]
+    q.write_bytes(b"\n".join(blank).replace(b"60 7", b"61 7", 1))
+    with pytest.raises(FormatError, match="empty line") as info:
+        io.load(q)
+    assert info.value.line == 41
+    q.write_bytes(p.read_bytes() + b"\n\n \n")
+    assert_same(io.load(q), emb)
+
+
+@pytest.mark.parametrize("part", [1, 64, 1000])
+def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, monkeypatch, part):
+    monkeypatch.setattr(io, "_STREAM_PART", part)
+    p = io.save(emb, tmp_path / "a.vec.gz")
+    assert io._Inflater.start(p) is not None
+    assert_same(io.load(p), emb)
+    lines = gzip.decompress(p.read_bytes()).split(b"\n")
+    for bad_line in (2, 33, 61):
+        broken = lines.copy()
+        broken[bad_line - 1] = broken[bad_line - 1].replace(b" ", b" x", 1)
+        q = write(tmp_path / "b.vec.gz", b"\n".join(broken))
+        with pytest.raises(FormatError, match="value 1 is not a number") as info:
+            io.load(q)
+        assert info.value.line == bad_line
+    q = write(tmp_path / "c.vec.gz", b"\n".join(lines[:40] + [b""] + lines[40:]).replace(b"60 7", b"61 7", 1))
+    with pytest.raises(FormatError, match="empty line") as info:
+        io.load(q)
+    assert info.value.line == 41
+    q = write(tmp_path / "d.vec.gz", b"\n".join(lines) + b"extra 1 2 3 4 5 6 7\n")
+    with pytest.raises(FormatError, match="the header says 60 words but the file has 61 lines"):
+        io.load(q)
+    # two gzip members: the trailer holds only the last one's size, so the whole file is read instead
+    q = tmp_path / "e.vec.gz"
+    raw = b"\n".join(lines)
+    q.write_bytes(gzip.compress(raw[:1000]) + gzip.compress(raw[1000:]))
+    assert_same(io.load(q), emb)

@@ -25,6 +25,15 @@ FALLBACK_FULL = 1
 TOO_FEW = 2
 TOO_MANY = 3
 BLANK = 4
+EMPTY_WORD = 5
+
+# binary_records status codes
+B_OK = 0
+B_EOF = 1          # only newlines left before the next record
+B_EOF_WORD = 2     # the data end inside a word (no space after it)
+B_EOF_VECTOR = 3   # the data end inside a vector
+B_EMPTY_WORD = 4   # a space where a word should start
+B_NEWLINE_WORD = 5  # a newline inside a word
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -164,6 +173,18 @@ def parse_rows(buf, pos, n_rows, out, row0, wstart, wend, fb_row, fb_col, fb_sta
             if rest_is_blank(buf, line_start):
                 return OK, r, n, nfb, 0
             return BLANK, r, line_start, nfb, 0
+        if we == ws:  # the line starts with a space: an empty word (or a line of blanks)
+            e = pos
+            while e < n and buf[e] != 10:
+                e += 1
+            only_blanks = True
+            for j in range(pos, e):
+                if not _is_sep(buf[j]):
+                    only_blanks = False
+                    break
+            if only_blanks and rest_is_blank(buf, line_start):
+                return OK, r, n, nfb, 0
+            return (BLANK if only_blanks else EMPTY_WORD), r, line_start, nfb, 0
         wstart[r] = ws
         wend[r] = we
         c = 0
@@ -189,11 +210,51 @@ def parse_rows(buf, pos, n_rows, out, row0, wstart, wend, fb_row, fb_col, fb_sta
                     nfb += 1
             c += 1
         if c != dim:
-            return (TOO_FEW if c < dim else TOO_MANY), r, line_start, nfb, c
+            return (TOO_FEW if c < dim else TOO_MANY), r, line_start, nfb_row_start, c
         if pos < n:
             pos += 1  # the newline
         r += 1
     return OK, r, pos, nfb, 0
+
+
+@njit(cache=True, nogil=True)
+def binary_records(buf, pos, n_rows, out, wstart, wend):
+    """Read up to ``n_rows`` word2vec binary records ``[\\n...]word<space><4·dim bytes>`` from ``buf[pos:]``.
+
+    The vector bytes are copied into row r of ``out`` (uint8, ``(n, 4·dim)``); newlines before a
+    word are skipped (word2vec's C tool writes one after each vector, gensim none), as gensim does.
+
+    Returns
+    -------
+    status, rows_done, pos
+        ``B_OK`` after ``n_rows`` records, ``pos`` just after the last vector; otherwise the
+        status says why record ``rows_done`` (0-based) could not be read and ``pos`` is where.
+    """
+    n = buf.shape[0]
+    nb = out.shape[1]
+    for r in range(n_rows):
+        while pos < n and buf[pos] == 10:
+            pos += 1
+        if pos >= n:
+            return B_EOF, r, pos
+        ws = pos
+        while pos < n and buf[pos] != 32:
+            if buf[pos] == 10:
+                return B_NEWLINE_WORD, r, ws
+            pos += 1
+        if pos >= n:
+            return B_EOF_WORD, r, ws
+        if pos == ws:
+            return B_EMPTY_WORD, r, ws
+        wstart[r] = ws
+        wend[r] = pos
+        pos += 1
+        if pos + nb > n:
+            return B_EOF_VECTOR, r, ws
+        for j in range(nb):
+            out[r, j] = buf[pos + j]
+        pos += nb
+    return B_OK, n_rows, pos
 
 
 @njit(cache=True, nogil=True)

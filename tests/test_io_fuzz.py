@@ -1,0 +1,286 @@
+"""Property-based fuzzing of embgeo.load (issue 11): for any bytes, ``load`` either returns exactly
+what gensim's reader returns for the same file, or raises ``FormatError`` saying where (the line for
+text, the record and byte offset for binary) -- never another exception, never a silent success.
+
+The oracle is gensim's ``KeyedVectors.load_word2vec_format`` (``binary=`` as detected,
+``no_header=True`` for GloVe, ``unicode_errors="replace"`` since embgeo replaces invalid UTF-8 with
+a warning). embgeo's text reader is more lenient than gensim's in documented ways (tabs and runs
+of blanks between numbers, CR, a byte-order mark, blank lines at the end); where embgeo accepts a
+text file, gensim reads the file with just those spellings normalised, so every number is still
+parsed by gensim. ``benchmarks/fuzz_io.py`` runs the same properties for longer.
+"""
+from __future__ import annotations
+
+import gzip
+import re
+import struct
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from embgeo import io
+from embgeo.errors import FormatError
+
+# ------------------------------------------------------------------ the oracle
+
+_FILE_LEVEL = ("the file is empty", "gzip", "not a valid fastText", "not a loadable gensim",
+               "not an embgeo cache", "an embgeo cache needs")
+
+
+def _normalise_text(data: bytes) -> bytes:
+    """The file in gensim's strict spelling: one space between tokens, no CR, BOM or trailing blank lines."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    lines = data.split(b"\n")
+    while lines and not lines[-1].strip(b" \t\r\n"):
+        lines.pop()
+    out = []
+    for line in lines:
+        word, sep, rest = line.partition(b" ")
+        toks = [t for t in re.split(rb"[ \t\r]+", rest) if t]
+        out.append(b" ".join([word, *toks]) if sep else word.rstrip(b"\r"))
+    return b"\n".join(out) + b"\n"
+
+
+def _gensim(path: Path, fmt: str, tmp: Path):
+    from gensim.models import KeyedVectors
+
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    if fmt == "word2vec_binary":
+        src = tmp / "oracle.bin"
+        src.write_bytes(data)
+        return KeyedVectors.load_word2vec_format(str(src), binary=True, unicode_errors="replace")
+    src = tmp / "oracle.txt"
+    src.write_bytes(_normalise_text(data))
+    return KeyedVectors.load_word2vec_format(str(src), binary=False, no_header=fmt == "glove",
+                                             unicode_errors="replace")
+
+
+def check(path: Path, tmp: Path) -> str:
+    """Load ``path``; assert the property; return "ok" or "error" (for statistics)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UnicodeWarning)
+            e = io.load(path)
+    except FormatError as exc:
+        msg = str(exc)
+        assert msg.startswith(str(path)), msg
+        located = exc.line is not None or (exc.record is not None and exc.offset is not None)
+        assert located or any(s in msg for s in _FILE_LEVEL), f"error without a location: {msg}"
+        if exc.record is not None:
+            assert f"record {exc.record} (byte offset {exc.offset})" in msg
+        return "error"
+    fmt = io.detect_format(path)
+    kv = _gensim(path, fmt, tmp)  # where embgeo accepts a file, the oracle must too
+    assert e.words == list(kv.index_to_key), (e.words[:5], kv.index_to_key[:5])
+    assert np.array_equal(e.vectors.view(np.uint32), np.asarray(kv.vectors, dtype=np.float32).view(np.uint32))
+    return "ok"
+
+
+# ------------------------------------------------------------------ strategies
+_WORDS = st.sampled_from([b"a", b"b", b"cat", b"dog", b"\xc3\xa4", b"x\ty", b"\xff", b"3", b"-", b"a", b"nan",
+                          b"\xe6\x97\xa5", b"<s>", b"1e5"])
+_NUMBERS = st.one_of(
+    st.floats(width=32, allow_nan=False, allow_infinity=False).map(lambda x: repr(x).encode()),
+    st.integers(-10**6, 10**6).map(lambda i: str(i).encode()),
+    st.sampled_from([b"0.1", b"-0", b"+.5", b"5.", b"1e-05", b"1E+05", b"0.x3", b"0,1", b"NA", b"nan", b"inf",
+                     b"1_0", b"0x1p-3", b"1e400", b"1e-400", b"99999999999999999999", b"-", b".", b"e5", b""]),
+)
+_SEPS = st.sampled_from([b" ", b" ", b" ", b"  ", b"\t", b" \r", b""])
+
+
+@st.composite
+def text_files(draw):
+    dim = draw(st.integers(1, 4))
+    n = draw(st.integers(0, 5))
+    lines = []
+    for _ in range(n):
+        d = dim if draw(st.integers(0, 9)) else draw(st.integers(0, dim + 1))
+        toks = [draw(_NUMBERS) for _ in range(d)]
+        line = draw(_WORDS) + b"".join(draw(_SEPS) + t for t in toks)
+        lines.append(line + draw(st.sampled_from([b"", b"", b"\r", b" "])))
+    header = b""
+    if draw(st.booleans()):
+        hn = n if draw(st.integers(0, 3)) else draw(st.integers(0, 7))
+        hd = dim if draw(st.integers(0, 3)) else draw(st.integers(0, 5))
+        header = b"%d %d\n" % (hn, hd)
+    body = header + b"\n".join(lines) + draw(st.sampled_from([b"\n", b"", b"\n\n", b"\n \n"]))
+    if draw(st.integers(0, 9)) == 0:
+        body = b"\xef\xbb\xbf" + body
+    return body
+
+
+@st.composite
+def binary_files(draw):
+    dim = draw(st.integers(1, 4))
+    n = draw(st.integers(0, 5))
+    words = [draw(_WORDS) for _ in range(n)]
+    X = draw(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), min_size=n * dim,
+                      max_size=n * dim))
+    sep = draw(st.sampled_from([b"", b"\n"]))
+    hn = n if draw(st.integers(0, 3)) else draw(st.integers(0, 7))
+    body = b"%d %d\n" % (hn, dim)
+    for i, w in enumerate(words):
+        body += w + b" " + struct.pack(f"<{dim}f", *X[i * dim:(i + 1) * dim]) + sep
+    return body
+
+
+@st.composite
+def mutated(draw, base):
+    data = bytearray(draw(base))
+    for _ in range(draw(st.integers(0, 3))):
+        op = draw(st.integers(0, 3))
+        at = draw(st.integers(0, len(data)))
+        if op == 0:
+            data[at:at] = draw(st.binary(min_size=1, max_size=3))
+        elif op == 1:
+            del data[at:at + draw(st.integers(1, 4))]
+        elif op == 2 and at < len(data):
+            data[at] = draw(st.integers(0, 255))
+        else:
+            data = data[:at]
+    return bytes(data)
+
+
+@st.composite
+def maybe_gzipped(draw, base):
+    data = draw(base)
+    if draw(st.integers(0, 4)) == 0:
+        data = gzip.compress(data)
+        if draw(st.booleans()):
+            data = data[:draw(st.integers(0, len(data)))]
+    return data
+
+
+ANY_FILE = maybe_gzipped(st.one_of(st.binary(max_size=120), mutated(text_files()), mutated(binary_files()),
+                                   text_files(), binary_files()))
+
+SETTINGS = settings(max_examples=250, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(data=ANY_FILE)
+def test_load_returns_what_gensim_reads_or_raises_a_located_format_error(tmp_path, data):
+    p = tmp_path / "fuzz.vec"
+    p.write_bytes(data)
+    check(p, tmp_path)
+
+
+@settings(max_examples=120, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=ANY_FILE)
+def test_the_property_holds_when_every_line_is_its_own_part(tmp_path, monkeypatch, data):
+    # the threaded paths (parts per core, gzip parts parsed while inflating) on tiny files
+    monkeypatch.setattr(io, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(io, "_STREAM_PART", 1)
+    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    p = tmp_path / "fuzz.vec"
+    p.write_bytes(data)
+    check(p, tmp_path)
+
+
+@pytest.mark.parametrize("data, expect", [
+    (b"3 4\nthe 0.1 0.2 0.x3 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n", "error"),
+    (b"2 2\na 0.1 0.2\nb 0.3 0.4\n", "ok"),
+    (b"a 0.5\t -1e-3 \r\nb 2 3\n\n", "ok"),
+    (b"2 1\na \x00\x00\x80?b \x00\x00\x00@", "ok"),
+])
+def test_the_oracle_itself(tmp_path, data, expect):
+    p = tmp_path / "f.vec"
+    p.write_bytes(data)
+    assert check(p, tmp_path) == expect
+
+
+# ------------------------------------------------------------------ the other loaders
+_FT_MODEL: list[bytes] = []
+
+
+def fasttext_bytes() -> bytes:
+    """A tiny fastText model in Facebook's format, trained and saved by gensim (cached)."""
+    if not _FT_MODEL:
+        import tempfile
+
+        from gensim.models import FastText
+        from gensim.models.fasttext import save_facebook_model
+
+        sents = [["the", "cat", "sat"], ["a", "dog", "ran"]] * 5
+        m = FastText(sentences=sents, vector_size=4, min_count=1, epochs=1, bucket=50, min_n=2, max_n=3,
+                     seed=0, workers=1)
+        with tempfile.TemporaryDirectory() as d:
+            save_facebook_model(m, f"{d}/m.bin")
+            _FT_MODEL.append(Path(f"{d}/m.bin").read_bytes())
+    return _FT_MODEL[0]
+
+
+def check_fasttext(path: Path) -> str:
+    from gensim.models.fasttext import load_facebook_vectors
+
+    try:
+        e = io.load(path)
+    except FormatError as exc:
+        assert str(exc).startswith(f"{path}: not a valid fastText binary model"), str(exc)
+        return "error"
+    kv = load_facebook_vectors(str(path))
+    assert e.words == list(kv.index_to_key)
+    assert np.array_equal(e.vectors.view(np.uint32), np.asarray(kv.vectors, np.float32).view(np.uint32))
+    return "ok"
+
+
+@st.composite
+def fasttext_files(draw):
+    data = bytearray(fasttext_bytes())
+    for _ in range(draw(st.integers(1, 3))):
+        if len(data) < 6:
+            break
+        at = draw(st.integers(4, len(data) - 1))
+        if draw(st.booleans()):
+            data[at] = draw(st.integers(0, 255))
+        else:
+            data = data[:at]
+    return bytes(data)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=fasttext_files())
+def test_fasttext_bin_loads_as_gensim_or_raises_format_error(tmp_path, data):
+    p = tmp_path / "fuzz.bin"
+    p.write_bytes(data)
+    check_fasttext(p)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=60))
+def test_gensim_pickle_garbage_raises_format_error(tmp_path, data):
+    p = tmp_path / "fuzz.model"
+    p.write_bytes(b"\x80\x04" + data)
+    with pytest.raises(FormatError, match="not a loadable gensim file"):
+        io.load(p)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(vocab=st.one_of(st.binary(max_size=30), st.lists(_WORDS, max_size=4).map(lambda w: b"\n".join(w) + b"\n")),
+       npy=st.one_of(st.binary(max_size=40), st.integers(0, 4).map(
+           lambda n: b"" if n == 4 else np.arange(3 * n, dtype=np.float32).reshape(n, 3))))
+def test_embgeo_cache_loads_its_files_or_raises_format_error(tmp_path, vocab, npy):
+    d = tmp_path / "c.embgeo"
+    d.mkdir(exist_ok=True)
+    (d / "vocab.txt").write_bytes(vocab)
+    if isinstance(npy, np.ndarray):
+        np.save(d / "vectors.npy", npy)
+    else:
+        (d / "vectors.npy").write_bytes(npy)
+    try:
+        e = io.load(d)
+    except FormatError:
+        return
+    words = vocab.decode("utf-8").split("\n")[:-1] if vocab.endswith(b"\n") else vocab.decode("utf-8").split("\n")
+    assert e.words == words and np.array_equal(e.vectors, np.load(d / "vectors.npy"))
