@@ -139,12 +139,13 @@ def merge_tile_serial(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
 
 
 @njit(cache=True, nogil=True)
-def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, col_bias):
+def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, col_bias, col_scale):
     """A whole block of queries against the whole database: GEMM tile, merge, next tile.
 
     The float GEMM of each (block × ``cols``) tile is ``np.dot`` (BLAS, through SciPy) into a
     reused buffer; the tile is then merged as in :func:`merge_tile`. The loop over tiles stays
     in compiled code, without the GIL, so Python threads running blocks never wait on each other.
+    ``D`` is read one tile of rows at a time, so a memory-mapped ``D`` is paged in tile by tile.
 
     Parameters
     ----------
@@ -155,13 +156,15 @@ def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, co
     heap_vals, heap_idx, row0, ex_ptr, ex_idx
         As in :func:`merge_tile`.
     scale : float
-        Scores are ``scale · q·x − col_bias[x]``: 1 and an empty bias for plain dot products,
-        2 and r_S for CSLS.
-    col_bias : array (n,) or empty
+        Scores are ``scale · (q·x) · col_scale[x] − col_bias[x]``: 1 and empty arrays for plain
+        dot products, the inverse row norms of ``D`` as ``col_scale`` for cosine, 2 and r_S for
+        CSLS.
+    col_bias, col_scale : arrays (n,) or empty
     """
     n = D.shape[0]
     b = Qb.shape[0]
     has_bias = col_bias.shape[0] > 0
+    has_cscale = col_scale.shape[0] > 0
     buf = np.empty((b, cols), dtype=D.dtype)
     for c in range(0, n, cols):
         ce = min(c + cols, n)
@@ -170,6 +173,10 @@ def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, co
             S = buf
         else:
             S = np.dot(Qb, D[c:ce].T)
+        if has_cscale:
+            for r in range(b):
+                for j in range(ce - c):
+                    S[r, j] = S[r, j] * col_scale[c + j]
         if has_bias or scale != 1.0:
             for r in range(b):
                 for j in range(ce - c):
