@@ -59,17 +59,26 @@ def _sift_down(hv, hi, k):
 
 
 @njit(cache=True, inline="always")
-def _merge_row(s, col0, hv, hi, k):
+def _merge_row(s, col0, hv, hi, k, cscale):
+    # with ``cscale`` (non-empty), scores are first scaled by their column's factor, in the
+    # same pass as the chunk maximum (cosine from raw dot products and inverse norms)
     m = s.shape[0]
     thr = hv[0]
     full = m - m % _CHUNK
+    scaled = cscale.shape[0] > 0
     j = 0
     while j < full:
         # NaN (excluded) never wins ``v > mx``, so it cannot poison the chunk maximum
         mx = -np.inf
-        for t in range(_CHUNK):
-            v = s[j + t]
-            mx = v if v > mx else mx
+        if scaled:
+            for t in range(_CHUNK):
+                v = s[j + t] * cscale[col0 + j + t]
+                s[j + t] = v
+                mx = v if v > mx else mx
+        else:
+            for t in range(_CHUNK):
+                v = s[j + t]
+                mx = v if v > mx else mx
         if mx >= thr:
             for t in range(_CHUNK):
                 v = s[j + t]
@@ -81,7 +90,7 @@ def _merge_row(s, col0, hv, hi, k):
             thr = hv[0]
         j += _CHUNK
     for jj in range(full, m):
-        v = s[jj]
+        v = s[jj] * cscale[col0 + jj] if scaled else s[jj]
         c = col0 + jj
         if _worse(hv[0], hi[0], v, c):
             hv[0] = v
@@ -102,11 +111,11 @@ def _mark_excluded(s, col0, ex_ptr, ex_idx, r):
 
 
 @njit(cache=True, inline="always")
-def _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
+def _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx, cscale):
     s = S[r]
     if ex_ptr.shape[0] > 0:
         _mark_excluded(s, col0, ex_ptr, ex_idx, row0 + r)
-    _merge_row(s, col0, heap_vals[row0 + r], heap_idx[row0 + r], heap_vals.shape[1])
+    _merge_row(s, col0, heap_vals[row0 + r], heap_idx[row0 + r], heap_vals.shape[1], cscale)
 
 
 @njit(cache=True, parallel=True)
@@ -127,15 +136,17 @@ def merge_tile(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
         CSR exclusion lists indexed by heap row (``ex_ptr`` has q + 1 entries, ``ex_idx`` sorted
         within a row); both empty for no exclusions.
     """
+    empty = np.zeros(0, dtype=S.dtype)
     for r in prange(S.shape[0]):
-        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx, empty)
 
 
 @njit(cache=True, nogil=True)
 def merge_tile_serial(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
     """:func:`merge_tile` on one thread, releasing the GIL (for callers that run their own threads)."""
+    empty = np.zeros(0, dtype=S.dtype)
     for r in range(S.shape[0]):
-        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx, empty)
 
 
 @njit(cache=True, nogil=True)
@@ -173,16 +184,17 @@ def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, co
             S = buf
         else:
             S = np.dot(Qb, D[c:ce].T)
-        if has_cscale:
-            for r in range(b):
-                for j in range(ce - c):
-                    S[r, j] = S[r, j] * col_scale[c + j]
+        fused = col_scale
         if has_bias or scale != 1.0:
+            # CSLS: scale, inverse norm and bias in one pass before the merge
             for r in range(b):
                 for j in range(ce - c):
-                    S[r, j] = scale * S[r, j] - (col_bias[c + j] if has_bias else 0.0)
+                    v = S[r, j] * col_scale[c + j] if has_cscale else S[r, j]
+                    S[r, j] = scale * v - (col_bias[c + j] if has_bias else 0.0)
+            fused = col_scale[:0]
         for r in range(b):
-            _merge_one(S, r, c, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+            # plain cosine: the inverse norms are applied inside the merge's first pass
+            _merge_one(S, r, c, heap_vals, heap_idx, row0, ex_ptr, ex_idx, fused)
 
 
 def init_heaps(n_rows, k, dtype=np.float32):
