@@ -197,7 +197,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     -------
     SynonymTable
     """
-    from .neighbors import topk
+    from .neighbors import self_topk
 
     k = int(k)
     if k < 1:
@@ -221,8 +221,8 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     if not (vocabulary is None):
         xp = xb.get_namespace(X)
         X = X[rows_in_e, ...] if xb.is_numpy(X) else xp.take(X, xp.asarray(rows_in_e), axis=0)
-    scores, idx = topk(X, X, k, metric="cosine", exclude=np.arange(known.size), memory_budget=memory_budget,
-                       progress=progress)
+    # each pair scored once, for both words (half the GEMM of topk(X, X, exclude=self))
+    scores, idx = self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress)
     scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:

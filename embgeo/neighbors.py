@@ -27,7 +27,7 @@ from .progress import progress_bar
 from .validation import check_k, exclusion_csr, max_excluded
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
-           "exclusion_csr", "select_topk", "merge_topk", "inverse_norms", "cached_inverse_norms",
+           "exclusion_csr", "select_topk", "merge_topk", "self_topk", "inverse_norms", "cached_inverse_norms",
            "DEFAULT_MEMORY_BUDGET"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
@@ -359,6 +359,86 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
     if xb.is_numpy(D) and selector in ("auto", "numba"):
         return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv)
     return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale, q_inv, d_inv)
+
+
+def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
+              progress: bool | None = None, n_jobs: int | None = None, check_finite: bool = True):
+    """Every row's top-``k`` among the *other* rows of ``X``: ``topk(X, X, k, exclude=self)`` at half the GEMM.
+
+    A vocabulary-wide neighbour table (e.g. the synonym table of
+    :func:`embgeo.negatives.synonym_table`) scores each pair twice when run as a plain
+    ``topk``; here each pair (i, j) is scored once, by one GEMM tile, and merged into the heaps
+    of both i and j (:func:`embgeo.kernels.topk.self_block_topk`). Rows are scaled to unit
+    length one block at a time (no copy of ``X``). Each thread keeps heaps for all rows (12
+    bytes per row and neighbour, like the result), merged at the end. NumPy C-ordered input
+    takes this path; anything else runs :func:`topk` with self-exclusion.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    k : int
+        1 ≤ k ≤ n − 1.
+    metric : {"cosine", "dot"}
+    memory_budget, progress, n_jobs, check_finite
+        As in :func:`topk`.
+
+    Returns
+    -------
+    scores, indices : arrays, shape (n, k)
+        Best first, ties to the lower row, never the row itself. Scores can differ from
+        :func:`topk`'s in the last float32 bit (the unit scaling is applied to both sides before
+        the GEMM), so near-ties may order differently.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    >>> self_topk(X, 1)[1].ravel().tolist()
+    [1, 0, 1]
+    """
+    xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite)
+    n = X.shape[0]
+    k = check_k(k, n - 1)
+    if not (xb.is_numpy(X) and X.flags.c_contiguous):
+        return _search(xp, X, X, k, xp.arange(n) if not xb.is_numpy(X) else np.arange(n), inv, inv,
+                       memory_budget=memory_budget, progress=progress, n_jobs=n_jobs)
+    import threading
+
+    from .kernels import topk as K
+
+    X = np.asarray(X)
+    inv = np.ones(n, X.dtype) if inv is None else np.ascontiguousarray(inv, dtype=X.dtype)
+    n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+    rows, cols = _tile_shape(n, n, n_jobs, X.dtype.itemsize, memory_budget)
+    starts = list(range(0, n, rows))
+    lock = threading.Lock()
+    todo = iter(starts)  # the largest blocks (most pairs) first
+    bar = progress_bar(total=len(starts), desc="self top-k", progress=progress, unit="block")
+
+    def worker():
+        hv, hi = K.init_heaps(n, k, X.dtype)
+        while True:
+            with lock:
+                s = next(todo, None)
+            if s is None:
+                return hv, hi
+            K.self_block_topk(X, inv, s, min(s + rows, n), cols, hv, hi)
+            with lock:
+                bar.update()
+
+    n_threads = min(n_jobs, len(starts))
+    with xb.single_blas_thread():
+        if n_threads == 1:
+            heaps = [worker()]
+        else:
+            with ThreadPoolExecutor(n_threads) as pool:
+                heaps = list(pool.map(lambda _: worker(), range(n_threads)))
+    bar.close()
+    hv, hi = heaps[0]
+    for ov, oi in heaps[1:]:
+        K.merge_heaps(hv, hi, ov, oi)
+    K.finalize(hv, hi)
+    return hv, hi
 
 
 def merge_topk(parts, k: int | None = None):

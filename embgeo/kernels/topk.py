@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["merge_tile", "merge_tile_serial", "block_topk", "finalize", "topk_rows", "init_heaps"]
+__all__ = ["merge_tile", "merge_tile_serial", "block_topk", "finalize", "topk_rows", "init_heaps",
+           "self_block_topk", "merge_heaps"]
 
 _CHUNK = 16
 
@@ -241,3 +242,98 @@ def topk_rows(S, k, ex_ptr=None, ex_idx=None, col0=0):
     merge_tile(S, col0, hv, hi, 0, ex_ptr, ex_idx)
     finalize(hv, hi)
     return hv, hi
+
+
+@njit(cache=True, nogil=True)
+def _unit_rows_into(X, inv, start, stop, out):
+    # rows start..stop-1 of X scaled by their inverse norms, into out[:stop-start]
+    d = X.shape[1]
+    for r in range(stop - start):
+        f = inv[start + r]
+        for c in range(d):
+            out[r, c] = X[start + r, c] * f
+
+
+@njit(cache=True, nogil=True)
+def self_block_topk(X, inv, i0, i1, cols, heap_vals, heap_idx):
+    """All pairs (i, j) with i in block ``i0 … i1−1`` and j ≥ i0, each scored once, into both heaps.
+
+    The symmetric half of a self-join (every row's top-k among the other rows of ``X``, cosine
+    when ``inv`` holds inverse norms, dot product when it holds ones): the unit-length block
+    of rows i0…i1−1 meets one tile of unit-length rows j at a time (a GEMM); row i's heap takes
+    the tile row, and, for j past the block, row j's heap takes the tile column with ids i. Pairs
+    inside the block are in the tile twice and are merged from rows only; the diagonal (i = j)
+    is never merged. Blocks run in any order and on any thread, provided each thread has its own
+    heaps (merged at the end): every pair is scored exactly once, by one GEMM, so both rows of a
+    pair see the same score.
+
+    Parameters
+    ----------
+    X : array (n, d), C-contiguous
+    inv : array (n,), same dtype
+    i0, i1 : int
+        The block of rows.
+    cols : int
+        Rows j per tile.
+    heap_vals, heap_idx : arrays (n, k)
+        This thread's heaps for all rows, from :func:`init_heaps`.
+    """
+    n, d = X.shape
+    b = i1 - i0
+    k = heap_vals.shape[1]
+    A = np.empty((b, d), dtype=X.dtype)
+    _unit_rows_into(X, inv, i0, i1, A)
+    B = np.empty((cols, d), dtype=X.dtype)
+    buf = np.empty((b, cols), dtype=X.dtype)
+    colmax = np.empty(cols, dtype=X.dtype)
+    empty = np.zeros(0, dtype=X.dtype)
+    for c in range(i0, n, cols):
+        ce = min(c + cols, n)
+        m = ce - c
+        _unit_rows_into(X, inv, c, ce, B)
+        if m == cols:
+            np.dot(A, B.T, buf)
+            S = buf
+        else:
+            S = np.dot(A, B[:m].T)
+        # the block's own columns: rows merge them, the diagonal excluded
+        for r in range(b):
+            if i0 + r >= c and i0 + r < ce:
+                S[r, i0 + r - c] = np.nan
+        for r in range(b):
+            _merge_row(S[r], c, heap_vals[i0 + r], heap_idx[i0 + r], k, empty)
+        # columns past the block: their rows' heaps take the column, ids i0 + r. A vectorised
+        # pass takes every column's maximum over the block's rows, row by row (contiguous
+        # reads); only columns whose maximum reaches their heap's worst score are then scanned
+        j0 = max(0, i1 - c)
+        if j0 < m:
+            for j in range(j0, m):
+                colmax[j] = -np.inf
+            for r in range(b):
+                for j in range(j0, m):
+                    v = S[r, j]
+                    colmax[j] = v if v > colmax[j] else colmax[j]
+            for j in range(j0, m):
+                hv = heap_vals[c + j]
+                if colmax[j] >= hv[0]:
+                    hi = heap_idx[c + j]
+                    for r in range(b):
+                        v = S[r, j]
+                        if _worse(hv[0], hi[0], v, i0 + r):
+                            hv[0] = v
+                            hi[0] = i0 + r
+                            _sift_down(hv, hi, k)
+
+
+@njit(cache=True, nogil=True)
+def merge_heaps(dst_vals, dst_idx, src_vals, src_idx):
+    """Merge heap set ``src`` into ``dst`` row by row (both (n, k) heaps of :func:`init_heaps`)."""
+    n, k = dst_vals.shape
+    for r in range(n):
+        for t in range(k):
+            v = src_vals[r, t]
+            c = src_idx[r, t]
+            if _worse(dst_vals[r, 0], dst_idx[r, 0], v, c):
+                dst_vals[r, 0] = v
+                dst_idx[r, 0] = c
+                _sift_down(dst_vals[r], dst_idx[r], k)
