@@ -583,9 +583,11 @@ def test_self_topk_equals_brute_force_with_self_excluded(rng, metric, n_jobs):
     X = rng.standard_normal((900, 10)).astype(np.float32)
     X[17] = 0  # a zero row: cosine 0 with everything
     ref_s, ref_i = brute(X, X, 6, metric=metric, exclude=[[r] for r in range(len(X))])
-    s, i = nb.self_topk(X, 6, metric=metric, memory_budget=64 * 300 * 4, n_jobs=n_jobs)  # many blocks
-    np.testing.assert_array_equal(i, ref_i)
-    np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
+    for symmetric in (True, False, None):
+        s, i = nb.self_topk(X, 6, metric=metric, memory_budget=64 * 300 * 4, n_jobs=n_jobs,  # many blocks
+                            symmetric=symmetric)
+        np.testing.assert_array_equal(i, ref_i)
+        np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
     xps = pytest.importorskip("array_api_strict")
     s2, i2 = nb.self_topk(xps.asarray(X[:200]), 3, metric=metric)
     np.testing.assert_array_equal(np.asarray(i2), brute(X[:200], X[:200], 3, metric=metric,
