@@ -39,7 +39,7 @@ _TILE_ROWS = 256
 _TILE_COLS = 4096
 
 _METRICS = ("cosine", "dot")
-# self_topk's symmetric path wins at d = 300 and loses at d = 50 (benchmarks/compare_negatives.py)
+# self_topk's symmetric path wins at d = 300 and is a wash at d = 50 (benchmarks/compare_negatives.py)
 _SYMMETRIC_MIN_DIM = 128
 _SELECTORS = ("auto", "numba", "argpartition")
 
@@ -379,8 +379,8 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     The symmetric path halves the GEMM but merges every score twice (once per word of the
     pair), so it pays only when the GEMM dominates, i.e. in higher dimensions: measured
     (``benchmarks/compare_negatives.py``, CPU seconds) 1.24× faster than the plain route at
-    d = 300, 0.91× at d = 50. By default it runs for d ≥ 128 (a threshold between the two
-    measured points).
+    d = 300, a wash at d = 50 (0.91× and 1.03× in two runs). By default it runs for d ≥ 128
+    (a threshold between the measured points).
 
     Parameters
     ----------

@@ -3,8 +3,14 @@
 The neighbour search (:mod:`embgeo.neighbors`) computes scores with a float32 GEMM, one tile
 of (query rows × database columns) at a time, and merges each tile (:func:`block_topk` runs a
 query block's whole tile loop, GEMM included, without the GIL; :func:`merge_tile` merges one
-tile given by the caller). The merge keeps, for every query row, the ``k`` best (score, column) pairs seen so far in a binary
-min-heap whose root is the *worst* kept pair. :func:`finalize` sorts each heap best first.
+tile given by the caller). The merge keeps, for every query row, the ``k`` best (score, column)
+pairs seen so far in a binary min-heap whose root is the *worst* kept pair. :func:`finalize`
+sorts each heap best first. :func:`self_block_topk` serves a self-join (every row against all
+others), scoring each pair once for both rows.
+
+Cosine never needs unit-length copies: :func:`block_topk` scales each score by its column's
+inverse norm in the merge's first pass, and :func:`self_block_topk` scales one block of rows at
+a time.
 
 Order used everywhere: a pair is better if its score is higher, or the scores are equal and its
 column is lower. So ties always go to the lower database row, independent of tile sizes and of
