@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import glove_or_none
+from .common import glove_or_none, random_embeddings
 
 
 def _unit(X):
@@ -50,13 +50,13 @@ class CSLS:
         self.Q, self.D = _random()
         self.S = _random(n=20_000, seed=1)[1]
         self.csls = csls_topk
-        csls_topk(self.Q[:4], self.D[:1000], 2, knn=2, progress=False)
+        csls_topk(self.Q[:4], self.D[:1000], 2, csls_knn=2, progress=False)
 
     def time_csls_given_source(self):
-        self.csls(self.Q, self.D, 10, knn=10, source=self.S, progress=False)
+        self.csls(self.Q, self.D, 10, csls_knn=10, source=self.S, progress=False)
 
     def time_csls_queries_as_source(self):
-        self.csls(self.Q, self.D, 10, knn=10, progress=False)
+        self.csls(self.Q, self.D, 10, csls_knn=10, progress=False)
 
 
 class FaissFlat:
@@ -87,10 +87,50 @@ class GloveNeighbors:
             raise NotImplementedError("GloVe data extra not installed")
         self.e = e
         self.words = e.words[:1000]
-        e.neighbors(self.words[:2], k=10, progress=False)  # caches the unit vectors, warms the JIT
+        e.neighbors(self.words[:2], k=10, progress=False)  # caches the inverse norms, warms the JIT
 
     def time_neighbors_exact(self):
         self.e.neighbors(self.words, k=10, progress=False)
 
     def time_most_similar(self):
         self.e.most_similar(positive=["king", "woman"], negative=["man"], topn=10)
+
+
+class FaissCached:
+    """Repeated ``e.neighbors(..., backend="faiss", kind="hnsw")``: the index is built once (issue 11)."""
+
+    timeout = 300
+
+    def setup(self):
+
+        self.e = random_embeddings(50_000, 50)
+        self.words = self.e.words[:100]
+        self.e.neighbors(self.words[:1], 10, backend="faiss", kind="hnsw")  # builds and caches
+
+    def time_hnsw_cached_100_queries(self):
+        self.e.neighbors(self.words, 10, backend="faiss", kind="hnsw")
+
+
+class FirstCallMemory:
+    """Peak extra memory (tracemalloc) of a first cosine search: bounded by the budget, not n."""
+
+    def setup(self):
+        from embgeo.neighbors import topk
+
+        self.e = random_embeddings(200_000, 100)
+        self.words = self.e.words[:200]
+        topk(self.e.vectors[:2], self.e.vectors[:100], 2)  # compile outside the measurement
+
+    def track_extra_memory_share_of_matrix(self):
+        import tracemalloc
+
+        import embgeo
+
+        e = embgeo.Embeddings(self.e.words, self.e.vectors, check_finite=False)  # nothing cached
+        tracemalloc.start()
+        e.neighbors(self.words, 10, progress=False)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        return peak / e.vectors.nbytes
+
+    track_extra_memory_share_of_matrix.unit = "x matrix"

@@ -9,6 +9,9 @@
   equal scores ordered by the lower row, optional per-query exclusions. When an approximate
   index finds fewer than ``k`` eligible rows for a query, the missing slots hold score ``-inf``
   and index ``-1`` (FAISS's own padding).
+* :func:`cached_index` builds an index over an :class:`~embgeo.embeddings.Embeddings` once
+  and keeps it beside it (keyed by kind, parameters and metric), so ``e.neighbors(...,
+  backend="faiss", kind="hnsw")`` pays the build on the first call only.
 * ``save`` is atomic (temp file + ``os.replace``) and writes the metric, kind and parameters to a
   JSON file beside the index (``path + ".json"``), so :meth:`FaissIndex.load` re-applies cosine
   normalisation to queries.
@@ -25,17 +28,19 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
+from typing import Any
 
 import numpy as np
 
-from . import backend
+from . import backend as xb
 from .atomic import atomic_path
-from .neighbors import _check_k, _max_excluded, exclusion_csr
+from .validation import check_k, exclusion_csr, max_excluded
 
-__all__ = ["FaissIndex", "faiss_search"]
+__all__ = ["FaissIndex", "faiss_search", "cached_index"]
 
 _KINDS = ("flat", "hnsw", "ivf")
-_PARAMS = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
+_PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
            "ivf": {"nlist": None, "nprobe": 8}}
 
 
@@ -48,10 +53,10 @@ def _faiss():
 
 
 def _as_float32(X, name, dim=None):
-    X = backend.to_numpy(X)
+    X = xb.to_numpy(X)
     if X.ndim == 1:
         X = X.reshape(1, -1)
-    X = backend.check_matrix(X, name, allow_empty=True)
+    X = xb.check_matrix(X, name, allow_empty=True)
     if dim is not None and X.shape[1] != dim:
         raise ValueError(f"{name} have dimension {X.shape[1]} but the index has dimension {dim}")
     return np.ascontiguousarray(X, dtype=np.float32)
@@ -104,8 +109,9 @@ class FaissIndex:
             raise ValueError(f"dim must be positive, got {dim}")
         self.dim, self.metric, self.kind = dim, metric, kind
         self.params = {**_PARAMS[kind], **params}
-        self._index = None
-        self._quantizer = None  # IVF: FAISS does not own it, Python must keep it alive
+        self._index: Any = None
+        self._quantizer: Any = None  # IVF: FAISS does not own it, Python must keep it alive
+        self.words: list[str] | None = None  # the vocabulary of the rows, when known
         if kind != "ivf" or self.params["nlist"] is not None:
             self._build()
 
@@ -120,7 +126,7 @@ class FaissIndex:
             self._index.hnsw.efSearch = int(p["ef_search"])
         else:
             if p["nlist"] is None:
-                p["nlist"] = max(1, int(4 * np.sqrt(n_train)))
+                p["nlist"] = max(1, int(4 * np.sqrt(n_train or 1)))
             self._quantizer = faiss.IndexFlatIP(self.dim)
             self._index = faiss.IndexIVFFlat(self._quantizer, self.dim, int(p["nlist"]),
                                              faiss.METRIC_INNER_PRODUCT)
@@ -198,8 +204,8 @@ class FaissIndex:
         if self.metric == "cosine":
             Q = _unit(Q)
         ex = exclusion_csr(exclude, Q.shape[0], self.ntotal)
-        m = _max_excluded(ex)
-        k = _check_k(k, self.ntotal - m)
+        m = max_excluded(ex)
+        k = check_k(k, self.ntotal - m)
         kk = min(k + m, self.ntotal)
         scores, ids = self._index.search(Q, kk)
         ids = ids.astype(np.int64, copy=False)
@@ -215,6 +221,25 @@ class FaissIndex:
         order = np.lexsort((np.where(valid, ids, np.iinfo(np.int64).max), -scores), axis=1)[:, :k]
         return np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1)
 
+    def check_matches(self, e, metric: str | None = None) -> None:
+        """Refuse to search ``e`` (an Embeddings) with an index built over other rows.
+
+        Raises
+        ------
+        ValueError
+            A different number of rows or dimension, other words (when the index knows its
+            words), or another metric.
+        """
+        if self.ntotal != len(e) or self.dim != e.dim:
+            raise ValueError(f"the index holds {self.ntotal} vectors of dimension {self.dim}, the embeddings "
+                             f"{len(e)} of dimension {e.dim}")
+        if self.words is not None and list(self.words) != list(e.words):
+            first = next(i for i, (a, b) in enumerate(zip(self.words, e.words)) if a != b)
+            raise ValueError(f"the index's words differ from the embeddings' (first at row {first}: "
+                             f"{self.words[first]!r} vs {e.words[first]!r})")
+        if metric is not None and metric != self.metric:
+            raise ValueError(f"the index was built for metric={self.metric!r}, not {metric!r}")
+
     # ------------------------------------------------------------------ persistence
     def save(self, path) -> None:
         """Write the index to ``path`` and its settings to ``path + ".json"``, each atomically."""
@@ -224,33 +249,138 @@ class FaissIndex:
         path = os.fspath(path)
         meta = {"format": 1, "dim": self.dim, "metric": self.metric, "kind": self.kind,
                 "params": self.params}
+        if self.words is not None:
+            meta["words"] = list(self.words)
         with atomic_path(path) as tmp, atomic_path(path + ".json") as tmpm:
             faiss.write_index(self._index, os.fspath(tmp))
             with open(tmpm, "w", encoding="utf-8") as f:
                 json.dump(meta, f)
 
     @classmethod
-    def load(cls, path) -> "FaissIndex":
-        """Read an index written by :meth:`save` (needs the ``.json`` settings beside it)."""
+    def load(cls, path, words=None, metric: str | None = None) -> "FaissIndex":
+        """Read an index written by :meth:`save`, or adopt a plain FAISS index file.
+
+        Parameters
+        ----------
+        path : str or Path
+            A file from :meth:`save` (with its ``.json`` settings beside it), or any file
+            ``faiss.write_index`` wrote holding an ``IndexFlatIP``, an inner-product
+            ``IndexHNSWFlat`` or an inner-product ``IndexIVFFlat``.
+        words : sequence of str, optional
+            The word of each row. Needed to adopt a plain FAISS file (settings are then taken
+            from the index itself); with a saved index, checked against the saved words.
+        metric : {"cosine", "dot"}, optional
+            For a plain FAISS file: whether its vectors were scaled to unit length ("cosine",
+            the default: queries are scaled too) or not ("dot"). With a saved index, checked.
+
+        Raises
+        ------
+        FileNotFoundError
+            The ``.json`` settings are missing and no ``words`` were given.
+        ValueError
+            Settings and index disagree, or the index type cannot be adopted.
+        """
         faiss = _faiss()
         path = os.fspath(path)
         meta_path = path + ".json"
-        if not os.path.exists(meta_path):
-            raise FileNotFoundError(f"{meta_path} (the index settings written by FaissIndex.save) is missing")
-        with open(meta_path) as f:
-            meta = json.load(f)
+        if not os.path.exists(meta_path) and words is None:
+            raise FileNotFoundError(f"{meta_path} (the index settings written by FaissIndex.save) is missing; "
+                                    f"to adopt a plain FAISS index file pass words=")
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no FAISS index at {path}")
         self = cls.__new__(cls)
-        self.dim, self.metric, self.kind = int(meta["dim"]), meta["metric"], meta["kind"]
-        self.params = dict(meta["params"])
         self._quantizer = None
+        self.words = None
         self._index = faiss.read_index(path)
+        if os.path.exists(meta_path):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            self.dim, self.metric, self.kind = int(meta["dim"]), meta["metric"], meta["kind"]
+            self.params = dict(meta["params"])
+            self.words = meta.get("words")
+            if metric is not None and metric != self.metric:
+                raise ValueError(f"{path} was saved with metric={self.metric!r}, not {metric!r}")
+        else:
+            self._adopt(path, metric or "cosine")
         if self._index.d != self.dim:
             raise ValueError(f"{path} holds a {self._index.d}-d index but its settings say {self.dim}")
+        if words is not None:
+            words = [str(w) for w in words]
+            if len(words) != self.ntotal:
+                raise ValueError(f"{path} holds {self.ntotal} vectors but {len(words)} words were given")
+            if self.words is not None and list(self.words) != words:
+                raise ValueError(f"the words given differ from those saved with {path}")
+            self.words = words
         if self.kind == "hnsw":
             self._index.hnsw.efSearch = int(self.params["ef_search"])
         elif self.kind == "ivf":
             self._index.nprobe = int(self.params["nprobe"])
         return self
+
+    def _adopt(self, path, metric):
+        """Settings of a plain FAISS index (no ``.json``): read from the index object."""
+        faiss = _faiss()
+        if metric not in ("cosine", "dot"):
+            raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+        # read_index already gives the concrete type; downcast only a generic wrapper (the
+        # downcast one does not own the C++ object, so the original is kept alive beside it)
+        index = self._index if type(self._index) is not faiss.Index else faiss.downcast_index(self._index)
+        self._owner = self._index
+        if index.metric_type != faiss.METRIC_INNER_PRODUCT:
+            raise ValueError(f"{path} holds an index with FAISS metric {index.metric_type}; embgeo searches "
+                             f"by inner product (METRIC_INNER_PRODUCT) only")
+        if isinstance(index, faiss.IndexFlat):
+            kind, params = "flat", {}
+        elif isinstance(index, faiss.IndexHNSWFlat):
+            kind = "hnsw"
+            params = {"M": int(index.hnsw.nb_neighbors(1)), "ef_construction": int(index.hnsw.efConstruction),
+                      "ef_search": int(index.hnsw.efSearch)}
+        elif isinstance(index, faiss.IndexIVFFlat):
+            kind, params = "ivf", {"nlist": int(index.nlist), "nprobe": int(index.nprobe)}
+            self._quantizer = index.quantizer
+        else:
+            raise ValueError(f"{path} holds a {type(index).__name__}; FaissIndex adopts IndexFlatIP, "
+                             f"IndexHNSWFlat and IndexIVFFlat")
+        self._index = index
+        self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
+
+
+_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def cached_index(e, kind: str = "flat", metric: str = "cosine", **params) -> FaissIndex:
+    """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
+
+    Indexes are kept beside ``e`` (dropped with it), one per (kind, parameters, metric), so
+    repeated searches (``e.neighbors(..., backend="faiss", kind="hnsw")``) build once. The
+    index knows ``e``'s words (so it can be saved and reloaded for ``e``).
+
+    Parameters
+    ----------
+    e : Embeddings
+    kind, metric, **params
+        As for :class:`FaissIndex`.
+    """
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
+    unknown = set(params) - set(_PARAMS[kind])
+    if unknown:
+        raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
+                        f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+    key = (kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
+    per_e = _CACHE.setdefault(e, {})
+    index = per_e.get(key)
+    if index is None:
+        index = FaissIndex(e.dim, metric=metric, kind=kind, **params)
+        V = e.vectors
+        # blocks: the index holds its own copy, no second temporary one is made (IVF trains on
+        # its first add, so it takes everything at once)
+        step = len(e) if kind == "ivf" else max(1, (64 * 2**20) // (4 * e.dim))
+        for s in range(0, len(e), step):
+            index.add(V[s:s + step, ...])
+        index.words = list(e.words)
+        per_e[key] = index
+    return index
 
 
 def faiss_search(queries, database, k: int = 10, metric: str = "cosine", exclude=None, kind: str = "flat",
@@ -262,7 +392,7 @@ def faiss_search(queries, database, k: int = 10, metric: str = "cosine", exclude
     With ``kind="flat"`` the answer equals :func:`~embgeo.neighbors.topk` up to float32 rounding
     (rows can swap only at near-ties). Results come back in the array library of ``queries``.
     """
-    like = queries if not backend.is_numpy(queries) and not isinstance(queries, (list, tuple)) else None
+    like = queries if not xb.is_numpy(queries) and not isinstance(queries, (list, tuple)) else None
     D = _as_float32(database, "database")
     if D.shape[0] == 0:
         raise ValueError("database is empty")
@@ -273,6 +403,6 @@ def faiss_search(queries, database, k: int = 10, metric: str = "cosine", exclude
     index.add(D)
     s, i = index.search(Q, k, exclude=exclude)
     if like is not None:
-        xp = backend.get_namespace(like)
+        xp = xb.get_namespace(like)
         s, i = xp.asarray(s), xp.asarray(i)
     return s, i

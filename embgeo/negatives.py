@@ -22,7 +22,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from . import backend
+from . import backend as xb
 from .atomic import atomic_dir, atomic_path
 from .embeddings import Embeddings
 from .errors import UnknownWordError
@@ -151,7 +151,9 @@ class SynonymTable:
         rows, cols, vals = [], [], []
         for w, s, v in pairs:
             if w in index and s in index:
-                rows.append(index[w]), cols.append(index[s]), vals.append(v)
+                rows.append(index[w])
+                cols.append(index[s])
+                vals.append(v)
         return _from_coo(tuple(words), np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
                          np.array(vals, dtype=np.float32))
 
@@ -195,7 +197,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     -------
     SynonymTable
     """
-    from .neighbors import topk
+    from .neighbors import self_topk
 
     k = int(k)
     if k < 1:
@@ -217,11 +219,11 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         raise ValueError(f"k={k} is larger than the {known.size - 1} other words available")
     X = e.vectors
     if not (vocabulary is None):
-        xp = backend.get_namespace(X)
-        X = X[rows_in_e, ...] if backend.is_numpy(X) else xp.take(X, xp.asarray(rows_in_e), axis=0)
-    scores, idx = topk(X, X, k, metric="cosine", exclude=np.arange(known.size), memory_budget=memory_budget,
-                       progress=progress)
-    scores, idx = backend.to_numpy(scores), backend.to_numpy(idx)
+        xp = xb.get_namespace(X)
+        X = X[rows_in_e, ...] if xb.is_numpy(X) else xp.take(X, xp.asarray(rows_in_e), axis=0)
+    # each pair scored once, for both words (half the GEMM of topk(X, X, exclude=self))
+    scores, idx = self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress)
+    scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:
         keep &= scores >= threshold
@@ -258,7 +260,7 @@ def false_negative_mask(pred_ids, gold_ids, table):
         The positions whose loss should be ignored. A prediction equal to the gold token is a
         correct prediction, not a false negative, and is not masked.
     """
-    xp = backend.get_namespace(pred_ids, gold_ids)
+    xp = xb.get_namespace(pred_ids, gold_ids)
     pred, gold = xp.asarray(pred_ids), xp.asarray(gold_ids)
     if tuple(pred.shape) != tuple(gold.shape):
         raise ValueError(f"pred_ids and gold_ids differ in shape ({tuple(pred.shape)} vs {tuple(gold.shape)})")
@@ -289,7 +291,7 @@ def soft_regularisation(e_gold, e_pred, mask=None):
     -------
     float array (0-d), same library as the inputs. Zero vectors count as cosine 0.
     """
-    xp = backend.get_namespace(e_gold, e_pred)
+    xp = xb.get_namespace(e_gold, e_pred)
     g, p = xp.asarray(e_gold), xp.asarray(e_pred)
     if tuple(g.shape) != tuple(p.shape):
         raise ValueError(f"e_gold and e_pred differ in shape ({tuple(g.shape)} vs {tuple(p.shape)})")
@@ -348,7 +350,7 @@ class PhraseIndex:
     def embed(e: Embeddings, phrases: Iterable[str]) -> np.ndarray:
         """Mean word vector of each phrase, float32 NumPy (n_phrases, dim)."""
         phrases = list(phrases)
-        V = backend.to_numpy(e.vectors)
+        V = xb.to_numpy(e.vectors)
         out = np.empty((len(phrases), e.dim), dtype=np.float32)
         for i, p in enumerate(phrases):
             ids = e.indices(_split(p), missing="skip")
@@ -373,7 +375,7 @@ class PhraseIndex:
                 raise ValueError("give embeddings to embed the phrases, or their vectors")
             X = cls.embed(e, phrases)
         else:
-            X = np.asarray(backend.check_matrix(backend.to_numpy(vectors), "vectors"), dtype=np.float32)
+            X = np.asarray(xb.check_matrix(xb.to_numpy(vectors), "vectors"), dtype=np.float32)
             if X.shape[0] != len(phrases):
                 raise ValueError(f"{len(phrases)} phrases but {X.shape[0]} vectors")
         index = FaissIndex(X.shape[1], metric=metric, kind=kind, **params)
@@ -403,11 +405,12 @@ class PhraseIndex:
             if known.any():
                 Q[known] = self.index.reconstruct(self_ids[known])
             if missing:
+                assert e is not None  # checked above
                 Q[~known] = self.embed(e, missing)
             if not exclude_self:
                 self_ids[:] = -1
         else:
-            Q = np.asarray(backend.to_numpy(queries), dtype=np.float32)
+            Q = np.asarray(xb.to_numpy(queries), dtype=np.float32)
             self_ids = np.full(Q.shape[0] if Q.ndim == 2 else 1, -1, dtype=np.int64)
         extra = int(bool((self_ids >= 0).any()))
         if k + extra > len(self):

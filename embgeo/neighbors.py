@@ -17,15 +17,18 @@ same cores. ``selector="argpartition"`` keeps the plain NumPy path (full-row blo
 from __future__ import annotations
 
 import os
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import backend
+from . import backend as xb
 from .progress import progress_bar
+from .validation import check_k, exclusion_csr, max_excluded
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
-           "exclusion_csr", "select_topk", "DEFAULT_MEMORY_BUDGET"]
+           "exclusion_csr", "select_topk", "merge_topk", "self_topk", "inverse_norms", "cached_inverse_norms",
+           "DEFAULT_MEMORY_BUDGET"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -36,6 +39,8 @@ _TILE_ROWS = 256
 _TILE_COLS = 4096
 
 _METRICS = ("cosine", "dot")
+# self_topk's symmetric path wins at d = 300 and is a wash at d = 50 (benchmarks/compare_negatives.py)
+_SYMMETRIC_MIN_DIM = 128
 _SELECTORS = ("auto", "numba", "argpartition")
 
 
@@ -65,27 +70,81 @@ def _default_jobs() -> int:
 
 
 # ---------------------------------------------------------------------------- validation
-def _check_k(k, n_candidates):
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an integer, got {type(k).__name__}")
-    k = int(k)
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    if k > n_candidates:
-        raise ValueError(f"k={k} exceeds the {n_candidates} candidates in the database")
-    return k
+def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memory_budget: int | None = None):
+    """1/‖x‖ of every row of ``X`` (0 for a zero row), read block by block.
+
+    What cosine search keeps instead of a unit-length copy of the matrix: n numbers, so a large
+    or memory-mapped ``X`` is never copied. Squares are summed in float64 over blocks of rows
+    (NumPy: without a float64 copy of the block; other libraries: blocks of at most
+    ``memory_budget``/16 rows' worth, default 1 MiB).
+
+    Parameters
+    ----------
+    X : array (n, d)
+        NumPy (memory-mapped too), CuPy or array-API.
+    name : str
+        Used in the error message.
+    check_finite : bool
+        Refuse rows with NaN or inf (the pass is needed anyway, so the check is free).
+
+    Returns
+    -------
+    array (n,), ``X``'s library and dtype
+
+    Raises
+    ------
+    ValueError
+        A row holds NaN or inf (the first such row is named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inverse_norms(np.array([[3., 4.], [0., 0.]], dtype=np.float32)).tolist()
+    [0.20000000298023224, 0.0]
+    """
+    xp = xb.get_namespace(X)
+    n, d = X.shape
+    is_np = xb.is_numpy(X)
+    budget = min(16 * 2**20, DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget))
+    # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
+    # convert a block to float64, which the block size bounds
+    step = block_rows(d, 1 if is_np else 16, budget)
+    parts = []
+    for s in range(0, n, step):
+        if is_np:
+            B = X[s:min(s + step, n)]
+            sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
+        else:
+            B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+            sq = xp.sum(B * B, axis=1)
+        if check_finite and not bool(xp.all(xp.isfinite(sq))):
+            bad = np.flatnonzero(~np.isfinite(xb.to_numpy(sq)))
+            for r in bad:  # a float64 row may overflow its sum of squares without holding inf
+                if not bool(xp.all(xp.isfinite(B[int(r), ...]))):
+                    raise ValueError(f"{name} holds NaN or inf (first at row {s + int(r)})")
+            sq = xp.where(xp.isfinite(sq), sq, xp.asarray(xp.inf, dtype=xp.float64))
+        norm = xp.sqrt(sq)
+        inv = xp.where(norm > 0, 1.0 / xp.where(norm > 0, norm, 1.0), xp.asarray(0.0, dtype=xp.float64))
+        parts.append(xp.astype(inv, X.dtype))
+    if not parts:
+        return xp.zeros((0,), dtype=X.dtype)
+    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 
-def _prepare(queries, database, metric, check_finite=True):
-    """Validate and align (queries, database); cosine scales both to unit length."""
+def _prepare(queries, database, metric, check_finite=True, database_inv=None):
+    """Validate and align (queries, database); cosine gives the inverse row norms of both.
+
+    Neither matrix is copied (beyond a dtype conversion of the queries): cosine scaling is
+    applied per tile, so a large or memory-mapped database stays where it is.
+    """
     if metric not in _METRICS:
         raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
-    database = backend.check_matrix(database, "database", check_finite=check_finite)
-    xp = backend.get_namespace(database)
-    queries = backend.asarray(queries, like=database)
+    database = xb.check_matrix(database, "database", check_finite=False)
+    xp = xb.get_namespace(database)
+    queries = xb.asarray(queries, like=database)
     if queries.ndim == 1:
         queries = xp.reshape(queries, (1, -1))
-    queries = backend.check_matrix(queries, "queries", allow_empty=True, check_finite=check_finite)
+    queries = xb.check_matrix(queries, "queries", allow_empty=True, check_finite=False)
     if queries.shape[1] != database.shape[1]:
         raise ValueError(
             f"queries have dimension {queries.shape[1]} but the database has {database.shape[1]}"
@@ -93,80 +152,18 @@ def _prepare(queries, database, metric, check_finite=True):
     if queries.dtype != database.dtype:
         queries = xp.astype(queries, database.dtype)
     if metric == "cosine":
-        from .normalize import normalize
-
-        queries, database = normalize(queries, "unit"), normalize(database, "unit")
-    return xp, queries, database
-
-
-def exclusion_csr(exclude, n_queries: int, n_database: int):
-    """Normalise ``exclude`` to CSR arrays ``(ptr, idx)``: sorted, unique columns per query.
-
-    Parameters
-    ----------
-    exclude : None, int array (q,), int array (q, m), or a sequence of q ints / int sequences
-        Database rows never to return, per query; negative entries (e.g. -1 padding or the
-        "missing word" mark of :meth:`Embeddings.indices`) are ignored.
-    n_queries, n_database : int
-
-    Returns
-    -------
-    (ptr, idx) : int64 arrays of length q + 1 and nnz, or None when nothing is excluded.
-
-    Raises
-    ------
-    ValueError
-        Wrong number of rows, or a column outside the database.
-    """
-    if exclude is None:
-        return None
-    if isinstance(exclude, (list, tuple)):
-        if len(exclude) != n_queries:
-            raise ValueError(f"exclude has {len(exclude)} rows for {n_queries} queries")
-        if all(isinstance(r, (int, np.integer)) for r in exclude):
-            arr = np.asarray(exclude, dtype=np.int64).reshape(-1, 1)
-        else:
-            parts = [np.atleast_1d(np.asarray(backend.to_numpy(r), dtype=np.int64)).ravel() for r in exclude]
-            lens = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
-            rows = np.repeat(np.arange(n_queries, dtype=np.int64), lens)
-            cols = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-            return _csr_from_pairs(rows, cols, n_queries, n_database)
-    else:
-        arr = np.asarray(backend.to_numpy(exclude))
-        if arr.dtype.kind not in "iu":
-            raise TypeError(f"exclude must hold integer row indices, got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
-        if arr.ndim == 1:
-            arr = arr.reshape(-1, 1)
-        if arr.ndim != 2:
-            raise ValueError(f"exclude must be 1-D or 2-D, got ndim={arr.ndim}")
-    if arr.shape[0] != n_queries:
-        raise ValueError(f"exclude has {arr.shape[0]} rows for {n_queries} queries")
-    rows = np.repeat(np.arange(n_queries, dtype=np.int64), arr.shape[1])
-    return _csr_from_pairs(rows, arr.ravel(), n_queries, n_database)
+        q_inv = inverse_norms(queries, "queries", check_finite=check_finite)
+        d_inv = database_inv if database_inv is not None else \
+            inverse_norms(database, "database", check_finite=check_finite)
+        return xp, queries, database, q_inv, d_inv
+    if check_finite:
+        # the same blocked pass as cosine's, for its finiteness check alone
+        inverse_norms(queries, "queries")
+        inverse_norms(database, "database")
+    return xp, queries, database, None, None
 
 
-def _csr_from_pairs(rows, cols, n_queries, n_database):
-    keep = cols >= 0
-    rows, cols = rows[keep], cols[keep]
-    if cols.size and int(cols.max()) >= n_database:
-        raise ValueError(f"exclude holds row {int(cols.max())} but the database has {n_database} rows")
-    order = np.lexsort((cols, rows))
-    rows, cols = rows[order], cols[order]
-    if cols.size > 1:
-        dup = np.zeros(cols.size, dtype=bool)
-        dup[1:] = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
-        rows, cols = rows[~dup], cols[~dup]
-    ptr = np.zeros(n_queries + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=n_queries), out=ptr[1:])
-    return ptr, np.ascontiguousarray(cols)
-
-
-def _max_excluded(ex):
-    return 0 if ex is None or ex[0].size < 2 else int(np.diff(ex[0]).max())
-
-
-def _slice_csr(ex, s, e):
+def _slice_csr(ex, s, e) -> tuple[np.ndarray, np.ndarray]:
     """CSR rows s..e-1 as (rows, cols) pairs relative to the block."""
     ptr, idx = ex
     a, b = int(ptr[s]), int(ptr[e])
@@ -215,12 +212,12 @@ def select_topk(S, k: int, exclude=None):
     """
     n_rows, n_cols = S.shape
     ex = exclusion_csr(exclude, n_rows, n_cols)
-    k = _check_k(k, n_cols - _max_excluded(ex))
-    if backend.is_numpy(S):
+    k = check_k(k, n_cols - max_excluded(ex))
+    if xb.is_numpy(S):
         from .kernels.topk import topk_rows
 
         return topk_rows(S, k, *(ex if ex is not None else (None, None)))
-    xp = backend.get_namespace(S)
+    xp = xb.get_namespace(S)
     if ex is not None:
         S = _apply_exclusion(xp, S, *_slice_csr(ex, 0, n_rows), False)
     return _select_xp(xp, S, k)
@@ -237,17 +234,27 @@ def _apply_exclusion(xp, S, rows, cols, is_np):
     return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=S.dtype), S)
 
 
-def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=None, scale=None):
+def _scaled_rows(xp, B, inv):
+    """Rows of ``B`` times ``inv`` (their inverse norms): a unit-length copy of one block only."""
+    if inv is None:
+        return B
+    return B * xp.reshape(inv, (-1, 1))
+
+
+def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=None, scale=None,
+                       q_inv=None, d_inv=None):
     """Full-row blocks: one GEMM per block of queries, then argpartition / argsort selection."""
     n, nq = D.shape[0], Q.shape[0]
-    is_np = backend.is_numpy(D)
+    is_np = xb.is_numpy(D)
     step = block_rows(n, 4, memory_budget)
     DT = D.T if is_np else xp.matrix_transpose(D)
     out_s, out_i = [], []
     starts = range(0, nq, step)
     for s in progress_bar(starts, total=len(starts), desc=desc, progress=progress, unit="block"):
         e = min(s + step, nq)
-        S = Q[s:e, ...] @ DT
+        S = _scaled_rows(xp, Q[s:e, ...], None if q_inv is None else q_inv[s:e, ...]) @ DT
+        if d_inv is not None:
+            S = S * xp.reshape(d_inv, (1, -1))
         if scale is not None:
             S = scale * S
         if col_bias is not None:
@@ -280,49 +287,60 @@ def _tile_shape(n, nq, n_jobs, itemsize, memory_budget):
     return rows, min(cols, n)
 
 
-def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=None, scale=None):
-    """GEMM per (query block × database block) tile, merged into heaps by the Numba kernel."""
+def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=None, scale=None,
+                 q_inv=None, d_inv=None):
+    """GEMM per (query block × database block) tile, merged into heaps by the Numba kernel.
+
+    Neither ``Q`` nor ``D`` is copied: a query block is scaled to unit rows when it is used
+    (``q_inv``), and database columns are scaled inside the tile (``d_inv``). A memory-mapped
+    ``D`` is thus read tile by tile, and extra memory stays within the tiles and the heaps.
+    """
     from contextlib import nullcontext
 
     from .kernels import topk as K
 
     n, nq = D.shape[0], Q.shape[0]
-    Q = np.ascontiguousarray(Q)
+    Q, D = np.asarray(Q), np.asarray(D)  # a np.memmap becomes a plain view (Numba types it)
     big = nq * n * D.shape[1] >= 2**24
-    if nq >= 32 or (D.strides[0] != D.itemsize and D.strides[1] != D.itemsize):
-        # the compiled block loop needs C order; copying costs about one query's pass over D,
-        # so only a batch of queries amortises it
-        D = np.ascontiguousarray(D)
     hv, hi = K.init_heaps(nq, k, D.dtype)
     if nq == 0:
         return hv, hi
     n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
     rows, cols = _tile_shape(n, nq, n_jobs, D.dtype.itemsize, memory_budget)
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    bias = np.zeros(0, D.dtype) if col_bias is None else np.ascontiguousarray(col_bias, dtype=D.dtype)
+    empty = np.zeros(0, D.dtype)
+    bias = empty if col_bias is None else np.ascontiguousarray(col_bias, dtype=D.dtype)
+    cscale = empty if d_inv is None else np.ascontiguousarray(d_inv, dtype=D.dtype)
+    # the compiled block loop needs a C-ordered database; any other layout (e.g. F-ordered
+    # vectors) runs GEMM tiles from Python instead of being copied whole
     compiled = D.flags.c_contiguous
 
     def run_block(s):
         e = min(s + rows, nq)
         Qb = Q[s:e]
+        if q_inv is not None:
+            Qb = Qb * q_inv[s:e, None]
+        Qb = np.ascontiguousarray(Qb, dtype=D.dtype)
         if compiled:
-            K.block_topk(Qb, D, cols, hv, hi, s, ptr, idx, 1.0 if scale is None else float(scale), bias)
+            K.block_topk(Qb, D, cols, hv, hi, s, ptr, idx, 1.0 if scale is None else float(scale), bias,
+                         cscale)
             return
-        # any other layout (e.g. the F-ordered vectors of a small query): GEMM tiles from Python,
-        # a row slice of a C- or F-ordered matrix being a valid BLAS operand without a copy
+        # a row slice of a C- or F-ordered matrix is a valid BLAS operand without a copy
         for c in range(0, n, cols):
             ce = min(c + cols, n)
             S = Qb @ D[c:ce].T
+            if d_inv is not None:
+                S *= cscale[c:ce]
             if scale is not None:
                 S *= scale
             if col_bias is not None:
                 S -= bias[c:ce]
-            K.merge_tile_serial(S, c, hv, hi, s, ptr, idx)
+            K.merge_tile_serial(np.ascontiguousarray(S), c, hv, hi, s, ptr, idx)
 
     starts = range(0, nq, rows)
     bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
     # one BLAS thread per worker: the workers are the parallelism (small jobs skip the switch)
-    with (backend.single_blas_thread() if big else nullcontext()):
+    with (xb.single_blas_thread() if big else nullcontext()):
         if n_jobs == 1 or len(starts) == 1:
             for s in starts:
                 run_block(s)
@@ -336,18 +354,165 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
     return hv, hi
 
 
-def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_bias=None, scale=None):
+def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_bias=None, scale=None,
+         q_inv=None, d_inv=None):
     if selector not in _SELECTORS:
         raise ValueError(f"selector must be one of {', '.join(map(repr, _SELECTORS))}, got {selector!r}")
-    if backend.is_numpy(D) and selector in ("auto", "numba"):
-        return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale)
-    return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale)
+    if xb.is_numpy(D) and selector in ("auto", "numba"):
+        return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv)
+    return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale, q_inv, d_inv)
+
+
+def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
+              progress: bool | None = None, n_jobs: int | None = None, check_finite: bool = True,
+              symmetric: bool | None = None):
+    """Every row's top-``k`` among the *other* rows of ``X``: ``topk(X, X, k, exclude=self)`` at half the GEMM.
+
+    A vocabulary-wide neighbour table (e.g. the synonym table of
+    :func:`embgeo.negatives.synonym_table`) scores each pair twice when run as a plain
+    ``topk``; here each pair (i, j) is scored once, by one GEMM tile, and merged into the heaps
+    of both i and j (:func:`embgeo.kernels.topk.self_block_topk`). Rows are scaled to unit
+    length one block at a time (no copy of ``X``). Each thread keeps heaps for all rows (12
+    bytes per row and neighbour, like the result), merged at the end. NumPy C-ordered input
+    takes this path; anything else runs :func:`topk` with self-exclusion.
+
+    The symmetric path halves the GEMM but merges every score twice (once per word of the
+    pair), so it pays only when the GEMM dominates, i.e. in higher dimensions: measured
+    (``benchmarks/compare_negatives.py``, CPU seconds) 1.24× faster than the plain route at
+    d = 300, a wash at d = 50 (0.91× and 1.03× in two runs). By default it runs for d ≥ 128
+    (a threshold between the measured points).
+
+    Parameters
+    ----------
+    X : array (n, d)
+    k : int
+        1 ≤ k ≤ n − 1.
+    metric : {"cosine", "dot"}
+    memory_budget, progress, n_jobs, check_finite
+        As in :func:`topk`.
+    symmetric : bool, optional
+        Force the symmetric path on or off (default: by dimension, see above).
+
+    Returns
+    -------
+    scores, indices : arrays, shape (n, k)
+        Best first, ties to the lower row, never the row itself. Scores can differ from
+        :func:`topk`'s in the last float32 bit (the unit scaling is applied to both sides before
+        the GEMM), so near-ties may order differently.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    >>> self_topk(X, 1)[1].ravel().tolist()
+    [1, 0, 1]
+    """
+    xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite)
+    n = X.shape[0]
+    k = check_k(k, n - 1)
+    if symmetric is None:
+        symmetric = X.shape[1] >= _SYMMETRIC_MIN_DIM
+    if not (symmetric and xb.is_numpy(X) and X.flags.c_contiguous):
+        return _search(xp, X, X, k, xp.arange(n) if not xb.is_numpy(X) else np.arange(n), inv, inv,
+                       memory_budget=memory_budget, progress=progress, n_jobs=n_jobs)
+    import threading
+
+    from .kernels import topk as K
+
+    X = np.asarray(X)
+    inv = np.ones(n, X.dtype) if inv is None else np.ascontiguousarray(inv, dtype=X.dtype)
+    n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+    rows, cols = _tile_shape(n, n, n_jobs, X.dtype.itemsize, memory_budget)
+    starts = list(range(0, n, rows))
+    lock = threading.Lock()
+    todo = iter(starts)  # the largest blocks (most pairs) first
+    bar = progress_bar(total=len(starts), desc="self top-k", progress=progress, unit="block")
+
+    def worker():
+        hv, hi = K.init_heaps(n, k, X.dtype)
+        while True:
+            with lock:
+                s = next(todo, None)
+            if s is None:
+                return hv, hi
+            K.self_block_topk(X, inv, s, min(s + rows, n), cols, hv, hi)
+            with lock:
+                bar.update()
+
+    n_threads = min(n_jobs, len(starts))
+    with xb.single_blas_thread():
+        if n_threads == 1:
+            heaps = [worker()]
+        else:
+            with ThreadPoolExecutor(n_threads) as pool:
+                heaps = list(pool.map(lambda _: worker(), range(n_threads)))
+    bar.close()
+    hv, hi = heaps[0]
+    for ov, oi in heaps[1:]:
+        K.merge_heaps(hv, hi, ov, oi)
+    K.finalize(hv, hi)
+    return hv, hi
+
+
+def merge_topk(parts, k: int | None = None):
+    """Merge top-k lists of the same queries over disjoint database shards into one.
+
+    For sharded search (e.g. :mod:`embgeo.distributed`): each shard is searched with
+    :func:`topk` (``offset=`` its first row, so ids are global) and the lists are merged here.
+    The order is :func:`topk`'s: score descending, equal scores by the lower id, so the merge
+    equals a search over the whole database whatever the sharding. Padding slots (score
+    ``-inf`` with id ``-1``, as an approximate index returns) sort last.
+
+    Parameters
+    ----------
+    parts : sequence of (scores, ids)
+        Arrays of shape (q, k_i) each, same q; NumPy or any array library (results come back in
+        the library of the first part).
+    k : int, optional
+        Length of the merged lists (default: the longest part's k), at most Σ k_i.
+
+    Returns
+    -------
+    scores, ids : arrays, shape (q, k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = (np.array([[0.9, 0.5]]), np.array([[3, 1]]))
+    >>> b = (np.array([[0.9, 0.7]]), np.array([[2, 8]]))
+    >>> s, i = merge_topk([a, b], k=3)
+    >>> i.tolist(), s.tolist()
+    ([[2, 3, 8]], [[0.9, 0.9, 0.7]])
+    """
+    parts = list(parts)
+    if not parts:
+        raise ValueError("merge_topk needs at least one (scores, ids) pair")
+    like = parts[0][0]
+    S = [np.asarray(xb.to_numpy(p[0])) for p in parts]
+    I = [np.asarray(xb.to_numpy(p[1])).astype(np.int64, copy=False) for p in parts]
+    for j, (s, i) in enumerate(zip(S, I)):
+        if s.ndim != 2 or s.shape != i.shape or s.shape[0] != S[0].shape[0]:
+            raise ValueError(f"part {j}: scores {s.shape} and ids {i.shape} must be (q, k_i) with the same q "
+                             f"as part 0 ({S[0].shape[0]} queries)")
+    scores, ids = np.concatenate(S, axis=1), np.concatenate(I, axis=1)
+    k = max(s.shape[1] for s in S) if k is None else int(k)
+    if not 1 <= k <= scores.shape[1]:
+        raise ValueError(f"k must lie in 1..{scores.shape[1]} (the merged candidates), got {k}")
+    # padding (-1) after every real id among equal scores
+    key = np.where(ids < 0, np.iinfo(np.int64).max, ids)
+    order = np.lexsort((key, -scores), axis=1)[:, :k]
+    scores, ids = np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1)
+    if not xb.is_numpy(like):
+        xp = xb.get_namespace(like)
+        return xp.asarray(scores), xp.asarray(ids)
+    return scores, ids
 
 
 # ---------------------------------------------------------------------------- public API
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
          memory_budget: int | None = None, progress: bool | None = None,
-         selector: str = "auto", n_jobs: int | None = None, check_finite: bool = True):
+         selector: str = "auto", n_jobs: int | None = None, check_finite: bool = True,
+         offset: int | None = None):
     """Exact top-``k`` neighbours of each query row among the database rows.
 
     Parameters
@@ -365,6 +530,9 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         or int sequences. Negative entries are ignored.
     memory_budget : int, optional
         Bytes the score blocks may take at once (default 256 MiB). Results do not depend on it.
+        Cosine never copies the database to unit length: it keeps its n inverse row norms and
+        scales each score tile, so the extra memory is the tiles, the heaps, n numbers and the
+        (scaled) queries of one block, whatever the size of a (memory-mapped) database.
     progress : bool, optional
         Show a progress bar over blocks of queries (default: the global setting).
     selector : {"auto", "numba", "argpartition"}
@@ -378,6 +546,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         Refuse NaN/inf in queries and database (default). Turning it off spares a pass over the
         database when it is known to be finite (an :class:`~embgeo.embeddings.Embeddings`);
         NaN scores would then give undefined rankings.
+    offset : int, optional
+        ``database`` is rows ``offset …`` of a larger matrix (a shard): returned indices are
+        rows of the larger matrix, and ``exclude`` is given in them too (rows outside the shard
+        are ignored, not refused). Shards' results combine with :func:`merge_topk`; ``k`` must
+        still fit the shard.
 
     Returns
     -------
@@ -400,10 +573,42 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     >>> i.tolist()
     [[3, 2]]
     """
-    xp, Q, D = _prepare(queries, database, metric, check_finite)
-    ex = exclusion_csr(exclude, Q.shape[0], D.shape[0])
-    k = _check_k(k, D.shape[0] - _max_excluded(ex))
-    return _run(xp, Q, D, k, ex, memory_budget, progress, "top-k", selector, n_jobs)
+    xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, check_finite)
+    return _search(xp, Q, D, k, exclude, q_inv, d_inv, offset=offset, memory_budget=memory_budget,
+                   progress=progress, selector=selector, n_jobs=n_jobs)
+
+
+def _search(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k", *,
+            memory_budget=None, progress=None, selector="auto", n_jobs=None):
+    """topk on validated arrays (cosine given as inverse row norms)."""
+    if offset is not None:
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+            raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+        offset = int(offset)
+    ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
+    k = check_k(k, D.shape[0] - max_excluded(ex))
+    s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv)
+    return (s, i + offset) if offset else (s, i)
+
+
+def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
+    """Mean of each query row's top-``k`` scores (CSLS's r terms), a chunk of queries at a time.
+
+    Chunks keep the heaps (12 bytes per query and neighbour) within the memory budget when the
+    queries are a whole vocabulary (r_S).
+    """
+    budget = DEFAULT_MEMORY_BUDGET if opts.get("memory_budget") is None else int(opts["memory_budget"])
+    nq = Q.shape[0]
+    chunk = max(_TILE_ROWS * _default_jobs(), budget // (24 * k))
+    parts = []
+    for s in range(0, nq, chunk):
+        e = min(s + chunk, nq)
+        sc, _ = _search(xp, Q[s:e, ...], D, k, None, None if q_inv is None else q_inv[s:e, ...], d_inv,
+                        desc=desc, **opts)
+        parts.append(_row_means(sc))
+    if not parts:
+        return xp.zeros((0,), dtype=xp.float64)
+    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
@@ -414,7 +619,8 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (the text
     after it): r_T(Wx_s) = (1/K) Σ_{y_t ∈ N_T(Wx_s)} cos(Wx_s, y_t). Called with the mapped
     source as ``queries`` and the target vocabulary as ``database`` it gives r_T; with the roles
-    swapped, r_S. Computed blockwise by :func:`topk`, in float64.
+    swapped, r_S. Computed blockwise by :func:`topk` (no unit-length copy of either side), in
+    float64.
 
     Returns
     -------
@@ -422,20 +628,37 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     """
     scores, _ = topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
                      progress=progress, selector=selector, n_jobs=n_jobs)
-    xp = backend.get_namespace(scores)
+    return _row_means(scores)
+
+
+def _row_means(scores):
+    xp = xb.get_namespace(scores)
     return xp.mean(xp.astype(scores, xp.float64), axis=1)
 
 
-def csls_topk(queries, database, k: int = 10, *, knn: int = 10, r_database=None, r_queries=None,
+def _csls_knn(csls_knn, knn):
+    """The CSLS neighbourhood size, accepting the deprecated ``knn=`` spelling."""
+    if knn is not None:
+        import warnings
+
+        warnings.warn("knn= is deprecated; use csls_knn=", DeprecationWarning, stacklevel=3)
+        csls_knn = knn
+    if isinstance(csls_knn, bool) or not isinstance(csls_knn, (int, np.integer)) or csls_knn < 1:
+        raise ValueError(f"csls_knn must be a positive integer, got {csls_knn!r}")
+    return int(csls_knn)
+
+
+def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
-              selector: str = "auto", n_jobs: int | None = None):
+              selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
+              database_inv=None, source_inv=None):
     """Top-``k`` database rows of each query by CSLS (cross-domain similarity local scaling).
 
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (MUSE):
 
         CSLS(Wx_s, y_t) = 2 cos(Wx_s, y_t) − r_T(Wx_s) − r_S(y_t),
 
-    where, with K = ``knn``,
+    where, with K = ``csls_knn``,
 
     * r_T(Wx_s) (``r_queries``) is the mean cosine of the mapped source vector Wx_s (a query)
       to its K nearest *target* vectors, over the whole target vocabulary (the ``database``);
@@ -444,10 +667,13 @@ def csls_topk(queries, database, k: int = 10, *, knn: int = 10, r_database=None,
 
     r_S must therefore be computed against the full mapped source space, not against the few
     words being translated: pass ``source`` (the whole mapped source matrix WX) or a
-    precomputed ``r_database = knn_mean_similarity(database, source, knn)``. Without either, r_S
-    falls back to the given ``queries`` as the source space, which is MUSE's definition only
-    when the queries are the whole source vocabulary. r_T(x) does not change one query's
-    ranking; it is subtracted only to make the returned scores true CSLS values.
+    precomputed ``r_database = knn_mean_similarity(database, source, csls_knn)``. Without
+    either, r_S falls back to the given ``queries`` as the source space, which is MUSE's
+    definition only when the queries are the whole source vocabulary. r_T(x) does not change
+    one query's ranking; it is subtracted only to make the returned scores true CSLS values.
+
+    No side is copied to unit length: cosines are scaled per tile from inverse row norms, so
+    the extra memory is bounded by ``memory_budget`` plus a few numbers per row.
 
     Parameters
     ----------
@@ -457,7 +683,7 @@ def csls_topk(queries, database, k: int = 10, *, knn: int = 10, r_database=None,
         Target vectors y_t.
     k : int
         Neighbours to return per query.
-    knn : int
+    csls_knn : int
         K of the r terms (MUSE uses 10); capped at the size of the space it averages over.
     r_database, r_queries : arrays (n,) and (q,), optional
         Precomputed r_S and r_T.
@@ -465,41 +691,63 @@ def csls_topk(queries, database, k: int = 10, *, knn: int = 10, r_database=None,
         The whole mapped source vocabulary, used for r_S when ``r_database`` is not given.
     exclude, memory_budget, progress, selector, n_jobs
         As in :func:`topk`.
+    knn : int, optional
+        Deprecated spelling of ``csls_knn``.
+    database_inv, source_inv : arrays (n,) and (m,), optional
+        Precomputed :func:`inverse_norms` of ``database`` and ``source`` (spares a pass over
+        each; an :class:`~embgeo.embeddings.Embeddings` caches its own).
 
     Returns
     -------
     scores, indices : arrays, shape (q, k)
         CSLS values best first, and database rows (ties to the lower row).
     """
-    xp, Q, D = _prepare(queries, database, "cosine")
-    knn = int(knn)
-    if knn < 1:
-        raise ValueError(f"knn must be at least 1, got {knn}")
+    csls_knn = _csls_knn(csls_knn, knn)
+    xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0])
-    k = _check_k(k, D.shape[0] - _max_excluded(ex))
+    k = check_k(k, D.shape[0] - max_excluded(ex))
     opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs)
     if r_database is None:
         if source is not None:
-            _, S_, _ = _prepare(source, D, "cosine")
+            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv)
+            if source_inv is not None:
+                s_inv = xp.astype(xb.asarray(source_inv, like=D), D.dtype)
         else:
-            S_ = Q
+            S_, s_inv = Q, q_inv
         if S_.shape[0] == 0:
             raise ValueError("r_S needs a non-empty source space: pass source= or r_database=")
-        r_database = knn_mean_similarity(D, S_, min(knn, S_.shape[0]), metric="dot", **opts)
+        r_database = _mean_topk(xp, D, S_, min(csls_knn, S_.shape[0]), d_inv, s_inv, "CSLS r_S", opts)
     if r_queries is None:
-        r_queries = knn_mean_similarity(Q, D, min(knn, D.shape[0]), metric="dot", **opts)
-    rD = xp.astype(backend.asarray(r_database, like=D), D.dtype)
-    rQ = xp.astype(backend.asarray(r_queries, like=D), D.dtype)
+        r_queries = _mean_topk(xp, Q, D, min(csls_knn, D.shape[0]), q_inv, d_inv, "CSLS r_T", opts)
+    rD = xp.astype(xb.asarray(r_database, like=D), D.dtype)
+    rQ = xp.astype(xb.asarray(r_queries, like=D), D.dtype)
     if rD.shape != (D.shape[0],) or rQ.shape != (Q.shape[0],):
         raise ValueError(f"r_database must have shape ({D.shape[0]},) and r_queries ({Q.shape[0]},), "
                          f"got {tuple(rD.shape)} and {tuple(rQ.shape)}")
     # rank by 2cos − r_S (r_T is constant per query), then subtract r_T
-    s, i = _run(xp, Q, D, k, ex, memory_budget, progress, "CSLS", selector, n_jobs, col_bias=rD, scale=2)
+    s, i = _run(xp, Q, D, k, ex, memory_budget, progress, "CSLS", selector, n_jobs, col_bias=rD, scale=2,
+                q_inv=q_inv, d_inv=d_inv)
     return s - xp.reshape(rQ, (-1, 1)), i
 
 
-def _query_matrix(e, queries, unit):
-    """Resolve words / vectors to a query matrix and the self-exclusion rows."""
+_INV_NORMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def cached_inverse_norms(e):
+    """:func:`inverse_norms` of an :class:`~embgeo.embeddings.Embeddings`' vectors, computed once.
+
+    Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
+    (``e.unit_vectors``) would cost the whole matrix again.
+    """
+    inv = _INV_NORMS.get(e)
+    if inv is None:
+        # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
+        inv = _INV_NORMS[e] = inverse_norms(e.vectors, "vectors", check_finite=False)
+    return inv
+
+
+def _query_matrix(e, queries):
+    """Resolve words / vectors to a raw query matrix and the self-exclusion rows."""
     if isinstance(queries, str):
         queries = [queries]
     if isinstance(queries, (list, tuple)) and not queries:
@@ -507,14 +755,12 @@ def _query_matrix(e, queries, unit):
         return e.vectors[:0, ...], np.zeros(0, dtype=np.int64)
     if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
         idx = e.indices(queries)
-        M = e.unit_vectors if unit else e.vectors
-        xp = backend.get_namespace(M)
-        return (M[idx, ...] if backend.is_numpy(M) else xp.take(M, xp.asarray(idx), axis=0)), idx
+        return xb.take_rows(e.vectors, idx), idx
     return queries, None
 
 
 def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exact",
-           exclude_self: bool = True, knn: int = 10, **kwargs):
+           exclude_self: bool = True, csls_knn: int = 10, **kwargs):
     """Neighbours of words (or vectors) in an :class:`~embgeo.embeddings.Embeddings`.
 
     Parameters
@@ -527,15 +773,17 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         ``source=`` or ``r_database=`` for MUSE's r_S; see :func:`csls_topk`). For word queries
         (monolingual CSLS, hubness-corrected neighbours within ``e``) the source space defaults to
         the whole of ``e``: r_S then costs one pass over all n² pairs, so compute it once with
-        ``knn_mean_similarity(e.vectors, e.vectors, knn)`` and pass it as ``r_database=`` when
-        querying repeatedly.
+        ``knn_mean_similarity(e.vectors, e.vectors, csls_knn)`` and pass it as ``r_database=``
+        when querying repeatedly.
     backend : {"exact", "faiss"}
-        "faiss" runs :func:`embgeo.faiss_index.faiss_search` (cosine and dot only); pass
-        ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search.
+        "faiss" searches a :class:`~embgeo.faiss_index.FaissIndex` (cosine and dot only): pass
+        ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The index is
+        built on the first call and kept with ``e`` (one per kind, parameters and metric; see
+        :func:`embgeo.faiss_index.cached_index`), or pass a prebuilt one as ``index=``.
     exclude_self : bool
         Drop each query word from its own list (ignored for vector queries).
-    knn : int
-        K of the CSLS r terms.
+    csls_knn : int
+        K of the CSLS r terms (``knn=`` is a deprecated alias).
     **kwargs
         Passed on (``memory_budget``, ``progress``, ``exclude``, ...).
 
@@ -547,50 +795,64 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         raise ValueError(f"metric must be 'cosine', 'dot' or 'csls', got {metric!r}")
     if backend not in ("exact", "faiss"):
         raise ValueError(f"backend must be 'exact' or 'faiss', got {backend!r}")
-    Q, idx = _query_matrix(e, queries, unit=metric != "dot")
+    csls_knn = _csls_knn(csls_knn, kwargs.pop("knn", None))
+    Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)
     if exclude_self and idx is not None:
         exclude = idx if exclude is None else [np.append(np.atleast_1d(x), i) for x, i in zip(exclude, idx)]
     if backend == "faiss":
         if metric == "csls":
             raise ValueError("metric='csls' needs backend='exact'")
-        from .faiss_index import faiss_search
+        from .faiss_index import cached_index
 
         for name in ("memory_budget", "progress", "selector", "n_jobs"):  # exact-search options
             kwargs.pop(name, None)
-        return faiss_search(Q, e.vectors, k, metric=metric, exclude=exclude, **kwargs)
+        index = kwargs.pop("index", None)
+        if index is None:
+            index = cached_index(e, metric=metric, **kwargs)
+        elif kwargs:
+            raise TypeError(f"index= is prebuilt: {', '.join(sorted(kwargs))} cannot apply to it")
+        else:
+            index.check_matches(e, metric)
+        s, i = index.search(Q, k, exclude=exclude)
+        if not xb.is_numpy(e.vectors):
+            xp = xb.get_namespace(e.vectors)
+            s, i = xp.asarray(s), xp.asarray(i)
+        return s, i
+    if "index" in kwargs:
+        raise TypeError("index= needs backend='faiss'")
+    inv = cached_inverse_norms(e) if metric != "dot" else None
     if metric == "csls":
         if idx is not None and kwargs.get("source") is None and kwargs.get("r_database") is None:
-            kwargs["source"] = e.vectors
-        return csls_topk(Q, e.vectors, k, knn=knn, exclude=exclude, **kwargs)
-    if metric == "cosine":
-        # the cached unit vectors spare normalising the vocabulary on every call; Embeddings
-        # are finite by construction, so only the queries need the finiteness check
-        return topk(_unit_rows(Q, e.unit_vectors), e.unit_vectors, k, metric="dot", exclude=exclude,
-                    check_finite=False, **kwargs)
-    Q = _unit_rows(Q, e.vectors, scale=False)
-    return topk(Q, e.vectors, k, metric="dot", exclude=exclude, check_finite=False, **kwargs)
+            kwargs["source"], kwargs["source_inv"] = e.vectors, inv
+        return csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, database_inv=inv, **kwargs)
+    # Embeddings are finite by construction: only the queries need the finiteness check
+    Q = _query_rows(Q, e.vectors)
+    xp = xb.get_namespace(e.vectors)
+    q_inv = inverse_norms(Q, "queries") if metric == "cosine" else None
+    return _search(xp, Q, e.vectors, k, exclude, q_inv, inv, **kwargs)
 
 
-def _unit_rows(Q, like, scale=True):
-    """Queries as a checked 2-D matrix of ``like``'s library and dtype, unit rows if ``scale``."""
-    from .normalize import normalize
-
-    Q = backend.asarray(Q, like=like)
-    xp = backend.get_namespace(like)
+def _query_rows(Q, like):
+    """Queries as a checked 2-D matrix of ``like``'s library and dtype."""
+    Q = xb.asarray(Q, like=like)
+    xp = xb.get_namespace(like)
     if Q.ndim == 1:
         Q = xp.reshape(Q, (1, -1))
-    Q = xp.astype(backend.check_matrix(Q, "queries", allow_empty=True), like.dtype)
-    return normalize(Q, "unit") if scale else Q
+    Q = xp.astype(xb.check_matrix(Q, "queries", allow_empty=True), like.dtype)
+    if Q.shape[1] != like.shape[1]:
+        raise ValueError(f"queries have dimension {Q.shape[1]} but the database has {like.shape[1]}")
+    return Q
 
 
-def most_similar(e, positive=(), negative=(), topn: int = 10, restrict_vocab: int | None = None):
+def most_similar(e, positive=(), negative=(), topn: int | None = 10, restrict_vocab: int | None = None):
     """gensim-compatible ``most_similar``.
 
     The query is the mean of the unit vectors of ``positive`` (weight +1) and ``negative``
     (weight −1), scaled to unit length; words are ranked by cosine to it over the first
     ``restrict_vocab`` rows (all by default), the input words excluded. Entries may be words,
     ``(word, weight)`` pairs or vectors, as in gensim 4 ``KeyedVectors.most_similar``.
+    No unit-length copy of the vocabulary is made (cosines are scaled per tile).
 
     Returns
     -------
@@ -607,8 +869,9 @@ def most_similar(e, positive=(), negative=(), topn: int = 10, restrict_vocab: in
     items += [(x, -1.0) for x in (negative if negative is not None else ())]
     if not items:
         raise ValueError("most_similar needs at least one positive or negative word")
-    U = e.unit_vectors
-    xp = backend.get_namespace(U)
+    V = e.vectors
+    inv = cached_inverse_norms(e)
+    xp = xb.get_namespace(V)
     rows, weights, excl = [], [], []
     for key, sign in items:
         if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (int, float, np.number)):
@@ -618,26 +881,38 @@ def most_similar(e, positive=(), negative=(), topn: int = 10, restrict_vocab: in
         if isinstance(key, str):
             i = e.index(key)
             excl.append(i)
-            rows.append(U[i, ...])
+            rows.append(V[i, ...] * inv[i, ...])
         else:
-            v = backend.asarray(key, like=U, dtype=U.dtype)
+            v = xb.asarray(key, like=V, dtype=V.dtype)
             if v.shape != (e.dim,):
                 raise ValueError(f"a query vector must have shape ({e.dim},), got {tuple(v.shape)}")
-            rows.append(_unit_rows(v, U)[0, ...])
+            v = _query_rows(v, V)
+            rows.append((v * xp.reshape(inverse_norms(v, "queries"), (-1, 1)))[0, ...])
         weights.append(w)
-    w = backend.asarray(np.asarray(weights), like=U, dtype=U.dtype)
+    w = xb.asarray(np.asarray(weights), like=V, dtype=V.dtype)
     query = xp.sum(xp.stack(rows, axis=0) * xp.reshape(w, (-1, 1)), axis=0) / len(rows)
+    query = _query_rows(query, V)
+    query = query * xp.reshape(inverse_norms(query, "queries"), (-1, 1))
     n = len(e) if restrict_vocab is None else min(int(restrict_vocab), len(e))
     if n < 1:
         raise ValueError(f"restrict_vocab must be positive, got {restrict_vocab}")
-    D = U if n == len(e) else U[:n, ...]
+    D = V if n == len(e) else V[:n, ...]
+    d_inv = inv if n == len(e) else inv[:n, ...]
     if topn is None:
-        return backend.to_numpy(D @ _unit_rows(query, U)[0, ...])
-    excl = np.unique(np.asarray(excl, dtype=np.int64))
-    excl = excl[excl < n]
-    k = min(int(topn), n - excl.size)
+        return xb.to_numpy(_all_cosines(xp, query, D, d_inv))
+    ex_rows = np.unique(np.asarray(excl, dtype=np.int64))
+    ex_rows = ex_rows[ex_rows < n]
+    k = min(int(topn), n - ex_rows.size)
     if k < 1:
         return []
-    s, i = topk(_unit_rows(query, U), D, k, metric="dot", exclude=[excl], progress=False, check_finite=False)
-    s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
+    s, i = _search(xp, query, D, k, [ex_rows], None, d_inv, progress=False)
+    s, i = xb.to_numpy(s)[0], xb.to_numpy(i)[0]
     return [(e.words[j], float(v)) for v, j in zip(s, i)]
+
+
+def _all_cosines(xp, query, D, d_inv, block=1 << 16):
+    """Cosines of one unit query to every row of ``D``, a block of rows at a time."""
+    n = D.shape[0]
+    parts = [(D[s:min(s + block, n), ...] @ query[0, ...]) * d_inv[s:min(s + block, n), ...]
+             for s in range(0, n, block)]
+    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)

@@ -185,8 +185,8 @@ def test_array_api_strict_matches_numpy(data):
     ref_s, ref_i = nb.topk(Q, D, 6, exclude=ex)
     np.testing.assert_array_equal(np.asarray(i), ref_i)
     np.testing.assert_allclose(np.asarray(s), ref_s, atol=1e-6)
-    cs, ci = nb.csls_topk(xps.asarray(Q), xps.asarray(D), 4, knn=3, memory_budget=700 * 4 * 5)
-    ref_cs, ref_ci = nb.csls_topk(Q, D, 4, knn=3)
+    cs, ci = nb.csls_topk(xps.asarray(Q), xps.asarray(D), 4, csls_knn=3, memory_budget=700 * 4 * 5)
+    ref_cs, ref_ci = nb.csls_topk(Q, D, 4, csls_knn=3)
     np.testing.assert_array_equal(np.asarray(ci), ref_ci)
     np.testing.assert_allclose(np.asarray(cs), ref_cs, atol=1e-5)
 
@@ -207,15 +207,15 @@ def test_csls_equals_dense_formula(rng, selector):
     Q = S[:25]
     C = dense_csls(Q, T, S, 7)
     ref_i = np.argsort(-C, axis=1, kind="stable")[:, :5]
-    s, i = nb.csls_topk(Q, T, 5, knn=7, source=S, selector=selector, memory_budget=400 * 4 * 3)
+    s, i = nb.csls_topk(Q, T, 5, csls_knn=7, source=S, selector=selector, memory_budget=400 * 4 * 3)
     np.testing.assert_array_equal(i, ref_i)
     np.testing.assert_allclose(s, np.take_along_axis(C, ref_i, 1), atol=1e-5)
     # the same with r_S precomputed, and without source (queries as the source space)
     rS = nb.knn_mean_similarity(T, S, 7)
     np.testing.assert_allclose(rS, np.sort(unit(T) @ unit(S).T, axis=1)[:, -7:].mean(1), atol=1e-6)
-    np.testing.assert_array_equal(nb.csls_topk(Q, T, 5, knn=7, r_database=rS)[1], ref_i)
+    np.testing.assert_array_equal(nb.csls_topk(Q, T, 5, csls_knn=7, r_database=rS)[1], ref_i)
     C_q = dense_csls(Q, T, Q, 7)
-    np.testing.assert_array_equal(nb.csls_topk(Q, T, 5, knn=7)[1],
+    np.testing.assert_array_equal(nb.csls_topk(Q, T, 5, csls_knn=7)[1],
                                   np.argsort(-C_q, axis=1, kind="stable")[:, :5])
 
 
@@ -224,7 +224,7 @@ def test_csls_bad_r_shapes_and_knn(rng):
     with pytest.raises(ValueError, match="r_database must have shape"):
         nb.csls_topk(T[:3], T, 2, r_database=np.zeros(7))
     with pytest.raises(ValueError, match="knn"):
-        nb.csls_topk(T[:3], T, 2, knn=0)
+        nb.csls_topk(T[:3], T, 2, csls_knn=0)
 
 
 # ---------------------------------------------------------------------------------- FAISS
@@ -406,7 +406,7 @@ def test_word_query_csls_uses_the_whole_vocabulary_as_source_space(rng):
     q = [3, 40]
     csls = 2 * S[q] - r[q][:, None] - r[None, :]
     csls[np.arange(2), q] = -np.inf
-    _, ids = search(e, ["w3", "w40"], k=4, metric="csls", knn=knn)
+    _, ids = search(e, ["w3", "w40"], k=4, metric="csls", csls_knn=knn)
     assert np.array_equal(np.asarray(ids), np.argsort(-csls, axis=1, kind="stable")[:, :4])
 
 
@@ -446,3 +446,149 @@ def test_select_topk_matches_brute_force_with_exclusions_on_both_paths(rng):
     assert np.array_equal(np.asarray(i2), order)
     with pytest.raises(ValueError, match="exceeds"):
         select_topk(S.copy(), 28, exclude=ex)
+
+
+# ------------------------------------------------------------------ shards, memory, FAISS cache
+def test_sharded_topk_merged_equals_whole_search(rng):
+    D = rng.standard_normal((500, 8)).astype(np.float32)
+    D[300] = D[10]  # an exact tie across two shards: the lower row must win
+    Q = np.vstack([D[10], rng.standard_normal((6, 8)).astype(np.float32)])
+    excl = np.array([10, 3, 499, -1, 250, 0, 7])
+    ref_s, ref_i = brute(Q, D, 7, exclude=[np.array([x] if x >= 0 else [], dtype=np.int64) for x in excl])
+    parts = [nb.topk(Q, D[a:b], 7, exclude=excl, offset=a) for a, b in ((0, 170), (170, 340), (340, 500))]
+    s, i = nb.merge_topk(parts)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_allclose(s, ref_s, atol=1e-6)
+    assert i[0, 0] == 300  # row 10 excluded, its twin in another shard is next
+
+
+def test_merge_topk_orders_ties_by_lower_id_and_padding_last():
+    a = (np.array([[0.5, -np.inf]]), np.array([[9, -1]]))
+    b = (np.array([[0.5, 0.1]]), np.array([[4, 2]]))
+    s, i = nb.merge_topk([a, b], k=4)
+    assert i.tolist() == [[4, 9, 2, -1]]
+    with pytest.raises(ValueError, match="part 1"):
+        nb.merge_topk([a, (np.zeros((2, 2)), np.zeros((2, 2)))])
+
+
+def test_inverse_norms_match_numpy_and_name_the_bad_row(rng):
+    X = rng.standard_normal((1000, 7)).astype(np.float32)
+    X[5] = 0
+    inv = nb.inverse_norms(X, memory_budget=7 * 40)  # many blocks
+    n = np.linalg.norm(X.astype(np.float64), axis=1)
+    np.testing.assert_allclose(inv, np.where(n > 0, 1 / np.where(n > 0, n, 1), 0), rtol=1e-6)
+    X[777, 3] = np.nan
+    with pytest.raises(ValueError, match="row 777"):
+        nb.inverse_norms(X, memory_budget=7 * 40)
+
+
+def _traced_peak(fn):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        out = fn()
+        return tracemalloc.get_traced_memory()[1], out
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("call", ["topk", "neighbors", "csls"])
+def test_first_search_never_copies_the_matrix(rng, call):
+    # issue 11: extra memory is bounded by the budget, not by the matrix (main made a unit copy)
+    X = rng.standard_normal((30000, 48)).astype(np.float32)
+    e = embgeo.Embeddings([f"w{i}" for i in range(len(X))], X, check_finite=False)
+    words = [f"w{i}" for i in range(0, 30000, 150)]
+    budget = 2**18
+    fns = {"topk": lambda: nb.topk(X[:200], X, 10, memory_budget=budget),
+           "neighbors": lambda: e.neighbors(words, 10, memory_budget=budget),
+           "csls": lambda: e.neighbors(words, 10, metric="csls", memory_budget=budget)}
+    small = embgeo.Embeddings(["a", "b", "c"], X[:3])
+    nb.topk(X[:2], X[:50], 3, memory_budget=budget)  # compile (Numba's allocations are not the search's)
+    small.neighbors(["a"], 1, metric="csls", csls_knn=1, memory_budget=budget)
+    peak, (s, i) = _traced_peak(fns[call])
+    assert peak < 0.35 * X.nbytes, f"extra memory {peak / X.nbytes:.2f}x the matrix"
+    if call != "csls":
+        Q = X[:200] if call == "topk" else X[::150]
+        ex = None if call == "topk" else [[j] for j in range(0, 30000, 150)]
+        np.testing.assert_array_equal(i[:20], brute(Q[:20], X, 10, exclude=None if ex is None else ex[:20])[1])
+
+
+def test_memory_mapped_embeddings_search_block_by_block(tmp_path, rng):
+    X = rng.standard_normal((3000, 16)).astype(np.float32)
+    words = [f"w{i}" for i in range(len(X))]
+    embgeo.save(embgeo.Embeddings(words, X), tmp_path / "small.embgeo")
+    e = embgeo.load(tmp_path / "small.embgeo", mmap=True)
+    assert isinstance(e.vectors, np.memmap) or not e.vectors.flags.owndata
+    s, i = e.neighbors(words[:30], 5)
+    np.testing.assert_array_equal(i, brute(X[:30], X, 5, exclude=[[j] for j in range(30)])[1])
+
+
+def test_hnsw_index_is_built_once_and_reused(small_embeddings, monkeypatch):
+    pytest.importorskip("faiss")
+    e = small_embeddings
+    builds = []
+    orig = FaissIndex._build
+    monkeypatch.setattr(FaissIndex, "_build", lambda self, *a: (builds.append(self.kind), orig(self, *a))[1])
+    first = e.neighbors(["w1"], 5, backend="faiss", kind="hnsw")
+    for _ in range(3):
+        again = e.neighbors(["w2", "w1"], 5, backend="faiss", kind="hnsw")
+    np.testing.assert_array_equal(again[1][1], first[1][0])
+    assert builds == ["hnsw"]
+    e.neighbors(["w1"], 5, backend="faiss", kind="hnsw", ef_search=128)  # other parameters: a new index
+    e.neighbors(["w1"], 5, backend="faiss", kind="hnsw", metric="dot")  # other metric: a new index
+    assert builds == ["hnsw"] * 3
+
+
+def test_prebuilt_and_adopted_plain_faiss_index(small_embeddings, tmp_path):
+    faiss = pytest.importorskip("faiss")
+    e = small_embeddings
+    U = unit(e.vectors).astype(np.float32)
+    raw = faiss.IndexFlatIP(e.dim)
+    raw.add(U)
+    faiss.write_index(raw, str(tmp_path / "plain.faiss"))
+    with pytest.raises(FileNotFoundError, match="words="):
+        FaissIndex.load(tmp_path / "plain.faiss")
+    index = FaissIndex.load(tmp_path / "plain.faiss", words=e.words)
+    assert (index.kind, index.metric, index.words[:2]) == ("flat", "cosine", ["w0", "w1"])
+    s, i = e.neighbors(["w3", "w7"], 6, backend="faiss", index=index)
+    np.testing.assert_array_equal(i, e.neighbors(["w3", "w7"], 6)[1])
+    with pytest.raises(ValueError, match="199 words"):
+        FaissIndex.load(tmp_path / "plain.faiss", words=e.words[1:])
+    other = embgeo.Embeddings([f"v{i}" for i in range(len(e))], e.vectors)
+    with pytest.raises(ValueError, match="row 0"):
+        other.neighbors(["v1"], 3, backend="faiss", index=index)
+
+
+def test_knn_is_a_deprecated_alias_of_csls_knn(small_embeddings):
+    e = small_embeddings
+    with pytest.warns(DeprecationWarning, match="csls_knn"):
+        old = e.neighbors(["w1"], 4, metric="csls", knn=5)
+    np.testing.assert_array_equal(old[1], e.neighbors(["w1"], 4, metric="csls", csls_knn=5)[1])
+
+
+def test_faiss_and_neighbors_do_not_import_each_other():
+    import ast
+    import pathlib
+
+    for mod, other in (("faiss_index", "neighbors"), ("validation", "neighbors"), ("validation", "faiss_index")):
+        tree = ast.parse(pathlib.Path(embgeo.__file__).with_name(f"{mod}.py").read_text())
+        names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert other not in names, f"{mod} imports {other}"
+
+
+@pytest.mark.parametrize("metric", ["cosine", "dot"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_self_topk_equals_brute_force_with_self_excluded(rng, metric, n_jobs):
+    X = rng.standard_normal((900, 10)).astype(np.float32)
+    X[17] = 0  # a zero row: cosine 0 with everything
+    ref_s, ref_i = brute(X, X, 6, metric=metric, exclude=[[r] for r in range(len(X))])
+    for symmetric in (True, False, None):
+        s, i = nb.self_topk(X, 6, metric=metric, memory_budget=64 * 300 * 4, n_jobs=n_jobs,  # many blocks
+                            symmetric=symmetric)
+        np.testing.assert_array_equal(i, ref_i)
+        np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
+    xps = pytest.importorskip("array_api_strict")
+    s2, i2 = nb.self_topk(xps.asarray(X[:200]), 3, metric=metric)
+    np.testing.assert_array_equal(np.asarray(i2), brute(X[:200], X[:200], 3, metric=metric,
+                                                        exclude=[[r] for r in range(200)])[1])

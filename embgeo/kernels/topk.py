@@ -3,8 +3,14 @@
 The neighbour search (:mod:`embgeo.neighbors`) computes scores with a float32 GEMM, one tile
 of (query rows × database columns) at a time, and merges each tile (:func:`block_topk` runs a
 query block's whole tile loop, GEMM included, without the GIL; :func:`merge_tile` merges one
-tile given by the caller). The merge keeps, for every query row, the ``k`` best (score, column) pairs seen so far in a binary
-min-heap whose root is the *worst* kept pair. :func:`finalize` sorts each heap best first.
+tile given by the caller). The merge keeps, for every query row, the ``k`` best (score, column)
+pairs seen so far in a binary min-heap whose root is the *worst* kept pair. :func:`finalize`
+sorts each heap best first. :func:`self_block_topk` serves a self-join (every row against all
+others), scoring each pair once for both rows.
+
+Cosine never needs unit-length copies: :func:`block_topk` scales each score by its column's
+inverse norm in the merge's first pass, and :func:`self_block_topk` scales one block of rows at
+a time.
 
 Order used everywhere: a pair is better if its score is higher, or the scores are equal and its
 column is lower. So ties always go to the lower database row, independent of tile sizes and of
@@ -24,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["merge_tile", "merge_tile_serial", "block_topk", "finalize", "topk_rows", "init_heaps"]
+__all__ = ["merge_tile", "merge_tile_serial", "block_topk", "finalize", "topk_rows", "init_heaps",
+           "self_block_topk", "merge_heaps"]
 
 _CHUNK = 16
 
@@ -59,17 +66,26 @@ def _sift_down(hv, hi, k):
 
 
 @njit(cache=True, inline="always")
-def _merge_row(s, col0, hv, hi, k):
+def _merge_row(s, col0, hv, hi, k, cscale):
+    # with ``cscale`` (non-empty), scores are first scaled by their column's factor, in the
+    # same pass as the chunk maximum (cosine from raw dot products and inverse norms)
     m = s.shape[0]
     thr = hv[0]
     full = m - m % _CHUNK
+    scaled = cscale.shape[0] > 0
     j = 0
     while j < full:
         # NaN (excluded) never wins ``v > mx``, so it cannot poison the chunk maximum
         mx = -np.inf
-        for t in range(_CHUNK):
-            v = s[j + t]
-            mx = v if v > mx else mx
+        if scaled:
+            for t in range(_CHUNK):
+                v = s[j + t] * cscale[col0 + j + t]
+                s[j + t] = v
+                mx = v if v > mx else mx
+        else:
+            for t in range(_CHUNK):
+                v = s[j + t]
+                mx = v if v > mx else mx
         if mx >= thr:
             for t in range(_CHUNK):
                 v = s[j + t]
@@ -81,7 +97,7 @@ def _merge_row(s, col0, hv, hi, k):
             thr = hv[0]
         j += _CHUNK
     for jj in range(full, m):
-        v = s[jj]
+        v = s[jj] * cscale[col0 + jj] if scaled else s[jj]
         c = col0 + jj
         if _worse(hv[0], hi[0], v, c):
             hv[0] = v
@@ -102,11 +118,11 @@ def _mark_excluded(s, col0, ex_ptr, ex_idx, r):
 
 
 @njit(cache=True, inline="always")
-def _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
+def _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx, cscale):
     s = S[r]
     if ex_ptr.shape[0] > 0:
         _mark_excluded(s, col0, ex_ptr, ex_idx, row0 + r)
-    _merge_row(s, col0, heap_vals[row0 + r], heap_idx[row0 + r], heap_vals.shape[1])
+    _merge_row(s, col0, heap_vals[row0 + r], heap_idx[row0 + r], heap_vals.shape[1], cscale)
 
 
 @njit(cache=True, parallel=True)
@@ -127,24 +143,27 @@ def merge_tile(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
         CSR exclusion lists indexed by heap row (``ex_ptr`` has q + 1 entries, ``ex_idx`` sorted
         within a row); both empty for no exclusions.
     """
+    empty = np.zeros(0, dtype=S.dtype)
     for r in prange(S.shape[0]):
-        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx, empty)
 
 
 @njit(cache=True, nogil=True)
 def merge_tile_serial(S, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx):
     """:func:`merge_tile` on one thread, releasing the GIL (for callers that run their own threads)."""
+    empty = np.zeros(0, dtype=S.dtype)
     for r in range(S.shape[0]):
-        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+        _merge_one(S, r, col0, heap_vals, heap_idx, row0, ex_ptr, ex_idx, empty)
 
 
 @njit(cache=True, nogil=True)
-def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, col_bias):
+def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, col_bias, col_scale):
     """A whole block of queries against the whole database: GEMM tile, merge, next tile.
 
     The float GEMM of each (block × ``cols``) tile is ``np.dot`` (BLAS, through SciPy) into a
     reused buffer; the tile is then merged as in :func:`merge_tile`. The loop over tiles stays
     in compiled code, without the GIL, so Python threads running blocks never wait on each other.
+    ``D`` is read one tile of rows at a time, so a memory-mapped ``D`` is paged in tile by tile.
 
     Parameters
     ----------
@@ -155,13 +174,15 @@ def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, co
     heap_vals, heap_idx, row0, ex_ptr, ex_idx
         As in :func:`merge_tile`.
     scale : float
-        Scores are ``scale · q·x − col_bias[x]``: 1 and an empty bias for plain dot products,
-        2 and r_S for CSLS.
-    col_bias : array (n,) or empty
+        Scores are ``scale · (q·x) · col_scale[x] − col_bias[x]``: 1 and empty arrays for plain
+        dot products, the inverse row norms of ``D`` as ``col_scale`` for cosine, 2 and r_S for
+        CSLS.
+    col_bias, col_scale : arrays (n,) or empty
     """
     n = D.shape[0]
     b = Qb.shape[0]
     has_bias = col_bias.shape[0] > 0
+    has_cscale = col_scale.shape[0] > 0
     buf = np.empty((b, cols), dtype=D.dtype)
     for c in range(0, n, cols):
         ce = min(c + cols, n)
@@ -170,12 +191,17 @@ def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, co
             S = buf
         else:
             S = np.dot(Qb, D[c:ce].T)
+        fused = col_scale
         if has_bias or scale != 1.0:
+            # CSLS: scale, inverse norm and bias in one pass before the merge
             for r in range(b):
                 for j in range(ce - c):
-                    S[r, j] = scale * S[r, j] - (col_bias[c + j] if has_bias else 0.0)
+                    v = S[r, j] * col_scale[c + j] if has_cscale else S[r, j]
+                    S[r, j] = scale * v - (col_bias[c + j] if has_bias else 0.0)
+            fused = col_scale[:0]
         for r in range(b):
-            _merge_one(S, r, c, heap_vals, heap_idx, row0, ex_ptr, ex_idx)
+            # plain cosine: the inverse norms are applied inside the merge's first pass
+            _merge_one(S, r, c, heap_vals, heap_idx, row0, ex_ptr, ex_idx, fused)
 
 
 def init_heaps(n_rows, k, dtype=np.float32):
@@ -222,3 +248,98 @@ def topk_rows(S, k, ex_ptr=None, ex_idx=None, col0=0):
     merge_tile(S, col0, hv, hi, 0, ex_ptr, ex_idx)
     finalize(hv, hi)
     return hv, hi
+
+
+@njit(cache=True, nogil=True)
+def _unit_rows_into(X, inv, start, stop, out):
+    # rows start..stop-1 of X scaled by their inverse norms, into out[:stop-start]
+    d = X.shape[1]
+    for r in range(stop - start):
+        f = inv[start + r]
+        for c in range(d):
+            out[r, c] = X[start + r, c] * f
+
+
+@njit(cache=True, nogil=True)
+def self_block_topk(X, inv, i0, i1, cols, heap_vals, heap_idx):
+    """All pairs (i, j) with i in block ``i0 … i1−1`` and j ≥ i0, each scored once, into both heaps.
+
+    The symmetric half of a self-join (every row's top-k among the other rows of ``X``, cosine
+    when ``inv`` holds inverse norms, dot product when it holds ones): the unit-length block
+    of rows i0…i1−1 meets one tile of unit-length rows j at a time (a GEMM); row i's heap takes
+    the tile row, and, for j past the block, row j's heap takes the tile column with ids i. Pairs
+    inside the block are in the tile twice and are merged from rows only; the diagonal (i = j)
+    is never merged. Blocks run in any order and on any thread, provided each thread has its own
+    heaps (merged at the end): every pair is scored exactly once, by one GEMM, so both rows of a
+    pair see the same score.
+
+    Parameters
+    ----------
+    X : array (n, d), C-contiguous
+    inv : array (n,), same dtype
+    i0, i1 : int
+        The block of rows.
+    cols : int
+        Rows j per tile.
+    heap_vals, heap_idx : arrays (n, k)
+        This thread's heaps for all rows, from :func:`init_heaps`.
+    """
+    n, d = X.shape
+    b = i1 - i0
+    k = heap_vals.shape[1]
+    A = np.empty((b, d), dtype=X.dtype)
+    _unit_rows_into(X, inv, i0, i1, A)
+    B = np.empty((cols, d), dtype=X.dtype)
+    buf = np.empty((b, cols), dtype=X.dtype)
+    colmax = np.empty(cols, dtype=X.dtype)
+    empty = np.zeros(0, dtype=X.dtype)
+    for c in range(i0, n, cols):
+        ce = min(c + cols, n)
+        m = ce - c
+        _unit_rows_into(X, inv, c, ce, B)
+        if m == cols:
+            np.dot(A, B.T, buf)
+            S = buf
+        else:
+            S = np.dot(A, B[:m].T)
+        # the block's own columns: rows merge them, the diagonal excluded
+        for r in range(b):
+            if i0 + r >= c and i0 + r < ce:
+                S[r, i0 + r - c] = np.nan
+        for r in range(b):
+            _merge_row(S[r], c, heap_vals[i0 + r], heap_idx[i0 + r], k, empty)
+        # columns past the block: their rows' heaps take the column, ids i0 + r. A vectorised
+        # pass takes every column's maximum over the block's rows, row by row (contiguous
+        # reads); only columns whose maximum reaches their heap's worst score are then scanned
+        j0 = max(0, i1 - c)
+        if j0 < m:
+            for j in range(j0, m):
+                colmax[j] = -np.inf
+            for r in range(b):
+                for j in range(j0, m):
+                    v = S[r, j]
+                    colmax[j] = v if v > colmax[j] else colmax[j]
+            for j in range(j0, m):
+                hv = heap_vals[c + j]
+                if colmax[j] >= hv[0]:
+                    hi = heap_idx[c + j]
+                    for r in range(b):
+                        v = S[r, j]
+                        if _worse(hv[0], hi[0], v, i0 + r):
+                            hv[0] = v
+                            hi[0] = i0 + r
+                            _sift_down(hv, hi, k)
+
+
+@njit(cache=True, nogil=True)
+def merge_heaps(dst_vals, dst_idx, src_vals, src_idx):
+    """Merge heap set ``src`` into ``dst`` row by row (both (n, k) heaps of :func:`init_heaps`)."""
+    n, k = dst_vals.shape
+    for r in range(n):
+        for t in range(k):
+            v = src_vals[r, t]
+            c = src_idx[r, t]
+            if _worse(dst_vals[r, 0], dst_idx[r, 0], v, c):
+                dst_vals[r, 0] = v
+                dst_idx[r, 0] = c
+                _sift_down(dst_vals[r], dst_idx[r], k)

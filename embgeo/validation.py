@@ -1,0 +1,115 @@
+"""Argument checks shared by the neighbour engines (exact, FAISS, Dask).
+
+A lower layer than :mod:`embgeo.neighbors` and :mod:`embgeo.faiss_index`, so both can use the
+same checks without importing each other: ``k`` against the candidates left, and per-query
+exclusion lists normalised to CSR form.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import backend as xb
+
+__all__ = ["check_k", "exclusion_csr", "max_excluded"]
+
+
+def check_k(k, n_candidates: int) -> int:
+    """``k`` as an int, checked to lie in 1 … ``n_candidates``.
+
+    Raises
+    ------
+    TypeError
+        ``k`` is not an integer (bools are refused).
+    ValueError
+        ``k`` < 1, or more than the candidates.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an integer, got {type(k).__name__}")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if k > n_candidates:
+        raise ValueError(f"k={k} exceeds the {n_candidates} candidates in the database")
+    return k
+
+
+def exclusion_csr(exclude, n_queries: int, n_database: int, offset: int | None = None):
+    """Normalise ``exclude`` to CSR arrays ``(ptr, idx)``: sorted, unique columns per query.
+
+    Parameters
+    ----------
+    exclude : None, int array (q,), int array (q, m), or a sequence of q ints / int sequences
+        Database rows never to return, per query; negative entries (e.g. -1 padding or the
+        "missing word" mark of :meth:`Embeddings.indices`) are ignored.
+    n_queries, n_database : int
+    offset : int, optional
+        The database is rows ``offset … offset + n_database − 1`` of a larger one (a shard) and
+        ``exclude`` holds rows of the larger one: they are shifted to the shard, and rows outside
+        it are ignored instead of refused.
+
+    Returns
+    -------
+    (ptr, idx) : int64 arrays of length q + 1 and nnz, or None when nothing is excluded.
+
+    Raises
+    ------
+    ValueError
+        Wrong number of rows, or (without ``offset``) a column outside the database.
+
+    Examples
+    --------
+    >>> ptr, idx = exclusion_csr([[2, 0, 2], 1], 2, 5)
+    >>> ptr.tolist(), idx.tolist()
+    ([0, 2, 3], [0, 2, 1])
+    """
+    if exclude is None:
+        return None
+    if isinstance(exclude, (list, tuple)):
+        if len(exclude) != n_queries:
+            raise ValueError(f"exclude has {len(exclude)} rows for {n_queries} queries")
+        if all(isinstance(r, (int, np.integer)) for r in exclude):
+            arr = np.asarray(exclude, dtype=np.int64).reshape(-1, 1)
+        else:
+            parts = [np.atleast_1d(np.asarray(xb.to_numpy(r), dtype=np.int64)).ravel() for r in exclude]
+            lens = np.fromiter((p.size for p in parts), dtype=np.int64, count=len(parts))
+            rows = np.repeat(np.arange(n_queries, dtype=np.int64), lens)
+            cols = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            return _csr_from_pairs(rows, cols, n_queries, n_database, offset)
+    else:
+        arr = np.asarray(xb.to_numpy(exclude))
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"exclude must hold integer row indices, got dtype {arr.dtype}")
+        arr = arr.astype(np.int64, copy=False)
+        if arr.ndim == 1:
+            arr = arr.reshape(-1, 1)
+        if arr.ndim != 2:
+            raise ValueError(f"exclude must be 1-D or 2-D, got ndim={arr.ndim}")
+    if arr.shape[0] != n_queries:
+        raise ValueError(f"exclude has {arr.shape[0]} rows for {n_queries} queries")
+    rows = np.repeat(np.arange(n_queries, dtype=np.int64), arr.shape[1])
+    return _csr_from_pairs(rows, arr.ravel(), n_queries, n_database, offset)
+
+
+def _csr_from_pairs(rows, cols, n_queries, n_database, offset=None):
+    keep = cols >= 0
+    rows, cols = rows[keep], cols[keep]
+    if offset is not None:
+        cols = cols - int(offset)
+        keep = (cols >= 0) & (cols < n_database)
+        rows, cols = rows[keep], cols[keep]
+    if cols.size and int(cols.max()) >= n_database:
+        raise ValueError(f"exclude holds row {int(cols.max())} but the database has {n_database} rows")
+    order = np.lexsort((cols, rows))
+    rows, cols = rows[order], cols[order]
+    if cols.size > 1:
+        dup = np.zeros(cols.size, dtype=bool)
+        dup[1:] = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
+        rows, cols = rows[~dup], cols[~dup]
+    ptr = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_queries), out=ptr[1:])
+    return ptr, np.ascontiguousarray(cols)
+
+
+def max_excluded(ex) -> int:
+    """Most columns excluded for one query in CSR exclusions ``ex`` (0 for None)."""
+    return 0 if ex is None or ex[0].size < 2 else int(np.diff(ex[0]).max())
