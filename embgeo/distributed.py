@@ -9,7 +9,7 @@ embgeo does not schedule work itself beyond one machine: on a cluster it runs on
     from embgeo import distributed as dd
     db = dd.shard(e.vectors)                           # row shards, each kept on one worker
     scores, ids = dd.topk(queries, db, k=10)           # as embgeo.neighbors.topk(queries, e.vectors, 10)
-    table = dd.synonym_table(e, k=10)                  # as embgeo.negatives.synonym_table(e, k=10)
+    table = negatives.synonym_table(e, k=10, backend="dask")   # the local table, on the cluster
     results = dd.map_grid(run_one, {"alpha": [0.5, 1.0], "pair": ["en-de", "en-fi"]})
 
 How it runs
@@ -45,8 +45,9 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from . import backend as xb
+from .ranking import merge_topk
 
-__all__ = ["ShardedDatabase", "shard", "topk", "knn_mean_similarity", "csls_topk", "search", "synonym_table",
+__all__ = ["ShardedDatabase", "shard", "topk", "knn_mean_similarity", "csls_topk", "search",
            "gram", "merge_topk", "map_grid", "get_client"]
 
 _INSTALL = "pip install 'embgeo[distributed]'"
@@ -339,34 +340,6 @@ def _knn_mean_rows(D, S, knn):
     return neighbors.knn_mean_similarity(np.asarray(D), np.asarray(S), knn, metric="dot", progress=False)
 
 
-def merge_topk(parts: Sequence[tuple], k: int):
-    """Merge per-shard top-k lists into one: best first, equal scores to the lower id.
-
-    Parameters
-    ----------
-    parts : sequence of (scores, ids)
-        Arrays of shape (q, k_i) with global database ids; id -1 (score -inf) marks padding.
-    k : int
-
-    Returns
-    -------
-    scores, ids : arrays (q, k)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> a = (np.array([[0.9, 0.5]]), np.array([[4, 1]]))
-    >>> b = (np.array([[0.9, 0.7]]), np.array([[2, 7]]))
-    >>> merge_topk([a, b], 3)[1].tolist()
-    [[2, 4, 7]]
-    """
-    s = np.concatenate([np.asarray(p[0]) for p in parts], axis=1)
-    i = np.concatenate([np.asarray(p[1]) for p in parts], axis=1)
-    key = np.where(i < 0, np.iinfo(np.int64).max, i)
-    order = np.lexsort((key, -s), axis=1)[:, :k]
-    return np.take_along_axis(s, order, axis=1), np.take_along_axis(i, order, axis=1)
-
-
 def _merge2(a, b, k):
     return merge_topk([a, b], k)
 
@@ -572,53 +545,6 @@ def search(e, queries, k: int = 10, metric: str = "cosine", exclude_self: bool =
             kwargs["source"] = xb.to_numpy(kwargs["source"])
         return csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, client=client, **kwargs)
     return topk(Q, e.vectors, k, metric=metric, exclude=exclude, client=client, **kwargs)
-
-
-def synonym_table(e, k: int = 10, threshold: float | None = None, mutual: bool = False,
-                  vocabulary: Sequence[str] | None = None, memory_budget: int | None = None,
-                  progress: bool | None = None, *, client=None):
-    """:func:`embgeo.negatives.synonym_table` on a Dask cluster: the same table.
-
-    The words' rows are sharded once and joined with themselves shard by shard (each query block
-    is a shard already on a worker), so the vocabulary is never sent whole to every worker.
-    """
-    from .negatives import SynonymTable
-
-    k = int(k)
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    if vocabulary is None:
-        words = tuple(e.words)
-        known = np.arange(len(e))
-        X = e.vectors
-    else:
-        words = tuple(vocabulary)
-        if len(set(words)) != len(words):
-            raise ValueError("vocabulary has duplicate words")
-        ids = e.indices(words, missing="mark")
-        known = np.flatnonzero(ids >= 0)
-        if known.size == 0:
-            raise ValueError("none of the vocabulary's words is in the embeddings")
-        X = xb.take_rows(e.vectors, ids[known])
-    if k > known.size - 1:
-        raise ValueError(f"k={k} is larger than the {known.size - 1} other words available")
-    sd = shard(X, client)
-    scores, idx = topk(sd, sd, k, metric="cosine", exclude=np.arange(known.size), client=client)
-    keep = np.ones(idx.shape, dtype=bool)
-    if threshold is not None:
-        keep &= scores >= threshold
-    if mutual:
-        # (i, j) is kept when j lists i too: look each pair up among the sorted (row, id) keys
-        m = known.size
-        pair = np.repeat(np.arange(m), k) * m + idx.ravel()
-        back = idx.ravel() * m + np.repeat(np.arange(m), k)
-        keep &= np.isin(back, pair).reshape(idx.shape)
-    rows = np.repeat(known, k).reshape(idx.shape)[keep]
-    cols, vals = known[idx[keep]], scores[keep]
-    order = np.argsort(rows, kind="stable")
-    indptr = np.zeros(len(words) + 1, dtype=np.int64)
-    np.add.at(indptr, rows + 1, 1)
-    return SynonymTable(words, np.cumsum(indptr), cols[order].astype(np.int64), vals[order].astype(np.float32))
 
 
 # ------------------------------------------------------------------ Gram matrices

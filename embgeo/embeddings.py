@@ -10,7 +10,7 @@ import numpy as np
 from . import backend
 from .errors import UnknownWordError
 
-__all__ = ["Embeddings"]
+__all__ = ["Embeddings", "unwrap"]
 
 
 class Embeddings:
@@ -22,7 +22,7 @@ class Embeddings:
     the array you passed in afterwards. The spellings follow gensim's ``KeyedVectors``
     (``e["word"]``, ``"word" in e``, ``e.most_similar(positive=..., negative=..., topn=...)``);
     :class:`embgeo.KeyedVectors` is the mutable, gensim-compatible class
-    (``e.to_gensim()``, ``KeyedVectors.from_embeddings(e)``).
+    (``KeyedVectors.from_embeddings(e)``; ``e.to_gensim()`` gives gensim's own class).
 
     Parameters
     ----------
@@ -331,8 +331,16 @@ class Embeddings:
         """k nearest words of each query word (or query vector), as (scores, indices).
 
         ``queries`` is a word, a list of words, or a (q, dim) matrix. Query words are excluded from
-        their own lists unless ``exclude_self=False``. See :func:`embgeo.neighbors.search`.
+        their own lists unless ``exclude_self=False``. See :func:`embgeo.neighbors.search`;
+        ``backend="dask"`` runs the search on the current Dask client, the vectors sharded by rows
+        across its workers (:func:`embgeo.distributed.search`, same results).
         """
+        if backend == "dask":
+            # the engine over shards sits above the local one (it runs neighbors.topk per shard),
+            # so the word-level facade dispatches to it, not neighbors.search
+            from .distributed import search as dask_search
+
+            return dask_search(self, queries, k=k, metric=metric, exclude_self=exclude_self, **kwargs)
         from .neighbors import search
 
         return search(self, queries, k=k, metric=metric, backend=backend, exclude_self=exclude_self, **kwargs)
@@ -459,11 +467,21 @@ class Embeddings:
         return cls(words, np.asarray(kv.vectors), counts, output_vectors=out)
 
     def to_gensim(self):
-        """A :class:`embgeo.KeyedVectors` (a gensim ``KeyedVectors`` subclass) with a copy of the
-        words, vectors (on CPU) and counts; see :meth:`embgeo.KeyedVectors.from_embeddings`."""
-        from .keyedvectors import KeyedVectors
+        """gensim's own ``KeyedVectors`` with a copy of the words, vectors (on CPU) and counts.
 
-        return KeyedVectors.from_embeddings(self)
+        The genuine gensim class, so that results can be compared with gensim's
+        implementation; :meth:`embgeo.KeyedVectors.from_embeddings` gives embgeo's subclass.
+        """
+        from gensim.models import KeyedVectors
+
+        kv = KeyedVectors(self.dim, count=0, dtype=np.dtype(self.dtype))
+        kv.index_to_key = list(self.words)
+        kv.key_to_index = {w: i for i, w in enumerate(kv.index_to_key)}
+        kv.vectors = np.array(backend.to_numpy(self.vectors), copy=True)
+        kv.next_index = len(self)
+        if self.counts is not None:
+            kv.expandos["count"] = np.asarray(self.counts, dtype=np.int64).copy()
+        return kv
 
 
 def _read_only(vectors):
@@ -521,3 +539,22 @@ def _check_rows_finite(M, words, name):
     if not bool(xp.all(ok)):
         row = int(np.flatnonzero(~backend.to_numpy(ok))[0])
         raise ValueError(f"{name} hold NaN or inf: first at row {row} (word {words[row]!r})")
+
+
+def unwrap(e, name: str = "e"):
+    """``(matrix, wrap)`` where ``wrap(Y)`` gives back the caller's kind (Embeddings or array).
+
+    Raises
+    ------
+    ValueError
+        ``e`` is not 2-D, or has no rows or no columns.
+    """
+    if isinstance(e, Embeddings):
+        return e.vectors, lambda Y: e.with_vectors(Y, check_finite=False)
+    X = backend.asarray(e)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be an Embeddings or a 2-D array (n_words, dim); "
+                         f"expected ndim to be 2, but observed {X.ndim}")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {tuple(X.shape)})")
+    return X, lambda Y: Y

@@ -7,9 +7,8 @@ float64, so the extra memory is O(block·d + d²) whatever the vocabulary size.
 from __future__ import annotations
 
 from . import backend
-from .embeddings import Embeddings
 
-__all__ = ["gram", "sym_power", "DEFAULT_BLOCK_ROWS", "unwrap", "checked_gram", "centred_scatter",
+__all__ = ["gram", "sym_power", "DEFAULT_BLOCK_ROWS", "checked_gram", "centred_scatter",
            "eigh_desc", "apply_matrix"]
 
 DEFAULT_BLOCK_ROWS = 65536
@@ -72,25 +71,6 @@ def sym_power(S, power: float, *, eps: float | None = None):
 
 
 # ----------------------------------------------------------- shared plumbing of the d×d methods
-def unwrap(e, name: str = "e"):
-    """``(matrix, wrap)`` where ``wrap(Y)`` gives back the caller's kind (Embeddings or array).
-
-    Raises
-    ------
-    ValueError
-        ``e`` is not 2-D, or has no rows or no columns.
-    """
-    if isinstance(e, Embeddings):
-        return e.vectors, lambda Y: e.with_vectors(Y, check_finite=False)
-    X = backend.asarray(e)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be an Embeddings or a 2-D array (n_words, dim); "
-                         f"expected ndim to be 2, but observed {X.ndim}")
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {tuple(X.shape)})")
-    return X, lambda Y: Y
-
-
 def checked_gram(X, name: str = "X", *, mean: bool = False):
     """Float64 ``XᵀX`` (and the mean row if ``mean``), validated for NaN/inf on the d×d result.
 

@@ -174,7 +174,7 @@ def _from_coo(words, rows, cols, vals) -> SynonymTable:
 
 def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mutual: bool = False,
                   vocabulary: Sequence[str] | None = None, memory_budget: int | None = None,
-                  progress: bool | None = None) -> SynonymTable:
+                  progress: bool | None = None, *, backend: str = "exact", client=None) -> SynonymTable:
     """Each word's ``k`` most similar words by cosine, in one blocked pass over the vocabulary.
 
     Zhang et al. (2023) build their hard-correction lookup table this way from GloVe 6B 50d with
@@ -192,6 +192,13 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         Keep ``j`` in the list of ``i`` only if ``i`` is also in the list of ``j``.
     vocabulary : sequence of str, optional
         The index space of the table. Words missing from ``e`` get empty rows.
+
+    backend : {"exact", "dask"}
+        ``"dask"`` shards the rows across the workers of the current Dask client (or ``client``)
+        and joins them with themselves shard by shard (:mod:`embgeo.distributed`); the table is
+        the local one (ids equal; scores to float32 rounding).
+    client : distributed.Client, optional
+        With ``backend="dask"``: the client to use (default: the current one).
 
     Returns
     -------
@@ -222,7 +229,16 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         xp = xb.get_namespace(X)
         X = X[rows_in_e, ...] if xb.is_numpy(X) else xp.take(X, xp.asarray(rows_in_e), axis=0)
     # each pair scored once, for both words (half the GEMM of topk(X, X, exclude=self))
-    scores, idx = self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress)
+    if backend == "dask":
+        # rows sharded once and joined with themselves shard by shard on the workers
+        from . import distributed
+
+        sd = distributed.shard(xb.to_numpy(X), client)
+        scores, idx = distributed.topk(sd, sd, k, metric="cosine", exclude=np.arange(known.size), client=client)
+    elif backend == "exact":
+        scores, idx = self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress)
+    else:
+        raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
     scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:

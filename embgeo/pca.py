@@ -34,12 +34,12 @@ import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
+from .embeddings import unwrap as _unwrap
 from .evaluate.report import Report
 from .linalg import apply_matrix as _apply
 from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
-from .linalg import unwrap as _unwrap
 from .progress import progress_bar
 
 __all__ = [

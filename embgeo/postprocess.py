@@ -45,7 +45,6 @@ from .linalg import apply_matrix as _apply
 from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
-from .linalg import unwrap as _unwrap
 from .normalize import STEPS
 from .normalize import normalize as _normalize_array
 

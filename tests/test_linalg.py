@@ -65,7 +65,8 @@ def test_eigh_desc_and_apply_matrix():
 
 
 def test_checked_gram_names_the_bad_row_and_unwrap_rejects_bad_shapes():
-    from embgeo.linalg import checked_gram, unwrap
+    from embgeo.embeddings import unwrap
+    from embgeo.linalg import checked_gram
 
     X = np.ones((6, 3), dtype=np.float32)
     X[4, 1] = np.nan
