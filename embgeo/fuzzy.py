@@ -57,8 +57,7 @@ import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
-from .neighbors import block_rows, select_topk
-from .neighbors import topk as _dot_topk
+from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
 from .progress import progress_bar
 
 __all__ = [
@@ -78,6 +77,14 @@ __all__ = [
     "intersection_ratio",
     "kl_divergence",
     "cross_entropy",
+    "bernoulli_kl_divergence",
+    "bernoulli_cross_entropy",
+    "categorical_kl_divergence",
+    "categorical_cross_entropy",
+    "symmetric_kl_divergence",
+    "symmetric_cross_entropy",
+    "CONSTRUCTIONS",
+    "read_compounds",
     "function_words",
     "FunctionWordReport",
     "polysemy",
@@ -93,20 +100,45 @@ __all__ = [
 LOG_TINY = math.log(np.finfo(np.float64).tiny)
 
 #: Measures understood by ``similarity_pairs`` and ``neighbors`` (``inclusion``: pairs only).
-MEASURES = ("cross_entropy", "kl", "jaccard", "intersection_ratio", "inclusion")
+#: ``cross_entropy`` and ``kl`` are the Bernoulli (two-term) forms, ``categorical_*`` the one-term
+#: forms the paper prints for KL (Sec. 4.4); ``symmetric_*`` add both directions (the released code's
+#: Table 8 and Table 11 programs).
+MEASURES = ("cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy",
+            "symmetric_kl", "jaccard", "intersection_ratio", "inclusion")
 _ALIASES = {"ce": "cross_entropy", "cross-entropy": "cross_entropy", "crossentropy": "cross_entropy",
-            "kl_divergence": "kl", "graded_inclusion": "inclusion"}
+            "bernoulli_cross_entropy": "cross_entropy", "bernoulli_kl": "kl", "kl_divergence": "kl",
+            "categorical_ce": "categorical_cross_entropy", "symmetric_ce": "symmetric_cross_entropy",
+            "graded_inclusion": "inclusion"}
 _AXES = ("vocabulary", "features")
+
+#: The settings of :func:`fuzzify` behind each of the paper's tables (``from_embeddings(e, construction=...)``).
+#: ``"paper"``: Sec. 4.1 as printed. The others are what the authors' released programs do
+#: (AlokDebnath/fuzzy_embeddings, ``word2fuzzy/``): ``"released-cli"`` is ``cli.cpp`` (Tables 1-7, the
+#: entropies of Sec. 4.3-4.4 such as H(the) = 6.29, Table 10's entropy ranking), ``"released-simlex"`` is
+#: ``dump-accuracy-simlex.c`` (Table 8), ``"released-composition"`` is ``compute-composition.cpp``
+#: (Table 11). Table 9's ``compute-accuracy-topn.c`` exponentiates without normalising (memberships up
+#: to e, not fuzzy sets; see docs/fuzzy.md), so it has no entry.
+CONSTRUCTIONS = {
+    "paper": {"axis": "vocabulary", "base": math.e, "l2_normalize": False},
+    "released-cli": {"axis": "features", "base": 2.0, "l2_normalize": False},
+    "released-simlex": {"axis": "features", "base": 2.0, "l2_normalize": True},
+    "released-composition": {"axis": "vocabulary", "base": 2.0, "l2_normalize": True},
+}
 
 
 # ====================================================================== representation
-def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
+def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, l2_normalize: bool = False, dtype=None,
             memory_budget: int | None = None, progress: bool | None = None):
     """Feature probabilities of word vectors: exponentiate and normalise (Bhat et al. 2020).
 
-    ``axis="vocabulary"`` (the paper): ``µ[w, i] = base**X[w, i] / Σ_{w'} base**X[w', i]``, each
-    column sums to 1 over the vocabulary. ``axis="features"`` (the released code, with
+    ``axis="vocabulary"`` (the paper, Sec. 4.1: ``v̂[i] = exp v[i] / Σ_{w ∈ VOCAB} exp w[i]``):
+    ``µ[w, i] = base**X[w, i] / Σ_{w'} base**X[w', i]``, each column sums to 1 over the vocabulary.
+    ``axis="features"`` (the released code's ``cli.cpp`` and ``dump-accuracy-simlex.c``, with
     ``base=2``): ``µ[w, i] = base**X[w, i] / Σ_j base**X[w, j]``, each row sums to 1.
+    ``l2_normalize=True`` divides every vector by its L2 norm first, as the released code's
+    Table 8 (``dump-accuracy-simlex.c``) and Table 11 (``compute-composition.cpp``) programs do;
+    the scaling is folded into the kernels, so it makes no copy of ``X``. See
+    :data:`CONSTRUCTIONS` for the settings of each paper table.
 
     The column (or row) maximum is subtracted before exponentiating, so nothing overflows;
     exponentials and sums are float64 and the result is stored in ``dtype`` (float32 default).
@@ -121,6 +153,8 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
     axis : {"vocabulary", "features"}
     base : float, default e
         Must be greater than 1.
+    l2_normalize : bool, default False
+        Unit-normalise every row before exponentiating.
     dtype : {"float32", "float64"}, optional
         Storage dtype of the memberships (default: embgeo's default, float32).
     memory_budget : int, optional
@@ -136,7 +170,8 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
     Raises
     ------
     ValueError
-        Unknown axis, ``base <= 1``, a non-2-D, empty or non-finite ``X``.
+        Unknown axis, ``base <= 1``, a non-2-D, empty or non-finite ``X``, or (with
+        ``l2_normalize``) a zero row.
 
     Examples
     --------
@@ -158,23 +193,39 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
         from .kernels import fuzzy as kern
 
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
+        rs = np.ones(X.shape[0])
+        if l2_normalize:
+            kern.inverse_row_norms(X, rs)
+            _check_nonzero_rows(rs == 0)
         out = np.empty(X.shape, dtype=dt)
         if axis == "vocabulary":
-            m, s = kern.column_logsumexp(X, scale)
-            kern.write_column_softmax(X, scale, m, s, out)
+            m, s = kern.column_logsumexp(X, rs, scale)
+            kern.write_column_softmax(X, rs, scale, m, s, out)
         else:
-            kern.row_softmax(X, scale, out)
+            kern.row_softmax(X, rs, scale, out)
         return out
-    return _fuzzify_xp(xp, X, axis, scale, dt, memory_budget, progress)
+    return _fuzzify_xp(xp, X, axis, scale, l2_normalize, dt, memory_budget, progress)
 
 
-def _fuzzify_xp(xp, X, axis, scale, dt, memory_budget, progress):
+def _check_nonzero_rows(zero):
+    if np.any(zero):
+        raise ValueError(f"row {int(np.flatnonzero(zero)[0])} is a zero vector: it has no L2 normalisation")
+
+
+def _fuzzify_xp(xp, X, axis, scale, l2_normalize, dt, memory_budget, progress):
     n, d = X.shape
     step = block_rows(d, 8, memory_budget)
     starts = range(0, n, step)
 
     def scaled(s):
-        return xp.astype(X[s:min(s + step, n), ...], xp.float64) * scale
+        A = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+        if l2_normalize:
+            norms = xp.sqrt(xp.sum(A * A, axis=1, keepdims=True))
+            zero = backend.to_numpy(norms == 0).reshape(-1)
+            if zero.any():
+                _check_nonzero_rows(np.concatenate([np.zeros(s, dtype=bool), zero]))
+            A = A / norms
+        return A * scale
 
     if axis == "features":
         parts = []
@@ -236,6 +287,16 @@ def _kl_terms(xp, s, t):
             + xp.where(s < 1, (1 - s) * (_safe_log1m(xp, s) - _safe_log1m(xp, t)), zero))
 
 
+def _cat_ce_terms(xp, s, t):
+    """Per-feature −s ln t: one term of the cross-entropy of two distributions over the features."""
+    return -xp.where(s > 0, s * _safe_log(xp, t), xp.zeros_like(s))
+
+
+def _cat_kl_terms(xp, s, t):
+    """Per-feature s ln(s/t): one term of the KL divergence as the paper prints it (Sec. 4.4)."""
+    return xp.where(s > 0, s * (_safe_log(xp, s) - _safe_log(xp, t)), xp.zeros_like(s))
+
+
 def _ratio(xp, num, den):
     # 0/0 arises only for empty sets: J(∅, ∅) = 1 and Kosko's subsethood |∅ ∩ B| / |∅| = 1
     ok = den > 0
@@ -289,9 +350,28 @@ def _m_kl(xp, S, T):
     return xp.sum(_kl_terms(xp, _f64(xp, S), _f64(xp, T)), axis=-1)
 
 
-_MEASURE_FUNCS = {"cross_entropy": _m_cross_entropy, "kl": _m_kl, "jaccard": _m_jaccard,
-                  "intersection_ratio": _m_intersection_ratio, "inclusion": _m_inclusion}
-_DIVERGENCES = ("cross_entropy", "kl")
+def _m_categorical_cross_entropy(xp, S, T):
+    return xp.sum(_cat_ce_terms(xp, _f64(xp, S), _f64(xp, T)), axis=-1)
+
+
+def _m_categorical_kl(xp, S, T):
+    return xp.sum(_cat_kl_terms(xp, _f64(xp, S), _f64(xp, T)), axis=-1)
+
+
+def _m_symmetric_cross_entropy(xp, S, T):
+    return _m_cross_entropy(xp, S, T) + _m_cross_entropy(xp, T, S)
+
+
+def _m_symmetric_kl(xp, S, T):
+    return _m_kl(xp, S, T) + _m_kl(xp, T, S)
+
+
+_MEASURE_FUNCS = {"cross_entropy": _m_cross_entropy, "kl": _m_kl,
+                  "categorical_cross_entropy": _m_categorical_cross_entropy, "categorical_kl": _m_categorical_kl,
+                  "symmetric_cross_entropy": _m_symmetric_cross_entropy, "symmetric_kl": _m_symmetric_kl,
+                  "jaccard": _m_jaccard, "intersection_ratio": _m_intersection_ratio, "inclusion": _m_inclusion}
+_DIVERGENCES = ("cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy",
+                "symmetric_kl")
 
 
 def _resolve_measure(measure):
@@ -355,14 +435,36 @@ intersection_ratio = _public_op("intersection_ratio", _m_intersection_ratio, """
     ``|S ∩ T| / |S|`` (Kosko's subsethood of S in T with the product t-norm; float64).
 
     An empty ``S`` gives 1 (the empty set is included in everything).""")
-cross_entropy = _public_op("cross_entropy", _m_cross_entropy, """
-    Cross-entropy ``H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)`` of the per-feature Bernoulli variables
-    (Bhat et al. 2020), in nats, float64: ``−Σ s ln t + (1 − s) ln(1 − t)``.
+bernoulli_cross_entropy = _public_op("bernoulli_cross_entropy", _m_cross_entropy, """
+    Cross-entropy of the per-feature Bernoulli variables, ``H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)``
+    (Bhat et al. 2020, Sec. 4.4, the generalised cross-entropy of Li 2015), in nats, float64:
+    ``−Σ s ln t + (1 − s) ln(1 − t)``. Also available as :func:`cross_entropy`.
 
-    ``S`` is the first argument. ``ln 0`` is clipped to :data:`LOG_TINY` (see the module docstring).""")
-kl_divergence = _public_op("kl_divergence", _m_kl, """
-    KL divergence ``D(S ‖ T) = Σ_i s ln(s/t) + (1 − s) ln((1 − s)/(1 − t))`` of the per-feature
-    Bernoulli variables (Bhat et al. 2020), in nats, float64. ``S`` is the first argument.""")
+    The released code computes this in its function named ``kl`` (``cli.cpp``; Table 5's "KL"
+    values are this quantity). ``S`` is the first argument. ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+bernoulli_kl_divergence = _public_op("bernoulli_kl_divergence", _m_kl, """
+    KL divergence of the per-feature Bernoulli variables, ``D(S ‖ T) = Σ_i s ln(s/t) + (1 − s) ln((1 − s)/(1 − t))``
+    (Bhat et al. 2020, Sec. 3-4.4: the Bernoulli reading of ``D(X_i^S ‖ X_i^T)``), in nats, float64.
+    Also available as :func:`kl_divergence`. The released code computes this in its functions named
+    ``crossentropy`` / ``fuzzycrossentropy``. ``S`` is the first argument.""")
+categorical_cross_entropy = _public_op("categorical_cross_entropy", _m_categorical_cross_entropy, """
+    ``−Σ_i s ln t`` (float64, nats): the cross-entropy of S and T read as distributions over the features
+    (one term per feature, no ``1 − s`` term). A true cross-entropy when the rows sum to 1
+    (``axis="features"``). ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+categorical_kl_divergence = _public_op("categorical_kl_divergence", _m_categorical_kl, """
+    ``D(S ‖ T) = Σ_i s ln(s/t)`` (float64, nats): the KL divergence **as the paper prints it**
+    (Bhat et al. 2020, Sec. 4.4, ``D(S‖T) = Σ_i p_i^S log(p_i^S / p_i^T)``), one term per feature.
+    A true KL divergence (≥ 0) when the rows sum to 1 (``axis="features"``); with the vocabulary axis
+    it can be negative. ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+symmetric_cross_entropy = _public_op("symmetric_cross_entropy", _m_symmetric_cross_entropy, """
+    ``H(S, T) + H(T, S)`` with the Bernoulli cross-entropy (float64, nats): what the released code's
+    Table 8 program (``dump-accuracy-simlex.c``, option ``kl``) ranks by, i.e. the paper's Table 8
+    column headed "K-L Divergence".""")
+symmetric_kl_divergence = _public_op("symmetric_kl_divergence", _m_symmetric_kl, """
+    ``D(S ‖ T) + D(T ‖ S)`` with the Bernoulli KL (float64, nats): what the released code's Table 11
+    program (``compute-composition.cpp``, option ``xhsym``, "symmetric cross entropy") computes.""")
+cross_entropy = bernoulli_cross_entropy
+kl_divergence = bernoulli_kl_divergence
 
 
 def complement(A):
@@ -388,6 +490,37 @@ def entropy(A):
     (Bhat et al. 2020), in nats, float64."""
     A = _check_memberships(A, "A")
     return _m_entropy(backend.get_namespace(A), A)
+
+
+def _exclude_block(xp, G, ex, c0, c1, is_np):
+    """Set the excluded candidates of rows ``ex`` (global column indices) that fall in [c0, c1) to −inf."""
+    rows, cols = [], []
+    for r, e in enumerate(ex):
+        e = e[(e >= c0) & (e < c1)] - c0
+        rows.append(np.full(len(e), r, dtype=np.int64))
+        cols.append(e)
+    if not rows:
+        return G
+    rr, cc = np.concatenate(rows), np.concatenate(cols)
+    if rr.size == 0:
+        return G
+    if is_np:
+        G[rr, cc] = -np.inf
+        return G
+    mask = np.zeros(tuple(G.shape), dtype=bool)
+    mask[rr, cc] = True
+    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=G.dtype), G)
+
+
+def _merge_topk(xp, S, idx, k, is_np):
+    """Best ``k`` per row of candidate lists from several blocks: score descending, ties to the lower row."""
+    if is_np:
+        order = np.lexsort((idx, -S), axis=1)[:, :k]
+        return np.take_along_axis(S, order, axis=1), np.take_along_axis(idx, order, axis=1)
+    o1 = xp.argsort(idx, axis=1, stable=True)
+    S, idx = xp.take_along_axis(S, o1, axis=1), xp.take_along_axis(idx, o1, axis=1)
+    o2 = xp.argsort(-S, axis=1, stable=True)[:, :k]
+    return xp.take_along_axis(S, o2, axis=1), xp.take_along_axis(idx, o2, axis=1)
 
 
 # ================================================================== FuzzySet
@@ -608,27 +741,40 @@ class FuzzyEmbeddings:
     """
 
     def __init__(self, words, memberships, counts=None, *, axis: str | None = None, base: float | None = None,
-                 check: bool = True):
+                 l2_normalize: bool = False, check: bool = True):
         if check:
             _check_memberships(memberships)
         self._vocab = Embeddings(words, memberships, counts, check_finite=False)
         self.axis = axis
         self.base = base
+        self.l2_normalize = l2_normalize
         self._cache = {}
 
     @classmethod
-    def from_embeddings(cls, e, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
+    def from_embeddings(cls, e, axis: str | None = None, base: float | None = None, *,
+                        construction: str | None = None, l2_normalize: bool | None = None, dtype=None,
                         memory_budget: int | None = None, progress: bool | None = None) -> "FuzzyEmbeddings":
         """Fuzzy sets of the words of ``e`` (an :class:`~embgeo.Embeddings`) via :func:`fuzzify`.
 
-        ``axis="vocabulary"`` normalises each feature over *all* words of ``e`` (the paper);
-        pass ``e.top(n)`` to normalise over the n most frequent words instead.
-        ``axis="features", base=2`` reproduces the authors' released code.
+        By default the paper's construction (Bhat et al. 2020, Sec. 4.1): ``axis="vocabulary"``,
+        ``base=e``, each feature normalised over *all* words of ``e`` (pass ``e.top(n)`` to normalise
+        over the n most frequent words instead). ``construction`` names the settings of one of the
+        released programs instead (:data:`CONSTRUCTIONS`), e.g. ``"released-simlex"`` for Table 8;
+        it cannot be combined with ``axis``, ``base`` or ``l2_normalize``.
         """
         if not isinstance(e, Embeddings):
             raise TypeError(f"from_embeddings expects an embgeo.Embeddings, got {type(e).__name__}")
-        M = fuzzify(e.vectors, axis=axis, base=base, dtype=dtype, memory_budget=memory_budget, progress=progress)
-        return cls(e.words, M, e.counts, axis=axis, base=base, check=False)
+        if construction is not None:
+            if construction not in CONSTRUCTIONS:
+                raise ValueError(f"unknown construction {construction!r}; choose from {', '.join(CONSTRUCTIONS)}")
+            if axis is not None or base is not None or l2_normalize is not None:
+                raise ValueError("pass either construction= or axis/base/l2_normalize, not both")
+            opts = dict(CONSTRUCTIONS[construction])
+        else:
+            opts = {"axis": "vocabulary" if axis is None else axis, "base": math.e if base is None else base,
+                    "l2_normalize": bool(l2_normalize)}
+        M = fuzzify(e.vectors, **opts, dtype=dtype, memory_budget=memory_budget, progress=progress)
+        return cls(e.words, M, e.counts, **opts, check=False)
 
     # ------------------------------------------------------------- basics
     @property
@@ -659,6 +805,7 @@ class FuzzyEmbeddings:
 
     def __repr__(self) -> str:
         how = f", axis={self.axis!r}, base={self.base:g}" if self.axis else ""
+        how += ", l2_normalize=True" if self.l2_normalize else ""
         return f"FuzzyEmbeddings({len(self)} words, dim={self.dim}, {self.memberships.dtype}{how})"
 
     def index(self, word: str) -> int:
@@ -678,41 +825,26 @@ class FuzzyEmbeddings:
         return FuzzySet(self._vocab[words], sources=[(w,) for w in words], check=False)
 
     # -------------------------------------------------------- precomputation
-    def _stats(self, reverse: bool = False):
-        """Per-word quantities for vocabulary-wide search, computed once in float64 blocks.
-
-        ``fwd`` = [ln µ − ln(1 − µ), −c] with c = −Σ ln(1 − µ), so that for a query S
-        ``[s, 1] · fwd_T = −H(S, T)`` (the expansion −P·ln Qᵀ − (1 − P)·ln(1 − Q)ᵀ with its two
-        products merged into one); ``rev`` = [µ, H(µ)] serves the reversed direction.
-        """
+    def _stats(self):
+        """Per-word entropy and cardinality (float64, O(n_words)), computed once in blocks of rows."""
         c = self._cache
-        if "fwd" not in c:
+        if "entropy" not in c:
             P = self.memberships
             xp = backend.get_namespace(P)
             n, d = P.shape
+            step = min(n, block_rows(d + 1, 8, 32 * 2**20))
             if backend.is_numpy(P):
                 from .kernels import fuzzy as kern
 
-                c["fwd"] = np.empty((n, d + 1), dtype=P.dtype)
-                c["entropy"], c["cardinality"] = np.empty(n), np.empty(n)
-                kern.logit_stats(np.ascontiguousarray(P), LOG_TINY, c["fwd"], c["entropy"], c["cardinality"])
-                return self._stats(reverse) if reverse else c
-            step = block_rows(d, 8 * 4)
-            fwd, ent, card = [], [], []
-            for s in range(0, n, step):
-                T = _f64(xp, P[s:min(s + step, n), ...])
-                L1 = _safe_log1m(xp, T)
-                fwd.append(xp.astype(xp.concat([_safe_log(xp, T) - L1, xp.sum(L1, axis=1, keepdims=True)], axis=1),
-                                     P.dtype))
-                ent.append(xp.sum(_entropy_terms(xp, T), axis=1))
-                card.append(xp.sum(T, axis=1))
-            c["fwd"] = xp.concat(fwd, axis=0)
-            c["entropy"] = xp.concat(ent, axis=0)
-            c["cardinality"] = xp.concat(card, axis=0)
-        if reverse and "rev" not in c:
-            P = self.memberships
-            xp = backend.get_namespace(P)
-            c["rev"] = xp.concat([P, xp.reshape(xp.astype(c["entropy"], P.dtype), (-1, 1))], axis=1)
+                ent, card = np.empty(n), np.empty(n)
+                buf = np.empty((step, d + 1), dtype=P.dtype)  # the kernel's logit output, discarded here
+                for s in range(0, n, step):
+                    e_ = min(s + step, n)
+                    kern.logit_stats(np.ascontiguousarray(P[s:e_]), LOG_TINY, buf[:e_ - s], ent[s:e_], card[s:e_])
+            else:
+                ent = xp.concat([_m_entropy(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
+                card = xp.concat([_m_cardinality(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
+            c["entropy"], c["cardinality"] = ent, card
         return c
 
     def _per_word(self, key, words):
@@ -782,23 +914,25 @@ class FuzzyEmbeddings:
 
     def neighbors(self, queries, k: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                   exclude_self: bool = True, exclude=None, restrict_vocab: int | None = None,
-                  memory_budget: int | None = None, progress: bool | None = None):
+                  memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None):
         """The ``k`` most similar words to each query under a fuzzy measure, vocabulary-wide.
 
         Scores are similarities (divergences negated), best first, ties to the lower row, with the
         direction convention ``S = query, T = candidate``; ``reverse=True`` ranks by
-        ``m(candidate, query)``. Measures: ``"cross_entropy"``, ``"kl"``, ``"jaccard"``,
-        ``"intersection_ratio"``. Ranking by ``−D(S‖T)`` and by ``−H(S, T)`` over candidates T
-        is the same (they differ by H(S)); the reversed directions differ.
+        ``m(candidate, query)``. Every measure of :data:`MEASURES` but ``"inclusion"``. Ranking by
+        ``−D(S‖T)`` and by ``−H(S, T)`` over candidates T is the same (they differ by H(S)); the
+        reversed directions differ.
 
-        Cross-entropy and KL need one GEMM per block of queries: with ``logit(t) = ln t − ln(1 − t)``
-        and ``c(t) = −Σ ln(1 − t)`` precomputed once for the vocabulary,
-        ``H(S, T) = −S·logit(T)ᵀ + c(T)`` (the expansion −P·ln Qᵀ − (1 − P)·ln(1 − Q)ᵀ with
-        its two products merged), run through :func:`embgeo.neighbors.topk` as a dot product
-        of augmented vectors. Reversed: ``H(T, S) = −T·logit(S)ᵀ + c(S)`` and
-        ``D(T‖S) = H(T, S) − H(T)``. Jaccard uses ``|S ∩ T| = S·Tᵀ`` and
-        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. Candidates are selected with products in the storage
-        dtype (float32), then the k returned scores are recomputed exactly in float64.
+        Each measure is one GEMM per block: with ``logit(t) = ln t − ln(1 − t)`` and
+        ``c(T) = −Σ ln(1 − t)``, the Bernoulli cross-entropy (Bhat et al. 2020, Sec. 4.4) is
+        ``H(S, T) = −S·logit(T)ᵀ + c(T)`` (the expansion −S·ln Tᵀ − (1 − S)·ln(1 − T)ᵀ with its two
+        products merged); reversed, ``H(T, S) = −T·logit(S)ᵀ + c(S)`` and ``D(T‖S) = H(T, S) − H(T)``;
+        the categorical forms use ``ln T`` (or ``ln S``) alone; Jaccard uses ``|S ∩ T| = S·Tᵀ`` and
+        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. The candidate-side transforms are computed block by block:
+        extra memory stays within ``memory_budget`` (one float64 block of transformed candidates and
+        one block of scores), never a transformed copy of the vocabulary unless ``precompute=True``
+        (cached on this object; faster for many separate calls). Candidates are selected with products
+        in the storage dtype (float32), then the k returned scores are recomputed exactly in float64.
 
         Parameters
         ----------
@@ -813,7 +947,9 @@ class FuzzyEmbeddings:
         restrict_vocab : int, optional
             Search only the first ``restrict_vocab`` rows (the most frequent words, by convention).
         memory_budget : int, optional
-            Bytes for one block of scores.
+            Bytes of extra working memory (default 256 MiB): blocks of transformed candidates and scores.
+        precompute : bool, default False
+            Keep the transformed vocabulary (n_words × (dim + 1) values) for later calls.
         progress : bool, optional
 
         Returns
@@ -824,7 +960,7 @@ class FuzzyEmbeddings:
         measure = _resolve_measure(measure)
         if measure == "inclusion":
             raise ValueError("graded inclusion is a pair measure; vocabulary-wide search supports "
-                             "'cross_entropy', 'kl', 'jaccard' and 'intersection_ratio'")
+                             + ", ".join(repr(m) for m in MEASURES if m != "inclusion"))
         q = self._as_query(queries)
         P = self.memberships
         xp = backend.get_namespace(P)
@@ -844,60 +980,118 @@ class FuzzyEmbeddings:
         if k > n - n_ex:
             raise ValueError(f"k={k} exceeds the {n - n_ex} candidate words")
         Q = xp.astype(backend.asarray(q._mu, like=P), P.dtype)
-        if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
-            _, idx = self._blocked_topk(Q, k, measure, ex, n, memory_budget, progress)
-        else:
-            Qa, D = self._augmented(Q, measure, reverse)
-            _, idx = _dot_topk(Qa, D[:n, ...], k, metric="dot", exclude=ex, memory_budget=memory_budget,
-                               progress=progress)
+        idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
         return self._rescore(Q, idx, measure, reverse)
 
-    def _augmented(self, Q, measure, reverse):
-        """Query and database matrices whose dot products rank candidates for ``measure``."""
-        st = self._stats(reverse=reverse or measure == "intersection_ratio")
-        xp = backend.get_namespace(Q)
-        m = Q.shape[0]
-        if measure == "intersection_ratio":  # forward: S·Tᵀ / |S|, |S| fixed per query
-            return xp.concat([Q, xp.zeros((m, 1), dtype=Q.dtype)], axis=1), st["rev"]
-        if not reverse:  # −H(S, T) = [S, 1]·[logit T, −c(T)]; −D(S‖T) adds the constant H(S)
-            return xp.concat([Q, xp.ones((m, 1), dtype=Q.dtype)], axis=1), st["fwd"]
-        # −H(T, S) = T·logit(S) − c(S); −D(T‖S) = T·logit(S) + H(T) − c(S); c(S) is fixed per query
-        Qf = _f64(xp, Q)
-        logit = xp.astype(_safe_log(xp, Qf) - _safe_log1m(xp, Qf), Q.dtype)
-        last = xp.ones((m, 1), dtype=Q.dtype) if measure == "kl" else xp.zeros((m, 1), dtype=Q.dtype)
-        return xp.concat([logit, last], axis=1), st["rev"]
+    # Vocabulary-wide search. For every measure, a query side Q' and a candidate side D' (computed per
+    # block of candidates, never for the whole vocabulary unless precompute=True) such that Q'·D'ᵀ ranks
+    # the candidates like the measure does (up to a per-query constant), optionally followed by a
+    # division (Jaccard, reversed intersection ratio). S = query, T = candidate; with
+    # logit t = ln t − ln(1 − t) and c(T) = −Σ ln(1 − t):
+    #   −H(S, T) = S·logit(T) − c(T)            −H(T, S) = T·logit(S) − c(S)
+    #   −D(S‖T) = −H(S, T) + H(S)               −D(T‖S) = −H(T, S) + H(T)
+    #   −CE_cat(S, T) = S·ln T                  −D_cat(T‖S) = T·ln S − Σ t ln t
+    _LINEAR = {  # (measure, reverse) -> (query parts, candidate parts)
+        ("cross_entropy", False): (("S", "1"), ("logit", "sum_log1m")),
+        ("kl", False): (("S", "1"), ("logit", "sum_log1m")),
+        ("cross_entropy", True): (("logit",), ("T",)),
+        ("kl", True): (("logit", "1"), ("T", "entropy")),
+        ("categorical_cross_entropy", False): (("S",), ("log",)),
+        ("categorical_kl", False): (("S",), ("log",)),
+        ("categorical_cross_entropy", True): (("log",), ("T",)),
+        ("categorical_kl", True): (("log", "1"), ("T", "neg_sum_tlogt")),
+        ("symmetric_cross_entropy", False): (("S", "1", "logit"), ("logit", "sum_log1m", "T")),
+        ("symmetric_kl", False): (("S", "1", "logit"), ("logit", "sum_log1m_plus_entropy", "T")),
+        ("intersection_ratio", False): (("S",), ("T",)),
+        ("intersection_ratio", True): (("S",), ("T",)),
+        ("jaccard", False): (("S",), ("T",)),
+    }
 
-    def _blocked_topk(self, Q, k, measure, ex, n, memory_budget, progress):
-        """Top-k by Jaccard or reversed intersection ratio: one GEMM S·Tᵀ per block of queries."""
-        P = self.memberships[:n, ...]
+    @staticmethod
+    def _parts(xp, A, names, start=0):
+        """Concatenate the named per-row transforms of memberships ``A`` (float64)."""
+        A = _f64(xp, A)
+        cols = []
+        for nm in names:
+            if nm in ("S", "T"):
+                cols.append(A)
+            elif nm == "1":
+                cols.append(xp.ones((A.shape[0], 1), dtype=A.dtype))
+            elif nm == "logit":
+                cols.append(_safe_log(xp, A) - _safe_log1m(xp, A))
+            elif nm == "log":
+                cols.append(_safe_log(xp, A))
+            elif nm == "sum_log1m":
+                cols.append(xp.sum(_safe_log1m(xp, A), axis=1, keepdims=True))
+            elif nm == "entropy":
+                cols.append(xp.reshape(_m_entropy(xp, A), (-1, 1)))
+            elif nm == "sum_log1m_plus_entropy":
+                cols.append(xp.sum(_safe_log1m(xp, A), axis=1, keepdims=True)
+                            + xp.reshape(_m_entropy(xp, A), (-1, 1)))
+            else:  # neg_sum_tlogt: −Σ t ln t with 0·ln 0 = 0
+                cols.append(-xp.sum(xp.where(A > 0, A * _safe_log(xp, A), xp.zeros_like(A)), axis=1, keepdims=True))
+        return cols[0] if len(cols) == 1 else xp.concat(cols, axis=1)
+
+    def _candidate_block(self, key, c0, c1, precompute):
+        """Candidate side of rows [c0, c1) in the storage dtype; the whole vocabulary cached if asked."""
+        P = self.memberships
+        xp = backend.get_namespace(P)
+        names = self._LINEAR[key][1]
+        if names == ("T",):
+            return P[c0:c1, ...]
+        if precompute:
+            ck = ("database",) + names
+            if ck not in self._cache:
+                n = P.shape[0]
+                step = min(n, block_rows(P.shape[1] + 3, 8, 64 * 2**20))
+                self._cache[ck] = xp.concat([xp.astype(self._parts(xp, P[s:min(s + step, n), ...], names), P.dtype)
+                                             for s in range(0, n, step)], axis=0)
+            return self._cache[ck][c0:c1, ...]
+        return xp.astype(self._parts(xp, P[c0:c1, ...], names), P.dtype)
+
+    def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
+        """Indices of the top-k candidates among the first ``n`` rows (selection in the storage dtype)."""
+        P = self.memberships
         xp = backend.get_namespace(P)
         is_np = backend.is_numpy(P)
-        card = self._stats()["cardinality"][:n]
-        a = _m_cardinality(xp, Q)
-        PT = P.T if is_np else xp.matrix_transpose(P)
-        step = block_rows(n, P.dtype.itemsize if is_np else 8, memory_budget)
-        starts = range(0, Q.shape[0], step)
-        # with every cardinality positive, |S ∪ T| ≥ max(|S|, |T|) > 0 and one fused pass suffices
-        fused = is_np and bool(np.all(card > 0)) and bool(np.all(a > 0))
-        if fused:
-            from .kernels import fuzzy as kern
-
-            a_, b_ = a.astype(P.dtype), card.astype(P.dtype)
-        out = []
-        for s in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
-            e_ = min(s + step, Q.shape[0])
-            G = Q[s:e_, ...] @ PT  # storage dtype: these scores only select; _rescore makes them exact
-            if fused and measure == "jaccard":
-                kern.jaccard_inplace(G, a_[s:e_], b_)
-                S = G
-            elif fused:
-                S = np.divide(G, b_.reshape(1, -1), out=G)
+        key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
+        Qa = xp.astype(self._parts(xp, Q, self._LINEAR[key][0]), P.dtype)
+        m = Q.shape[0]
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        # half the budget for one float64 block of transformed candidates, half for one block of scores
+        c_step = min(n, block_rows(Qa.shape[1] + 1, 8, budget // 2))
+        q_step = min(m, block_rows(c_step, 8, budget // 2))
+        post = measure == "jaccard" or (measure == "intersection_ratio" and reverse)
+        if post:
+            card = self._stats()["cardinality"]
+            a = _m_cardinality(xp, Q)
+        best_s = best_i = None
+        starts = range(0, n, c_step)
+        for c0 in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
+            c1 = min(c0 + c_step, n)
+            D = self._candidate_block(key, c0, c1, precompute)
+            DT = D.T if is_np else xp.matrix_transpose(D)
+            kb = min(k, c1 - c0)
+            blk_s, blk_i = [], []
+            for q0 in range(0, m, q_step):
+                q1 = min(q0 + q_step, m)
+                G = Qa[q0:q1, ...] @ DT
+                if post:
+                    cb = xp.reshape(xp.astype(card[c0:c1], G.dtype), (1, -1))
+                    den = (xp.reshape(xp.astype(a[q0:q1], G.dtype), (-1, 1)) + cb - G if measure == "jaccard"
+                           else xp.broadcast_to(cb, G.shape))
+                    G = _ratio(xp, G, den)
+                G = _exclude_block(xp, G, ex[q0:q1], c0, c1, is_np)
+                s_, i_ = select_topk(G, kb)
+                blk_s.append(s_)
+                blk_i.append(xp.astype(i_, xp.int64) + c0)
+            bs, bi = xp.concat(blk_s, axis=0), xp.concat(blk_i, axis=0)
+            if best_s is None:
+                best_s, best_i = bs, bi
             else:
-                cb = xp.reshape(xp.astype(card, G.dtype), (1, -1))
-                den = xp.reshape(xp.astype(a[s:e_], G.dtype), (-1, 1)) + cb - G if measure == "jaccard" else cb
-                S = _ratio(xp, G, xp.broadcast_to(den, G.shape))
-            out.append(select_topk(S, k, exclude=ex[s:e_])[1])
-        return None, xp.concat(out, axis=0)
+                best_s, best_i = _merge_topk(xp, xp.concat([best_s, bs], axis=1), xp.concat([best_i, bi], axis=1),
+                                             k, is_np)
+        return best_i[:, :k]
 
     def _rescore(self, Q, idx, measure, reverse):
         """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row)."""
