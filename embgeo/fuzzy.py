@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -90,8 +91,6 @@ __all__ = [
     "polysemy",
     "hyponymy",
     "HyponymyReport",
-    "evaluate_analogies",
-    "AnalogyReport",
     "MEASURES",
     "LOG_TINY",
 ]
@@ -118,7 +117,7 @@ _AXES = ("vocabulary", "features")
 #: ``dump-accuracy-simlex.c`` (Table 8), ``"released-composition"`` is ``compute-composition.cpp``
 #: (Table 11). Table 9's ``compute-accuracy-topn.c`` exponentiates without normalising (memberships up
 #: to e, not fuzzy sets; see docs/fuzzy.md), so it has no entry.
-CONSTRUCTIONS = {
+CONSTRUCTIONS: dict[str, dict[str, Any]] = {
     "paper": {"axis": "vocabulary", "base": math.e, "l2_normalize": False},
     "released-cli": {"axis": "features", "base": 2.0, "l2_normalize": False},
     "released-simlex": {"axis": "features", "base": 2.0, "l2_normalize": True},
@@ -748,7 +747,7 @@ class FuzzyEmbeddings:
         self.axis = axis
         self.base = base
         self.l2_normalize = l2_normalize
-        self._cache = {}
+        self._cache: dict = {}
 
     @classmethod
     def from_embeddings(cls, e, axis: str | None = None, base: float | None = None, *,
@@ -983,6 +982,52 @@ class FuzzyEmbeddings:
         idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
         return self._rescore(Q, idx, measure, reverse)
 
+    def analogy_query(self, a, b, x) -> FuzzySet:
+        """The set ``y = (b ⊔ x) \\ a`` answering a : b :: x : y (Bhat et al. 2020, Sec. 4.5).
+
+        ``a``, ``b``, ``x``: words, or equal-length lists of words (a batch). The paper's order of
+        operations: bounded sum first, then the difference. The released programs compute
+        ``clip((b + x) − min(b + x, a), 0, 1)``, which differs only on features where ``b + x > 1``.
+        """
+        if isinstance(a, str):
+            return (self[b] + self[x]) - self[a]
+        return (self[list(b)] + self[list(x)]) - self[list(a)]
+
+    def analogy(self, a, b, x, topn: int = 1, *, measure: str = "cross_entropy", reverse: bool = False,
+                restrict_vocab: int | None = None, memory_budget: int | None = None, progress: bool | None = None):
+        """Set-theoretic analogy a : b :: x : y (Bhat et al. 2020, Sec. 4.5, Table 7): the ``topn``
+        nearest words to :meth:`analogy_query` by ``measure`` (query as S), excluding a, b and x.
+
+        ``a``, ``b``, ``x`` are words or equal-length lists of words. Always returns
+        ``(scores, indices)`` of shape (m, topn), as :meth:`neighbors` does (m = 1 for single words);
+        ``F.words[i]`` names an index. To score a question file, pass :meth:`analogy_scorer` to
+        :func:`embgeo.evaluate.analogy`.
+        """
+        q = self.analogy_query(a, b, x)
+        return self.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab,
+                              memory_budget=memory_budget, progress=progress)
+
+    def analogy_scorer(self, measure: str = "cross_entropy", reverse: bool = False, *,
+                       memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None):
+        """A ``scorer`` for :func:`embgeo.evaluate.analogy`: answers ``y = (b ⊔ x) \\ a`` by ``measure``.
+
+        The released code's Table 9 protocol (``compute-accuracy-topn.c``) is
+        ``evaluate.analogy(F, questions, scorer=F.analogy_scorer(), topn=5, restrict_vocab=None)``:
+        Bernoulli cross-entropy ``H(y, w)`` with the query first, solved when the answer is in the top 5.
+
+        Examples
+        --------
+        >>> import numpy as np, embgeo
+        >>> from embgeo.datasets import AnalogyQuestions
+        >>> from embgeo.evaluate import analogy
+        >>> F = FuzzyEmbeddings.from_embeddings(embgeo.Embeddings(list("abcdefgh"), np.eye(8) * 3))
+        >>> qs = AnalogyQuestions({"s": np.array([["a", "b", "c", "d"]])})
+        >>> r = analogy(F, qs, scorer=F.analogy_scorer(), topn=5)
+        >>> r.method, r.topn, r.n_evaluated
+        ('fuzzy-cross_entropy', 5, 1)
+        """
+        return _AnalogyScorer(self, _resolve_measure(measure), bool(reverse), memory_budget, precompute, progress)
+
     # Vocabulary-wide search. For every measure, a query side Q' and a candidate side D' (computed per
     # block of candidates, never for the whole vocabulary unless precompute=True) such that Q'·D'ᵀ ranks
     # the candidates like the measure does (up to a per-query constant), optionally followed by a
@@ -1127,20 +1172,29 @@ class FuzzyEmbeddings:
         s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
         return [(self.words[j], float(v)) for v, j in zip(s, i)]
 
-    def analogy(self, a, b, x, topn: int = 1, *, measure: str = "cross_entropy", reverse: bool = False,
-                restrict_vocab: int | None = None, progress: bool | None = None):
-        """Set-theoretic analogy a : b :: x : y with ``y = (b ⊔ x) \\ a`` (Bhat et al. 2020).
 
-        The nearest words to the composed set by ``measure`` (cross-entropy by default, query as S),
-        excluding a, b and x. Strings give ``[(word, score), ...]``; equal-length lists of words give
-        ``(scores, indices)`` of shape (m, topn).
-        """
-        if isinstance(a, str):
-            return self.most_similar((self[b] + self[x]) - self[a], topn, measure=measure, reverse=reverse,
-                                     restrict_vocab=restrict_vocab)
-        q = (self[list(b)] + self[list(x)]) - self[list(a)]
-        return self.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab,
-                              progress=progress)
+class _AnalogyScorer:
+    """Callable for :func:`embgeo.evaluate.analogy`: fuzzy analogies of a batch of questions."""
+
+    def __init__(self, F, measure, reverse, memory_budget, precompute, progress):
+        self.F, self.measure, self.reverse = F, measure, reverse
+        self.memory_budget, self.precompute, self.progress = memory_budget, precompute, progress
+        self.label = f"fuzzy-{measure}" + ("-rev" if reverse else "")
+
+    def __call__(self, ia, ib, ic, exclude, k, n):
+        F = self.F
+        P = F.memberships
+        xp = backend.get_namespace(P)
+
+        def rows(i):
+            i = np.asarray(i, dtype=np.int64)
+            return xp.take(P, i if backend.is_numpy(P) else xp.asarray(i), axis=0)
+
+        Q = _op_difference(xp, _op_disjoint_union(xp, rows(ib), rows(ic)), rows(ia))
+        ex = [np.asarray(e, dtype=np.int64)[np.asarray(e) < n] for e in exclude]
+        idx = F._search(Q, k, self.measure, self.reverse, ex, n, self.memory_budget, self.progress,
+                        self.precompute)
+        return F._rescore(Q, idx, self.measure, self.reverse)[1]
 
 
 # ================================================================== analyses
@@ -1230,7 +1284,9 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
     if order.size == 0:
         raise ValueError("no word passes the frequency threshold")
     if stopwords is None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as stopwords
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        stopwords = ENGLISH_STOP_WORDS
     stop = set(stopwords)
     H = backend.to_numpy(F.entropy())[order]
     by_h = order[np.argsort(-H if highest else H, kind="stable")]
@@ -1306,58 +1362,3 @@ def hyponymy(F: FuzzyEmbeddings, pairs, *, missing: str = "skip") -> HyponymyRep
     r = F.similarity_pairs(hyper, hypo, measure="inclusion")
     return HyponymyReport(kept, s, r, float(np.mean(s > r)), float(np.mean(s)), len(pairs) - len(kept),
                           int(np.sum(s == r)))
-
-
-@dataclass
-class AnalogyReport:
-    """Accuracy of set-theoretic analogies ``y = (b ⊔ x) \\ a`` on an analogy file.
-
-    ``sections`` maps a section name to ``(correct, total)``; ``skipped`` counts questions with a
-    word outside the restricted vocabulary (gensim's convention).
-    """
-
-    accuracy: float
-    correct: int
-    total: int
-    skipped: int
-    sections: dict
-    measure: str
-    reverse: bool
-    restrict_vocab: int
-
-
-def evaluate_analogies(F: FuzzyEmbeddings, dataset="google-analogy", *, restrict_vocab: int = 30000,
-                       measure: str = "cross_entropy", reverse: bool = False, lowercase: bool = True,
-                       progress: bool | None = None) -> AnalogyReport:
-    """Analogy accuracy with ``y = (b ⊔ x) \\ a`` (Bhat et al. 2020) on a question file.
-
-    ``dataset`` is a name or path understood by :func:`embgeo.datasets.load_dataset` (default:
-    gensim's ``questions-words.txt``). As gensim's ``evaluate_word_analogies`` does, only the first
-    ``restrict_vocab`` words are candidates and questions using other words are skipped; the
-    question words are excluded from the answers. The memberships are those of the full vocabulary.
-    """
-    from .datasets import AnalogyQuestions, load_dataset
-
-    qs = dataset if isinstance(dataset, AnalogyQuestions) else load_dataset(dataset)
-    if lowercase:
-        qs = qs.lower()
-    n = min(int(restrict_vocab), len(F))
-    Qw, sec = qs.questions, qs.section_ids
-    if len(Qw) == 0:
-        raise ValueError("the analogy dataset has no questions")
-    idx = F.indices(Qw.reshape(-1).tolist(), missing="mark").reshape(-1, 4)
-    ok = np.all((idx >= 0) & (idx < n), axis=1)
-    names = qs.section_names
-    sections = {nm: (0, 0) for nm in names}
-    correct = 0
-    if ok.any():
-        a, b, x = (Qw[ok, j].tolist() for j in range(3))
-        _, top = F.analogy(a, b, x, 1, measure=measure, reverse=reverse, restrict_vocab=n, progress=progress)
-        hit = backend.to_numpy(top)[:, 0] == idx[ok, 3]
-        correct = int(hit.sum())
-        for s_id in np.unique(sec[ok]):
-            m = sec[ok] == s_id
-            sections[names[s_id]] = (int(hit[m].sum()), int(m.sum()))
-    total = int(ok.sum())
-    return AnalogyReport(correct / total if total else float("nan"), correct, total, int((~ok).sum()), sections,
-                         _resolve_measure(measure), reverse, n)

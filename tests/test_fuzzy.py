@@ -48,6 +48,15 @@ def loop_kl(s, t):
     return d
 
 
+def loop_categorical_kl(s, t):
+    """The KL divergence as the paper prints it (Sec. 4.4): Σ s ln(s/t), 0·ln 0 = 0."""
+    return sum(float(x) * (_ln(float(x)) - _ln(float(y))) for x, y in zip(s, t) if x > 0)
+
+
+def loop_categorical_cross_entropy(s, t):
+    return -sum(float(x) * _ln(float(y)) for x, y in zip(s, t) if x > 0)
+
+
 def loop_measure(name, s, t):
     s, t = [float(x) for x in s], [float(x) for x in t]
     inter = sum(x * y for x, y in zip(s, t))
@@ -55,6 +64,14 @@ def loop_measure(name, s, t):
         return -loop_cross_entropy(s, t)
     if name == "kl":
         return -loop_kl(s, t)
+    if name == "categorical_kl":
+        return -loop_categorical_kl(s, t)
+    if name == "categorical_cross_entropy":
+        return -loop_categorical_cross_entropy(s, t)
+    if name == "symmetric_cross_entropy":
+        return -loop_cross_entropy(s, t) - loop_cross_entropy(t, s)
+    if name == "symmetric_kl":
+        return -loop_kl(s, t) - loop_kl(t, s)
     if name == "jaccard":
         uni = sum(x + y - x * y for x, y in zip(s, t))
         return inter / uni if uni > 0 else 1.0
@@ -253,7 +270,9 @@ def test_fuzzy_set_operators_equal_functions_and_broadcast(F64):
 
 
 # ----------------------------------------------------------------- word pairs (evaluate protocol)
-@pytest.mark.parametrize("measure", ["cross_entropy", "kl", "jaccard", "intersection_ratio", "inclusion"])
+@pytest.mark.parametrize("measure", ["cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl",
+                                     "symmetric_cross_entropy", "symmetric_kl", "jaccard", "intersection_ratio",
+                                     "inclusion"])
 def test_similarity_pairs_is_the_negated_measure_with_words1_as_S(F64, measure):
     w1, w2 = ["w0", "w5", "w9"], ["w3", "w5", "w100"]
     got = F64.similarity_pairs(w1, w2, measure=measure)
@@ -271,6 +290,8 @@ def test_similarity_pairs_default_measure_is_cross_entropy(F64):
 
 # ----------------------------------------------------------------- vocabulary-wide search
 CASES = [("cross_entropy", False), ("cross_entropy", True), ("kl", False), ("kl", True),
+         ("categorical_cross_entropy", False), ("categorical_cross_entropy", True), ("categorical_kl", False),
+         ("categorical_kl", True), ("symmetric_cross_entropy", False), ("symmetric_kl", False),
          ("jaccard", False), ("intersection_ratio", False), ("intersection_ratio", True)]
 
 
@@ -291,11 +312,16 @@ def test_composed_query_topk_excludes_sources_and_matches_brute_force(F64, measu
     ref_s, ref_i = brute_topk(F64, q.memberships, 5, measure, reverse, exclude=ex, n=120)
     assert np.array_equal(i[0], ref_i) and not set(ex) & set(i[0].tolist())
     assert np.allclose(s[0], ref_s, rtol=1e-12)
-    # the analogy a : b :: x : y builds the same set, (b ⊔ x) \ a, and excludes a, b and x only
-    got = F64.analogy("w3", "w1", "w2", 5, measure=measure, reverse=reverse, restrict_vocab=120)
-    ref_s, ref_i = brute_topk(F64, q.memberships, 5, measure, reverse, exclude=[1, 2, 3], n=120)
-    assert [w for w, _ in got] == [F64.words[j] for j in ref_i]
-    assert np.allclose([v for _, v in got], ref_s, rtol=1e-12)
+    # the analogy a : b :: x : y builds (b ⊔ x) \ a, written out feature by feature, and excludes a, b, x only
+    A, B, X = (F64[w].memberships for w in ("w3", "w1", "w2"))
+    y = np.array([max(min(b + x, 1.0) - a, 0.0) for a, b, x in zip(A, B, X)])
+    gs, gi = F64.analogy("w3", "w1", "w2", 5, measure=measure, reverse=reverse, restrict_vocab=120)
+    ref_s, ref_i = brute_topk(F64, y, 5, measure, reverse, exclude=[1, 2, 3], n=120)
+    assert gi.shape == (1, 5) and np.array_equal(gi[0], ref_i)
+    assert np.allclose(gs[0], ref_s, rtol=1e-12)
+    bs, bi = F64.analogy(["w3", "w3"], ["w1", "w1"], ["w2", "w2"], 5, measure=measure, reverse=reverse,
+                         restrict_vocab=120)
+    assert np.array_equal(bi, np.vstack([gi, gi]))  # one return type for single words and batches
 
 
 def test_float32_topk_agrees_with_float64_brute_force(rng):
@@ -393,19 +419,65 @@ def test_hyponymy_recovers_the_direction_of_inclusion(rng):
         fuzzy.hyponymy(F, [("o1", "zzz")], missing="raise")
 
 
-def test_analogy_evaluation_equals_a_loop_of_single_questions(F64, tmp_path):
+def _questions(lines, tmp_path):
     path = tmp_path / "q.txt"
-    lines = [": s1", "w1 w2 w3 w4", "w5 w6 w7 w8", ": s2", "w9 w10 w11 w12", "w1 w2 w3 w149", "w1 w2 w3 nope"]
     path.write_text("\n".join(lines) + "\n")
-    rep = fuzzy.evaluate_analogies(F64, path, restrict_vocab=140)
-    assert rep.total == 3 and rep.skipped == 2  # w149 is outside the first 140 words; "nope" is unknown
-    correct = 0
-    for a, b, x, y in (ln.split() for ln in lines if not ln.startswith(":")):
-        if all(w in F64 and F64.index(w) < 140 for w in (a, b, x, y)):
-            best = F64.analogy(a, b, x, 1, restrict_vocab=140)[0][0]
-            assert best not in (a, b, x)
-            correct += best == y
-    assert rep.correct == correct and rep.sections["s2"][1] == 1
+    return path
+
+
+@pytest.mark.parametrize("topn,measure,reverse", [(1, "cross_entropy", False), (5, "cross_entropy", False),
+                                                  (3, "kl", True), (2, "categorical_kl", False)])
+def test_fuzzy_analogies_through_evaluate_equal_a_brute_force_loop(F64, tmp_path, topn, measure, reverse):
+    from embgeo.evaluate import AnalogyResult, analogy
+
+    lines = [": s1", "w1 w2 w3 w4", "w5 w6 w7 w8", "w20 w21 w22 w23", ": gram-s2", "w9 w10 w11 w12",
+             "w30 w31 w32 w33", "w1 w2 w3 w149", "w1 w2 w3 nope"]
+    r = analogy(F64, _questions(lines, tmp_path), scorer=F64.analogy_scorer(measure, reverse), topn=topn,
+                restrict_vocab=140)
+    assert isinstance(r, AnalogyResult) and r.topn == topn
+    assert r.n_evaluated == 5 and r.n_total == 7  # w149 is outside the first 140 words; "nope" is unknown
+    P = np.asarray(F64.memberships, dtype=np.float64)
+    correct, per_section = 0, {"s1": 0, "gram-s2": 0}
+    section = None
+    for ln in lines:
+        if ln.startswith(":"):
+            section = ln[2:]
+            continue
+        a, b, x, y = ln.split()
+        if not all(w in F64 and F64.index(w) < 140 for w in (a, b, x, y)):
+            continue
+        ia, ib, ix = F64.index(a), F64.index(b), F64.index(x)
+        q = np.array([max(min(P[ib, i] + P[ix, i], 1.0) - P[ia, i], 0.0) for i in range(F64.dim)])
+        _, top = brute_topk(F64, q, topn, measure, reverse, exclude=[ia, ib, ix], n=140)
+        hit = F64.index(y) in top.tolist()
+        correct += hit
+        per_section[section] += hit
+    assert r.n_correct == correct and r.accuracy == correct / 5
+    assert r.sections["gram-s2"]["n_correct"] == per_section["gram-s2"]
+    assert r.method == f"fuzzy-{measure}" + ("-rev" if reverse else "")
+
+
+def test_analogy_topn_counts_the_answer_anywhere_in_the_top_n(rng):
+    from embgeo.evaluate import analogy
+    from embgeo.datasets import AnalogyQuestions
+
+    words = [f"w{i}" for i in range(60)]
+    e = Embeddings(words, rng.standard_normal((60, 6)))
+    Q = np.array([words[i:i + 4] for i in range(0, 40, 2)])
+    qs = AnalogyQuestions({"s": Q})
+    U = e.vectors / np.linalg.norm(e.vectors, axis=1, keepdims=True)
+    for topn in (1, 3, 10):
+        r = analogy(e, qs, topn=topn)
+        hits = 0
+        for a, b, c, d in Q:
+            ia, ib, ic = (words.index(w) for w in (a, b, c))
+            sc = U @ (U[ib] - U[ia] + U[ic])
+            sc[[ia, ib, ic]] = -np.inf
+            hits += words.index(d) in np.argsort(-sc, kind="stable")[:topn].tolist()
+        assert r.n_correct == hits and r.topn == topn
+    assert analogy(e, qs, topn=3).n_correct >= analogy(e, qs).n_correct
+    with pytest.raises(ValueError, match="topn"):
+        analogy(e, qs, topn=0)
 
 
 # ----------------------------------------------------------------- bad input
