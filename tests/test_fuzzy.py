@@ -147,12 +147,14 @@ def test_base_changes_the_exponent(rng):
 
 
 @pytest.mark.parametrize("axis", ["vocabulary", "features"])
-def test_array_api_strict_normalisation_equals_numpy(rng, axis):
+@pytest.mark.parametrize("l2", [False, True])
+def test_array_api_strict_normalisation_equals_numpy(rng, axis, l2):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((257, 6)).astype(np.float32)
     X[:, 0] += np.linspace(0, 900, 257, dtype=np.float32)  # each later block raises the column maximum
-    ref = fuzzy.fuzzify(X, axis=axis, base=2.5)
-    got = fuzzy.fuzzify(xps.asarray(X), axis=axis, base=2.5, memory_budget=6 * 8 * 50)  # several blocks
+    ref = fuzzy.fuzzify(X, axis=axis, base=2.5, l2_normalize=l2)
+    got = fuzzy.fuzzify(xps.asarray(X), axis=axis, base=2.5, l2_normalize=l2,
+                        memory_budget=6 * 8 * 50)  # several blocks
     assert isinstance(got, type(xps.asarray(X)))
     assert np.allclose(embgeo.to_numpy(got), ref, rtol=1e-6)
 
@@ -334,12 +336,17 @@ def test_float32_topk_agrees_with_float64_brute_force(rng):
         assert len(set(i[0].tolist()) & set(ref_i.tolist())) >= 7, (measure, reverse)
 
 
-def test_topk_is_blocked_under_a_small_memory_budget(F64):
-    a = F64.neighbors([f"w{j}" for j in range(30)], 4, measure="jaccard")
-    b = F64.neighbors([f"w{j}" for j in range(30)], 4, measure="jaccard", memory_budget=150 * 8 * 3)
-    c = F64.neighbors([f"w{j}" for j in range(30)], 4, memory_budget=150 * 4 * 3)
-    d = F64.neighbors([f"w{j}" for j in range(30)], 4)
-    assert np.array_equal(a[1], b[1]) and np.array_equal(c[1], d[1])
+@pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("cross_entropy", False), ("kl", True),
+                                             ("symmetric_kl", False)])
+def test_topk_under_a_tiny_memory_budget_equals_brute_force(F64, measure, reverse):
+    # a budget of a few rows forces many candidate blocks and merges
+    queries = [f"w{j}" for j in range(0, 150, 7)]
+    s, i = F64.neighbors(queries, 4, measure=measure, reverse=reverse, memory_budget=8 * 12 * 16)
+    for r, w in enumerate(queries):
+        ref_s, ref_i = brute_topk(F64, F64[w].memberships, 4, measure, reverse, exclude=[F64.index(w)])
+        assert np.array_equal(i[r], ref_i) and np.allclose(s[r], ref_s, rtol=1e-12)
+    s2, i2 = F64.neighbors(queries, 4, measure=measure, reverse=reverse, precompute=True)
+    assert np.array_equal(i2, i)
 
 
 @pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("intersection_ratio", True),
@@ -402,21 +409,31 @@ def test_function_words_counts_hits_of_both_rankings(rng):
 
 def test_polysemy_neighbours_of_intersections(F64):
     out = fuzzy.polysemy(F64, "w1", ["w2", "w3"], topn=4)
-    s, i = F64.neighbors(F64["w1"] & F64["w3"], 4)
-    assert [w for w, _ in out["w3"]] == [F64.words[j] for j in i[0]]
-    assert all(w not in ("w1", "w3") for w, _ in out["w3"])
+    P = np.asarray(F64.memberships)
+    for c in ("w2", "w3"):
+        q = [a * b for a, b in zip(P[1], P[F64.index(c)])]  # the product intersection, feature by feature
+        ref_s, ref_i = brute_topk(F64, q, 4, "cross_entropy", False, exclude=[1, F64.index(c)])
+        assert [w for w, _ in out[c]] == [F64.words[j] for j in ref_i]
+        assert np.allclose([v for _, v in out[c]], ref_s, rtol=1e-12)
 
 
-def test_hyponymy_recovers_the_direction_of_inclusion(rng):
-    hyper = rng.standard_normal((20, 10))
-    hypo = hyper - rng.random((20, 10)) - 0.01  # below the hypernym on every feature
-    words = [f"h{i}" for i in range(20)] + [f"o{i}" for i in range(20)]
-    F = FuzzyEmbeddings.from_embeddings(Embeddings(words, np.vstack([hyper, hypo])))
-    rep = fuzzy.hyponymy(F, [(f"o{i}", f"h{i}") for i in range(20)] + [("o1", "zzz")])
-    assert rep.direction_accuracy == 1.0 and rep.mean_score == 1.0 and rep.n_skipped == 1
-    assert np.all(rep.reverse_scores == 0.0)
+def test_hyponymy_scores_equal_a_loop_of_feature_comparisons(rng):
+    X = rng.standard_normal((30, 8))
+    words = [f"w{i}" for i in range(30)]
+    F = FuzzyEmbeddings.from_embeddings(Embeddings(words, X), dtype="float64")
+    pairs = [(f"w{a}", f"w{b}") for a, b in zip(rng.integers(0, 30, 25), rng.integers(0, 30, 25))]
+    rep = fuzzy.hyponymy(F, pairs + [("w1", "zzz")])
+    P = np.asarray(F.memberships)
+    fwd = [sum(P[F.index(h), i] <= P[F.index(H), i] for i in range(8)) / 8 for h, H in pairs]
+    bwd = [sum(P[F.index(H), i] <= P[F.index(h), i] for i in range(8)) / 8 for h, H in pairs]
+    assert np.allclose(rep.scores, fwd) and np.allclose(rep.reverse_scores, bwd)
+    assert rep.direction_accuracy == pytest.approx(sum(f > b for f, b in zip(fwd, bwd)) / 25)
+    assert rep.ties == sum(f == b for f, b in zip(fwd, bwd)) and rep.n_skipped == 1
+    # with the vocabulary axis every column shares its denominator: inclusion compares the raw vectors
+    raw = [np.mean(X[F.index(h)] <= X[F.index(H)]) for h, H in pairs]
+    assert np.allclose(rep.scores, raw)
     with pytest.raises(UnknownWordError, match="zzz"):
-        fuzzy.hyponymy(F, [("o1", "zzz")], missing="raise")
+        fuzzy.hyponymy(F, [("w1", "zzz")], missing="raise")
 
 
 def _questions(lines, tmp_path):
@@ -525,8 +542,133 @@ def test_glove_fuzzy_sets_behave_as_in_the_paper(glove):
     F = FuzzyEmbeddings.from_embeddings(glove)
     assert F.memberships.dtype == np.float32
     assert np.allclose(F.memberships.sum(axis=0, dtype=np.float64), 1.0, atol=1e-4)
+    V = np.asarray(glove.vectors, dtype=np.float64)
+    top = V.max(axis=0)
+    ref = np.exp(V[:2000] - top) / np.exp(V - top).sum(axis=0)
+    assert np.allclose(F.memberships[:2000], ref, rtol=1e-5)
     near = [w for w, _ in F.most_similar("king", 10, restrict_vocab=50000)]
     assert "queen" in near or "prince" in near
-    rep = fuzzy.function_words(F, top_n=10000)
-    assert rep.frequency_source == "rank" and rep.n_candidates == 10000
-    assert rep.hits[50][1] >= 30  # the 50 most frequent GloVe words are mostly stop words
+    # entropy: Σ −µ ln µ − (1 − µ) ln(1 − µ), written out with numpy on the first 1000 words
+    M = np.asarray(F.memberships[:1000], dtype=np.float64)
+    H = -(M * np.log(M) + (1 - M) * np.log1p(-M)).sum(axis=1)
+    assert np.allclose(F.entropy()[:1000], H, rtol=1e-9)
+    rep = fuzzy.function_words(F, top_n=1000)
+    assert rep.frequency_source == "rank" and rep.n_candidates == 1000
+    assert rep.by_entropy == [glove.words[j] for j in np.argsort(-H, kind="stable")[:50]]
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as stop
+
+    assert rep.hits[50] == (sum(w in stop for w in rep.by_entropy), sum(w in stop for w in glove.words[:50]))
+    # the released code's construction (cli.cpp): memberships sum to 1 over each word's features
+    R = FuzzyEmbeddings.from_embeddings(glove.top(1000), construction="released-cli", dtype="float64")
+    m = np.asarray(R["the"].memberships)
+    assert np.allclose(m, 2.0 ** V[0] / (2.0 ** V[0]).sum(), rtol=1e-12)
+    assert R["the"].entropy() == pytest.approx(float(-(m * np.log(m) + (1 - m) * np.log1p(-m)).sum()), rel=1e-12)
+
+
+# ----------------------------------------------------------------- the authors' released programs
+REF = __import__("pathlib").Path(__file__).parent / "data" / "fuzzy_reference"
+
+
+def _reference_embeddings():
+    lines = (REF / "vectors.txt").read_text().split("\n")[1:]
+    rows = [ln.split() for ln in lines if ln.strip()]
+    return Embeddings([r[0] for r in rows], np.array([[float(v) for v in r[1:]] for r in rows], dtype=np.float32))
+
+
+def _golden(name):
+    return np.loadtxt(REF / name)
+
+
+def _simlex_pairs():
+    rows = [ln.split("\t") for ln in (REF / "simlex.txt").read_text().splitlines()[1:]]
+    return [(a, b) for a, b, *_ in rows if a != "unknownword" and b != "unknownword" and b != "unknownword"]
+
+
+def test_table8_protocol_equals_the_released_simlex_program():
+    # dump-accuracy-simlex.c prints 100 − H(S,T) − H(T,S) for its "kl" option and 100 − D(S‖T) for
+    # "crossentropy" (Bernoulli forms), on L2-normalised vectors, base 2, normalised per word
+    e = _reference_embeddings()
+    F = FuzzyEmbeddings.from_embeddings(e, construction="released-simlex", dtype="float64")
+    pairs = [(a, b) for a, b in _simlex_pairs() if a in F and b in F]
+    w1, w2 = [a for a, _ in pairs], [b for _, b in pairs]
+    kl_opt, ce_opt = _golden("simlex_kl.txt"), _golden("simlex_crossentropy.txt")
+    assert len(pairs) == len(kl_opt) == 30
+    assert np.allclose(100 + F.similarity_pairs(w1, w2, measure="symmetric_cross_entropy"), kl_opt[:, 1], atol=2e-6)
+    assert np.allclose(100 + F.similarity_pairs(w1, w2, measure="kl"), ce_opt[:, 1], atol=2e-6)
+    # and through the evaluation API, by measure spelling
+    from scipy import stats
+    from embgeo.datasets import WordPairs
+    from embgeo.evaluate import word_similarity
+    from embgeo.evaluate.similarity import resolve_measure
+
+    data = WordPairs(w1, w2, kl_opt[:, 0])
+    for spelling, gold in (("fuzzy-symmetric-ce@released-simlex", kl_opt), ("fuzzy-kl@released-simlex", ce_opt)):
+        model, measure = resolve_measure(e, spelling)
+        r = word_similarity(model, data, measure=measure)
+        assert r.spearman == pytest.approx(stats.spearmanr(gold[:, 0], gold[:, 1])[0], abs=1e-9)
+
+
+def test_table11_protocol_equals_the_released_composition_program():
+    e = _reference_embeddings()
+    F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition", dtype="float64")
+    comp = fuzzy.read_compounds(REF / "compounds.tsv")
+    keep = [i for i, (h, m) in enumerate(zip(comp.words1, comp.words2)) if h in F and m in F]
+    h, m = [comp.words1[i] for i in keep], [comp.words2[i] for i in keep]
+    sym, headmod = _golden("composition_xhsym.txt"), _golden("composition_xhheadmod.txt")
+    assert np.allclose(comp.scores[keep], sym[:, 0], atol=1e-6)
+    assert np.allclose(100 + F.similarity_pairs(h, m, measure="symmetric_kl"), sym[:, 1], atol=2e-6)
+    assert np.allclose(F.similarity_pairs(h, m, measure="kl"), headmod[:, 1], atol=2e-6)
+    from scipy import stats
+    from embgeo.evaluate import word_similarity
+
+    r = word_similarity(F, comp, measure="symmetric_kl")
+    assert r.n_pairs == 30 and r.coverage == pytest.approx(30 / 31)
+    assert r.spearman == pytest.approx(stats.spearmanr(sym[:, 0], sym[:, 1])[0], abs=1e-9)
+    assert r.pearson == pytest.approx(stats.pearsonr(sym[:, 0], sym[:, 1])[0], abs=1e-6)
+
+
+def test_read_compounds_names_the_bad_line(tmp_path):
+    p = tmp_path / "c.tsv"
+    p.write_text("\t".join(["x"] * 13) + "\n" + "\t".join(["x"] * 12) + "\n")
+    with pytest.raises(ValueError, match="line 1: score 'x'"):
+        fuzzy.read_compounds(p)
+    p.write_text("\t".join(["x"] * 10 + ["1.5", "x", "x"]) + "\n" + "\t".join(["x"] * 12) + "\n")
+    with pytest.raises(ValueError, match="line 2: 12 tab-separated columns"):
+        fuzzy.read_compounds(p)
+
+
+def test_kl_and_cross_entropy_match_scipy_definitions(rng):
+    # independent formulations: the paper's printed KL Σ s ln(s/t) is scipy's relative entropy of two
+    # distributions over the features; the Bernoulli KL is a sum of two-outcome relative entropies
+    from scipy import stats
+
+    X = rng.standard_normal((2, 7))
+    S, T = fuzzy.fuzzify(X, axis="features", base=2, dtype="float64")
+    assert fuzzy.categorical_kl_divergence(S, T) == pytest.approx(stats.entropy(S, T), rel=1e-12)
+    assert fuzzy.categorical_cross_entropy(S, T) == pytest.approx(stats.entropy(S) + stats.entropy(S, T), rel=1e-12)
+    bern = sum(stats.entropy([s, 1 - s], [t, 1 - t]) for s, t in zip(S, T))
+    assert fuzzy.bernoulli_kl_divergence(S, T) == pytest.approx(bern, rel=1e-12)
+    assert fuzzy.kl_divergence is fuzzy.bernoulli_kl_divergence
+    h = sum(stats.entropy([s, 1 - s]) for s in S)
+    assert fuzzy.bernoulli_cross_entropy(S, T) == pytest.approx(h + bern, rel=1e-12)
+    assert fuzzy.symmetric_cross_entropy(S, T) == pytest.approx(
+        fuzzy.cross_entropy(S, T) + fuzzy.cross_entropy(T, S), rel=1e-12)
+    # the two KLs are different quantities: they must not agree
+    assert abs(fuzzy.categorical_kl_divergence(S, T) - fuzzy.kl_divergence(S, T)) > 1e-3
+
+
+def test_l2_normalize_equals_normalising_first(rng):
+    X = rng.standard_normal((50, 6)) * 4
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    for axis in ("vocabulary", "features"):
+        got = fuzzy.fuzzify(X, axis, 2, l2_normalize=True, dtype="float64")
+        ref = 2.0 ** U / (2.0 ** U).sum(axis=0 if axis == "vocabulary" else 1, keepdims=True)
+        assert np.allclose(got, ref, rtol=1e-12)
+    X[7] = 0
+    with pytest.raises(ValueError, match="row 7"):
+        fuzzy.fuzzify(X, l2_normalize=True)
+    with pytest.raises(ValueError, match="construction"):
+        FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(50)], U), construction="nope")
+    with pytest.raises(ValueError, match="not both"):
+        FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(50)], U), construction="paper",
+                                        axis="features")
