@@ -2,7 +2,7 @@
 
     python benchmarks/compare_fuzzy.py                 # both parts
     python benchmarks/compare_fuzzy.py --speed [--queries 1000 --k 10]
-    python benchmarks/compare_fuzzy.py --tables        # Tables 5, 8, 9, 10 and H(the) on GloVe 6B 50d
+    python benchmarks/compare_fuzzy.py --tables        # Tables 2, 3, 5, 6, 8, 9, 10 and H(the) on GloVe 6B 50d
 
 Speed: top-k by cross-entropy (and KL both ways, the categorical forms, Jaccard) over all 400k GloVe
 words, divided by the time of embgeo.neighbors.topk (cosine) for the same queries, plus a plain-NumPy
@@ -91,13 +91,16 @@ def speed(e, n_queries, k):
         print(f"{name:<44}{t:>9.2f}{t / t_cos:>10.2f}")
     agree = np.mean([len(set(a) & set(b)) / k for a, b in zip(results[("cross_entropy", False)], i_np)])
     print(f"\nCE top-{k} overlap, embgeo (float32 select + float64 rescore) vs NumPy float64: {agree:.4%}")
-    G = FuzzyEmbeddings(F.words, F.memberships, check=False)  # fresh: no cache
     size = F.memberships.nbytes
+    print(f"\npeak extra memory of one top-{k} call for the {n_queries} queries (tracemalloc; the memberships are "
+          f"{size / 2**20:.0f} MiB, a transformed copy of them would add {size * 51 / 50 / 2**20:.0f} MiB):")
     for budget in (16 * 2**20, 64 * 2**20):
-        peak, _ = _peak(G.neighbors, words, k, memory_budget=budget, progress=False)
-        print(f"peak extra memory of H(q, w) top-{k}, memory_budget = {budget >> 20} MiB: {peak / 2**20:.1f} MiB "
-              f"(the memberships are {size / 2**20:.0f} MiB; a transformed copy would add "
-              f"{size * 51 / 50 / 2**20:.0f} MiB)")
+        for label, measure, rev in [("H(q, w)", "cross_entropy", False), ("D(w||q)", "kl", True),
+                                    ("Jaccard", "jaccard", False)]:
+            G = FuzzyEmbeddings(F.words, F.memberships, check=False)  # fresh: no cached per-word statistics
+            peak, _ = _peak(G.neighbors, words, k, measure=measure, reverse=rev, memory_budget=budget,
+                            progress=False)
+            print(f"  memory_budget = {budget >> 20:3d} MiB, {label:<8}: {peak / 2**20:6.1f} MiB")
     return F
 
 
@@ -169,6 +172,22 @@ def entropy_and_table5(e):
             print(line)
 
 
+def qualitative(e):
+    """Tables 2, 3 and 6 as cli.cpp prints them: nearest words by its "cross-entropy", which is the
+    Bernoulli KL D(w‖query) (measure="kl", reverse=True), among the 50k most frequent words."""
+    from embgeo import fuzzy
+
+    print("\nTables 2, 3, 6 (released-cli construction, D(w || query), top 50k words, 6 nearest)")
+    F = fuzzy.FuzzyEmbeddings.from_embeddings(e, construction="released-cli")
+    queries = [("computer ∩ power (Table 2)", F["computer"] & F["power"]),
+               ("french \\ british (Table 3)", F["french"] - F["british"]),
+               ("noble ∩ metal (Table 6)", F["noble"] & F["metal"]),
+               ("noble ∩ good (Table 6)", F["noble"] & F["good"])]
+    for label, q in queries:
+        near = F.most_similar(q, 6, measure="kl", reverse=True, restrict_vocab=50000)
+        print(f"  {label}: {', '.join(w for w, _ in near)}")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--speed", action="store_true")
@@ -190,6 +209,7 @@ def main(argv=None):
         table9(e, args.restrict_vocab)
         table10(e)
         entropy_and_table5(e)
+        qualitative(e)
 
 
 if __name__ == "__main__":

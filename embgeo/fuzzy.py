@@ -831,7 +831,7 @@ class FuzzyEmbeddings:
             P = self.memberships
             xp = backend.get_namespace(P)
             n, d = P.shape
-            step = min(n, block_rows(d + 1, 8, 32 * 2**20))
+            step = min(n, block_rows(d + 1, 8, 4 * 2**20))
             if backend.is_numpy(P):
                 from .kernels import fuzzy as kern
 
@@ -980,7 +980,7 @@ class FuzzyEmbeddings:
             raise ValueError(f"k={k} exceeds the {n - n_ex} candidate words")
         Q = xp.astype(backend.asarray(q._mu, like=P), P.dtype)
         idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
-        return self._rescore(Q, idx, measure, reverse)
+        return self._rescore(Q, idx, measure, reverse, memory_budget)
 
     def analogy_query(self, a, b, x) -> FuzzySet:
         """The set ``y = (b ⊔ x) \\ a`` answering a : b :: x : y (Bhat et al. 2020, Sec. 4.5).
@@ -1103,9 +1103,10 @@ class FuzzyEmbeddings:
         Qa = xp.astype(self._parts(xp, Q, self._LINEAR[key][0]), P.dtype)
         m = Q.shape[0]
         budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-        # half the budget for one float64 block of transformed candidates, half for one block of scores
-        c_step = min(n, block_rows(Qa.shape[1] + 1, 8, budget // 2))
-        q_step = min(m, block_rows(c_step, 8, budget // 2))
+        # half the budget for one block of transformed candidates (float64, with the temporaries of its
+        # logarithms: about 6 copies), half for one block of scores (about 3 copies with the ratios)
+        c_step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
+        q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
         post = measure == "jaccard" or (measure == "intersection_ratio" and reverse)
         if post:
             card = self._stats()["cardinality"]
@@ -1138,16 +1139,24 @@ class FuzzyEmbeddings:
                                              k, is_np)
         return best_i[:, :k]
 
-    def _rescore(self, Q, idx, measure, reverse):
-        """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row)."""
+    def _rescore(self, Q, idx, measure, reverse, memory_budget=None):
+        """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row).
+
+        Blocks of queries keep the float64 temporaries (about 8 copies of k × dim per query) in budget."""
         P = self.memberships
         xp = backend.get_namespace(P)
         m, k = idx.shape
-        T = xp.reshape(xp.take(P, xp.reshape(idx, (-1,)), axis=0), (m, k, self.dim))
-        S = xp.reshape(Q, (m, 1, self.dim))
-        if reverse:
-            S, T = T, S
-        v = _MEASURE_FUNCS[measure](xp, S, T)
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        step = min(m, block_rows(8 * k * self.dim, 8, budget // 2))
+        parts = []
+        for r0 in range(0, m, step):
+            r1 = min(r0 + step, m)
+            T = xp.reshape(xp.take(P, xp.reshape(idx[r0:r1, ...], (-1,)), axis=0), (r1 - r0, k, self.dim))
+            S = xp.reshape(Q[r0:r1, ...], (r1 - r0, 1, self.dim))
+            if reverse:
+                S, T = T, S
+            parts.append(_MEASURE_FUNCS[measure](xp, S, T))
+        v = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         if measure in _DIVERGENCES:
             v = -v
         if backend.is_numpy(v):
@@ -1194,7 +1203,7 @@ class _AnalogyScorer:
         ex = [np.asarray(e, dtype=np.int64)[np.asarray(e) < n] for e in exclude]
         idx = F._search(Q, k, self.measure, self.reverse, ex, n, self.memory_budget, self.progress,
                         self.precompute)
-        return F._rescore(Q, idx, self.measure, self.reverse)[1]
+        return F._rescore(Q, idx, self.measure, self.reverse, self.memory_budget)[1]
 
 
 # ================================================================== analyses
