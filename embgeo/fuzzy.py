@@ -16,8 +16,9 @@ X_i with P(X_i = 1) = µ[i]), which gives set operations and asymmetric similari
     ¬A = 1 − A                  A \\ B = A − min(A, B)        |A| = Σ_i µ_A[i]
     H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)          (fuzzy entropy, 0·ln 0 = 0)
     J(A, B) = |A ∩ B| / |A ∪ B|                              (fuzzy Jaccard)
-    D(S‖T) = Σ_i D(X_i^S ‖ X_i^T)                           (KL of the Bernoulli features)
-    H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)               (cross-entropy, the paper's definition)
+    D(S‖T) = Σ_i D(X_i^S ‖ X_i^T)                           (KL of the Bernoulli features, Sec. 3)
+    H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)               (cross-entropy, the paper's definition, Sec. 4.4)
+    D_cat(S‖T) = Σ_i s_i ln(s_i / t_i)                       (the KL as printed in Sec. 4.4)
 
 Direction convention
 --------------------
@@ -42,11 +43,16 @@ underflow, never from the normalisation of ordinary embeddings.
 
 The released code
 -----------------
-The authors' released code differs from the paper in two ways that this module lets you
-reproduce: it uses base 2 instead of e and normalises each word over its *features* (row-wise
-softmax) rather than each feature over the vocabulary -- ``axis="features", base=2`` here -- and
-its function called "KL divergence" computes the cross-entropy and vice versa. embgeo follows
-the definitions above (tested: ``H(S, T) = H(S) + D(S‖T)``).
+The authors' programs (``AlokDebnath/fuzzy_embeddings``, ``word2fuzzy/``) differ from the paper, and
+from each other: they use base 2, normalise each word over its *features* (rows) in ``cli.cpp`` and the
+Table 8 program, L2-normalise the vectors first in the Table 8 and Table 11 programs, and their
+functions named "KL divergence" compute the Bernoulli cross-entropy and vice versa.
+:data:`CONSTRUCTIONS` names each program's construction (``from_embeddings(e, construction=...)``), and
+every form is offered by its meaning: :func:`bernoulli_kl_divergence` (the two-term KL above, also
+:func:`kl_divergence`), :func:`categorical_kl_divergence` (``Σ s ln(s/t)``, the KL the paper *prints*
+in Sec. 4.4), :func:`bernoulli_cross_entropy` (also :func:`cross_entropy`),
+:func:`categorical_cross_entropy`, and the symmetric sums the Table 8 and Table 11 programs rank by.
+docs/fuzzy.md says which table uses which, with the measured numbers.
 """
 from __future__ import annotations
 
@@ -128,7 +134,7 @@ CONSTRUCTIONS: dict[str, dict[str, Any]] = {
 # ====================================================================== representation
 def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, l2_normalize: bool = False, dtype=None,
             memory_budget: int | None = None, progress: bool | None = None):
-    """Feature probabilities of word vectors: exponentiate and normalise (Bhat et al. 2020).
+    """Feature probabilities of word vectors: exponentiate and normalise (Bhat et al. 2020, Sec. 4.1).
 
     ``axis="vocabulary"`` (the paper, Sec. 4.1: ``v̂[i] = exp v[i] / Σ_{w ∈ VOCAB} exp w[i]``):
     ``µ[w, i] = base**X[w, i] / Σ_{w'} base**X[w', i]``, each column sums to 1 over the vocabulary.
@@ -415,15 +421,18 @@ def _public_op(name, fn, doc):
 
 
 intersection = _public_op("intersection", _op_intersection, """
-    Fuzzy intersection ``A ∩ B = A·B`` (algebraic product; Bhat et al. 2020).
+    Fuzzy intersection ``A ∩ B = A·B`` (algebraic product; Bhat et al. 2020, Sec. 3).
 
     ``A`` and ``B`` are membership arrays of shape (..., d) that broadcast against each other.""")
 union = _public_op("union", _op_union, """
-    Fuzzy union ``A ∪ B = A + B − A·B`` (probabilistic sum; Bhat et al. 2020).""")
+    Fuzzy union ``A ∪ B = A + B − A·B`` (probabilistic sum; Bhat et al. 2020, Sec. 3).""")
 disjoint_union = _public_op("disjoint_union", _op_disjoint_union, """
-    Disjoint union ``A ⊔ B = clip(A + B, 0, 1)`` (bounded sum; Bhat et al. 2020).""")
+    Disjoint union ``A ⊔ B = min(1, max(0, A + B))`` (bounded sum; Bhat et al. 2020, Sec. 3 and 4.5).
+
+    The paper prints ``max(1, min(0, A + B))``, which is always 1: a typo. The bounded sum is what
+    Sec. 4.5 describes ("clipped at (0, 1]") and what the released ``cli.cpp`` computes.""")
 difference = _public_op("difference", _op_difference, """
-    Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020).""")
+    Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020, Sec. 3).""")
 graded_inclusion = _public_op("graded_inclusion", _m_inclusion, """
     Share of features with ``µ_S ≤ µ_T``: the degree to which ``S ⊆ T`` (float64, in [0, 1]).""")
 jaccard = _public_op("jaccard", _m_jaccard, """
@@ -467,26 +476,27 @@ kl_divergence = bernoulli_kl_divergence
 
 
 def complement(A):
-    """Fuzzy complement ``¬A = 1 − A`` (Bhat et al. 2020)."""
+    """Fuzzy complement ``¬A = 1 − A`` (Bhat et al. 2020, Sec. 3)."""
     A = _check_memberships(A, "A")
     return 1 - A
 
 
 def is_subset(S, T):
-    """Crisp inclusion test ``S ⊆ T``: every feature has ``µ_S ≤ µ_T`` (bool, or bool array for batches)."""
+    """Crisp inclusion test ``S ⊆ T``: every feature has ``µ_S ≤ µ_T`` (Bhat et al. 2020, Sec. 3; bool,
+    or bool array for batches)."""
     xp, S, T = _pair_arrays(S, T)
     return xp.all(S <= T, axis=-1)
 
 
 def cardinality(A):
-    """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (float64), over the last axis."""
+    """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (Bhat et al. 2020, Sec. 3; float64), over the last axis."""
     A = _check_memberships(A, "A")
     return _m_cardinality(backend.get_namespace(A), A)
 
 
 def entropy(A):
     """Fuzzy entropy ``H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)`` with ``0·ln 0 = 0``
-    (Bhat et al. 2020), in nats, float64."""
+    (Bhat et al. 2020, Sec. 3 and 4.3), in nats, float64."""
     A = _check_memberships(A, "A")
     return _m_entropy(backend.get_namespace(A), A)
 
@@ -872,8 +882,12 @@ class FuzzyEmbeddings:
 
         For pair j, ``S = words1[j]`` and ``T = words2[j]`` (swapped by ``reverse=True``):
 
-        ``"cross_entropy"``  −H(S, T) (Bhat et al. 2020)
-        ``"kl"``             −D(S ‖ T)
+        ``"cross_entropy"``  −H(S, T), Bernoulli (Bhat et al. 2020, Sec. 4.4; Tables 5, 9)
+        ``"categorical_cross_entropy"``  −(−Σ s ln t)
+        ``"categorical_kl"`` −Σ s ln(s/t), the KL as printed in Sec. 4.4
+        ``"symmetric_cross_entropy"``  −H(S, T) − H(T, S) (Table 8's "K-L Divergence" column)
+        ``"symmetric_kl"``   −D(S ‖ T) − D(T ‖ S) (Table 11's program)
+        ``"kl"``             −D(S ‖ T), Bernoulli (Sec. 3; Table 8's "Cross-Entropy" column)
         ``"jaccard"``        |S ∩ T| / |S ∪ T| (symmetric)
         ``"intersection_ratio"``  |S ∩ T| / |S|
         ``"inclusion"``      share of features with µ_S ≤ µ_T (graded inclusion of S in T)
@@ -1393,7 +1407,7 @@ class HyponymyReport:
 
 
 def hyponymy(F: FuzzyEmbeddings, pairs, *, missing: str = "skip") -> HyponymyReport:
-    """Score (hyponym, hypernym) pairs by graded inclusion (Bhat et al. 2020).
+    """Score (hyponym, hypernym) pairs by graded inclusion (Bhat et al. 2020, Sec. 4.2 "Feature Inclusion").
 
     A hyponym's features should be (mostly) included in its hypernym's: the score is the share
     of features with ``µ_hypo ≤ µ_hyper``, and ``direction_accuracy`` is how often it beats the
