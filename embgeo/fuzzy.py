@@ -1122,9 +1122,14 @@ class FuzzyEmbeddings:
         c_step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
         q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
         post = measure == "jaccard" or (measure == "intersection_ratio" and reverse)
+        fused = False
         if post:
             card = self._stats()["cardinality"]
             a = _m_cardinality(xp, Q)
+            # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
+            fused = is_np and bool(np.all(card[:n] > 0)) and bool(np.all(a > 0))
+            if fused:
+                from .kernels import fuzzy as kern
         best_s = best_i = None
         starts = range(0, n, c_step)
         for c0 in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
@@ -1136,7 +1141,12 @@ class FuzzyEmbeddings:
             for q0 in range(0, m, q_step):
                 q1 = min(q0 + q_step, m)
                 G = Qa[q0:q1, ...] @ DT
-                if post:
+                if post and fused:  # one in-place pass instead of the temporaries of _ratio
+                    if measure == "jaccard":
+                        kern.jaccard_inplace(G, a[q0:q1].astype(G.dtype), card[c0:c1].astype(G.dtype))
+                    else:
+                        np.divide(G, card[c0:c1].astype(G.dtype).reshape(1, -1), out=G)
+                elif post:
                     cb = xp.reshape(xp.astype(card[c0:c1], G.dtype), (1, -1))
                     den = (xp.reshape(xp.astype(a[q0:q1], G.dtype), (-1, 1)) + cb - G if measure == "jaccard"
                            else xp.broadcast_to(cb, G.shape))

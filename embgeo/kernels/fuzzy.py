@@ -10,7 +10,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["column_logsumexp", "write_column_softmax", "row_softmax", "inverse_row_norms", "logit_stats"]
+__all__ = ["column_logsumexp", "write_column_softmax", "row_softmax", "inverse_row_norms", "logit_stats",
+           "jaccard_inplace"]
 
 
 @nb.njit(cache=True, parallel=True)
@@ -134,3 +135,17 @@ def logit_stats(P, log_tiny, fwd, ent, card):
         fwd[r, d] = c
         ent[r] = h
         card[r] = a
+
+
+@nb.njit(cache=True, parallel=True)
+def jaccard_inplace(G, a, b):
+    """``G[r, c] ← G[r, c] / (a[r] + b[c] − G[r, c])``: fuzzy Jaccard from the intersection sizes, one pass.
+
+    The caller guarantees positive cardinalities, so the union ``a + b − G ≥ max(a, b)`` is positive.
+    """
+    n, m = G.shape
+    for r in nb.prange(n):
+        ar = a[r]
+        for c in range(m):
+            g = G[r, c]
+            G[r, c] = g / (ar + b[c] - g)
