@@ -65,6 +65,7 @@ import numpy as np
 from . import backend
 from .embeddings import Embeddings
 from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
+from .neighbors import topk as _dot_topk
 from .progress import progress_bar
 
 __all__ = [
@@ -1122,6 +1123,11 @@ class FuzzyEmbeddings:
         c_step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
         q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
         post = measure == "jaccard" or (measure == "intersection_ratio" and reverse)
+        if not post and (precompute or self._LINEAR[key][1] == ("T",)):
+            # the candidate side exists whole (the memberships themselves, or the cache asked for): the
+            # tiled GEMM + selection of embgeo.neighbors.topk, within the same memory budget
+            D = self._candidate_block(key, 0, n, precompute)
+            return _dot_topk(Qa, D, k, metric="dot", exclude=ex, memory_budget=memory_budget, progress=progress)[1]
         fused = False
         if post:
             card = self._stats()["cardinality"]
