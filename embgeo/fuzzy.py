@@ -1422,20 +1422,26 @@ class HyponymyReport:
     ties: int = field(default=0)
 
 
-def hyponymy(F: FuzzyEmbeddings, pairs, *, missing: str = "skip") -> HyponymyReport:
+def hyponymy(F: FuzzyEmbeddings, pairs, *, oov: str = "skip", missing: str | None = None) -> HyponymyReport:
     """Score (hyponym, hypernym) pairs by graded inclusion (Bhat et al. 2020, Sec. 4.2 "Feature Inclusion").
 
     A hyponym's features should be (mostly) included in its hypernym's: the score is the share
     of features with ``µ_hypo ≤ µ_hyper``, and ``direction_accuracy`` is how often it beats the
-    reverse inclusion. ``missing="skip"`` drops pairs with unknown words, ``"raise"`` raises.
+    reverse inclusion. ``oov="skip"`` drops pairs with unknown words, ``"raise"`` raises
+    :class:`~embgeo.errors.UnknownWordError` (``missing=`` is the deprecated name of ``oov``).
     """
-    if missing not in ("skip", "raise"):
-        raise ValueError(f"missing must be 'skip' or 'raise', got {missing!r}")
+    if missing is not None:
+        import warnings
+
+        warnings.warn("hyponymy(missing=...) is deprecated; use oov=...", DeprecationWarning, stacklevel=2)
+        oov = missing
+    if oov not in ("skip", "raise"):
+        raise ValueError(f"oov must be 'skip' or 'raise', got {oov!r}")
     pairs = [tuple(p) for p in pairs]
     if not pairs:
         raise ValueError("no pairs given")
     kept = [p for p in pairs if p[0] in F and p[1] in F]
-    if missing == "raise" and len(kept) < len(pairs):
+    if oov == "raise" and len(kept) < len(pairs):
         bad = next(p for p in pairs if p not in kept)
         F.indices(list(bad))  # raises UnknownWordError naming the word
     if not kept:

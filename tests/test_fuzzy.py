@@ -433,6 +433,8 @@ def test_hyponymy_scores_equal_a_loop_of_feature_comparisons(rng):
     raw = [np.mean(X[F.index(h)] <= X[F.index(H)]) for h, H in pairs]
     assert np.allclose(rep.scores, raw)
     with pytest.raises(UnknownWordError, match="zzz"):
+        fuzzy.hyponymy(F, [("w1", "zzz")], oov="raise")
+    with pytest.warns(DeprecationWarning, match="oov"), pytest.raises(UnknownWordError, match="zzz"):
         fuzzy.hyponymy(F, [("w1", "zzz")], missing="raise")
 
 
