@@ -1099,6 +1099,13 @@ class FuzzyEmbeddings:
         names = self._LINEAR[key][1]
         if names == ("T",):
             return P[c0:c1, ...]
+        if backend.is_numpy(P) and names == ("logit", "sum_log1m") and not precompute:
+            from .kernels import fuzzy as kern
+
+            # one parallel pass writes [ln t − ln(1 − t), Σ ln(1 − t)] (and entropies, discarded here)
+            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=P.dtype)
+            kern.logit_stats(np.ascontiguousarray(P[c0:c1]), LOG_TINY, out, np.empty(c1 - c0), np.empty(c1 - c0))
+            return out
         if precompute:
             ck = ("database",) + names
             if ck not in self._cache:
@@ -1141,8 +1148,16 @@ class FuzzyEmbeddings:
         for c0 in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
             c1 = min(c0 + c_step, n)
             D = self._candidate_block(key, c0, c1, precompute)
-            DT = D.T if is_np else xp.matrix_transpose(D)
             kb = min(k, c1 - c0)
+            exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex]
+            if not post and kb <= (c1 - c0) - max((len(e) for e in exb), default=0):
+                # a plain dot product: the tiled GEMM + selection of embgeo.neighbors.topk
+                bs, bi = _dot_topk(Qa, D, kb, metric="dot", exclude=exb, memory_budget=budget // 2, progress=False)
+                bi = xp.astype(bi, xp.int64) + c0
+                best_s, best_i = (bs, bi) if best_s is None else _merge_topk(
+                    xp, xp.concat([best_s, bs], axis=1), xp.concat([best_i, bi], axis=1), k, is_np)
+                continue
+            DT = D.T if is_np else xp.matrix_transpose(D)
             blk_s, blk_i = [], []
             for q0 in range(0, m, q_step):
                 q1 = min(q0 + q_step, m)
