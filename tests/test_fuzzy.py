@@ -674,3 +674,26 @@ def test_l2_normalize_equals_normalising_first(rng):
     with pytest.raises(ValueError, match="not both"):
         FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(50)], U), construction="paper",
                                         axis="features")
+
+
+def test_cli_evaluates_the_released_table8_mode_by_measure_spelling(tmp_path, capsys):
+    # `embgeo evaluate --measures fuzzy-kl@released-simlex` gives the released program's Spearman ρ
+    import json
+    from scipy import stats
+    from embgeo import cli
+
+    pairs = _simlex_pairs()[:30]
+    gold = {"fuzzy-symmetric-ce@released-simlex": _golden("simlex_kl.txt"),
+            "fuzzy-kl@released-simlex": _golden("simlex_crossentropy.txt")}
+    data = tmp_path / "pairs.txt"
+    data.write_text("".join(f"{a}\t{b}\t{s}\n" for (a, b), s in zip(pairs, gold["fuzzy-kl@released-simlex"][:, 0])))
+    code = cli.main(["evaluate", "-e", str(REF / "vectors.txt"), "-d", str(data), "-q", "--json",
+                     "--measures", ",".join(gold)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = {r["measure"]: r for r in json.loads(out)["rows"]}
+    for m, g in gold.items():
+        assert rows[m]["spearman"] == pytest.approx(stats.spearmanr(g[:, 0], g[:, 1])[0], abs=1e-9)
+    code = cli.main(["evaluate", "-e", str(REF / "vectors.txt"), "-d", str(data), "-q",
+                     "--measures", "fuzzy-kl@nonsense"])
+    assert code != 0 and "unknown measure 'fuzzy-kl@nonsense'" in capsys.readouterr().err
