@@ -435,13 +435,18 @@ disjoint_union = _public_op("disjoint_union", _op_disjoint_union, """
 difference = _public_op("difference", _op_difference, """
     Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020, Sec. 3).""")
 graded_inclusion = _public_op("graded_inclusion", _m_inclusion, """
-    Share of features with ``µ_S ≤ µ_T``: the degree to which ``S ⊆ T`` (float64, in [0, 1]).""")
+    Share of features with ``µ_S ≤ µ_T``: the degree to which ``S ⊆ T`` (float64, in [0, 1]).
+
+    A graded form of the paper's inclusion test (Bhat et al. 2020, Sec. 3 and 4.2 "Feature Inclusion");
+    the grading is embgeo's, not the paper's.""")
 jaccard = _public_op("jaccard", _m_jaccard, """
-    Fuzzy Jaccard similarity ``|S ∩ T| / |S ∪ T|`` with the product intersection (float64).
+    Fuzzy Jaccard similarity ``|S ∩ T| / |S ∪ T|`` with the paper's product intersection and union
+    (Bhat et al. 2020, Sec. 3); the measure itself is embgeo's addition, not in the paper (float64).
 
     Note that ``J(A, A) = Σa² / Σ(2a − a²) < 1`` unless A is crisp: the product t-norm is not idempotent.""")
 intersection_ratio = _public_op("intersection_ratio", _m_intersection_ratio, """
-    ``|S ∩ T| / |S|`` (Kosko's subsethood of S in T with the product t-norm; float64).
+    ``|S ∩ T| / |S|`` (Kosko's subsethood of S in T with the paper's product intersection, Sec. 3;
+    embgeo's addition, not in the paper; float64).
 
     An empty ``S`` gives 1 (the empty set is included in everything).""")
 bernoulli_cross_entropy = _public_op("bernoulli_cross_entropy", _m_cross_entropy, """
@@ -636,23 +641,24 @@ class FuzzySet:
         return out
 
     def intersection(self, other) -> "FuzzySet":
-        """``self ∩ other = µ_self · µ_other`` (also ``self & other``)."""
+        """``self ∩ other = µ_self · µ_other`` (also ``self & other``; Bhat et al. 2020, Sec. 3)."""
         return self._binary(other, _op_intersection, "&")
 
     def union(self, other) -> "FuzzySet":
-        """``self ∪ other = µ_self + µ_other − µ_self µ_other`` (also ``self | other``)."""
+        """``self ∪ other = µ_self + µ_other − µ_self µ_other`` (also ``self | other``; Sec. 3)."""
         return self._binary(other, _op_union, "|")
 
     def disjoint_union(self, other) -> "FuzzySet":
-        """``self ⊔ other = clip(µ_self + µ_other, 0, 1)`` (also ``self + other``)."""
+        """``self ⊔ other = min(1, max(0, µ_self + µ_other))`` (also ``self + other``; Sec. 3, corrected: see
+        :func:`disjoint_union`)."""
         return self._binary(other, _op_disjoint_union, "+")
 
     def difference(self, other) -> "FuzzySet":
-        """``self \\ other = µ_self − min(µ_self, µ_other)`` (also ``self - other``)."""
+        """``self \\ other = µ_self − min(µ_self, µ_other)`` (also ``self - other``; Sec. 3)."""
         return self._binary(other, _op_difference, "-")
 
     def complement(self) -> "FuzzySet":
-        """``¬self = 1 − µ_self`` (also ``~self``). Keeps the sources, so searches still exclude them."""
+        """``¬self = 1 − µ_self`` (also ``~self``; Sec. 3). Keeps the sources, so searches still exclude them."""
         out = FuzzySet(1 - self._mu, sources=self._sources, check=False)
         out._single = self._single
         out.label = f"~{self.label}" if self.label else None
@@ -681,15 +687,15 @@ class FuzzySet:
         return float(v[0]) if (self._single and o._single) else v
 
     def cardinality(self):
-        """``|A| = Σ µ`` (float; a float64 array for a batch)."""
+        """``|A| = Σ µ`` (Sec. 3; float, a float64 array for a batch)."""
         return self._unary_value(_m_cardinality)
 
     def entropy(self):
-        """Fuzzy entropy ``Σ −a ln a − (1 − a) ln(1 − a)``, 0·ln 0 = 0 (nats)."""
+        """Fuzzy entropy ``Σ −a ln a − (1 − a) ln(1 − a)``, 0·ln 0 = 0 (nats; Sec. 3 and 4.3)."""
         return self._unary_value(_m_entropy)
 
     def issubset(self, other):
-        """Crisp inclusion ``self ⊆ other`` (also ``self <= other``)."""
+        """Crisp inclusion ``self ⊆ other`` (also ``self <= other``; Sec. 3)."""
         o = self._coerce(other)
         xp = backend.get_namespace(self._mu, o._mu)
         v = xp.all(self._mu <= o._mu, axis=-1)
@@ -710,11 +716,11 @@ class FuzzySet:
         return self._pair_value(other, _m_intersection_ratio)
 
     def cross_entropy(self, other):
-        """``H(self, other)``: self plays S, other plays T."""
+        """Bernoulli cross-entropy ``H(self, other)`` (Sec. 4.4; :func:`bernoulli_cross_entropy`): self plays S."""
         return self._pair_value(other, _m_cross_entropy)
 
     def kl(self, other):
-        """``D(self ‖ other)``."""
+        """Bernoulli KL ``D(self ‖ other)`` (Sec. 3-4.4; :func:`bernoulli_kl_divergence`)."""
         return self._pair_value(other, _m_kl)
 
 
@@ -866,16 +872,16 @@ class FuzzyEmbeddings:
         return xp.take(v, idx if backend.is_numpy(v) else xp.asarray(idx), axis=0)
 
     def entropy(self, words=None):
-        """Fuzzy entropy of every word (or of ``words``), float64 (same library as the memberships)."""
+        """Fuzzy entropy of every word (or of ``words``; Sec. 3 and 4.3), float64 (same library as the memberships)."""
         return self._per_word("entropy", words)
 
     def cardinality(self, words=None):
-        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``), float64."""
+        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64."""
         return self._per_word("cardinality", words)
 
     # ------------------------------------------------------------ pairs
     def similarity(self, w1: str, w2: str, measure: str = "cross_entropy", reverse: bool = False) -> float:
-        """Similarity of two words (a divergence negated); see :meth:`similarity_pairs`."""
+        """Similarity of two words (a divergence negated; Bhat et al. 2020, Sec. 4.4); see :meth:`similarity_pairs`."""
         return float(self.similarity_pairs([w1], [w2], measure=measure, reverse=reverse)[0])
 
     def similarity_pairs(self, words1, words2, measure: str | None = "cross_entropy", reverse: bool = False):
@@ -1213,7 +1219,8 @@ class FuzzyEmbeddings:
     def most_similar(self, query, topn: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                      exclude=None, restrict_vocab: int | None = None) -> list:
         """``[(word, similarity), ...]`` for one query (a word or a single :class:`FuzzySet`),
-        best first, excluding the words the query was built from; see :meth:`neighbors`.
+        best first, excluding the words the query was built from; see :meth:`neighbors` (the nearest-word
+        lists of Bhat et al. 2020, Tables 1-3 and 6).
 
         Examples: ``F.most_similar(F["north"] & F["korea"])``,
         ``F.most_similar("cat", measure="kl", reverse=True)``.
