@@ -16,8 +16,9 @@ X_i with P(X_i = 1) = µ[i]), which gives set operations and asymmetric similari
     ¬A = 1 − A                  A \\ B = A − min(A, B)        |A| = Σ_i µ_A[i]
     H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)          (fuzzy entropy, 0·ln 0 = 0)
     J(A, B) = |A ∩ B| / |A ∪ B|                              (fuzzy Jaccard)
-    D(S‖T) = Σ_i D(X_i^S ‖ X_i^T)                           (KL of the Bernoulli features)
-    H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)               (cross-entropy, the paper's definition)
+    D(S‖T) = Σ_i D(X_i^S ‖ X_i^T)                           (KL of the Bernoulli features, Sec. 3)
+    H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)               (cross-entropy, the paper's definition, Sec. 4.4)
+    D_cat(S‖T) = Σ_i s_i ln(s_i / t_i)                       (the KL as printed in Sec. 4.4)
 
 Direction convention
 --------------------
@@ -42,22 +43,28 @@ underflow, never from the normalisation of ordinary embeddings.
 
 The released code
 -----------------
-The authors' released code differs from the paper in two ways that this module lets you
-reproduce: it uses base 2 instead of e and normalises each word over its *features* (row-wise
-softmax) rather than each feature over the vocabulary -- ``axis="features", base=2`` here -- and
-its function called "KL divergence" computes the cross-entropy and vice versa. embgeo follows
-the definitions above (tested: ``H(S, T) = H(S) + D(S‖T)``).
+The authors' programs (``AlokDebnath/fuzzy_embeddings``, ``word2fuzzy/``) differ from the paper, and
+from each other: they use base 2, normalise each word over its *features* (rows) in ``cli.cpp`` and the
+Table 8 program, L2-normalise the vectors first in the Table 8 and Table 11 programs, and their
+functions named "KL divergence" compute the Bernoulli cross-entropy and vice versa.
+:data:`CONSTRUCTIONS` names each program's construction (``from_embeddings(e, construction=...)``), and
+every form is offered by its meaning: :func:`bernoulli_kl_divergence` (the two-term KL above, also
+:func:`kl_divergence`), :func:`categorical_kl_divergence` (``Σ s ln(s/t)``, the KL the paper *prints*
+in Sec. 4.4), :func:`bernoulli_cross_entropy` (also :func:`cross_entropy`),
+:func:`categorical_cross_entropy`, and the symmetric sums the Table 8 and Table 11 programs rank by.
+docs/fuzzy.md says which table uses which, with the measured numbers.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
-from .neighbors import block_rows, select_topk
+from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
 
@@ -78,13 +85,19 @@ __all__ = [
     "intersection_ratio",
     "kl_divergence",
     "cross_entropy",
+    "bernoulli_kl_divergence",
+    "bernoulli_cross_entropy",
+    "categorical_kl_divergence",
+    "categorical_cross_entropy",
+    "symmetric_kl_divergence",
+    "symmetric_cross_entropy",
+    "CONSTRUCTIONS",
+    "read_compounds",
     "function_words",
     "FunctionWordReport",
     "polysemy",
     "hyponymy",
     "HyponymyReport",
-    "evaluate_analogies",
-    "AnalogyReport",
     "MEASURES",
     "LOG_TINY",
 ]
@@ -93,20 +106,45 @@ __all__ = [
 LOG_TINY = math.log(np.finfo(np.float64).tiny)
 
 #: Measures understood by ``similarity_pairs`` and ``neighbors`` (``inclusion``: pairs only).
-MEASURES = ("cross_entropy", "kl", "jaccard", "intersection_ratio", "inclusion")
+#: ``cross_entropy`` and ``kl`` are the Bernoulli (two-term) forms, ``categorical_*`` the one-term
+#: forms the paper prints for KL (Sec. 4.4); ``symmetric_*`` add both directions (the released code's
+#: Table 8 and Table 11 programs).
+MEASURES = ("cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy",
+            "symmetric_kl", "jaccard", "intersection_ratio", "inclusion")
 _ALIASES = {"ce": "cross_entropy", "cross-entropy": "cross_entropy", "crossentropy": "cross_entropy",
-            "kl_divergence": "kl", "graded_inclusion": "inclusion"}
+            "bernoulli_cross_entropy": "cross_entropy", "bernoulli_kl": "kl", "kl_divergence": "kl",
+            "categorical_ce": "categorical_cross_entropy", "symmetric_ce": "symmetric_cross_entropy",
+            "graded_inclusion": "inclusion"}
 _AXES = ("vocabulary", "features")
+
+#: The settings of :func:`fuzzify` behind each of the paper's tables (``from_embeddings(e, construction=...)``).
+#: ``"paper"``: Sec. 4.1 as printed. The others are what the authors' released programs do
+#: (AlokDebnath/fuzzy_embeddings, ``word2fuzzy/``): ``"released-cli"`` is ``cli.cpp`` (Tables 1-7, the
+#: entropies of Sec. 4.3-4.4 such as H(the) = 6.29, Table 10's entropy ranking), ``"released-simlex"`` is
+#: ``dump-accuracy-simlex.c`` (Table 8), ``"released-composition"`` is ``compute-composition.cpp``
+#: (Table 11). Table 9's ``compute-accuracy-topn.c`` exponentiates without normalising (memberships up
+#: to e, not fuzzy sets; see docs/fuzzy.md), so it has no entry.
+CONSTRUCTIONS: dict[str, dict[str, Any]] = {
+    "paper": {"axis": "vocabulary", "base": math.e, "l2_normalize": False},
+    "released-cli": {"axis": "features", "base": 2.0, "l2_normalize": False},
+    "released-simlex": {"axis": "features", "base": 2.0, "l2_normalize": True},
+    "released-composition": {"axis": "vocabulary", "base": 2.0, "l2_normalize": True},
+}
 
 
 # ====================================================================== representation
-def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
+def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, l2_normalize: bool = False, dtype=None,
             memory_budget: int | None = None, progress: bool | None = None):
-    """Feature probabilities of word vectors: exponentiate and normalise (Bhat et al. 2020).
+    """Feature probabilities of word vectors: exponentiate and normalise (Bhat et al. 2020, Sec. 4.1).
 
-    ``axis="vocabulary"`` (the paper): ``µ[w, i] = base**X[w, i] / Σ_{w'} base**X[w', i]``, each
-    column sums to 1 over the vocabulary. ``axis="features"`` (the released code, with
+    ``axis="vocabulary"`` (the paper, Sec. 4.1: ``v̂[i] = exp v[i] / Σ_{w ∈ VOCAB} exp w[i]``):
+    ``µ[w, i] = base**X[w, i] / Σ_{w'} base**X[w', i]``, each column sums to 1 over the vocabulary.
+    ``axis="features"`` (the released code's ``cli.cpp`` and ``dump-accuracy-simlex.c``, with
     ``base=2``): ``µ[w, i] = base**X[w, i] / Σ_j base**X[w, j]``, each row sums to 1.
+    ``l2_normalize=True`` divides every vector by its L2 norm first, as the released code's
+    Table 8 (``dump-accuracy-simlex.c``) and Table 11 (``compute-composition.cpp``) programs do;
+    the scaling is folded into the kernels, so it makes no copy of ``X``. See
+    :data:`CONSTRUCTIONS` for the settings of each paper table.
 
     The column (or row) maximum is subtracted before exponentiating, so nothing overflows;
     exponentials and sums are float64 and the result is stored in ``dtype`` (float32 default).
@@ -121,6 +159,8 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
     axis : {"vocabulary", "features"}
     base : float, default e
         Must be greater than 1.
+    l2_normalize : bool, default False
+        Unit-normalise every row before exponentiating.
     dtype : {"float32", "float64"}, optional
         Storage dtype of the memberships (default: embgeo's default, float32).
     memory_budget : int, optional
@@ -136,7 +176,8 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
     Raises
     ------
     ValueError
-        Unknown axis, ``base <= 1``, a non-2-D, empty or non-finite ``X``.
+        Unknown axis, ``base <= 1``, a non-2-D, empty or non-finite ``X``, or (with
+        ``l2_normalize``) a zero row.
 
     Examples
     --------
@@ -158,23 +199,39 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
         from .kernels import fuzzy as kern
 
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
+        rs = np.ones(X.shape[0])
+        if l2_normalize:
+            kern.inverse_row_norms(X, rs)
+            _check_nonzero_rows(rs == 0)
         out = np.empty(X.shape, dtype=dt)
         if axis == "vocabulary":
-            m, s = kern.column_logsumexp(X, scale)
-            kern.write_column_softmax(X, scale, m, s, out)
+            m, s = kern.column_logsumexp(X, rs, scale)
+            kern.write_column_softmax(X, rs, scale, m, s, out)
         else:
-            kern.row_softmax(X, scale, out)
+            kern.row_softmax(X, rs, scale, out)
         return out
-    return _fuzzify_xp(xp, X, axis, scale, dt, memory_budget, progress)
+    return _fuzzify_xp(xp, X, axis, scale, l2_normalize, dt, memory_budget, progress)
 
 
-def _fuzzify_xp(xp, X, axis, scale, dt, memory_budget, progress):
+def _check_nonzero_rows(zero):
+    if np.any(zero):
+        raise ValueError(f"row {int(np.flatnonzero(zero)[0])} is a zero vector: it has no L2 normalisation")
+
+
+def _fuzzify_xp(xp, X, axis, scale, l2_normalize, dt, memory_budget, progress):
     n, d = X.shape
     step = block_rows(d, 8, memory_budget)
     starts = range(0, n, step)
 
     def scaled(s):
-        return xp.astype(X[s:min(s + step, n), ...], xp.float64) * scale
+        A = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+        if l2_normalize:
+            norms = xp.sqrt(xp.sum(A * A, axis=1, keepdims=True))
+            zero = backend.to_numpy(norms == 0).reshape(-1)
+            if zero.any():
+                _check_nonzero_rows(np.concatenate([np.zeros(s, dtype=bool), zero]))
+            A = A / norms
+        return A * scale
 
     if axis == "features":
         parts = []
@@ -236,6 +293,16 @@ def _kl_terms(xp, s, t):
             + xp.where(s < 1, (1 - s) * (_safe_log1m(xp, s) - _safe_log1m(xp, t)), zero))
 
 
+def _cat_ce_terms(xp, s, t):
+    """Per-feature −s ln t: one term of the cross-entropy of two distributions over the features."""
+    return -xp.where(s > 0, s * _safe_log(xp, t), xp.zeros_like(s))
+
+
+def _cat_kl_terms(xp, s, t):
+    """Per-feature s ln(s/t): one term of the KL divergence as the paper prints it (Sec. 4.4)."""
+    return xp.where(s > 0, s * (_safe_log(xp, s) - _safe_log(xp, t)), xp.zeros_like(s))
+
+
 def _ratio(xp, num, den):
     # 0/0 arises only for empty sets: J(∅, ∅) = 1 and Kosko's subsethood |∅ ∩ B| / |∅| = 1
     ok = den > 0
@@ -289,9 +356,28 @@ def _m_kl(xp, S, T):
     return xp.sum(_kl_terms(xp, _f64(xp, S), _f64(xp, T)), axis=-1)
 
 
-_MEASURE_FUNCS = {"cross_entropy": _m_cross_entropy, "kl": _m_kl, "jaccard": _m_jaccard,
-                  "intersection_ratio": _m_intersection_ratio, "inclusion": _m_inclusion}
-_DIVERGENCES = ("cross_entropy", "kl")
+def _m_categorical_cross_entropy(xp, S, T):
+    return xp.sum(_cat_ce_terms(xp, _f64(xp, S), _f64(xp, T)), axis=-1)
+
+
+def _m_categorical_kl(xp, S, T):
+    return xp.sum(_cat_kl_terms(xp, _f64(xp, S), _f64(xp, T)), axis=-1)
+
+
+def _m_symmetric_cross_entropy(xp, S, T):
+    return _m_cross_entropy(xp, S, T) + _m_cross_entropy(xp, T, S)
+
+
+def _m_symmetric_kl(xp, S, T):
+    return _m_kl(xp, S, T) + _m_kl(xp, T, S)
+
+
+_MEASURE_FUNCS = {"cross_entropy": _m_cross_entropy, "kl": _m_kl,
+                  "categorical_cross_entropy": _m_categorical_cross_entropy, "categorical_kl": _m_categorical_kl,
+                  "symmetric_cross_entropy": _m_symmetric_cross_entropy, "symmetric_kl": _m_symmetric_kl,
+                  "jaccard": _m_jaccard, "intersection_ratio": _m_intersection_ratio, "inclusion": _m_inclusion}
+_DIVERGENCES = ("cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy",
+                "symmetric_kl")
 
 
 def _resolve_measure(measure):
@@ -336,58 +422,120 @@ def _public_op(name, fn, doc):
 
 
 intersection = _public_op("intersection", _op_intersection, """
-    Fuzzy intersection ``A ∩ B = A·B`` (algebraic product; Bhat et al. 2020).
+    Fuzzy intersection ``A ∩ B = A·B`` (algebraic product; Bhat et al. 2020, Sec. 3).
 
     ``A`` and ``B`` are membership arrays of shape (..., d) that broadcast against each other.""")
 union = _public_op("union", _op_union, """
-    Fuzzy union ``A ∪ B = A + B − A·B`` (probabilistic sum; Bhat et al. 2020).""")
+    Fuzzy union ``A ∪ B = A + B − A·B`` (probabilistic sum; Bhat et al. 2020, Sec. 3).""")
 disjoint_union = _public_op("disjoint_union", _op_disjoint_union, """
-    Disjoint union ``A ⊔ B = clip(A + B, 0, 1)`` (bounded sum; Bhat et al. 2020).""")
+    Disjoint union ``A ⊔ B = min(1, max(0, A + B))`` (bounded sum; Bhat et al. 2020, Sec. 3 and 4.5).
+
+    The paper prints ``max(1, min(0, A + B))``, which is always 1: a typo. The bounded sum is what
+    Sec. 4.5 describes ("clipped at (0, 1]") and what the released ``cli.cpp`` computes.""")
 difference = _public_op("difference", _op_difference, """
-    Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020).""")
+    Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020, Sec. 3).""")
 graded_inclusion = _public_op("graded_inclusion", _m_inclusion, """
-    Share of features with ``µ_S ≤ µ_T``: the degree to which ``S ⊆ T`` (float64, in [0, 1]).""")
+    Share of features with ``µ_S ≤ µ_T``: the degree to which ``S ⊆ T`` (float64, in [0, 1]).
+
+    A graded form of the paper's inclusion test (Bhat et al. 2020, Sec. 3 and 4.2 "Feature Inclusion");
+    the grading is embgeo's, not the paper's.""")
 jaccard = _public_op("jaccard", _m_jaccard, """
-    Fuzzy Jaccard similarity ``|S ∩ T| / |S ∪ T|`` with the product intersection (float64).
+    Fuzzy Jaccard similarity ``|S ∩ T| / |S ∪ T|`` with the paper's product intersection and union
+    (Bhat et al. 2020, Sec. 3); the measure itself is embgeo's addition, not in the paper (float64).
 
     Note that ``J(A, A) = Σa² / Σ(2a − a²) < 1`` unless A is crisp: the product t-norm is not idempotent.""")
 intersection_ratio = _public_op("intersection_ratio", _m_intersection_ratio, """
-    ``|S ∩ T| / |S|`` (Kosko's subsethood of S in T with the product t-norm; float64).
+    ``|S ∩ T| / |S|`` (Kosko's subsethood of S in T with the paper's product intersection, Sec. 3;
+    embgeo's addition, not in the paper; float64).
 
     An empty ``S`` gives 1 (the empty set is included in everything).""")
-cross_entropy = _public_op("cross_entropy", _m_cross_entropy, """
-    Cross-entropy ``H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)`` of the per-feature Bernoulli variables
-    (Bhat et al. 2020), in nats, float64: ``−Σ s ln t + (1 − s) ln(1 − t)``.
+bernoulli_cross_entropy = _public_op("bernoulli_cross_entropy", _m_cross_entropy, """
+    Cross-entropy of the per-feature Bernoulli variables, ``H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)``
+    (Bhat et al. 2020, Sec. 4.4, the generalised cross-entropy of Li 2015), in nats, float64:
+    ``−Σ s ln t + (1 − s) ln(1 − t)``. Also available as :func:`cross_entropy`.
 
-    ``S`` is the first argument. ``ln 0`` is clipped to :data:`LOG_TINY` (see the module docstring).""")
-kl_divergence = _public_op("kl_divergence", _m_kl, """
-    KL divergence ``D(S ‖ T) = Σ_i s ln(s/t) + (1 − s) ln((1 − s)/(1 − t))`` of the per-feature
-    Bernoulli variables (Bhat et al. 2020), in nats, float64. ``S`` is the first argument.""")
+    The released code computes this in its function named ``kl`` (``cli.cpp``; Table 5's "KL"
+    values are this quantity). ``S`` is the first argument. ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+bernoulli_kl_divergence = _public_op("bernoulli_kl_divergence", _m_kl, """
+    KL divergence of the per-feature Bernoulli variables, ``D(S ‖ T) = Σ_i s ln(s/t) + (1 − s) ln((1 − s)/(1 − t))``
+    (Bhat et al. 2020, Sec. 3-4.4: the Bernoulli reading of ``D(X_i^S ‖ X_i^T)``), in nats, float64.
+    Also available as :func:`kl_divergence`. The released code computes this in its functions named
+    ``crossentropy`` / ``fuzzycrossentropy``. ``S`` is the first argument.""")
+categorical_cross_entropy = _public_op("categorical_cross_entropy", _m_categorical_cross_entropy, """
+    ``−Σ_i s ln t`` (float64, nats): the cross-entropy of S and T read as distributions over the features
+    (one term per feature, no ``1 − s`` term). A true cross-entropy when the rows sum to 1
+    (``axis="features"``). ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+categorical_kl_divergence = _public_op("categorical_kl_divergence", _m_categorical_kl, """
+    ``D(S ‖ T) = Σ_i s ln(s/t)`` (float64, nats): the KL divergence **as the paper prints it**
+    (Bhat et al. 2020, Sec. 4.4, ``D(S‖T) = Σ_i p_i^S log(p_i^S / p_i^T)``), one term per feature.
+    A true KL divergence (≥ 0) when the rows sum to 1 (``axis="features"``); with the vocabulary axis
+    it can be negative. ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+symmetric_cross_entropy = _public_op("symmetric_cross_entropy", _m_symmetric_cross_entropy, """
+    ``H(S, T) + H(T, S)`` with the Bernoulli cross-entropy (float64, nats): what the released code's
+    Table 8 program (``dump-accuracy-simlex.c``, option ``kl``) ranks by, i.e. the paper's Table 8
+    column headed "K-L Divergence".""")
+symmetric_kl_divergence = _public_op("symmetric_kl_divergence", _m_symmetric_kl, """
+    ``D(S ‖ T) + D(T ‖ S)`` with the Bernoulli KL (float64, nats): what the released code's Table 11
+    program (``compute-composition.cpp``, option ``xhsym``, "symmetric cross entropy") computes.""")
+cross_entropy = bernoulli_cross_entropy
+kl_divergence = bernoulli_kl_divergence
 
 
 def complement(A):
-    """Fuzzy complement ``¬A = 1 − A`` (Bhat et al. 2020)."""
+    """Fuzzy complement ``¬A = 1 − A`` (Bhat et al. 2020, Sec. 3)."""
     A = _check_memberships(A, "A")
     return 1 - A
 
 
 def is_subset(S, T):
-    """Crisp inclusion test ``S ⊆ T``: every feature has ``µ_S ≤ µ_T`` (bool, or bool array for batches)."""
+    """Crisp inclusion test ``S ⊆ T``: every feature has ``µ_S ≤ µ_T`` (Bhat et al. 2020, Sec. 3; bool,
+    or bool array for batches)."""
     xp, S, T = _pair_arrays(S, T)
     return xp.all(S <= T, axis=-1)
 
 
 def cardinality(A):
-    """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (float64), over the last axis."""
+    """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (Bhat et al. 2020, Sec. 3; float64), over the last axis."""
     A = _check_memberships(A, "A")
     return _m_cardinality(backend.get_namespace(A), A)
 
 
 def entropy(A):
     """Fuzzy entropy ``H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)`` with ``0·ln 0 = 0``
-    (Bhat et al. 2020), in nats, float64."""
+    (Bhat et al. 2020, Sec. 3 and 4.3), in nats, float64."""
     A = _check_memberships(A, "A")
     return _m_entropy(backend.get_namespace(A), A)
+
+
+def _exclude_block(xp, G, ex, c0, c1, is_np):
+    """Set the excluded candidates of rows ``ex`` (global column indices) that fall in [c0, c1) to −inf."""
+    rows, cols = [], []
+    for r, e in enumerate(ex):
+        e = e[(e >= c0) & (e < c1)] - c0
+        rows.append(np.full(len(e), r, dtype=np.int64))
+        cols.append(e)
+    if not rows:
+        return G
+    rr, cc = np.concatenate(rows), np.concatenate(cols)
+    if rr.size == 0:
+        return G
+    if is_np:
+        G[rr, cc] = -np.inf
+        return G
+    mask = np.zeros(tuple(G.shape), dtype=bool)
+    mask[rr, cc] = True
+    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=G.dtype), G)
+
+
+def _merge_topk(xp, S, idx, k, is_np):
+    """Best ``k`` per row of candidate lists from several blocks: score descending, ties to the lower row."""
+    if is_np:
+        order = np.lexsort((idx, -S), axis=1)[:, :k]
+        return np.take_along_axis(S, order, axis=1), np.take_along_axis(idx, order, axis=1)
+    o1 = xp.argsort(idx, axis=1, stable=True)
+    S, idx = xp.take_along_axis(S, o1, axis=1), xp.take_along_axis(idx, o1, axis=1)
+    o2 = xp.argsort(-S, axis=1, stable=True)[:, :k]
+    return xp.take_along_axis(S, o2, axis=1), xp.take_along_axis(idx, o2, axis=1)
 
 
 # ================================================================== FuzzySet
@@ -493,23 +641,24 @@ class FuzzySet:
         return out
 
     def intersection(self, other) -> "FuzzySet":
-        """``self ∩ other = µ_self · µ_other`` (also ``self & other``)."""
+        """``self ∩ other = µ_self · µ_other`` (also ``self & other``; Bhat et al. 2020, Sec. 3)."""
         return self._binary(other, _op_intersection, "&")
 
     def union(self, other) -> "FuzzySet":
-        """``self ∪ other = µ_self + µ_other − µ_self µ_other`` (also ``self | other``)."""
+        """``self ∪ other = µ_self + µ_other − µ_self µ_other`` (also ``self | other``; Sec. 3)."""
         return self._binary(other, _op_union, "|")
 
     def disjoint_union(self, other) -> "FuzzySet":
-        """``self ⊔ other = clip(µ_self + µ_other, 0, 1)`` (also ``self + other``)."""
+        """``self ⊔ other = min(1, max(0, µ_self + µ_other))`` (also ``self + other``; Sec. 3, corrected: see
+        :func:`disjoint_union`)."""
         return self._binary(other, _op_disjoint_union, "+")
 
     def difference(self, other) -> "FuzzySet":
-        """``self \\ other = µ_self − min(µ_self, µ_other)`` (also ``self - other``)."""
+        """``self \\ other = µ_self − min(µ_self, µ_other)`` (also ``self - other``; Sec. 3)."""
         return self._binary(other, _op_difference, "-")
 
     def complement(self) -> "FuzzySet":
-        """``¬self = 1 − µ_self`` (also ``~self``). Keeps the sources, so searches still exclude them."""
+        """``¬self = 1 − µ_self`` (also ``~self``; Sec. 3). Keeps the sources, so searches still exclude them."""
         out = FuzzySet(1 - self._mu, sources=self._sources, check=False)
         out._single = self._single
         out.label = f"~{self.label}" if self.label else None
@@ -538,15 +687,15 @@ class FuzzySet:
         return float(v[0]) if (self._single and o._single) else v
 
     def cardinality(self):
-        """``|A| = Σ µ`` (float; a float64 array for a batch)."""
+        """``|A| = Σ µ`` (Sec. 3; float, a float64 array for a batch)."""
         return self._unary_value(_m_cardinality)
 
     def entropy(self):
-        """Fuzzy entropy ``Σ −a ln a − (1 − a) ln(1 − a)``, 0·ln 0 = 0 (nats)."""
+        """Fuzzy entropy ``Σ −a ln a − (1 − a) ln(1 − a)``, 0·ln 0 = 0 (nats; Sec. 3 and 4.3)."""
         return self._unary_value(_m_entropy)
 
     def issubset(self, other):
-        """Crisp inclusion ``self ⊆ other`` (also ``self <= other``)."""
+        """Crisp inclusion ``self ⊆ other`` (also ``self <= other``; Sec. 3)."""
         o = self._coerce(other)
         xp = backend.get_namespace(self._mu, o._mu)
         v = xp.all(self._mu <= o._mu, axis=-1)
@@ -567,11 +716,11 @@ class FuzzySet:
         return self._pair_value(other, _m_intersection_ratio)
 
     def cross_entropy(self, other):
-        """``H(self, other)``: self plays S, other plays T."""
+        """Bernoulli cross-entropy ``H(self, other)`` (Sec. 4.4; :func:`bernoulli_cross_entropy`): self plays S."""
         return self._pair_value(other, _m_cross_entropy)
 
     def kl(self, other):
-        """``D(self ‖ other)``."""
+        """Bernoulli KL ``D(self ‖ other)`` (Sec. 3-4.4; :func:`bernoulli_kl_divergence`)."""
         return self._pair_value(other, _m_kl)
 
 
@@ -608,27 +757,40 @@ class FuzzyEmbeddings:
     """
 
     def __init__(self, words, memberships, counts=None, *, axis: str | None = None, base: float | None = None,
-                 check: bool = True):
+                 l2_normalize: bool = False, check: bool = True):
         if check:
             _check_memberships(memberships)
         self._vocab = Embeddings(words, memberships, counts, check_finite=False)
         self.axis = axis
         self.base = base
-        self._cache = {}
+        self.l2_normalize = l2_normalize
+        self._cache: dict = {}
 
     @classmethod
-    def from_embeddings(cls, e, axis: str = "vocabulary", base: float = math.e, *, dtype=None,
+    def from_embeddings(cls, e, axis: str | None = None, base: float | None = None, *,
+                        construction: str | None = None, l2_normalize: bool | None = None, dtype=None,
                         memory_budget: int | None = None, progress: bool | None = None) -> "FuzzyEmbeddings":
         """Fuzzy sets of the words of ``e`` (an :class:`~embgeo.Embeddings`) via :func:`fuzzify`.
 
-        ``axis="vocabulary"`` normalises each feature over *all* words of ``e`` (the paper);
-        pass ``e.top(n)`` to normalise over the n most frequent words instead.
-        ``axis="features", base=2`` reproduces the authors' released code.
+        By default the paper's construction (Bhat et al. 2020, Sec. 4.1): ``axis="vocabulary"``,
+        ``base=e``, each feature normalised over *all* words of ``e`` (pass ``e.top(n)`` to normalise
+        over the n most frequent words instead). ``construction`` names the settings of one of the
+        released programs instead (:data:`CONSTRUCTIONS`), e.g. ``"released-simlex"`` for Table 8;
+        it cannot be combined with ``axis``, ``base`` or ``l2_normalize``.
         """
         if not isinstance(e, Embeddings):
             raise TypeError(f"from_embeddings expects an embgeo.Embeddings, got {type(e).__name__}")
-        M = fuzzify(e.vectors, axis=axis, base=base, dtype=dtype, memory_budget=memory_budget, progress=progress)
-        return cls(e.words, M, e.counts, axis=axis, base=base, check=False)
+        if construction is not None:
+            if construction not in CONSTRUCTIONS:
+                raise ValueError(f"unknown construction {construction!r}; choose from {', '.join(CONSTRUCTIONS)}")
+            if axis is not None or base is not None or l2_normalize is not None:
+                raise ValueError("pass either construction= or axis/base/l2_normalize, not both")
+            opts = dict(CONSTRUCTIONS[construction])
+        else:
+            opts = {"axis": "vocabulary" if axis is None else axis, "base": math.e if base is None else base,
+                    "l2_normalize": bool(l2_normalize)}
+        M = fuzzify(e.vectors, **opts, dtype=dtype, memory_budget=memory_budget, progress=progress)
+        return cls(e.words, M, e.counts, **opts, check=False)
 
     # ------------------------------------------------------------- basics
     @property
@@ -659,6 +821,7 @@ class FuzzyEmbeddings:
 
     def __repr__(self) -> str:
         how = f", axis={self.axis!r}, base={self.base:g}" if self.axis else ""
+        how += ", l2_normalize=True" if self.l2_normalize else ""
         return f"FuzzyEmbeddings({len(self)} words, dim={self.dim}, {self.memberships.dtype}{how})"
 
     def index(self, word: str) -> int:
@@ -678,41 +841,26 @@ class FuzzyEmbeddings:
         return FuzzySet(self._vocab[words], sources=[(w,) for w in words], check=False)
 
     # -------------------------------------------------------- precomputation
-    def _stats(self, reverse: bool = False):
-        """Per-word quantities for vocabulary-wide search, computed once in float64 blocks.
-
-        ``fwd`` = [ln µ − ln(1 − µ), −c] with c = −Σ ln(1 − µ), so that for a query S
-        ``[s, 1] · fwd_T = −H(S, T)`` (the expansion −P·ln Qᵀ − (1 − P)·ln(1 − Q)ᵀ with its two
-        products merged into one); ``rev`` = [µ, H(µ)] serves the reversed direction.
-        """
+    def _stats(self):
+        """Per-word entropy and cardinality (float64, O(n_words)), computed once in blocks of rows."""
         c = self._cache
-        if "fwd" not in c:
+        if "entropy" not in c:
             P = self.memberships
             xp = backend.get_namespace(P)
             n, d = P.shape
+            step = min(n, block_rows(d + 1, 8, 4 * 2**20))
             if backend.is_numpy(P):
                 from .kernels import fuzzy as kern
 
-                c["fwd"] = np.empty((n, d + 1), dtype=P.dtype)
-                c["entropy"], c["cardinality"] = np.empty(n), np.empty(n)
-                kern.logit_stats(np.ascontiguousarray(P), LOG_TINY, c["fwd"], c["entropy"], c["cardinality"])
-                return self._stats(reverse) if reverse else c
-            step = block_rows(d, 8 * 4)
-            fwd, ent, card = [], [], []
-            for s in range(0, n, step):
-                T = _f64(xp, P[s:min(s + step, n), ...])
-                L1 = _safe_log1m(xp, T)
-                fwd.append(xp.astype(xp.concat([_safe_log(xp, T) - L1, xp.sum(L1, axis=1, keepdims=True)], axis=1),
-                                     P.dtype))
-                ent.append(xp.sum(_entropy_terms(xp, T), axis=1))
-                card.append(xp.sum(T, axis=1))
-            c["fwd"] = xp.concat(fwd, axis=0)
-            c["entropy"] = xp.concat(ent, axis=0)
-            c["cardinality"] = xp.concat(card, axis=0)
-        if reverse and "rev" not in c:
-            P = self.memberships
-            xp = backend.get_namespace(P)
-            c["rev"] = xp.concat([P, xp.reshape(xp.astype(c["entropy"], P.dtype), (-1, 1))], axis=1)
+                ent, card = np.empty(n), np.empty(n)
+                buf = np.empty((step, d + 1), dtype=P.dtype)  # the kernel's logit output, discarded here
+                for s in range(0, n, step):
+                    e_ = min(s + step, n)
+                    kern.logit_stats(np.ascontiguousarray(P[s:e_]), LOG_TINY, buf[:e_ - s], ent[s:e_], card[s:e_])
+            else:
+                ent = xp.concat([_m_entropy(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
+                card = xp.concat([_m_cardinality(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
+            c["entropy"], c["cardinality"] = ent, card
         return c
 
     def _per_word(self, key, words):
@@ -724,16 +872,16 @@ class FuzzyEmbeddings:
         return xp.take(v, idx if backend.is_numpy(v) else xp.asarray(idx), axis=0)
 
     def entropy(self, words=None):
-        """Fuzzy entropy of every word (or of ``words``), float64 (same library as the memberships)."""
+        """Fuzzy entropy of every word (or of ``words``; Sec. 3 and 4.3), float64 (same library as the memberships)."""
         return self._per_word("entropy", words)
 
     def cardinality(self, words=None):
-        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``), float64."""
+        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64."""
         return self._per_word("cardinality", words)
 
     # ------------------------------------------------------------ pairs
     def similarity(self, w1: str, w2: str, measure: str = "cross_entropy", reverse: bool = False) -> float:
-        """Similarity of two words (a divergence negated); see :meth:`similarity_pairs`."""
+        """Similarity of two words (a divergence negated; Bhat et al. 2020, Sec. 4.4); see :meth:`similarity_pairs`."""
         return float(self.similarity_pairs([w1], [w2], measure=measure, reverse=reverse)[0])
 
     def similarity_pairs(self, words1, words2, measure: str | None = "cross_entropy", reverse: bool = False):
@@ -741,8 +889,12 @@ class FuzzyEmbeddings:
 
         For pair j, ``S = words1[j]`` and ``T = words2[j]`` (swapped by ``reverse=True``):
 
-        ``"cross_entropy"``  −H(S, T) (Bhat et al. 2020)
-        ``"kl"``             −D(S ‖ T)
+        ``"cross_entropy"``  −H(S, T), Bernoulli (Bhat et al. 2020, Sec. 4.4; Tables 5, 9)
+        ``"categorical_cross_entropy"``  −(−Σ s ln t)
+        ``"categorical_kl"`` −Σ s ln(s/t), the KL as printed in Sec. 4.4
+        ``"symmetric_cross_entropy"``  −H(S, T) − H(T, S) (Table 8's "K-L Divergence" column)
+        ``"symmetric_kl"``   −D(S ‖ T) − D(T ‖ S) (Table 11's program)
+        ``"kl"``             −D(S ‖ T), Bernoulli (Sec. 3; Table 8's "Cross-Entropy" column)
         ``"jaccard"``        |S ∩ T| / |S ∪ T| (symmetric)
         ``"intersection_ratio"``  |S ∩ T| / |S|
         ``"inclusion"``      share of features with µ_S ≤ µ_T (graded inclusion of S in T)
@@ -782,23 +934,25 @@ class FuzzyEmbeddings:
 
     def neighbors(self, queries, k: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                   exclude_self: bool = True, exclude=None, restrict_vocab: int | None = None,
-                  memory_budget: int | None = None, progress: bool | None = None):
+                  memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None):
         """The ``k`` most similar words to each query under a fuzzy measure, vocabulary-wide.
 
         Scores are similarities (divergences negated), best first, ties to the lower row, with the
         direction convention ``S = query, T = candidate``; ``reverse=True`` ranks by
-        ``m(candidate, query)``. Measures: ``"cross_entropy"``, ``"kl"``, ``"jaccard"``,
-        ``"intersection_ratio"``. Ranking by ``−D(S‖T)`` and by ``−H(S, T)`` over candidates T
-        is the same (they differ by H(S)); the reversed directions differ.
+        ``m(candidate, query)``. Every measure of :data:`MEASURES` but ``"inclusion"``. Ranking by
+        ``−D(S‖T)`` and by ``−H(S, T)`` over candidates T is the same (they differ by H(S)); the
+        reversed directions differ.
 
-        Cross-entropy and KL need one GEMM per block of queries: with ``logit(t) = ln t − ln(1 − t)``
-        and ``c(t) = −Σ ln(1 − t)`` precomputed once for the vocabulary,
-        ``H(S, T) = −S·logit(T)ᵀ + c(T)`` (the expansion −P·ln Qᵀ − (1 − P)·ln(1 − Q)ᵀ with
-        its two products merged), run through :func:`embgeo.neighbors.topk` as a dot product
-        of augmented vectors. Reversed: ``H(T, S) = −T·logit(S)ᵀ + c(S)`` and
-        ``D(T‖S) = H(T, S) − H(T)``. Jaccard uses ``|S ∩ T| = S·Tᵀ`` and
-        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. Candidates are selected with products in the storage
-        dtype (float32), then the k returned scores are recomputed exactly in float64.
+        Each measure is one GEMM per block: with ``logit(t) = ln t − ln(1 − t)`` and
+        ``c(T) = −Σ ln(1 − t)``, the Bernoulli cross-entropy (Bhat et al. 2020, Sec. 4.4) is
+        ``H(S, T) = −S·logit(T)ᵀ + c(T)`` (the expansion −S·ln Tᵀ − (1 − S)·ln(1 − T)ᵀ with its two
+        products merged); reversed, ``H(T, S) = −T·logit(S)ᵀ + c(S)`` and ``D(T‖S) = H(T, S) − H(T)``;
+        the categorical forms use ``ln T`` (or ``ln S``) alone; Jaccard uses ``|S ∩ T| = S·Tᵀ`` and
+        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. The candidate-side transforms are computed block by block:
+        extra memory stays within ``memory_budget`` (one float64 block of transformed candidates and
+        one block of scores), never a transformed copy of the vocabulary unless ``precompute=True``
+        (cached on this object; faster for many separate calls). Candidates are selected with products
+        in the storage dtype (float32), then the k returned scores are recomputed exactly in float64.
 
         Parameters
         ----------
@@ -813,7 +967,9 @@ class FuzzyEmbeddings:
         restrict_vocab : int, optional
             Search only the first ``restrict_vocab`` rows (the most frequent words, by convention).
         memory_budget : int, optional
-            Bytes for one block of scores.
+            Bytes of extra working memory (default 256 MiB): blocks of transformed candidates and scores.
+        precompute : bool, default False
+            Keep the transformed vocabulary (n_words × (dim + 1) values) for later calls.
         progress : bool, optional
 
         Returns
@@ -824,7 +980,7 @@ class FuzzyEmbeddings:
         measure = _resolve_measure(measure)
         if measure == "inclusion":
             raise ValueError("graded inclusion is a pair measure; vocabulary-wide search supports "
-                             "'cross_entropy', 'kl', 'jaccard' and 'intersection_ratio'")
+                             + ", ".join(repr(m) for m in MEASURES if m != "inclusion"))
         q = self._as_query(queries)
         P = self.memberships
         xp = backend.get_namespace(P)
@@ -844,71 +1000,214 @@ class FuzzyEmbeddings:
         if k > n - n_ex:
             raise ValueError(f"k={k} exceeds the {n - n_ex} candidate words")
         Q = xp.astype(backend.asarray(q._mu, like=P), P.dtype)
-        if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
-            _, idx = self._blocked_topk(Q, k, measure, ex, n, memory_budget, progress)
-        else:
-            Qa, D = self._augmented(Q, measure, reverse)
-            _, idx = _dot_topk(Qa, D[:n, ...], k, metric="dot", exclude=ex, memory_budget=memory_budget,
-                               progress=progress)
-        return self._rescore(Q, idx, measure, reverse)
+        idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
+        return self._rescore(Q, idx, measure, reverse, memory_budget)
 
-    def _augmented(self, Q, measure, reverse):
-        """Query and database matrices whose dot products rank candidates for ``measure``."""
-        st = self._stats(reverse=reverse or measure == "intersection_ratio")
-        xp = backend.get_namespace(Q)
-        m = Q.shape[0]
-        if measure == "intersection_ratio":  # forward: S·Tᵀ / |S|, |S| fixed per query
-            return xp.concat([Q, xp.zeros((m, 1), dtype=Q.dtype)], axis=1), st["rev"]
-        if not reverse:  # −H(S, T) = [S, 1]·[logit T, −c(T)]; −D(S‖T) adds the constant H(S)
-            return xp.concat([Q, xp.ones((m, 1), dtype=Q.dtype)], axis=1), st["fwd"]
-        # −H(T, S) = T·logit(S) − c(S); −D(T‖S) = T·logit(S) + H(T) − c(S); c(S) is fixed per query
-        Qf = _f64(xp, Q)
-        logit = xp.astype(_safe_log(xp, Qf) - _safe_log1m(xp, Qf), Q.dtype)
-        last = xp.ones((m, 1), dtype=Q.dtype) if measure == "kl" else xp.zeros((m, 1), dtype=Q.dtype)
-        return xp.concat([logit, last], axis=1), st["rev"]
+    def analogy_query(self, a, b, x) -> FuzzySet:
+        """The set ``y = (b ⊔ x) \\ a`` answering a : b :: x : y (Bhat et al. 2020, Sec. 4.5).
 
-    def _blocked_topk(self, Q, k, measure, ex, n, memory_budget, progress):
-        """Top-k by Jaccard or reversed intersection ratio: one GEMM S·Tᵀ per block of queries."""
-        P = self.memberships[:n, ...]
+        ``a``, ``b``, ``x``: words, or equal-length lists of words (a batch). The paper's order of
+        operations: bounded sum first, then the difference. The released programs compute
+        ``clip((b + x) − min(b + x, a), 0, 1)``, which differs only on features where ``b + x > 1``.
+        """
+        if isinstance(a, str):
+            return (self[b] + self[x]) - self[a]
+        return (self[list(b)] + self[list(x)]) - self[list(a)]
+
+    def analogy(self, a, b, x, topn: int = 1, *, measure: str = "cross_entropy", reverse: bool = False,
+                restrict_vocab: int | None = None, memory_budget: int | None = None, progress: bool | None = None):
+        """Set-theoretic analogy a : b :: x : y (Bhat et al. 2020, Sec. 4.5, Table 7): the ``topn``
+        nearest words to :meth:`analogy_query` by ``measure`` (query as S), excluding a, b and x.
+
+        ``a``, ``b``, ``x`` are words or equal-length lists of words. Always returns
+        ``(scores, indices)`` of shape (m, topn), as :meth:`neighbors` does (m = 1 for single words);
+        ``F.words[i]`` names an index. To score a question file, pass :meth:`analogy_scorer` to
+        :func:`embgeo.evaluate.analogy`.
+        """
+        q = self.analogy_query(a, b, x)
+        return self.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab,
+                              memory_budget=memory_budget, progress=progress)
+
+    def analogy_scorer(self, measure: str = "cross_entropy", reverse: bool = False, *,
+                       memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None):
+        """A ``scorer`` for :func:`embgeo.evaluate.analogy`: answers ``y = (b ⊔ x) \\ a`` by ``measure``.
+
+        The released code's Table 9 protocol (``compute-accuracy-topn.c``) is
+        ``evaluate.analogy(F, questions, scorer=F.analogy_scorer(), topn=5, restrict_vocab=None)``:
+        Bernoulli cross-entropy ``H(y, w)`` with the query first, solved when the answer is in the top 5.
+
+        Examples
+        --------
+        >>> import numpy as np, embgeo
+        >>> from embgeo.datasets import AnalogyQuestions
+        >>> from embgeo.evaluate import analogy
+        >>> F = FuzzyEmbeddings.from_embeddings(embgeo.Embeddings(list("abcdefgh"), np.eye(8) * 3))
+        >>> qs = AnalogyQuestions({"s": np.array([["a", "b", "c", "d"]])})
+        >>> r = analogy(F, qs, scorer=F.analogy_scorer(), topn=5)
+        >>> r.method, r.topn, r.n_evaluated
+        ('fuzzy-cross_entropy', 5, 1)
+        """
+        return _AnalogyScorer(self, _resolve_measure(measure), bool(reverse), memory_budget, precompute, progress)
+
+    # Vocabulary-wide search. For every measure, a query side Q' and a candidate side D' (computed per
+    # block of candidates, never for the whole vocabulary unless precompute=True) such that Q'·D'ᵀ ranks
+    # the candidates like the measure does (up to a per-query constant), optionally followed by a
+    # division (Jaccard, reversed intersection ratio). S = query, T = candidate; with
+    # logit t = ln t − ln(1 − t) and c(T) = −Σ ln(1 − t):
+    #   −H(S, T) = S·logit(T) − c(T)            −H(T, S) = T·logit(S) − c(S)
+    #   −D(S‖T) = −H(S, T) + H(S)               −D(T‖S) = −H(T, S) + H(T)
+    #   −CE_cat(S, T) = S·ln T                  −D_cat(T‖S) = T·ln S − Σ t ln t
+    _LINEAR = {  # (measure, reverse) -> (query parts, candidate parts)
+        ("cross_entropy", False): (("S", "1"), ("logit", "sum_log1m")),
+        ("kl", False): (("S", "1"), ("logit", "sum_log1m")),
+        ("cross_entropy", True): (("logit",), ("T",)),
+        ("kl", True): (("logit", "1"), ("T", "entropy")),
+        ("categorical_cross_entropy", False): (("S",), ("log",)),
+        ("categorical_kl", False): (("S",), ("log",)),
+        ("categorical_cross_entropy", True): (("log",), ("T",)),
+        ("categorical_kl", True): (("log", "1"), ("T", "neg_sum_tlogt")),
+        ("symmetric_cross_entropy", False): (("S", "1", "logit"), ("logit", "sum_log1m", "T")),
+        ("symmetric_kl", False): (("S", "1", "logit"), ("logit", "sum_log1m_plus_entropy", "T")),
+        ("intersection_ratio", False): (("S",), ("T",)),
+        ("intersection_ratio", True): (("S",), ("T",)),
+        ("jaccard", False): (("S",), ("T",)),
+    }
+
+    @staticmethod
+    def _parts(xp, A, names, start=0):
+        """Concatenate the named per-row transforms of memberships ``A`` (float64)."""
+        A = _f64(xp, A)
+        cols = []
+        for nm in names:
+            if nm in ("S", "T"):
+                cols.append(A)
+            elif nm == "1":
+                cols.append(xp.ones((A.shape[0], 1), dtype=A.dtype))
+            elif nm == "logit":
+                cols.append(_safe_log(xp, A) - _safe_log1m(xp, A))
+            elif nm == "log":
+                cols.append(_safe_log(xp, A))
+            elif nm == "sum_log1m":
+                cols.append(xp.sum(_safe_log1m(xp, A), axis=1, keepdims=True))
+            elif nm == "entropy":
+                cols.append(xp.reshape(_m_entropy(xp, A), (-1, 1)))
+            elif nm == "sum_log1m_plus_entropy":
+                cols.append(xp.sum(_safe_log1m(xp, A), axis=1, keepdims=True)
+                            + xp.reshape(_m_entropy(xp, A), (-1, 1)))
+            else:  # neg_sum_tlogt: −Σ t ln t with 0·ln 0 = 0
+                cols.append(-xp.sum(xp.where(A > 0, A * _safe_log(xp, A), xp.zeros_like(A)), axis=1, keepdims=True))
+        return cols[0] if len(cols) == 1 else xp.concat(cols, axis=1)
+
+    def _candidate_block(self, key, c0, c1, precompute):
+        """Candidate side of rows [c0, c1) in the storage dtype; the whole vocabulary cached if asked."""
+        P = self.memberships
         xp = backend.get_namespace(P)
-        is_np = backend.is_numpy(P)
-        card = self._stats()["cardinality"][:n]
-        a = _m_cardinality(xp, Q)
-        PT = P.T if is_np else xp.matrix_transpose(P)
-        step = block_rows(n, P.dtype.itemsize if is_np else 8, memory_budget)
-        starts = range(0, Q.shape[0], step)
-        # with every cardinality positive, |S ∪ T| ≥ max(|S|, |T|) > 0 and one fused pass suffices
-        fused = is_np and bool(np.all(card > 0)) and bool(np.all(a > 0))
-        if fused:
+        names = self._LINEAR[key][1]
+        if names == ("T",):
+            return P[c0:c1, ...]
+        if backend.is_numpy(P) and names == ("logit", "sum_log1m") and not precompute:
             from .kernels import fuzzy as kern
 
-            a_, b_ = a.astype(P.dtype), card.astype(P.dtype)
-        out = []
-        for s in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
-            e_ = min(s + step, Q.shape[0])
-            G = Q[s:e_, ...] @ PT  # storage dtype: these scores only select; _rescore makes them exact
-            if fused and measure == "jaccard":
-                kern.jaccard_inplace(G, a_[s:e_], b_)
-                S = G
-            elif fused:
-                S = np.divide(G, b_.reshape(1, -1), out=G)
-            else:
-                cb = xp.reshape(xp.astype(card, G.dtype), (1, -1))
-                den = xp.reshape(xp.astype(a[s:e_], G.dtype), (-1, 1)) + cb - G if measure == "jaccard" else cb
-                S = _ratio(xp, G, xp.broadcast_to(den, G.shape))
-            out.append(select_topk(S, k, exclude=ex[s:e_])[1])
-        return None, xp.concat(out, axis=0)
+            # one parallel pass writes [ln t − ln(1 − t), Σ ln(1 − t)] (and entropies, discarded here)
+            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=P.dtype)
+            kern.logit_stats(np.ascontiguousarray(P[c0:c1]), LOG_TINY, out, np.empty(c1 - c0), np.empty(c1 - c0))
+            return out
+        if precompute:
+            ck = ("database",) + names
+            if ck not in self._cache:
+                n = P.shape[0]
+                step = min(n, block_rows(P.shape[1] + 3, 8, 64 * 2**20))
+                self._cache[ck] = xp.concat([xp.astype(self._parts(xp, P[s:min(s + step, n), ...], names), P.dtype)
+                                             for s in range(0, n, step)], axis=0)
+            return self._cache[ck][c0:c1, ...]
+        return xp.astype(self._parts(xp, P[c0:c1, ...], names), P.dtype)
 
-    def _rescore(self, Q, idx, measure, reverse):
-        """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row)."""
+    def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
+        """Indices of the top-k candidates among the first ``n`` rows (selection in the storage dtype)."""
+        P = self.memberships
+        xp = backend.get_namespace(P)
+        is_np = backend.is_numpy(P)
+        key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
+        Qa = xp.astype(self._parts(xp, Q, self._LINEAR[key][0]), P.dtype)
+        m = Q.shape[0]
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        # half the budget for one block of transformed candidates (float64, with the temporaries of its
+        # logarithms: about 6 copies), half for one block of scores (about 3 copies with the ratios)
+        c_step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
+        q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
+        post = measure == "jaccard" or (measure == "intersection_ratio" and reverse)
+        if not post and (precompute or self._LINEAR[key][1] == ("T",)):
+            # the candidate side exists whole (the memberships themselves, or the cache asked for): the
+            # tiled GEMM + selection of embgeo.neighbors.topk, within the same memory budget
+            D = self._candidate_block(key, 0, n, precompute)
+            return _dot_topk(Qa, D, k, metric="dot", exclude=ex, memory_budget=memory_budget, progress=progress)[1]
+        fused = False
+        if post:
+            card = self._stats()["cardinality"]
+            a = _m_cardinality(xp, Q)
+            # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
+            fused = is_np and bool(np.all(card[:n] > 0)) and bool(np.all(a > 0))
+            if fused:
+                from .kernels import fuzzy as kern
+        best_s = best_i = None
+        starts = range(0, n, c_step)
+        for c0 in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
+            c1 = min(c0 + c_step, n)
+            D = self._candidate_block(key, c0, c1, precompute)
+            kb = min(k, c1 - c0)
+            exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex]
+            if not post and kb <= (c1 - c0) - max((len(e) for e in exb), default=0):
+                # a plain dot product: the tiled GEMM + selection of embgeo.neighbors.topk
+                bs, bi = _dot_topk(Qa, D, kb, metric="dot", exclude=exb, memory_budget=budget // 2, progress=False)
+                bi = xp.astype(bi, xp.int64) + c0
+                best_s, best_i = (bs, bi) if best_s is None else _merge_topk(
+                    xp, xp.concat([best_s, bs], axis=1), xp.concat([best_i, bi], axis=1), k, is_np)
+                continue
+            DT = D.T if is_np else xp.matrix_transpose(D)
+            blk_s, blk_i = [], []
+            for q0 in range(0, m, q_step):
+                q1 = min(q0 + q_step, m)
+                G = Qa[q0:q1, ...] @ DT
+                if post and fused:  # one in-place pass instead of the temporaries of _ratio
+                    if measure == "jaccard":
+                        kern.jaccard_inplace(G, a[q0:q1].astype(G.dtype), card[c0:c1].astype(G.dtype))
+                    else:
+                        np.divide(G, card[c0:c1].astype(G.dtype).reshape(1, -1), out=G)
+                elif post:
+                    cb = xp.reshape(xp.astype(card[c0:c1], G.dtype), (1, -1))
+                    den = (xp.reshape(xp.astype(a[q0:q1], G.dtype), (-1, 1)) + cb - G if measure == "jaccard"
+                           else xp.broadcast_to(cb, G.shape))
+                    G = _ratio(xp, G, den)
+                G = _exclude_block(xp, G, ex[q0:q1], c0, c1, is_np)
+                s_, i_ = select_topk(G, kb)
+                blk_s.append(s_)
+                blk_i.append(xp.astype(i_, xp.int64) + c0)
+            bs, bi = xp.concat(blk_s, axis=0), xp.concat(blk_i, axis=0)
+            if best_s is None:
+                best_s, best_i = bs, bi
+            else:
+                best_s, best_i = _merge_topk(xp, xp.concat([best_s, bs], axis=1), xp.concat([best_i, bi], axis=1),
+                                             k, is_np)
+        return best_i[:, :k]
+
+    def _rescore(self, Q, idx, measure, reverse, memory_budget=None):
+        """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row).
+
+        Blocks of queries keep the float64 temporaries (about 8 copies of k × dim per query) in budget."""
         P = self.memberships
         xp = backend.get_namespace(P)
         m, k = idx.shape
-        T = xp.reshape(xp.take(P, xp.reshape(idx, (-1,)), axis=0), (m, k, self.dim))
-        S = xp.reshape(Q, (m, 1, self.dim))
-        if reverse:
-            S, T = T, S
-        v = _MEASURE_FUNCS[measure](xp, S, T)
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        step = min(m, block_rows(8 * k * self.dim, 8, budget // 2))
+        parts = []
+        for r0 in range(0, m, step):
+            r1 = min(r0 + step, m)
+            T = xp.reshape(xp.take(P, xp.reshape(idx[r0:r1, ...], (-1,)), axis=0), (r1 - r0, k, self.dim))
+            S = xp.reshape(Q[r0:r1, ...], (r1 - r0, 1, self.dim))
+            if reverse:
+                S, T = T, S
+            parts.append(_MEASURE_FUNCS[measure](xp, S, T))
+        v = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         if measure in _DIVERGENCES:
             v = -v
         if backend.is_numpy(v):
@@ -920,7 +1219,8 @@ class FuzzyEmbeddings:
     def most_similar(self, query, topn: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                      exclude=None, restrict_vocab: int | None = None) -> list:
         """``[(word, similarity), ...]`` for one query (a word or a single :class:`FuzzySet`),
-        best first, excluding the words the query was built from; see :meth:`neighbors`.
+        best first, excluding the words the query was built from; see :meth:`neighbors` (the nearest-word
+        lists of Bhat et al. 2020, Tables 1-3 and 6).
 
         Examples: ``F.most_similar(F["north"] & F["korea"])``,
         ``F.most_similar("cat", measure="kl", reverse=True)``.
@@ -933,20 +1233,29 @@ class FuzzyEmbeddings:
         s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
         return [(self.words[j], float(v)) for v, j in zip(s, i)]
 
-    def analogy(self, a, b, x, topn: int = 1, *, measure: str = "cross_entropy", reverse: bool = False,
-                restrict_vocab: int | None = None, progress: bool | None = None):
-        """Set-theoretic analogy a : b :: x : y with ``y = (b ⊔ x) \\ a`` (Bhat et al. 2020).
 
-        The nearest words to the composed set by ``measure`` (cross-entropy by default, query as S),
-        excluding a, b and x. Strings give ``[(word, score), ...]``; equal-length lists of words give
-        ``(scores, indices)`` of shape (m, topn).
-        """
-        if isinstance(a, str):
-            return self.most_similar((self[b] + self[x]) - self[a], topn, measure=measure, reverse=reverse,
-                                     restrict_vocab=restrict_vocab)
-        q = (self[list(b)] + self[list(x)]) - self[list(a)]
-        return self.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab,
-                              progress=progress)
+class _AnalogyScorer:
+    """Callable for :func:`embgeo.evaluate.analogy`: fuzzy analogies of a batch of questions."""
+
+    def __init__(self, F, measure, reverse, memory_budget, precompute, progress):
+        self.F, self.measure, self.reverse = F, measure, reverse
+        self.memory_budget, self.precompute, self.progress = memory_budget, precompute, progress
+        self.label = f"fuzzy-{measure}" + ("-rev" if reverse else "")
+
+    def __call__(self, ia, ib, ic, exclude, k, n):
+        F = self.F
+        P = F.memberships
+        xp = backend.get_namespace(P)
+
+        def rows(i):
+            i = np.asarray(i, dtype=np.int64)
+            return xp.take(P, i if backend.is_numpy(P) else xp.asarray(i), axis=0)
+
+        Q = _op_difference(xp, _op_disjoint_union(xp, rows(ib), rows(ic)), rows(ia))
+        ex = [np.asarray(e, dtype=np.int64)[np.asarray(e) < n] for e in exclude]
+        idx = F._search(Q, k, self.measure, self.reverse, ex, n, self.memory_budget, self.progress,
+                        self.precompute)
+        return F._rescore(Q, idx, self.measure, self.reverse, self.memory_budget)[1]
 
 
 # ================================================================== analyses
@@ -1036,7 +1345,9 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
     if order.size == 0:
         raise ValueError("no word passes the frequency threshold")
     if stopwords is None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as stopwords
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        stopwords = ENGLISH_STOP_WORDS
     stop = set(stopwords)
     H = backend.to_numpy(F.entropy())[order]
     by_h = order[np.argsort(-H if highest else H, kind="stable")]
@@ -1045,6 +1356,50 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
     frq_words = [F.words[i] for i in order[:kmax]]
     hits = {int(c): (sum(w in stop for w in ent_words[:c]), sum(w in stop for w in frq_words[:c])) for c in cutoffs}
     return FunctionWordReport(ent_words, frq_words, hits, int(order.size), source, highest)
+
+
+def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, score_column: int = 10,
+                   n_columns: int | None = 13, name: str | None = None):
+    """Nominal compounds with human compositionality scores, as word pairs (Bhat et al. 2020, Sec. 5.3, Table 11).
+
+    Reads the tab-separated file of Ramisch et al. (2016) the way the released Table 11 program
+    (``compute-composition.cpp``) does: 13 columns, the head lemma in column 3, the modifier in column 4
+    and the compositionality score in column 10 (0-based). The result is a
+    :class:`~embgeo.datasets.WordPairs` (head, modifier, score), so Table 11 is
+    ``embgeo.evaluate.word_similarity(F, read_compounds(path), measure="symmetric_kl")`` with
+    ``F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition")``; its ``spearman`` and
+    ``pearson`` are the table's two rows.
+
+    Raises
+    ------
+    ValueError
+        A line with another number of columns (``n_columns=None`` accepts any number that reaches the
+        columns used), or a score that is not a number, naming the line.
+    """
+    from pathlib import Path
+
+    from .datasets import WordPairs
+
+    heads, mods, scores = [], [], []
+    need = max(head_column, modifier_column, score_column) + 1
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip():
+                continue
+            cols = line.split("\t")
+            if (n_columns is not None and len(cols) != n_columns) or len(cols) < need:
+                raise ValueError(f"{path}, line {no}: {len(cols)} tab-separated columns, expected "
+                                 f"{n_columns if n_columns is not None else f'at least {need}'}")
+            try:
+                scores.append(float(cols[score_column]))
+            except ValueError:
+                raise ValueError(f"{path}, line {no}: score {cols[score_column]!r} is not a number") from None
+            heads.append(cols[head_column])
+            mods.append(cols[modifier_column])
+    if not heads:
+        raise ValueError(f"{path}: no compound")
+    return WordPairs(heads, mods, np.array(scores), name=name or Path(path).stem, path=str(path))
 
 
 def polysemy(F: FuzzyEmbeddings, word: str, contexts, topn: int = 10, *, measure: str = "cross_entropy",
@@ -1089,20 +1444,26 @@ class HyponymyReport:
     ties: int = field(default=0)
 
 
-def hyponymy(F: FuzzyEmbeddings, pairs, *, missing: str = "skip") -> HyponymyReport:
-    """Score (hyponym, hypernym) pairs by graded inclusion (Bhat et al. 2020).
+def hyponymy(F: FuzzyEmbeddings, pairs, *, oov: str = "skip", missing: str | None = None) -> HyponymyReport:
+    """Score (hyponym, hypernym) pairs by graded inclusion (Bhat et al. 2020, Sec. 4.2 "Feature Inclusion").
 
     A hyponym's features should be (mostly) included in its hypernym's: the score is the share
     of features with ``µ_hypo ≤ µ_hyper``, and ``direction_accuracy`` is how often it beats the
-    reverse inclusion. ``missing="skip"`` drops pairs with unknown words, ``"raise"`` raises.
+    reverse inclusion. ``oov="skip"`` drops pairs with unknown words, ``"raise"`` raises
+    :class:`~embgeo.errors.UnknownWordError` (``missing=`` is the deprecated name of ``oov``).
     """
-    if missing not in ("skip", "raise"):
-        raise ValueError(f"missing must be 'skip' or 'raise', got {missing!r}")
+    if missing is not None:
+        import warnings
+
+        warnings.warn("hyponymy(missing=...) is deprecated; use oov=...", DeprecationWarning, stacklevel=2)
+        oov = missing
+    if oov not in ("skip", "raise"):
+        raise ValueError(f"oov must be 'skip' or 'raise', got {oov!r}")
     pairs = [tuple(p) for p in pairs]
     if not pairs:
         raise ValueError("no pairs given")
     kept = [p for p in pairs if p[0] in F and p[1] in F]
-    if missing == "raise" and len(kept) < len(pairs):
+    if oov == "raise" and len(kept) < len(pairs):
         bad = next(p for p in pairs if p not in kept)
         F.indices(list(bad))  # raises UnknownWordError naming the word
     if not kept:
@@ -1112,58 +1473,3 @@ def hyponymy(F: FuzzyEmbeddings, pairs, *, missing: str = "skip") -> HyponymyRep
     r = F.similarity_pairs(hyper, hypo, measure="inclusion")
     return HyponymyReport(kept, s, r, float(np.mean(s > r)), float(np.mean(s)), len(pairs) - len(kept),
                           int(np.sum(s == r)))
-
-
-@dataclass
-class AnalogyReport:
-    """Accuracy of set-theoretic analogies ``y = (b ⊔ x) \\ a`` on an analogy file.
-
-    ``sections`` maps a section name to ``(correct, total)``; ``skipped`` counts questions with a
-    word outside the restricted vocabulary (gensim's convention).
-    """
-
-    accuracy: float
-    correct: int
-    total: int
-    skipped: int
-    sections: dict
-    measure: str
-    reverse: bool
-    restrict_vocab: int
-
-
-def evaluate_analogies(F: FuzzyEmbeddings, dataset="google-analogy", *, restrict_vocab: int = 30000,
-                       measure: str = "cross_entropy", reverse: bool = False, lowercase: bool = True,
-                       progress: bool | None = None) -> AnalogyReport:
-    """Analogy accuracy with ``y = (b ⊔ x) \\ a`` (Bhat et al. 2020) on a question file.
-
-    ``dataset`` is a name or path understood by :func:`embgeo.datasets.load_dataset` (default:
-    gensim's ``questions-words.txt``). As gensim's ``evaluate_word_analogies`` does, only the first
-    ``restrict_vocab`` words are candidates and questions using other words are skipped; the
-    question words are excluded from the answers. The memberships are those of the full vocabulary.
-    """
-    from .datasets import AnalogyQuestions, load_dataset
-
-    qs = dataset if isinstance(dataset, AnalogyQuestions) else load_dataset(dataset)
-    if lowercase:
-        qs = qs.lower()
-    n = min(int(restrict_vocab), len(F))
-    Qw, sec = qs.questions, qs.section_ids
-    if len(Qw) == 0:
-        raise ValueError("the analogy dataset has no questions")
-    idx = F.indices(Qw.reshape(-1).tolist(), missing="mark").reshape(-1, 4)
-    ok = np.all((idx >= 0) & (idx < n), axis=1)
-    names = qs.section_names
-    sections = {nm: (0, 0) for nm in names}
-    correct = 0
-    if ok.any():
-        a, b, x = (Qw[ok, j].tolist() for j in range(3))
-        _, top = F.analogy(a, b, x, 1, measure=measure, reverse=reverse, restrict_vocab=n, progress=progress)
-        hit = backend.to_numpy(top)[:, 0] == idx[ok, 3]
-        correct = int(hit.sum())
-        for s_id in np.unique(sec[ok]):
-            m = sec[ok] == s_id
-            sections[names[s_id]] = (int(hit[m].sum()), int(m.sum()))
-    total = int(ok.sum())
-    return AnalogyReport(correct / total if total else float("nan"), correct, total, int((~ok).sum()), sections,
-                         _resolve_measure(measure), reverse, n)

@@ -48,6 +48,15 @@ def loop_kl(s, t):
     return d
 
 
+def loop_categorical_kl(s, t):
+    """The KL divergence as the paper prints it (Sec. 4.4): Σ s ln(s/t), 0·ln 0 = 0."""
+    return sum(float(x) * (_ln(float(x)) - _ln(float(y))) for x, y in zip(s, t) if x > 0)
+
+
+def loop_categorical_cross_entropy(s, t):
+    return -sum(float(x) * _ln(float(y)) for x, y in zip(s, t) if x > 0)
+
+
 def loop_measure(name, s, t):
     s, t = [float(x) for x in s], [float(x) for x in t]
     inter = sum(x * y for x, y in zip(s, t))
@@ -55,6 +64,14 @@ def loop_measure(name, s, t):
         return -loop_cross_entropy(s, t)
     if name == "kl":
         return -loop_kl(s, t)
+    if name == "categorical_kl":
+        return -loop_categorical_kl(s, t)
+    if name == "categorical_cross_entropy":
+        return -loop_categorical_cross_entropy(s, t)
+    if name == "symmetric_cross_entropy":
+        return -loop_cross_entropy(s, t) - loop_cross_entropy(t, s)
+    if name == "symmetric_kl":
+        return -loop_kl(s, t) - loop_kl(t, s)
     if name == "jaccard":
         uni = sum(x + y - x * y for x, y in zip(s, t))
         return inter / uni if uni > 0 else 1.0
@@ -130,12 +147,14 @@ def test_base_changes_the_exponent(rng):
 
 
 @pytest.mark.parametrize("axis", ["vocabulary", "features"])
-def test_array_api_strict_normalisation_equals_numpy(rng, axis):
+@pytest.mark.parametrize("l2", [False, True])
+def test_array_api_strict_normalisation_equals_numpy(rng, axis, l2):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((257, 6)).astype(np.float32)
     X[:, 0] += np.linspace(0, 900, 257, dtype=np.float32)  # each later block raises the column maximum
-    ref = fuzzy.fuzzify(X, axis=axis, base=2.5)
-    got = fuzzy.fuzzify(xps.asarray(X), axis=axis, base=2.5, memory_budget=6 * 8 * 50)  # several blocks
+    ref = fuzzy.fuzzify(X, axis=axis, base=2.5, l2_normalize=l2)
+    got = fuzzy.fuzzify(xps.asarray(X), axis=axis, base=2.5, l2_normalize=l2,
+                        memory_budget=6 * 8 * 50)  # several blocks
     assert isinstance(got, type(xps.asarray(X)))
     assert np.allclose(embgeo.to_numpy(got), ref, rtol=1e-6)
 
@@ -253,7 +272,9 @@ def test_fuzzy_set_operators_equal_functions_and_broadcast(F64):
 
 
 # ----------------------------------------------------------------- word pairs (evaluate protocol)
-@pytest.mark.parametrize("measure", ["cross_entropy", "kl", "jaccard", "intersection_ratio", "inclusion"])
+@pytest.mark.parametrize("measure", ["cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl",
+                                     "symmetric_cross_entropy", "symmetric_kl", "jaccard", "intersection_ratio",
+                                     "inclusion"])
 def test_similarity_pairs_is_the_negated_measure_with_words1_as_S(F64, measure):
     w1, w2 = ["w0", "w5", "w9"], ["w3", "w5", "w100"]
     got = F64.similarity_pairs(w1, w2, measure=measure)
@@ -271,6 +292,8 @@ def test_similarity_pairs_default_measure_is_cross_entropy(F64):
 
 # ----------------------------------------------------------------- vocabulary-wide search
 CASES = [("cross_entropy", False), ("cross_entropy", True), ("kl", False), ("kl", True),
+         ("categorical_cross_entropy", False), ("categorical_cross_entropy", True), ("categorical_kl", False),
+         ("categorical_kl", True), ("symmetric_cross_entropy", False), ("symmetric_kl", False),
          ("jaccard", False), ("intersection_ratio", False), ("intersection_ratio", True)]
 
 
@@ -291,11 +314,16 @@ def test_composed_query_topk_excludes_sources_and_matches_brute_force(F64, measu
     ref_s, ref_i = brute_topk(F64, q.memberships, 5, measure, reverse, exclude=ex, n=120)
     assert np.array_equal(i[0], ref_i) and not set(ex) & set(i[0].tolist())
     assert np.allclose(s[0], ref_s, rtol=1e-12)
-    # the analogy a : b :: x : y builds the same set, (b ⊔ x) \ a, and excludes a, b and x only
-    got = F64.analogy("w3", "w1", "w2", 5, measure=measure, reverse=reverse, restrict_vocab=120)
-    ref_s, ref_i = brute_topk(F64, q.memberships, 5, measure, reverse, exclude=[1, 2, 3], n=120)
-    assert [w for w, _ in got] == [F64.words[j] for j in ref_i]
-    assert np.allclose([v for _, v in got], ref_s, rtol=1e-12)
+    # the analogy a : b :: x : y builds (b ⊔ x) \ a, written out feature by feature, and excludes a, b, x only
+    A, B, X = (F64[w].memberships for w in ("w3", "w1", "w2"))
+    y = np.array([max(min(b + x, 1.0) - a, 0.0) for a, b, x in zip(A, B, X)])
+    gs, gi = F64.analogy("w3", "w1", "w2", 5, measure=measure, reverse=reverse, restrict_vocab=120)
+    ref_s, ref_i = brute_topk(F64, y, 5, measure, reverse, exclude=[1, 2, 3], n=120)
+    assert gi.shape == (1, 5) and np.array_equal(gi[0], ref_i)
+    assert np.allclose(gs[0], ref_s, rtol=1e-12)
+    bs, bi = F64.analogy(["w3", "w3"], ["w1", "w1"], ["w2", "w2"], 5, measure=measure, reverse=reverse,
+                         restrict_vocab=120)
+    assert np.array_equal(bi, np.vstack([gi, gi]))  # one return type for single words and batches
 
 
 def test_float32_topk_agrees_with_float64_brute_force(rng):
@@ -308,12 +336,17 @@ def test_float32_topk_agrees_with_float64_brute_force(rng):
         assert len(set(i[0].tolist()) & set(ref_i.tolist())) >= 7, (measure, reverse)
 
 
-def test_topk_is_blocked_under_a_small_memory_budget(F64):
-    a = F64.neighbors([f"w{j}" for j in range(30)], 4, measure="jaccard")
-    b = F64.neighbors([f"w{j}" for j in range(30)], 4, measure="jaccard", memory_budget=150 * 8 * 3)
-    c = F64.neighbors([f"w{j}" for j in range(30)], 4, memory_budget=150 * 4 * 3)
-    d = F64.neighbors([f"w{j}" for j in range(30)], 4)
-    assert np.array_equal(a[1], b[1]) and np.array_equal(c[1], d[1])
+@pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("cross_entropy", False), ("kl", True),
+                                             ("symmetric_kl", False)])
+def test_topk_under_a_tiny_memory_budget_equals_brute_force(F64, measure, reverse):
+    # a budget of a few rows forces many candidate blocks and merges
+    queries = [f"w{j}" for j in range(0, 150, 7)]
+    s, i = F64.neighbors(queries, 4, measure=measure, reverse=reverse, memory_budget=8 * 12 * 16)
+    for r, w in enumerate(queries):
+        ref_s, ref_i = brute_topk(F64, F64[w].memberships, 4, measure, reverse, exclude=[F64.index(w)])
+        assert np.array_equal(i[r], ref_i) and np.allclose(s[r], ref_s, rtol=1e-12)
+    s2, i2 = F64.neighbors(queries, 4, measure=measure, reverse=reverse, precompute=True)
+    assert np.array_equal(i2, i)
 
 
 @pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("intersection_ratio", True),
@@ -376,36 +409,94 @@ def test_function_words_counts_hits_of_both_rankings(rng):
 
 def test_polysemy_neighbours_of_intersections(F64):
     out = fuzzy.polysemy(F64, "w1", ["w2", "w3"], topn=4)
-    s, i = F64.neighbors(F64["w1"] & F64["w3"], 4)
-    assert [w for w, _ in out["w3"]] == [F64.words[j] for j in i[0]]
-    assert all(w not in ("w1", "w3") for w, _ in out["w3"])
+    P = np.asarray(F64.memberships)
+    for c in ("w2", "w3"):
+        q = [a * b for a, b in zip(P[1], P[F64.index(c)])]  # the product intersection, feature by feature
+        ref_s, ref_i = brute_topk(F64, q, 4, "cross_entropy", False, exclude=[1, F64.index(c)])
+        assert [w for w, _ in out[c]] == [F64.words[j] for j in ref_i]
+        assert np.allclose([v for _, v in out[c]], ref_s, rtol=1e-12)
 
 
-def test_hyponymy_recovers_the_direction_of_inclusion(rng):
-    hyper = rng.standard_normal((20, 10))
-    hypo = hyper - rng.random((20, 10)) - 0.01  # below the hypernym on every feature
-    words = [f"h{i}" for i in range(20)] + [f"o{i}" for i in range(20)]
-    F = FuzzyEmbeddings.from_embeddings(Embeddings(words, np.vstack([hyper, hypo])))
-    rep = fuzzy.hyponymy(F, [(f"o{i}", f"h{i}") for i in range(20)] + [("o1", "zzz")])
-    assert rep.direction_accuracy == 1.0 and rep.mean_score == 1.0 and rep.n_skipped == 1
-    assert np.all(rep.reverse_scores == 0.0)
+def test_hyponymy_scores_equal_a_loop_of_feature_comparisons(rng):
+    X = rng.standard_normal((30, 8))
+    words = [f"w{i}" for i in range(30)]
+    F = FuzzyEmbeddings.from_embeddings(Embeddings(words, X), dtype="float64")
+    pairs = [(f"w{a}", f"w{b}") for a, b in zip(rng.integers(0, 30, 25), rng.integers(0, 30, 25))]
+    rep = fuzzy.hyponymy(F, pairs + [("w1", "zzz")])
+    P = np.asarray(F.memberships)
+    fwd = [sum(P[F.index(h), i] <= P[F.index(H), i] for i in range(8)) / 8 for h, H in pairs]
+    bwd = [sum(P[F.index(H), i] <= P[F.index(h), i] for i in range(8)) / 8 for h, H in pairs]
+    assert np.allclose(rep.scores, fwd) and np.allclose(rep.reverse_scores, bwd)
+    assert rep.direction_accuracy == pytest.approx(sum(f > b for f, b in zip(fwd, bwd)) / 25)
+    assert rep.ties == sum(f == b for f, b in zip(fwd, bwd)) and rep.n_skipped == 1
+    # with the vocabulary axis every column shares its denominator: inclusion compares the raw vectors
+    raw = [np.mean(X[F.index(h)] <= X[F.index(H)]) for h, H in pairs]
+    assert np.allclose(rep.scores, raw)
     with pytest.raises(UnknownWordError, match="zzz"):
-        fuzzy.hyponymy(F, [("o1", "zzz")], missing="raise")
+        fuzzy.hyponymy(F, [("w1", "zzz")], oov="raise")
+    with pytest.warns(DeprecationWarning, match="oov"), pytest.raises(UnknownWordError, match="zzz"):
+        fuzzy.hyponymy(F, [("w1", "zzz")], missing="raise")
 
 
-def test_analogy_evaluation_equals_a_loop_of_single_questions(F64, tmp_path):
+def _questions(lines, tmp_path):
     path = tmp_path / "q.txt"
-    lines = [": s1", "w1 w2 w3 w4", "w5 w6 w7 w8", ": s2", "w9 w10 w11 w12", "w1 w2 w3 w149", "w1 w2 w3 nope"]
     path.write_text("\n".join(lines) + "\n")
-    rep = fuzzy.evaluate_analogies(F64, path, restrict_vocab=140)
-    assert rep.total == 3 and rep.skipped == 2  # w149 is outside the first 140 words; "nope" is unknown
-    correct = 0
-    for a, b, x, y in (ln.split() for ln in lines if not ln.startswith(":")):
-        if all(w in F64 and F64.index(w) < 140 for w in (a, b, x, y)):
-            best = F64.analogy(a, b, x, 1, restrict_vocab=140)[0][0]
-            assert best not in (a, b, x)
-            correct += best == y
-    assert rep.correct == correct and rep.sections["s2"][1] == 1
+    return path
+
+
+@pytest.mark.parametrize("topn,measure,reverse", [(1, "cross_entropy", False), (5, "cross_entropy", False),
+                                                  (3, "kl", True), (2, "categorical_kl", False)])
+def test_fuzzy_analogies_through_evaluate_equal_a_brute_force_loop(F64, tmp_path, topn, measure, reverse):
+    from embgeo.evaluate import AnalogyResult, analogy
+
+    lines = [": s1", "w1 w2 w3 w4", "w5 w6 w7 w8", "w20 w21 w22 w23", ": gram-s2", "w9 w10 w11 w12",
+             "w30 w31 w32 w33", "w1 w2 w3 w149", "w1 w2 w3 nope"]
+    r = analogy(F64, _questions(lines, tmp_path), scorer=F64.analogy_scorer(measure, reverse), topn=topn,
+                restrict_vocab=140)
+    assert isinstance(r, AnalogyResult) and r.topn == topn
+    assert r.n_evaluated == 5 and r.n_total == 7  # w149 is outside the first 140 words; "nope" is unknown
+    P = np.asarray(F64.memberships, dtype=np.float64)
+    correct, per_section = 0, {"s1": 0, "gram-s2": 0}
+    section = None
+    for ln in lines:
+        if ln.startswith(":"):
+            section = ln[2:]
+            continue
+        a, b, x, y = ln.split()
+        if not all(w in F64 and F64.index(w) < 140 for w in (a, b, x, y)):
+            continue
+        ia, ib, ix = F64.index(a), F64.index(b), F64.index(x)
+        q = np.array([max(min(P[ib, i] + P[ix, i], 1.0) - P[ia, i], 0.0) for i in range(F64.dim)])
+        _, top = brute_topk(F64, q, topn, measure, reverse, exclude=[ia, ib, ix], n=140)
+        hit = F64.index(y) in top.tolist()
+        correct += hit
+        per_section[section] += hit
+    assert r.n_correct == correct and r.accuracy == correct / 5
+    assert r.sections["gram-s2"]["n_correct"] == per_section["gram-s2"]
+    assert r.method == f"fuzzy-{measure}" + ("-rev" if reverse else "")
+
+
+def test_analogy_topn_counts_the_answer_anywhere_in_the_top_n(rng):
+    from embgeo.evaluate import analogy
+    from embgeo.datasets import AnalogyQuestions
+
+    words = [f"w{i}" for i in range(60)]
+    e = Embeddings(words, rng.standard_normal((60, 6)))
+    Q = np.array([words[i:i + 4] for i in range(0, 40, 2)])
+    qs = AnalogyQuestions({"s": Q})
+    U = e.vectors / np.linalg.norm(e.vectors, axis=1, keepdims=True)
+    for topn in (1, 3, 10):
+        r = analogy(e, qs, topn=topn)
+        hits = 0
+        for a, b, c, d in Q:
+            ia, ib, ic = (words.index(w) for w in (a, b, c))
+            sc = U @ (U[ib] - U[ia] + U[ic])
+            sc[[ia, ib, ic]] = -np.inf
+            hits += words.index(d) in np.argsort(-sc, kind="stable")[:topn].tolist()
+        assert r.n_correct == hits and r.topn == topn
+    assert analogy(e, qs, topn=3).n_correct >= analogy(e, qs).n_correct
+    with pytest.raises(ValueError, match="topn"):
+        analogy(e, qs, topn=0)
 
 
 # ----------------------------------------------------------------- bad input
@@ -453,8 +544,156 @@ def test_glove_fuzzy_sets_behave_as_in_the_paper(glove):
     F = FuzzyEmbeddings.from_embeddings(glove)
     assert F.memberships.dtype == np.float32
     assert np.allclose(F.memberships.sum(axis=0, dtype=np.float64), 1.0, atol=1e-4)
+    V = np.asarray(glove.vectors, dtype=np.float64)
+    top = V.max(axis=0)
+    ref = np.exp(V[:2000] - top) / np.exp(V - top).sum(axis=0)
+    assert np.allclose(F.memberships[:2000], ref, rtol=1e-5)
     near = [w for w, _ in F.most_similar("king", 10, restrict_vocab=50000)]
     assert "queen" in near or "prince" in near
-    rep = fuzzy.function_words(F, top_n=10000)
-    assert rep.frequency_source == "rank" and rep.n_candidates == 10000
-    assert rep.hits[50][1] >= 30  # the 50 most frequent GloVe words are mostly stop words
+    # entropy: Σ −µ ln µ − (1 − µ) ln(1 − µ), written out with numpy on the first 1000 words
+    M = np.asarray(F.memberships[:1000], dtype=np.float64)
+    H = -(M * np.log(M) + (1 - M) * np.log1p(-M)).sum(axis=1)
+    assert np.allclose(F.entropy()[:1000], H, rtol=1e-9)
+    rep = fuzzy.function_words(F, top_n=1000)
+    assert rep.frequency_source == "rank" and rep.n_candidates == 1000
+    assert rep.by_entropy == [glove.words[j] for j in np.argsort(-H, kind="stable")[:50]]
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as stop
+
+    assert rep.hits[50] == (sum(w in stop for w in rep.by_entropy), sum(w in stop for w in glove.words[:50]))
+    # the released code's construction (cli.cpp): memberships sum to 1 over each word's features
+    R = FuzzyEmbeddings.from_embeddings(glove.top(1000), construction="released-cli", dtype="float64")
+    m = np.asarray(R["the"].memberships)
+    assert np.allclose(m, 2.0 ** V[0] / (2.0 ** V[0]).sum(), rtol=1e-12)
+    assert R["the"].entropy() == pytest.approx(float(-(m * np.log(m) + (1 - m) * np.log1p(-m)).sum()), rel=1e-12)
+
+
+# ----------------------------------------------------------------- the authors' released programs
+REF = __import__("pathlib").Path(__file__).parent / "data" / "fuzzy_reference"
+
+
+def _reference_embeddings():
+    lines = (REF / "vectors.txt").read_text().split("\n")[1:]
+    rows = [ln.split() for ln in lines if ln.strip()]
+    return Embeddings([r[0] for r in rows], np.array([[float(v) for v in r[1:]] for r in rows], dtype=np.float32))
+
+
+def _golden(name):
+    return np.loadtxt(REF / name)
+
+
+def _simlex_pairs():
+    rows = [ln.split("\t") for ln in (REF / "simlex.txt").read_text().splitlines()[1:]]
+    return [(a, b) for a, b, *_ in rows if a != "unknownword" and b != "unknownword" and b != "unknownword"]
+
+
+def test_table8_protocol_equals_the_released_simlex_program():
+    # dump-accuracy-simlex.c prints 100 − H(S,T) − H(T,S) for its "kl" option and 100 − D(S‖T) for
+    # "crossentropy" (Bernoulli forms), on L2-normalised vectors, base 2, normalised per word
+    e = _reference_embeddings()
+    F = FuzzyEmbeddings.from_embeddings(e, construction="released-simlex", dtype="float64")
+    pairs = [(a, b) for a, b in _simlex_pairs() if a in F and b in F]
+    w1, w2 = [a for a, _ in pairs], [b for _, b in pairs]
+    kl_opt, ce_opt = _golden("simlex_kl.txt"), _golden("simlex_crossentropy.txt")
+    assert len(pairs) == len(kl_opt) == 30
+    assert np.allclose(100 + F.similarity_pairs(w1, w2, measure="symmetric_cross_entropy"), kl_opt[:, 1], atol=2e-6)
+    assert np.allclose(100 + F.similarity_pairs(w1, w2, measure="kl"), ce_opt[:, 1], atol=2e-6)
+    # and through the evaluation API, by measure spelling
+    from scipy import stats
+    from embgeo.datasets import WordPairs
+    from embgeo.evaluate import word_similarity
+    from embgeo.evaluate.similarity import resolve_measure
+
+    data = WordPairs(w1, w2, kl_opt[:, 0])
+    for spelling, gold in (("fuzzy-symmetric-ce@released-simlex", kl_opt), ("fuzzy-kl@released-simlex", ce_opt)):
+        model, measure = resolve_measure(e, spelling)
+        r = word_similarity(model, data, measure=measure)
+        assert r.spearman == pytest.approx(stats.spearmanr(gold[:, 0], gold[:, 1])[0], abs=1e-9)
+
+
+def test_table11_protocol_equals_the_released_composition_program():
+    e = _reference_embeddings()
+    F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition", dtype="float64")
+    comp = fuzzy.read_compounds(REF / "compounds.tsv")
+    keep = [i for i, (h, m) in enumerate(zip(comp.words1, comp.words2)) if h in F and m in F]
+    h, m = [comp.words1[i] for i in keep], [comp.words2[i] for i in keep]
+    sym, headmod = _golden("composition_xhsym.txt"), _golden("composition_xhheadmod.txt")
+    assert np.allclose(comp.scores[keep], sym[:, 0], atol=1e-6)
+    assert np.allclose(100 + F.similarity_pairs(h, m, measure="symmetric_kl"), sym[:, 1], atol=2e-6)
+    assert np.allclose(F.similarity_pairs(h, m, measure="kl"), headmod[:, 1], atol=2e-6)
+    from scipy import stats
+    from embgeo.evaluate import word_similarity
+
+    r = word_similarity(F, comp, measure="symmetric_kl")
+    assert r.n_pairs == 30 and r.coverage == pytest.approx(30 / 31)
+    assert r.spearman == pytest.approx(stats.spearmanr(sym[:, 0], sym[:, 1])[0], abs=1e-9)
+    assert r.pearson == pytest.approx(stats.pearsonr(sym[:, 0], sym[:, 1])[0], abs=1e-6)
+
+
+def test_read_compounds_names_the_bad_line(tmp_path):
+    p = tmp_path / "c.tsv"
+    p.write_text("\t".join(["x"] * 13) + "\n" + "\t".join(["x"] * 12) + "\n")
+    with pytest.raises(ValueError, match="line 1: score 'x'"):
+        fuzzy.read_compounds(p)
+    p.write_text("\t".join(["x"] * 10 + ["1.5", "x", "x"]) + "\n" + "\t".join(["x"] * 12) + "\n")
+    with pytest.raises(ValueError, match="line 2: 12 tab-separated columns"):
+        fuzzy.read_compounds(p)
+
+
+def test_kl_and_cross_entropy_match_scipy_definitions(rng):
+    # independent formulations: the paper's printed KL Σ s ln(s/t) is scipy's relative entropy of two
+    # distributions over the features; the Bernoulli KL is a sum of two-outcome relative entropies
+    from scipy import stats
+
+    X = rng.standard_normal((2, 7))
+    S, T = fuzzy.fuzzify(X, axis="features", base=2, dtype="float64")
+    assert fuzzy.categorical_kl_divergence(S, T) == pytest.approx(stats.entropy(S, T), rel=1e-12)
+    assert fuzzy.categorical_cross_entropy(S, T) == pytest.approx(stats.entropy(S) + stats.entropy(S, T), rel=1e-12)
+    bern = sum(stats.entropy([s, 1 - s], [t, 1 - t]) for s, t in zip(S, T))
+    assert fuzzy.bernoulli_kl_divergence(S, T) == pytest.approx(bern, rel=1e-12)
+    assert fuzzy.kl_divergence is fuzzy.bernoulli_kl_divergence
+    h = sum(stats.entropy([s, 1 - s]) for s in S)
+    assert fuzzy.bernoulli_cross_entropy(S, T) == pytest.approx(h + bern, rel=1e-12)
+    assert fuzzy.symmetric_cross_entropy(S, T) == pytest.approx(
+        fuzzy.cross_entropy(S, T) + fuzzy.cross_entropy(T, S), rel=1e-12)
+    # the two KLs are different quantities: they must not agree
+    assert abs(fuzzy.categorical_kl_divergence(S, T) - fuzzy.kl_divergence(S, T)) > 1e-3
+
+
+def test_l2_normalize_equals_normalising_first(rng):
+    X = rng.standard_normal((50, 6)) * 4
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    for axis in ("vocabulary", "features"):
+        got = fuzzy.fuzzify(X, axis, 2, l2_normalize=True, dtype="float64")
+        ref = 2.0 ** U / (2.0 ** U).sum(axis=0 if axis == "vocabulary" else 1, keepdims=True)
+        assert np.allclose(got, ref, rtol=1e-12)
+    X[7] = 0
+    with pytest.raises(ValueError, match="row 7"):
+        fuzzy.fuzzify(X, l2_normalize=True)
+    with pytest.raises(ValueError, match="construction"):
+        FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(50)], U), construction="nope")
+    with pytest.raises(ValueError, match="not both"):
+        FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(50)], U), construction="paper",
+                                        axis="features")
+
+
+def test_cli_evaluates_the_released_table8_mode_by_measure_spelling(tmp_path, capsys):
+    # `embgeo evaluate --measures fuzzy-kl@released-simlex` gives the released program's Spearman ρ
+    import json
+    from scipy import stats
+    from embgeo import cli
+
+    pairs = _simlex_pairs()[:30]
+    gold = {"fuzzy-symmetric-ce@released-simlex": _golden("simlex_kl.txt"),
+            "fuzzy-kl@released-simlex": _golden("simlex_crossentropy.txt")}
+    data = tmp_path / "pairs.txt"
+    data.write_text("".join(f"{a}\t{b}\t{s}\n" for (a, b), s in zip(pairs, gold["fuzzy-kl@released-simlex"][:, 0])))
+    code = cli.main(["evaluate", "-e", str(REF / "vectors.txt"), "-d", str(data), "-q", "--json",
+                     "--measures", ",".join(gold)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = {r["measure"]: r for r in json.loads(out)["rows"]}
+    for m, g in gold.items():
+        assert rows[m]["spearman"] == pytest.approx(stats.spearmanr(g[:, 0], g[:, 1])[0], abs=1e-9)
+    code = cli.main(["evaluate", "-e", str(REF / "vectors.txt"), "-d", str(data), "-q",
+                     "--measures", "fuzzy-kl@nonsense"])
+    assert code != 0 and "unknown measure 'fuzzy-kl@nonsense'" in capsys.readouterr().err

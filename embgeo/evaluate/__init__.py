@@ -56,8 +56,9 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         Default: :data:`DEFAULT_DATASETS`.
     measures : iterable of str, optional
         Similarity measures, keys of :data:`~embgeo.evaluate.similarity.MEASURES`: ``"cosine"`` (default),
-        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-ce"``, ``"fuzzy-ce-rev"``,
-        ``"fuzzy-kl"``, ``"fuzzy-kl-rev"``, ``"fuzzy-jaccard"`` (computed by :mod:`embgeo.fuzzy`).
+        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-ce"``, ``"fuzzy-kl"``,
+        ``"fuzzy-categorical-kl"``, ``"fuzzy-symmetric-ce"``, ... (computed by :mod:`embgeo.fuzzy`), which
+        take a construction suffix such as ``"fuzzy-kl@released-simlex"``.
     analogy_methods : iterable of {"3cosadd", "3cosmul"}
         Methods run on each analogy dataset (always on the vectors, by cosine).
     restrict_vocab : int or None, default 300000

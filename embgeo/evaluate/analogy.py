@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import backend
 from ..datasets import as_dataset
-from ..neighbors import block_rows
+from ..neighbors import block_rows, select_topk
 from ..progress import progress_bar
 
 __all__ = ["analogy", "AnalogyResult", "METHODS"]
@@ -38,7 +38,10 @@ class AnalogyResult:
     sections : dict
         Per section: ``{"accuracy", "n_correct", "n_evaluated", "n_total"}``, in file order.
     predictions : ndarray of int64
-        Per question, the predicted row of the embeddings (-1 for an uncovered question).
+        Per question, the predicted (best) row of the embeddings (-1 for an uncovered question).
+    topn : int
+        A question counts as solved when the answer is among the ``topn`` best candidates (1: the usual
+        accuracy; Bhat et al. 2020 count the top 5 in their Table 9).
     """
 
     dataset: str
@@ -51,7 +54,8 @@ class AnalogyResult:
     coverage: float
     restrict_vocab: int
     sections: dict = field(default_factory=dict)
-    predictions: np.ndarray = field(default=None, repr=False, compare=False)
+    predictions: np.ndarray | None = field(default=None, repr=False, compare=False)
+    topn: int = 1
 
     def _group(self, syntactic: bool):
         names = [s for s in self.sections if s.startswith("gram") == syntactic]
@@ -70,7 +74,7 @@ class AnalogyResult:
 
     def to_dict(self) -> dict:
         out = {k: getattr(self, k) for k in ("dataset", "method", "accuracy", "accuracy_all", "n_correct",
-                                             "n_evaluated", "n_total", "coverage", "restrict_vocab")}
+                                             "n_evaluated", "n_total", "coverage", "restrict_vocab", "topn")}
         out["sections"] = {k: dict(v) for k, v in self.sections.items()}
         return out
 
@@ -90,8 +94,9 @@ def _vocabulary_keys(words, case_insensitive):
 
 
 def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None = 300000,
-            case_insensitive: bool = True, epsilon: float = 1e-3, batch_size: int | None = None,
-            memory_budget: int | None = None, data_dir=None, progress: bool | None = None) -> AnalogyResult:
+            case_insensitive: bool = True, epsilon: float = 1e-3, topn: int = 1, scorer=None,
+            batch_size: int | None = None, memory_budget: int | None = None, data_dir=None,
+            progress: bool | None = None) -> AnalogyResult:
     """Answer analogy questions a : b :: c : d by nearest word over a restricted vocabulary.
 
     3CosAdd (Mikolov et al. 2013) returns argmax_d cos(d, b) − cos(d, a) + cos(d, c), the cosine
@@ -115,6 +120,14 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         every case variant of a question word is excluded from the answers.
     epsilon : float, default 1e-3
         3CosMul's ε (gensim's ``most_similar_cosmul`` uses 1e-6).
+    topn : int, default 1
+        A question is solved when the answer is among the ``topn`` best candidates.
+    scorer : callable, optional
+        Another way of answering, e.g. :meth:`embgeo.fuzzy.FuzzyEmbeddings.analogy_scorer`:
+        ``scorer(ia, ib, ic, exclude, k, n)`` gets the rows of a, b and c of a batch of questions, the
+        rows each question may not answer (a list of int arrays) and returns the ``k`` best rows among
+        the first ``n``, best first, as an int array of shape (batch, k). ``method`` is then only the
+        label reported (default: the scorer's ``label``), and ``e`` needs only ``words`` and ``len``.
     batch_size : int, optional
         Questions per GEMM; by default as many as fit ``memory_budget`` bytes of scores.
     progress : bool, optional
@@ -131,8 +144,13 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     One GEMM per batch of questions against the unit-normalised restricted vocabulary (three stacked
     query blocks for 3CosMul); memory is bounded by batch × vocabulary scores. Ties go to the lower row.
     """
-    if method not in METHODS:
+    if scorer is not None and method == "3cosadd":  # the default label: name the scorer instead
+        method = str(getattr(scorer, "label", "scorer"))
+    if scorer is None and method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    topn = int(topn)
+    if topn < 1:
+        raise ValueError(f"topn must be at least 1, got {topn}")
     questions = as_dataset(questions, "analogy", data_dir)
     n_r = len(e) if restrict_vocab is None else min(int(restrict_vocab), len(e))
     if n_r < 4:
@@ -145,7 +163,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     rows = np.flatnonzero(covered)
 
     # Case variants of a question word are excluded too (gensim drops them from the answers).
-    variants = {}
+    variants: dict[int, list[int]] = {}
     if canon is not None:
         multi = np.flatnonzero(np.bincount(canon, minlength=n_r) > 1)
         if multi.size:
@@ -153,34 +171,47 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             for r in pos.tolist():
                 variants.setdefault(int(canon[r]), []).append(r)
 
-    U = e.unit_vectors
-    xp = backend.get_namespace(U)
-    U = U[:n_r, ...]
-    is_np = backend.is_numpy(U)
-    UT = U.T if is_np else xp.matrix_transpose(U)
+    if scorer is None:
+        U = e.unit_vectors
+        xp = backend.get_namespace(U)
+        U = U[:n_r, ...]
+        is_np = backend.is_numpy(U)
+        UT = U.T if is_np else xp.matrix_transpose(U)
     factor = 4 if method == "3cosmul" else 1
     if batch_size is None:
         budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-        batch_size = min(2048, block_rows(n_r * factor, 4, budget))
+        # a scorer keeps its own memory budget: give it every question at once
+        batch_size = max(1, len(rows)) if scorer is not None else min(2048, block_rows(n_r * factor, 4, budget))
     batch_size = max(1, int(batch_size))
 
-    predictions = np.full(len(Qw), -1, dtype=np.int64)
+    top = np.full((len(Qw), topn), -1, dtype=np.int64)
     starts = range(0, len(rows), batch_size)
     for s in progress_bar(starts, total=len(starts), desc=f"analogy {method}", progress=progress, unit="batch"):
         batch = rows[s:s + batch_size]
         ia, ib, ic = ids[batch, 0], ids[batch, 1], ids[batch, 2]
+        excluded = _excluded_rows(ia, ib, ic, variants)
+        if scorer is not None:
+            got = np.asarray(backend.to_numpy(scorer(ia, ib, ic, excluded, topn, n_r)), dtype=np.int64)
+            if got.shape != (len(batch), topn):
+                raise ValueError(f"the analogy scorer returned shape {got.shape}, expected {(len(batch), topn)}")
+            top[batch] = got
+            continue
         if method == "3cosadd":
             take = (lambda i: U[i]) if is_np else (lambda i: xp.take(U, xp.asarray(i), axis=0))
             S = (take(ib) - take(ia) + take(ic)) @ UT
         else:
             S = _cosmul_scores(xp, U, UT, ia, ib, ic, epsilon, is_np)
-        S = _exclude(xp, S, _excluded_rows(ia, ib, ic, variants), is_np)
-        predictions[batch] = backend.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
+        S = _exclude(xp, S, excluded, is_np)
+        if topn == 1:
+            top[batch, 0] = backend.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
+        else:
+            top[batch] = backend.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
+    predictions = top[:, 0].copy()
 
     ok = np.zeros(len(Qw), dtype=bool)
-    got = predictions[rows]
+    got = top[rows]
     answer = ids[rows, 3]
-    ok[rows] = (canon[got] if canon is not None else got) == answer
+    ok[rows] = np.any((canon[got] if canon is not None else got) == answer[:, None], axis=1)
     sec = questions.section_ids
     sections = {}
     for k, name in enumerate(questions.section_names):
@@ -194,7 +225,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         dataset=questions.name, method=method,
         accuracy=n_ok / n_eval if n_eval else float("nan"), accuracy_all=n_ok / n_tot,
         n_correct=n_ok, n_evaluated=n_eval, n_total=n_tot, coverage=n_eval / n_tot,
-        restrict_vocab=n_r, sections=sections, predictions=predictions,
+        restrict_vocab=n_r, sections=sections, predictions=predictions, topn=topn,
     )
 
 

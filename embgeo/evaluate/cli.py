@@ -46,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="where to look up dataset names (default: $EMBGEO_DATA)")
     parser.add_argument("--measures", "-m", nargs="+", default=["cosine"], metavar="M[,M...]",
-                        help=f"similarity measures, comma separated: {', '.join(MEASURES)} (default: cosine)")
+                        help=f"similarity measures, comma separated: {', '.join(MEASURES)}; a fuzzy measure may "
+                             "end in @CONSTRUCTION (paper, released-cli, released-simlex, released-composition), "
+                             "e.g. fuzzy-kl@released-simlex (default: cosine)")
     parser.add_argument("--analogy", nargs="+", default=["3cosadd"], metavar="METHOD[,METHOD]",
                         help=f"analogy methods: {', '.join(METHODS)} (default: 3cosadd)")
     parser.add_argument("--restrict-vocab", type=int, default=300000, metavar="N",

@@ -10,19 +10,59 @@ from ..errors import UnknownWordError
 
 __all__ = ["word_similarity", "SimilarityResult", "MEASURES", "resolve_measure"]
 
+class _Measures(dict):
+    """Measure name -> (geometry, measure, reverse); also accepts ``fuzzy-...@construction`` spellings.
+
+    A fuzzy measure followed by ``@`` and a name of :data:`embgeo.fuzzy.CONSTRUCTIONS` builds the fuzzy
+    sets that way instead of the paper's way, e.g. ``"fuzzy-symmetric-ce@released-simlex"`` (the released
+    code's Table 8 program). ``in`` and ``[]`` accept these; iteration lists the plain names only.
+    """
+
+    def _split(self, name):
+        if not isinstance(name, str) or "@" not in name:
+            return None
+        base, construction = name.split("@", 1)
+        if not dict.__contains__(self, base) or dict.__getitem__(self, base)[0] != "fuzzy":
+            return None
+        from ..fuzzy import CONSTRUCTIONS
+
+        return (base, construction) if construction in CONSTRUCTIONS else None
+
+    def __contains__(self, name):
+        return dict.__contains__(self, name) or self._split(name) is not None
+
+    def __missing__(self, name):
+        split = self._split(name)
+        if split is None:
+            raise KeyError(name)
+        _, measure, reverse = dict.__getitem__(self, split[0])
+        return (f"fuzzy@{split[1]}", measure, reverse)
+
+
 #: Measure names understood by :func:`resolve_measure` (and the CLI): name -> (geometry, measure, reverse).
 #: Fuzzy measures are those of Bhat et al. (2020), "Word Embeddings as Tuples of Feature Probabilities",
 #: negated so that higher means more similar; ``-rev`` scores the pair in the other direction,
-#: D(word2 || word1) instead of D(word1 || word2).
-MEASURES = {
+#: D(word2 || word1) instead of D(word1 || word2). ``ce``/``kl`` are the Bernoulli (two-term) forms,
+#: ``categorical-*`` the one-term forms (the KL the paper prints in Sec. 4.4), ``symmetric-*`` both
+#: directions summed. Add ``@construction`` (a key of ``embgeo.fuzzy.CONSTRUCTIONS``) to build the fuzzy
+#: sets as one of the authors' released programs does: the paper's Table 8 columns are
+#: ``fuzzy-symmetric-ce@released-simlex`` ("K-L Divergence") and ``fuzzy-kl@released-simlex``
+#: ("Cross-Entropy").
+MEASURES = _Measures({
     "cosine": ("vectors", "cosine", False),
     "dot": ("vectors", "dot", False),
     "fuzzy-ce": ("fuzzy", "cross_entropy", False),
     "fuzzy-ce-rev": ("fuzzy", "cross_entropy", True),
     "fuzzy-kl": ("fuzzy", "kl", False),
     "fuzzy-kl-rev": ("fuzzy", "kl", True),
+    "fuzzy-categorical-ce": ("fuzzy", "categorical_cross_entropy", False),
+    "fuzzy-categorical-ce-rev": ("fuzzy", "categorical_cross_entropy", True),
+    "fuzzy-categorical-kl": ("fuzzy", "categorical_kl", False),
+    "fuzzy-categorical-kl-rev": ("fuzzy", "categorical_kl", True),
+    "fuzzy-symmetric-ce": ("fuzzy", "symmetric_cross_entropy", False),
+    "fuzzy-symmetric-kl": ("fuzzy", "symmetric_kl", False),
     "fuzzy-jaccard": ("fuzzy", "jaccard", False),
-}
+})
 
 _OOV = ("skip", "zero", "raise")
 
@@ -182,8 +222,9 @@ class _Directed:
 def resolve_measure(e, name: str, cache: dict | None = None, progress: bool | None = None):
     """Return ``(model, measure)`` evaluating ``name`` (a key of :data:`MEASURES`) on embeddings ``e``.
 
-    Fuzzy measures build ``embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)`` once (kept in ``cache``
-    under ``"fuzzy"``) and fix the measure's direction.
+    Fuzzy measures build ``embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)`` once per construction (kept in
+    ``cache`` under ``"fuzzy"``, or ``"fuzzy@<construction>"`` for an ``@construction`` spelling) and fix
+    the measure's direction.
 
     Raises
     ------
@@ -199,10 +240,11 @@ def resolve_measure(e, name: str, cache: dict | None = None, progress: bool | No
     if geometry == "vectors":
         return e, measure
     cache = {} if cache is None else cache
-    if "fuzzy" not in cache:
+    if geometry not in cache:
         try:
             from ..fuzzy import FuzzyEmbeddings
         except ImportError as exc:
             raise ImportError(f"measure {name!r} needs embgeo.fuzzy, which is not available ({exc})") from None
-        cache["fuzzy"] = FuzzyEmbeddings.from_embeddings(e, progress=progress)
-    return _Directed(cache["fuzzy"], measure, reverse), name
+        construction = geometry.partition("@")[2] or None
+        cache[geometry] = FuzzyEmbeddings.from_embeddings(e, construction=construction, progress=progress)
+    return _Directed(cache[geometry], measure, reverse), name

@@ -10,11 +10,24 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["column_logsumexp", "write_column_softmax", "row_softmax"]
+__all__ = ["column_logsumexp", "write_column_softmax", "row_softmax", "inverse_row_norms", "logit_stats",
+           "jaccard_inplace"]
 
 
 @nb.njit(cache=True, parallel=True)
-def _column_partials(X, scale, n_blocks):
+def inverse_row_norms(X, out):
+    """``out[r] = 1 / ||X[r]||₂`` in float64 (0 where the row is zero; the caller rejects those)."""
+    n, d = X.shape
+    for r in nb.prange(n):
+        t = 0.0
+        for j in range(d):
+            v = np.float64(X[r, j])
+            t += v * v
+        out[r] = 1.0 / np.sqrt(t) if t > 0.0 else 0.0
+
+
+@nb.njit(cache=True, parallel=True)
+def _column_partials(X, rs, scale, n_blocks):
     n, d = X.shape
     step = (n + n_blocks - 1) // n_blocks
     M = np.full((n_blocks, d), -np.inf)
@@ -24,7 +37,7 @@ def _column_partials(X, scale, n_blocks):
         hi = min(n, lo + step)
         for r in range(lo, hi):
             for j in range(d):
-                v = scale * np.float64(X[r, j])
+                v = scale * rs[r] * np.float64(X[r, j])
                 m = M[b, j]
                 # online log-sum-exp: rescale the running sum when a new maximum appears, so that
                 # no exp() ever sees a positive argument (no overflow) and the data is read once
@@ -52,44 +65,49 @@ def _combine(M, S):
     return m, s
 
 
-def column_logsumexp(X, scale, n_blocks=None):
-    """Pass 1: per column, the maximum ``m_j`` of ``scale*X[:, j]`` and ``s_j = Σ_r exp(scale*X[r, j] - m_j)``.
+def column_logsumexp(X, rs, scale, n_blocks=None):
+    """Pass 1: per column, the maximum ``m_j`` of ``scale*rs*X[:, j]`` and ``s_j = Σ_r exp(scale*rs[r]*X[r, j] - m_j)``.
+
+    ``rs`` holds one factor per row (the inverse L2 norms when the vectors are unit-normalised first,
+    else ones), so that normalising never needs a copy of ``X``.
 
     Rows are split into ``n_blocks`` blocks processed in parallel (each keeps a running max and
     rescaled sum, O(d) memory), then the block partials are merged.
     """
     if n_blocks is None:
         n_blocks = max(1, min(X.shape[0], 4 * nb.get_num_threads()))
-    M, S = _column_partials(X, float(scale), int(n_blocks))
+    M, S = _column_partials(X, rs, float(scale), int(n_blocks))
     return _combine(M, S)
 
 
 @nb.njit(cache=True, parallel=True)
-def write_column_softmax(X, scale, m, s, out):
-    """Pass 2: ``out[r, j] = exp(scale*X[r, j] - m_j) / s_j``, rows in parallel."""
+def write_column_softmax(X, rs, scale, m, s, out):
+    """Pass 2: ``out[r, j] = exp(scale*rs[r]*X[r, j] - m_j) / s_j``, rows in parallel."""
     n, d = X.shape
     inv = 1.0 / s
     for r in nb.prange(n):
+        f = scale * rs[r]
         for j in range(d):
-            out[r, j] = np.exp(scale * np.float64(X[r, j]) - m[j]) * inv[j]
+            out[r, j] = np.exp(f * np.float64(X[r, j]) - m[j]) * inv[j]
 
 
 @nb.njit(cache=True, parallel=True)
-def row_softmax(X, scale, out):
-    """``out[r] = base**X[r] / Σ_j base**X[r, j]`` (the released code's per-word normalisation)."""
+def row_softmax(X, rs, scale, out):
+    """``out[r] = base**(rs[r]*X[r]) / Σ_j base**(rs[r]*X[r, j])`` (the released code's per-word normalisation)."""
     n, d = X.shape
     for r in nb.prange(n):
+        f = scale * rs[r]
         m = -np.inf
         for j in range(d):
-            v = scale * np.float64(X[r, j])
+            v = f * np.float64(X[r, j])
             if v > m:
                 m = v
         t = 0.0
         for j in range(d):
-            t += np.exp(scale * np.float64(X[r, j]) - m)
+            t += np.exp(f * np.float64(X[r, j]) - m)
         inv = 1.0 / t
         for j in range(d):
-            out[r, j] = np.exp(scale * np.float64(X[r, j]) - m) * inv
+            out[r, j] = np.exp(f * np.float64(X[r, j]) - m) * inv
 
 
 @nb.njit(cache=True, parallel=True)
