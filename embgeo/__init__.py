@@ -25,7 +25,7 @@ __version__ = "0.1.0.dev0"
 _SUBMODULES = {
     "alpha", "backend", "crosslingual", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
     "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index", "linalg",
-    "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls", "registry", "distributed",
+    "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls", "registry", "distributed", "ranking", "validation",
 }
 # gensim and scikit-learn take seconds to import: their users pay for them on first use
 _LAZY_ATTRS = {"load": "io", "save": "io", "KeyedVectors": "keyedvectors", "NotFittedError": "errors"}
