@@ -31,6 +31,9 @@ __all__ = ["KeyedVectors", "Correlation"]
 
 logger = logging.getLogger(__name__)
 
+#: Above this ``topn``, ``most_similar`` sorts all scores as gensim does instead of embgeo's top-k.
+_LONG_TOPN = 2048
+
 
 class KeyedVectors(GensimKeyedVectors):
     """gensim's ``KeyedVectors``, importable as ``from embgeo import KeyedVectors``.
@@ -197,13 +200,17 @@ class KeyedVectors(GensimKeyedVectors):
         query does not divide the whole matrix by its norms as gensim's does.
         ``similar_by_word``, ``similar_by_key`` and ``similar_by_vector`` call this method.
 
-        Falls back to gensim's own code for an ``indexer`` (e.g. ``AnnoyIndexer``) and when the
+        Falls back to gensim's own code for an ``indexer`` (e.g. ``AnnoyIndexer``), for
+        ``topn`` above 2048 (gensim's full sort is faster there than embgeo's top-k), and when the
         keys and vectors are not an :class:`~embgeo.embeddings.Embeddings` (non-str keys,
         unfilled preallocated rows, NaN/inf rows, float16 vectors).
 
         Differences: ties go to the lower row, and an all-zero row scores 0 (gensim: NaN).
         """
-        view = self._view() if indexer is None else None
+        # embgeo's top-k engine is built for small k (its cost grows faster than k): a long list
+        # is gensim's full sort
+        long = isinstance(topn, Integral) and topn > _LONG_TOPN
+        view = self._view() if indexer is None and not long else None
         if view is None:
             return super().most_similar(positive, negative, topn=topn, clip_start=clip_start,
                                         clip_end=clip_end, restrict_vocab=restrict_vocab, indexer=indexer)
