@@ -1,16 +1,24 @@
-"""``embgeo.KeyedVectors``: gensim's ``KeyedVectors``, with embgeo's loader and error types.
+"""``embgeo.KeyedVectors``: gensim's ``KeyedVectors`` running embgeo's engines.
 
 How it relates to :class:`~embgeo.embeddings.Embeddings` (see ``docs/gensim.md``):
 
 * :class:`KeyedVectors` *is* a gensim ``KeyedVectors`` (a subclass): the mutable storage
   (``index_to_key``, ``key_to_index``, ``vectors``, ``expandos``), the preallocate-then-fill protocol
-  that gensim's own loaders use, ``save``/``load`` pickles and every query method keep gensim's
-  exact semantics and defaults (e.g. ``restrict_vocab=300000`` in ``evaluate_word_pairs``), so code
-  and files move between the two unchanged. gensim's own test file passes against it.
-* embgeo changes three things: ``load_word2vec_format`` parses with embgeo's compiled text
-  parser when gensim's options allow it (bit-identical vectors, several times faster), an
-  unknown key raises :class:`~embgeo.errors.UnknownWordError` (a KeyError, so gensim's
-  ``except KeyError`` still works), and ``load`` returns this class for files gensim saved.
+  that gensim's own loaders use, ``save``/``load`` pickles and every method's semantics and
+  defaults (e.g. ``restrict_vocab=300000`` in ``evaluate_word_pairs``) are gensim's, so code and
+  files move between the two unchanged. gensim's own test file passes against it.
+* The query and evaluation methods run embgeo's code on a cached Embeddings view of the rows
+  (built on the first query, dropped on mutation): ``most_similar`` (and so ``similar_by_word``,
+  ``similar_by_key``, ``similar_by_vector``) is :meth:`Embeddings.most_similar`,
+  ``evaluate_word_analogies`` is the batched 3CosAdd of :func:`embgeo.evaluate.analogy.analogy`,
+  ``evaluate_word_pairs`` is :func:`embgeo.evaluate.word_similarity`, and ``most_similar_cosmul``,
+  ``distances`` (and so ``closer_than``, ``rank``) and ``n_similarity`` use the cached unit vectors.
+  Each falls back to gensim's own code for the options embgeo does not implement (listed in its
+  docstring).
+* embgeo also changes: ``load_word2vec_format`` parses with embgeo's compiled text parser when
+  gensim's options allow it (bit-identical vectors, several times faster), an unknown key raises
+  :class:`~embgeo.errors.UnknownWordError` (a KeyError, so gensim's ``except KeyError`` still
+  works), and ``load`` returns this class for files gensim saved.
 * :class:`~embgeo.embeddings.Embeddings` is the immutable value that embgeo's algorithms take.
   ``kv.to_embeddings()`` shares the vectors (no copy); ``KeyedVectors.from_embeddings(e)`` (or
   ``e.to_gensim()``) copies them, because a KeyedVectors may be edited in place.
@@ -50,14 +58,16 @@ class KeyedVectors(GensimKeyedVectors):
 
     Notes
     -----
-    Every gensim method is available with gensim's behaviour: ``most_similar`` (with
-    ``clip_start``/``clip_end``/``indexer``), ``most_similar_cosmul``, ``similar_by_word``,
-    ``similar_by_vector``, ``similarity``, ``n_similarity``, ``distance``, ``distances``, ``rank``,
-    ``closer_than``, ``doesnt_match``, ``relative_cosine_similarity``, ``most_similar_to_given``,
-    ``get_mean_vector``, ``get_vector``, ``get_index``, ``has_index_for``, ``vectors_for_all``,
-    ``evaluate_word_pairs``, ``evaluate_word_analogies``, ``add_vectors``, ``__setitem__``,
-    ``save_word2vec_format``, ``save`` and ``load``. After writing into ``kv.vectors`` directly,
-    call ``kv.fill_norms(force=True)`` before similarity queries, as in gensim.
+    Every gensim method is available with gensim's behaviour. ``most_similar``,
+    ``most_similar_cosmul``, ``n_similarity``, ``distances``, ``evaluate_word_analogies`` and
+    ``evaluate_word_pairs`` are embgeo's code (and through them ``similar_by_word``,
+    ``similar_by_key``, ``similar_by_vector``, ``closer_than`` and ``rank``); the others
+    (``similarity``, ``doesnt_match``, ``relative_cosine_similarity``, ``get_mean_vector``,
+    ``vectors_for_all``, ``wmdistance``, ...) are gensim's. The embgeo methods work on an
+    :class:`~embgeo.embeddings.Embeddings` view of the rows, built once (word index, then unit
+    vectors: one float copy of ``vectors``) and rebuilt after ``add_vector(s)``, ``kv[key] = v``,
+    ``fill_norms(force=True)`` or ``unit_normalize_all``. After writing into ``kv.vectors``
+    directly, call ``kv.fill_norms(force=True)`` before similarity queries, as in gensim.
 
     Examples
     --------
@@ -179,12 +189,10 @@ class KeyedVectors(GensimKeyedVectors):
         got = memo.get((n_r, bool(case_insensitive)))
         if got is None:
             words = view.words[:n_r]
-            if case_insensitive:
-                got = {}
-                for i, w in enumerate(words):
-                    got.setdefault(w.upper(), i)
+            if case_insensitive:  # built backwards, so the first row of a key is the one kept
+                got = dict(zip(reversed([w.upper() for w in words]), range(n_r - 1, -1, -1)))
             else:
-                got = {w: i for i, w in enumerate(words)}
+                got = dict(zip(words, range(n_r)))
             memo.clear()  # one restriction at a time: a dict per call pattern is enough
             memo[(n_r, bool(case_insensitive))] = got
         return n_r, got
@@ -260,7 +268,7 @@ class KeyedVectors(GensimKeyedVectors):
             return super().n_similarity(ws1, ws2)
         means = []
         for ws in (ws1, ws2):
-            idx = view.indices(ws, oov="skip")
+            idx = view.indices(list(ws), oov="skip")
             m = view.vectors[idx].mean(axis=0) if idx.size else np.zeros(view.dim, view.dtype)
             nrm = np.linalg.norm(m)
             means.append(m / nrm if nrm else m)
