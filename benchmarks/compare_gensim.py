@@ -119,8 +119,8 @@ def glove_queries(args):
         if args.questions:
             os.unlink(questions)
     n = len(ref[1][-1]["correct"]) + len(ref[1][-1]["incorrect"])
-    print(f"evaluate_word_analogies(questions-words.txt{f', first {args.questions} per section' if args.questions else ''}"
-          f", {n} covered, restrict_vocab=300000): embgeo.KeyedVectors {t_ours:.2f} s, gensim {t_ref:.2f} s: "
+    subset = f", first {args.questions} per section" if args.questions else ""
+    print(f"evaluate_word_analogies(questions-words.txt{subset}, {n} covered, restrict_vocab=300000): embgeo.KeyedVectors {t_ours:.2f} s, gensim {t_ref:.2f} s: "
           f"{t_ref / t_ours:.1f}x; accuracy {ours[0]:.4f} vs {ref[0]:.4f}; identical sections: {ours[1] == ref[1]}")
 
     if not simlex.exists():
