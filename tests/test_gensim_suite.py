@@ -4,6 +4,9 @@ The file is copied from the installed gensim at test time and only its imports a
 (``from gensim.models.keyedvectors import KeyedVectors`` -> ``from embgeo import KeyedVectors``,
 ``gensim.models[.keyedvectors].KeyedVectors`` -> ``KeyedVectors``); the helpers ``REAL`` and
 ``pseudorandom_weak_vector`` still come from gensim.
+
+The query methods of ``embgeo.KeyedVectors`` are embgeo's (``Embeddings.most_similar``, the cached
+unit vectors), so the suite judges embgeo's code; the test also checks that the suite reaches it.
 """
 import importlib.util
 import io
@@ -47,9 +50,13 @@ def _load_module(path):
     return module
 
 
-def test_gensims_keyedvectors_suite_passes_against_embgeo(tmp_path):
+def test_gensims_keyedvectors_suite_passes_against_embgeo(tmp_path, monkeypatch):
     import embgeo
+    from embgeo.embeddings import Embeddings
 
+    calls = []
+    most_similar = Embeddings.most_similar
+    monkeypatch.setattr(Embeddings, "most_similar", lambda *a, **k: calls.append(1) or most_similar(*a, **k))
     module = _load_module(_rewritten(tmp_path))
     assert module.KeyedVectors is embgeo.KeyedVectors
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
@@ -57,3 +64,4 @@ def test_gensims_keyedvectors_suite_passes_against_embgeo(tmp_path):
     problems = [f"{t.id()}: {tb.strip().splitlines()[-1]}" for t, tb in result.failures + result.errors]
     assert not problems, "\n".join(problems)
     assert result.testsRun >= 33 and not result.skipped  # 33 in gensim 4.3 and 4.4
+    assert len(calls) >= 10, "gensim's suite no longer reaches embgeo's most_similar"

@@ -89,7 +89,12 @@ def test_kv_is_a_gensim_keyedvectors_that_raises_unknown_word_error(pair):
                          ("closer_than", ("w1", "w9")), ("doesnt_match", (["w1", "w2", "w3"],)),
                          ("n_similarity", (["w1", "w2"], ["w4"])), ("rank", ("w1", "w9"))]:
         ours, ref = getattr(kv, method)(*args), getattr(g, method)(*args)
-        assert str(ours) == str(ref) if isinstance(ref, (str, list)) else np.allclose(ours, ref), method
+        if isinstance(ref, list) and ref and isinstance(ref[0], tuple):
+            _same(ours, ref)
+        elif isinstance(ref, (str, list)):
+            assert ours == ref, method
+        else:
+            assert np.allclose(ours, ref, atol=1e-6), method
 
 
 def test_adding_vectors_invalidates_cached_norms(pair, rng):
@@ -193,3 +198,206 @@ def test_most_similar_is_backend_neutral(pair, rng):
                   dict(positive=["w1"], clip_start=3, clip_end=20)):
         _same(s.most_similar(**query, topn=4), e.most_similar(**query, topn=4))
     assert np.allclose(s.most_similar("w1", topn=None), e.most_similar("w1", topn=None), atol=1e-6)
+
+
+# ------------------------------------------- the overridden methods against gensim's, on GloVe
+@pytest.fixture(scope="module")
+def glove_pair(glove):
+    """embgeo.KeyedVectors and gensim's KeyedVectors holding the same GloVe 6B 50d rows."""
+    g = GensimKV(glove.dim)
+    g.add_vectors(list(glove.words), np.array(glove.vectors))
+    return KeyedVectors.from_embeddings(glove), g
+
+
+def _same_words(ours, ref, atol=1e-5):
+    assert [w for w, _ in ours] == [w for w, _ in ref]
+    assert np.allclose([s for _, s in ours], [s for _, s in ref], atol=atol)
+
+
+@pytest.mark.parametrize("query", [
+    dict(positive="computer"),
+    dict(positive=["king", "woman"], negative=["man"]),
+    dict(positive=[("paris", 1.0), ("germany", 0.5)], negative=[("france", 0.7)]),
+    dict(negative=[("dog", 1.0)], positive=["cat"]),
+    dict(positive=["river"], restrict_vocab=20000),
+    dict(positive=["river"], clip_start=1000, clip_end=50000),
+    dict(positive=["bank", 12], topn=25),
+    dict(positive="good", topn=2000),        # the longest list embgeo's top-k answers
+])
+def test_glove_most_similar_equals_gensim(glove_pair, query):
+    kv, g = glove_pair
+    query = dict(query)
+    topn = query.pop("topn", 10)
+    ours, ref = kv.most_similar(**query, topn=topn), g.most_similar(**query, topn=topn)
+    if topn <= 25:
+        _same_words(ours, ref)
+        return
+    # a long list: float32 rounding may swap exact near-ties (gaps below 1e-6) far down, nothing else
+    assert len(ours) == len(ref)
+    assert np.allclose([s for _, s in ours], [s for _, s in ref], atol=1e-6)
+    score = dict(ours)
+    swapped = [(a, b) for (a, _), (b, _) in zip(ours, ref) if a != b]
+    assert len(swapped) < 10 and all(abs(score[a] - score[b]) < 1e-6 for a, b in swapped)
+
+
+def test_glove_similar_by_and_topn_none_equal_gensim(glove_pair, rng):
+    kv, g = glove_pair
+    v = rng.standard_normal(50).astype(np.float32)
+    _same_words(kv.similar_by_word("apple", topn=15), g.similar_by_word("apple", topn=15))
+    _same_words(kv.similar_by_key("apple", restrict_vocab=5000), g.similar_by_key("apple", restrict_vocab=5000))
+    _same_words(kv.similar_by_vector(v, topn=15), g.similar_by_vector(v, topn=15))
+    _same_words(kv.most_similar([v, "music"]), g.most_similar([v, "music"]))
+    a, b = kv.most_similar("music", topn=None), g.most_similar("music", topn=None)
+    assert a.shape == b.shape == (len(kv),) and np.allclose(a, b, atol=1e-6)
+    a, b = (m.most_similar("music", topn=None, clip_start=10, clip_end=999) for m in (kv, g))
+    assert a.shape == b.shape == (989,) and np.allclose(a, b, atol=1e-6)
+
+
+def test_glove_cosmul_distances_rank_n_similarity_equal_gensim(glove_pair, rng):
+    kv, g = glove_pair
+    v = rng.standard_normal(50).astype(np.float32)
+    for args in ((["king", "woman"], ["man"]), ("baghdad", "iraq"), ([v, "tea"],), (["sushi"],)):
+        _same_words(kv.most_similar_cosmul(*args), g.most_similar_cosmul(*args))
+    assert np.allclose(kv.most_similar_cosmul("tea", topn=None), g.most_similar_cosmul("tea", topn=None),
+                       atol=1e-5)
+    for args in (("house",), (v,), ("house", ["home", "car", "the"]), (v, ["home", "car"])):
+        assert np.allclose(kv.distances(*args), g.distances(*args), atol=1e-6)
+    assert kv.closer_than("king", "queen") == g.closer_than("king", "queen")
+    assert kv.rank("dog", "wolf") == g.rank("dog", "wolf")
+    assert kv.n_similarity(["sushi", "shop"], ["japanese", "restaurant", "zzzunknown"]) == pytest.approx(
+        g.n_similarity(["sushi", "shop"], ["japanese", "restaurant", "zzzunknown"]), abs=1e-6)
+
+
+@pytest.fixture(scope="module")
+def analogy_file(tmp_path_factory):
+    """The first 12 questions of each section of gensim's questions-words.txt, an invalid line and an OOV one."""
+    from gensim.test.utils import datapath
+
+    out, taken = [], 0
+    for line in open(datapath("questions-words.txt"), encoding="utf8"):
+        if line.startswith(": "):
+            out.append(line)
+            taken = 0
+        elif taken < 12:
+            out.append(line)
+            taken += 1
+    out.insert(3, "only three words\n")
+    out.insert(5, "Athens Greece Zzzqx Iraq\n")
+    path = tmp_path_factory.mktemp("analogy") / "questions.txt"
+    path.write_text("".join(out), encoding="utf8")
+    return str(path)
+
+
+@pytest.mark.parametrize("kwargs", [dict(restrict_vocab=30000), dict(restrict_vocab=30000, dummy4unknown=True),
+                                    dict(restrict_vocab=30000, case_insensitive=False),
+                                    dict(restrict_vocab=2000)])
+def test_glove_evaluate_word_analogies_equals_gensim(glove_pair, analogy_file, kwargs):
+    kv, g = glove_pair
+    score, sections = kv.evaluate_word_analogies(analogy_file, **kwargs)
+    ref_score, ref_sections = g.evaluate_word_analogies(analogy_file, **kwargs)
+    assert sections == ref_sections  # every 4-tuple in the same correct/incorrect list
+    assert score == ref_score and len(sections) == 15
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(restrict_vocab=400000), dict(restrict_vocab=20000),
+                                    dict(dummy4unknown=True, restrict_vocab=20000), dict(case_insensitive=False)])
+def test_glove_evaluate_word_pairs_equals_gensim(glove_pair, shared_data, kwargs):
+    from gensim.test.utils import datapath
+
+    kv, g = glove_pair
+    for path in (datapath("wordsim353.tsv"), shared_data / "wordsim" / "EN-SIMLEX-999.txt"):
+        (r, p_r), (rho, p_rho), oov = kv.evaluate_word_pairs(str(path), **kwargs)
+        ref = g.evaluate_word_pairs(str(path), **kwargs)
+        assert rho == pytest.approx(ref[1][0], abs=1e-12) and p_rho == pytest.approx(ref[1][1], rel=1e-9, abs=0)
+        assert r == pytest.approx(ref[0][0], abs=1e-6)
+        assert oov == ref[2]
+
+
+# --------------------------------------------- case variants, duplicate sections: small, exact
+@pytest.fixture
+def cased_pair(rng):
+    words = ["the", "Paris", "paris", "France", "france", "PARIS", "Rome", "italy", "Italy", "rome"]
+    words += [f"w{i}" for i in range(30)]
+    X = rng.standard_normal((len(words), 5)).astype(np.float32)
+    g = GensimKV(5)
+    g.add_vectors(words, X.copy())
+    kv = KeyedVectors(5)
+    kv.add_vectors(words, X.copy())
+    return kv, g, words
+
+
+def test_evaluations_with_case_variants_equal_gensim(cased_pair, tmp_path, rng):
+    kv, g, words = cased_pair
+    lines = [": capitals\n", "paris France Rome italy\n", "Rome Italy PARIS france\n", ": random\n"]
+    lines += [" ".join(rng.choice(words, 4, replace=False)) + "\n" for _ in range(60)]
+    lines += [": capitals\n", "ROME italy paris FRANCE\n", ": empty\n"]  # a repeated and an empty section
+    (tmp_path / "q.txt").write_text("".join(lines), encoding="utf8")
+    pairs = [f"{a}\t{b}\t{rng.uniform(0, 10):.2f}\n" for a, b in rng.choice(words + ["nope"], (50, 2))]
+    (tmp_path / "p.tsv").write_text("# comment\n" + "".join(pairs) + "bad line\n", encoding="utf8")
+    for kwargs in (dict(), dict(case_insensitive=False), dict(restrict_vocab=25), dict(dummy4unknown=True)):
+        assert kv.evaluate_word_analogies(tmp_path / "q.txt", **kwargs) == \
+            g.evaluate_word_analogies(tmp_path / "q.txt", **kwargs), kwargs
+        ours, ref = kv.evaluate_word_pairs(tmp_path / "p.tsv", **kwargs), g.evaluate_word_pairs(tmp_path / "p.tsv",
+                                                                                                 **kwargs)
+        assert ours[1][0] == pytest.approx(ref[1][0], abs=1e-12) and ours[2] == ref[2], kwargs
+        assert ours[0].statistic == pytest.approx(ref[0].statistic, abs=1e-6)
+        assert ours[1].correlation == ours[1].statistic == ours[1][0]
+
+
+# --------------------------------------------------------- the cached view and the fallbacks
+def test_view_is_built_once_and_dropped_on_mutation(pair):
+    e, _ = pair
+    kv = KeyedVectors.from_embeddings(e)
+    view = kv._view()
+    kv.most_similar("w1")
+    kv.evaluate_word_pairs  # noqa: B018 (attribute access builds nothing)
+    assert kv._view() is view and view is not None
+    kv["w2"] = 3 * kv["w2"]
+    assert kv._view() is not view
+    view = kv._view()
+    kv.add_vectors(["new"], [np.ones(6)])
+    assert kv._view() is not view and "new" in kv._view()
+    view = kv._view()
+    kv.vectors[5] = -kv.vectors[1]  # a direct write: stale until fill_norms(force=True), as in gensim
+    assert kv._view() is view
+    kv.fill_norms(force=True)
+    assert kv._view() is not view
+    assert kv.most_similar("w1", topn=len(kv))[-1] == ("w5", pytest.approx(-1.0, abs=1e-5))
+
+
+def test_view_is_not_pickled(pair, tmp_path):
+    e, _ = pair
+    kv = KeyedVectors.from_embeddings(e)
+    kv.most_similar("w1")
+    kv.save(str(tmp_path / "kv"))
+    back = KeyedVectors.load(str(tmp_path / "kv"))
+    assert "_embgeo_view" not in back.__dict__ and back.most_similar("w1") == kv.most_similar("w1")
+
+
+def test_gensims_code_runs_where_embgeo_has_no_engine(pair, monkeypatch):
+    """int keys, float16, NaN rows, unfilled preallocation and an indexer go to gensim's methods."""
+    from embgeo.embeddings import Embeddings as E
+
+    e, g = pair
+    called = []
+    monkeypatch.setattr(E, "most_similar", lambda *a, **k: called.append(1))
+    ints = KeyedVectors(6)
+    ints.add_vectors(list(range(40)), np.array(e.vectors))
+    half = KeyedVectors(6, dtype=np.float16)
+    half.add_vectors(e.words, np.array(e.vectors))
+    nan = KeyedVectors.from_embeddings(e)
+    nan.vectors[7] = np.nan
+    nan.fill_norms(force=True)
+    for kv in (ints, half, nan):
+        assert kv._view() is None
+        assert [kv.get_index(w) for w, _ in kv.most_similar(1)] == [g.get_index(w) for w, _ in g.most_similar(1)]
+    assert KeyedVectors(6, 5)._view() is None
+    kv = KeyedVectors.from_embeddings(e)
+
+    class Indexer:
+        def most_similar(self, vector, topn):
+            return [("fake", 1.0)]
+
+    assert kv.most_similar("w1", indexer=Indexer()) == [("fake", 1.0)] and not called
+    kv.most_similar("w1")
+    assert called  # and without an indexer, embgeo's engine
