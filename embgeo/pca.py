@@ -329,13 +329,6 @@ def _offset(profile):
     return profile.components @ profile.mean if profile.centered else None
 
 
-def _take_columns(Y, idx):
-    if isinstance(idx, slice):
-        return Y[:, idx]
-    xp = backend.get_namespace(Y)
-    return xp.take(Y, xp.asarray(idx) if not backend.is_numpy(Y) else idx, axis=1)
-
-
 def cumulative_curve(e, step: int = 10, evaluate: Callable | None = None, *, datasets=None,
                      profile: VarianceProfile | None = None, plot: bool = False, progress=None):
     """Score the space spanned by the top ``k`` components, ``k = step, 2·step, …, d``.

@@ -80,10 +80,8 @@ def _expand_datasets(items):
 
 
 def _load_embeddings(source: str, limit):
-    try:
-        from .. import io
-    except ImportError as exc:
-        raise ImportError(f"loading embeddings needs embgeo.io, which is not available ({exc})") from None
+    from .. import io
+
     p = Path(source).expanduser()
     looks_like_path = os.sep in source or p.suffix != "" or p.exists()
     if looks_like_path and not p.exists():

@@ -241,10 +241,8 @@ def resolve_measure(e, name: str, cache: dict | None = None, progress: bool | No
         return e, measure
     cache = {} if cache is None else cache
     if geometry not in cache:
-        try:
-            from ..fuzzy import FuzzyEmbeddings
-        except ImportError as exc:
-            raise ImportError(f"measure {name!r} needs embgeo.fuzzy, which is not available ({exc})") from None
+        from ..fuzzy import FuzzyEmbeddings
+
         construction = geometry.partition("@")[2] or None
         cache[geometry] = FuzzyEmbeddings.from_embeddings(e, construction=construction, progress=progress)
     return _Directed(cache[geometry], measure, reverse), name
