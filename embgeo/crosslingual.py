@@ -128,8 +128,8 @@ def dictionary_indices(src, tgt, pairs, *, oov: str = "skip"):
     for n, p in enumerate(pairs):
         if not (isinstance(p, (tuple, list)) and len(p) == 2):
             raise ValueError(f"dictionary entry {n} is not a (source, target) pair: {p!r}")
-    si = src.indices([p[0] for p in pairs], missing="mark")
-    ti = tgt.indices([p[1] for p in pairs], missing="mark")
+    si = src.indices([p[0] for p in pairs], oov="mark")
+    ti = tgt.indices([p[1] for p in pairs], oov="mark")
     ok = (si >= 0) & (ti >= 0)
     if oov == "raise" and not ok.all():
         from .errors import UnknownWordError
@@ -272,9 +272,16 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     - ``"isf"``: inverted softmax P(y|x) = exp(β cos(x, y)) / Σ_{x'} exp(β cos(x', y)) (Smith et al.
       2017, eq. 4), ranked by its logarithm: a = β, c(y) = log Σ_{x'} exp(β cos(x', y)).
 
-    ``source`` (default: the queries) is the mapped source vocabulary that r_S and the softmax
-    denominators run over; pass the whole (or top-n) mapped source space, as MUSE and VecMap do.
-    Work is blocked over target rows, so memory stays bounded.
+    ``source`` is the mapped source vocabulary that r_S and the softmax denominators run over
+    (the whole, or top-n, mapped source space, as MUSE and VecMap use); it is required for
+    ``"csls"`` and ``"isf"``: the queries alone are no substitute (a single query would make
+    every inverted-softmax score 0). Work is blocked over target rows, so memory stays bounded.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
+        dimensions that disagree.
 
     Returns
     -------
@@ -283,6 +290,11 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     """
     if method not in ("nn", "csls", "isf"):
         raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {method!r}")
+    if method != "nn" and source is None:
+        raise ValueError(f"method={method!r} needs source=, the mapped source vocabulary its "
+                         "hubness correction runs over (e.g. the whole mapped source space)")
+    if method == "csls" and int(csls_knn) < 1:
+        raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
     T = normalize(backend.check_matrix(target, "target"), "unit")
     xp = backend.get_namespace(T)
     Q = backend.asarray(queries, like=T)
@@ -291,7 +303,12 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     if Q.shape[1] != T.shape[1]:
         raise ValueError(f"queries have dimension {Q.shape[1]} but the target space has {T.shape[1]}")
     Q = normalize(xp.astype(Q, T.dtype), "unit")
-    S = Q if source is None else normalize(xp.astype(backend.asarray(source, like=T), T.dtype), "unit")
+    S = Q
+    if source is not None:
+        S = backend.check_matrix(backend.asarray(source, like=T), "source")
+        if S.shape[1] != T.shape[1]:
+            raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
+        S = normalize(xp.astype(S, T.dtype), "unit")
     if method == "nn":
         a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
     elif method == "csls":
@@ -329,7 +346,8 @@ def retrieve(queries, target, k: int = 10, method: str = "nn", *, source=None, c
              isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
     """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
 
-    See :func:`retrieval_factors` for the scores. The search is exact and blocked
+    See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
+    mapped source vocabulary (not just the queries). The search is exact and blocked
     (:func:`embgeo.neighbors.topk`); ties go to the lower target row.
 
     Returns
@@ -473,6 +491,10 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     -------
     pairs : int64 array (m, 2) of (source_row, target_row)
     """
+    X = backend.check_matrix(X, "X")
+    Z = backend.check_matrix(backend.asarray(Z, like=X), "Z")
+    if csls_knn < 0:
+        raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {csls_knn}")
     n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
     if n > 20000:
         raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
@@ -691,10 +713,16 @@ class Mapper(BaseEstimator):
                 raise ValueError(f"{name} must be 'src', 'trg' or None, got {getattr(self, name)!r}")
         if self.direction not in ("union", "forward", "backward", "mutual"):
             raise ValueError(f"direction must be union, forward, backward or mutual, got {self.direction!r}")
-        if self.postproc is not None and len(tuple(self.postproc)) != 2:
-            raise ValueError(f"postproc must be a pair (alpha_src, alpha_tgt), got {self.postproc!r}")
-        if self.pca is not None and self.pca != "match" and int(self.pca) < 1:
+        if self.postproc is not None:
+            pp = self.postproc
+            if not (isinstance(pp, (tuple, list, np.ndarray)) and len(pp) == 2
+                    and all(isinstance(a, (int, float, np.integer, np.floating)) and np.isfinite(a) for a in pp)):
+                raise ValueError(f"postproc must be a pair of finite numbers (alpha_src, alpha_tgt), got {pp!r}")
+        if self.pca is not None and self.pca != "match" and not (
+                isinstance(self.pca, (int, np.integer)) and not isinstance(self.pca, bool) and self.pca >= 1):
             raise ValueError(f"pca must be a positive int, 'match' or None, got {self.pca!r}")
+        if self._csls_knn() < 0:
+            raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {self._csls_knn()}")
         if (self.src_dewhiten is not None or self.trg_dewhiten is not None) and not self.whiten:
             # map_embeddings.py: "ERROR: De-whitening requires whitening first"
             raise ValueError("de-whitening requires whitening first: set whiten=True or "
@@ -704,6 +732,13 @@ class Mapper(BaseEstimator):
             raise ValueError(f"dim_reduction applies to mapping='advanced' only, not {self.mapping!r}")
         if not 0 < self.stochastic_initial <= 1:
             raise ValueError(f"stochastic_initial must be in (0, 1], got {self.stochastic_initial}")
+        if self.stochastic_initial < 1 and not self.stochastic_multiplier > 1:
+            # keep_prob would never reach 1, the only point where self-learning stops
+            raise ValueError(f"stochastic_multiplier must be > 1 when stochastic_initial < 1 "
+                             f"(got {self.stochastic_multiplier} with stochastic_initial "
+                             f"{self.stochastic_initial}): the keep probability would never reach 1")
+        if not (isinstance(self.stochastic_interval, (int, np.integer)) and self.stochastic_interval >= 1):
+            raise ValueError(f"stochastic_interval must be a positive int, got {self.stochastic_interval!r}")
 
     # ----------------------------------------------------------- preprocessing
     def _preprocess(self, X, side, fit):

@@ -192,6 +192,30 @@ def test_retrieval_rejects_unknown_method_and_dimension_mismatch(rng):
         retrieve(np.ones((2, 3)), np.ones((4, 5)), 1, "nn")
 
 
+def test_csls_and_isf_need_the_source_vocabulary_not_the_queries(rng):
+    # the reviewer's repro: with the queries standing in for the source vocabulary, one query makes
+    # every inverted-softmax score 0 and the true target was not retrieved
+    Z = rng.standard_normal((1000, 20)).astype(np.float32)
+    q = Z[537] + 0.05 * rng.standard_normal(20).astype(np.float32)
+    for method in ("csls", "isf"):
+        with pytest.raises(ValueError, match="source"):
+            retrieve(q, Z, k=5, method=method)
+        with pytest.raises(ValueError, match="source"):
+            retrieval_factors(q, Z, method)
+        _, idx = retrieve(q, Z, k=5, method=method, source=Z)
+        assert idx[0, 0] == 537
+    _, idx = retrieve(q, Z, k=5, method="nn")  # NN needs no source
+    assert idx[0, 0] == 537
+    with pytest.raises(ValueError, match="csls_knn"):
+        retrieve(q, Z, k=5, method="csls", source=Z, csls_knn=0)
+    with pytest.raises(ValueError, match="source has dimension"):
+        retrieve(q, Z, k=5, method="isf", source=Z[:, :5])
+    bad = Z.copy()
+    bad[12, 3] = np.nan
+    with pytest.raises(ValueError, match="source holds NaN.*row 12"):
+        retrieve(q, Z, k=5, method="csls", source=bad)
+
+
 # ---------------------------------------------------------------------- dictionary induction
 def test_forward_induction_is_brute_force_argmax(rng):
     X = _unit(rng.standard_normal((80, 6))).astype(np.float32)
@@ -262,6 +286,11 @@ def test_mapper_bad_parameters_raise(rng):
             Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="seed_dictionary"):
         Mapper().fit(src, tgt)
+    for bad, msg in ((dict(postproc=0.5), "postproc must be a pair"), (dict(postproc=("a", 0.1)), "postproc"),
+                     (dict(postproc=(np.nan, 0.1)), "postproc"), (dict(pca="abc"), "pca must be"),
+                     (dict(pca=0), "pca must be"), (dict(csls_knn=-1), "csls_knn")):
+        with pytest.raises(ValueError, match=msg):
+            Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="unknown recipe"):
         Mapper.from_recipe("magic")
 
@@ -483,6 +512,47 @@ def test_vecmap_argument_checks(rng):
     # --dim_reduction is STEP 5 of the advanced mapping only
     with pytest.raises(ValueError, match="dim_reduction"):
         Mapper.from_recipe("orthogonal", dim_reduction=2).fit(src, tgt, seed)
+
+
+@pytest.mark.parametrize("multiplier", [1.0, 0.5, 0.0, -2.0])
+def test_stochastic_multiplier_that_never_reaches_keep_prob_one_is_refused(rng, multiplier):
+    # keep_prob only stops growing at 1, the one point where self-learning ends (VecMap's loop):
+    # with a multiplier <= 1 from p < 1 it would never end
+    src, tgt, _ = _pair(rng, 60, 4)
+    seed = [(f"s{i}", f"t{i}") for i in range(20)]
+    with pytest.raises(ValueError, match="stochastic_multiplier"):
+        Mapper(self_learning=True, stochastic_initial=0.5, stochastic_multiplier=multiplier,
+               stochastic_interval=1).fit(src, tgt, seed)
+    # from p = 1 the multiplier is never used: allowed
+    m = Mapper.from_recipe("orthogonal", self_learning=True, stochastic_initial=1.0,
+                           stochastic_multiplier=multiplier, stochastic_interval=1, normalize=()).fit(src, tgt, seed)
+    assert m.n_iter_ >= 1
+    with pytest.raises(ValueError, match="stochastic_interval"):
+        Mapper(self_learning=True, stochastic_interval=0).fit(src, tgt, seed)
+
+
+def test_unsupervised_dictionary_names_a_non_finite_row(rng):
+    from embgeo.crosslingual import unsupervised_dictionary
+
+    X = _unit(rng.standard_normal((50, 6)))
+    Z = _unit(rng.standard_normal((50, 6)))
+    X[17, 2] = np.nan
+    with pytest.raises(ValueError, match="X holds NaN.*row 17"):
+        unsupervised_dictionary(X, Z, vocabulary=30)
+    X[17, 2] = 0.0
+    Z[3, 0] = np.inf
+    with pytest.raises(ValueError, match="Z holds NaN.*row 3"):
+        unsupervised_dictionary(X, Z, vocabulary=30)
+
+
+def test_dictionary_indices_uses_the_oov_glossary_name_without_deprecation_warnings(rng):
+    import warnings
+
+    src, tgt, _ = _pair(rng, 30, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        si, ti = dictionary_indices(src, tgt, [("s1", "t2"), ("zz", "t3"), ("s4", "t5")])
+    assert si.tolist() == [1, 4] and ti.tolist() == [2, 5]
 
 
 # ----------------------------------------------------------------------------- real data
