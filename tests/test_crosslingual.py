@@ -669,31 +669,72 @@ def test_unsupervised_recipe_recovers_a_hidden_rotation_of_real_vectors(glove):
     assert np.mean(nn == np.arange(1350)) >= 0.9
 
 
-def test_muse_recipe_equals_refinement_written_from_the_paper(rng):
-    # Conneau et al. (2018, Section 2.3 and MUSE's supervised.py): Procrustes on the seed, then
-    # rounds of [CSLS (k = 10) mutual nearest neighbours -> Procrustes]; 5 Procrustes in all
+def _muse_refinement_from_its_source(X, Z, si, ti, n_refinement, max_rank, knn, build):
+    """MUSE's supervised.py loop written from its source (torch is not installed here, so MUSE itself
+    cannot run): supervised.py:87-97, Trainer.procrustes / build_dictionary (src/trainer.py),
+    get_candidates / build_dictionary (src/dico_builder.py), get_nn_avg_dist (src/utils.py)."""
+    def unit(M):
+        return M / np.linalg.norm(M, axis=1, keepdims=True)
+
+    def candidates(e1, e2, avg1, avg2):
+        n_src = min(max_rank, len(e1)) if max_rank > 0 else len(e1)
+        out = []
+        for i in range(n_src):
+            scores = 2 * (e2 @ e1[i]) - avg1[i] - avg2
+            j = int(np.argmax(scores))
+            if not max_rank or max(i, j) <= max_rank:
+                out.append((i, j))
+        return out
+
+    W = None
+    for n_iter in range(n_refinement + 1):
+        if n_iter > 0:
+            e1, e2 = unit(X @ W.T), unit(Z)                      # mapping(src) = W x
+            C = e1 @ e2.T
+            avg1 = np.sort(C, axis=1)[:, -knn:].mean(axis=1)     # get_nn_avg_dist(tgt, src, knn)
+            avg2 = np.sort(C.T, axis=1)[:, -knn:].mean(axis=1)   # get_nn_avg_dist(src, tgt, knn)
+            s2t = set(candidates(e1, e2, avg1, avg2))
+            t2s = {(a, b) for b, a in candidates(e2, e1, avg2, avg1)}
+            dico = {"S2T": s2t, "T2S": t2s, "S2T|T2S": s2t | t2s, "S2T&T2S": s2t & t2s}[build]
+            si, ti = np.array(sorted(dico)).T
+        M = Z[ti].T @ X[si]                                      # B^T A
+        U, _, Vt = np.linalg.svd(M)
+        W = U @ Vt
+    return W.T, si, ti                                           # x ↦ x Wᵀ
+
+
+@pytest.mark.parametrize("direction,build", [("mutual", "S2T&T2S"), ("union", "S2T|T2S"), ("forward", "S2T")])
+def test_muse_recipe_equals_musess_refinement_loop(rng, direction, build):
+    # raw rows of varying norm (Procrustes runs on them, induction on unit rows), a rank cut that
+    # leaves most of the vocabulary outside it (searched over, then dropped), 5 + 1 Procrustes
+    # (the target rows are shuffled, so most translations of the first 150 rows lie beyond rank 150)
     src, tgt, _ = _pair(rng, 400, 8, noise=0.3)
-    X, Z = _unit(src.vectors), _unit(tgt.vectors)
-    si, ti = np.arange(50), np.arange(50)
+    perm = rng.permutation(400)
+    tgt = embgeo.Embeddings(tgt.words, tgt.vectors[perm])
+    inv = np.argsort(perm)
+    X, Z = src.vectors.astype(np.float64), tgt.vectors.astype(np.float64)
+    W, si, ti = _muse_refinement_from_its_source(X, Z, np.arange(40), inv[:40], 5, 150, 10, build)
+    m = Mapper.from_recipe("muse", vocabulary_cutoff=150, direction=direction, progress=False).fit(
+        src, tgt, [(f"s{i}", f"t{inv[i]}") for i in range(40)])
+    assert m.n_iter_ == 5
+    d = m.dictionary_[np.lexsort((m.dictionary_[:, 1], m.dictionary_[:, 0]))]
+    np.testing.assert_array_equal(d[:, 0], si)
+    np.testing.assert_array_equal(d[:, 1], ti)
+    np.testing.assert_allclose(m.src_transform_, W, atol=1e-4)
+    # searched over the whole other side, then cut: fewer pairs than a search among the first 150
+    # rows, which pairs every searched row; the pairs found are the true translations
+    assert 20 < len(d) < 150
+    assert np.mean(inv[d[:, 0]] == d[:, 1]) > 0.8
 
-    def proc(A, B):
-        U, _, Vt = np.linalg.svd(A.T @ B)
-        return U @ Vt
 
-    for _ in range(4):
-        W = proc(X[si], Z[ti])
-        S = (X @ W) @ Z.T
-        r_src = np.sort(S, axis=1)[:, -10:].mean(axis=1)
-        r_tgt = np.sort(S, axis=0)[-10:, :].mean(axis=0)
-        C = 2 * S - r_src[:, None] - r_tgt[None, :]
-        fwd, bwd = C.argmax(axis=1), C.argmax(axis=0)
-        si = np.array([i for i in range(400) if bwd[fwd[i]] == i])
-        ti = fwd[si]
-    W = proc(X[si], Z[ti])
-    m = Mapper.from_recipe("muse", progress=False).fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(50)])
-    assert m.n_iter_ == 4
-    np.testing.assert_array_equal(np.sort(m.dictionary_[:, 0]), si)
-    np.testing.assert_allclose(m.src_transform_, W, atol=1e-5)
+def test_muse_recipe_has_musess_defaults():
+    r = Mapper.from_recipe("muse")
+    assert (r.refinement, r.max_iter, r.vocabulary_cutoff, r.csls_knn, r.direction, tuple(r.normalize)) == (
+        "muse", 5, 10000, 10, "mutual", ())
+    with pytest.raises(ValueError, match="refinement"):
+        Mapper(refinement="faiss")._check_params()
+    with pytest.raises(ValueError, match="orthogonal"):
+        Mapper(refinement="muse", mapping="advanced")._check_params()
 
 
 @pytest.mark.parametrize("kw", [dict(postproc=(-0.25, 0.15)), dict(pca=4, normalize=("unit", "center", "unitdim")),
