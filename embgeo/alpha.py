@@ -516,12 +516,21 @@ class AlphaEmbeddings:
             paper's "nF-pI" of Table 11). Normalised rows are always finite, even where W^α overflows.
         progress : bool, optional
         metric : deprecated alias of ``geometry`` ("F"/"I").
+
+        Raises
+        ------
+        ValueError
+            α is NaN or +∞, or α = −∞ without ``normalize`` (W^α has no limit then, only its
+            direction has: α = −∞ with ``normalize`` gives ``limit(top=1)``, eq. 9, as the sweeps do).
         """
         geometry = _geometry(geometry, metric)
         normalize = _normalization(normalize, geometry)
+        a = _check_alpha(alpha, normalize)
         rows = self._rows(words)
-        (G, ls), = self._gradients([float(alpha)], rows, progress)
-        return self._finish(G, ls, float(alpha), geometry, normalize)
+        if a == -np.inf:
+            return self._limit_rows(1, False, geometry, True, normalize, rows, progress)
+        (G, ls), = self._gradients([a], rows, progress)
+        return self._finish(G, ls, a, geometry, normalize)
 
     def embed(self, alpha: float, geometry: str = "fisher", *, words=None, normalize=False,
               dtype_out="float32", progress=None, metric=None) -> Embeddings:
@@ -589,8 +598,13 @@ class AlphaEmbeddings:
         top = int(top)
         if top < 1 or top > len(self):
             raise ValueError(f"top must be between 1 and the vocabulary size {len(self)}, got {top}")
-        xp = self._xp
         rows = self._rows(words)
+        Y = self._limit_rows(top, weighted, geometry, natural, normalize, rows, progress)
+        return self._to_embeddings(Y, rows, dtype_out)
+
+    def _limit_rows(self, top, weighted, geometry, natural, normalize, rows, progress):
+        """The rows of :meth:`limit` (float64, the model's array library)."""
+        xp = self._xp
         lp0 = xp.reshape(xp.log(self.p0), (1, -1))
         dV = xp.astype(self.delta_v, xp.float64)
         parts = []
@@ -614,7 +628,7 @@ class AlphaEmbeddings:
         else:
             Lc = self.fisher_cholesky
             Y = _present(xp, {"fisher": lambda: G @ Lc, "euclidean": lambda: G}, geometry, normalize)
-        return self._to_embeddings(Y, rows, dtype_out)
+        return Y
 
     def similarity(self, w1: str, w2: str, alpha: float, geometry: str = "fisher", *, metric=None) -> float:
         """Cosine of W^α(w1) and W^α(w2) in ``geometry`` (eq. 5); computes only the two rows."""
@@ -625,6 +639,20 @@ class AlphaEmbeddings:
 
 
 # ------------------------------------------------------------------ helpers
+def _check_alpha(alpha, normalize) -> float:
+    """α as a float: finite, or −∞ (the limit embedding, a direction only: needs ``normalize``)."""
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha must be a number, got {alpha!r}") from None
+    if np.isnan(a) or a == np.inf:
+        raise ValueError(f"alpha must be finite or -inf (the limit embedding, eq. 9), got {a}")
+    if a == -np.inf and not normalize:
+        raise ValueError("alpha=-inf: W^α diverges as α → −∞ and only its direction has a limit (eq. 9); "
+                         "pass normalize=True or use limit()")
+    return a
+
+
 def _unpack(model, V, counts, words):
     """(U, V, counts, words) from a gensim model, an Embeddings, or raw arrays."""
     if isinstance(model, Embeddings):

@@ -69,12 +69,14 @@ RECIPES = {
     # AAAI 2018 (--aaai2018): supervised multi-step mapping, target re-weighting only
     "aaai2018": dict(normalize=("unit", "center"), whiten=True, src_reweight=0.0, trg_reweight=1.0,
                      src_dewhiten="src", trg_dewhiten="trg", mapping="advanced", self_learning=False),
-    # MUSE's supervised refinement (Conneau et al. 2018, Section 2.3 / supervised.py): Procrustes,
-    # then rounds of (CSLS mutual nearest neighbours among the 15k most frequent words ->
-    # Procrustes); n_refinement=5 Procrustes solutions = 4 induced dictionaries
-    "muse": dict(normalize=("unit",), whiten=False, src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None,
-                 trg_dewhiten=None, mapping="orthogonal", self_learning=True, direction="mutual",
-                 csls_knn=10, vocabulary_cutoff=15000, stochastic_initial=1.0, max_iter=4),
+    # MUSE's supervised refinement (Conneau et al. 2018, Section 2.3), with the defaults of its
+    # supervised.py: Procrustes on the raw rows (normalize_embeddings=""), n_refinement=5 rounds of
+    # [CSLS (k = 10) mutual nearest neighbours ("S2T&T2S"), searched over the whole vocabularies
+    # and cut to dico_max_rank=10000 afterwards -> Procrustes]: 6 Procrustes solves, 5 induced
+    # dictionaries (see Mapper's ``refinement="muse"``)
+    "muse": dict(normalize=(), whiten=False, src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None,
+                 trg_dewhiten=None, mapping="orthogonal", self_learning=True, refinement="muse",
+                 direction="mutual", csls_knn=10, vocabulary_cutoff=10000, max_iter=5),
     # EMNLP 2016: orthogonal mapping of unit-length, centred embeddings
     "orthogonal": dict(mapping="orthogonal", normalize=("unit", "center"), whiten=False, src_reweight=0.0,
                        trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False),
@@ -128,8 +130,8 @@ def dictionary_indices(src, tgt, pairs, *, oov: str = "skip"):
     for n, p in enumerate(pairs):
         if not (isinstance(p, (tuple, list)) and len(p) == 2):
             raise ValueError(f"dictionary entry {n} is not a (source, target) pair: {p!r}")
-    si = src.indices([p[0] for p in pairs], missing="mark")
-    ti = tgt.indices([p[1] for p in pairs], missing="mark")
+    si = src.indices([p[0] for p in pairs], oov="mark")
+    ti = tgt.indices([p[1] for p in pairs], oov="mark")
     ok = (si >= 0) & (ti >= 0)
     if oov == "raise" and not ok.all():
         from .errors import UnknownWordError
@@ -272,9 +274,16 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     - ``"isf"``: inverted softmax P(y|x) = exp(β cos(x, y)) / Σ_{x'} exp(β cos(x', y)) (Smith et al.
       2017, eq. 4), ranked by its logarithm: a = β, c(y) = log Σ_{x'} exp(β cos(x', y)).
 
-    ``source`` (default: the queries) is the mapped source vocabulary that r_S and the softmax
-    denominators run over; pass the whole (or top-n) mapped source space, as MUSE and VecMap do.
-    Work is blocked over target rows, so memory stays bounded.
+    ``source`` is the mapped source vocabulary that r_S and the softmax denominators run over
+    (the whole, or top-n, mapped source space, as MUSE and VecMap use); it is required for
+    ``"csls"`` and ``"isf"``: the queries alone are no substitute (a single query would make
+    every inverted-softmax score 0). Work is blocked over target rows, so memory stays bounded.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
+        dimensions that disagree.
 
     Returns
     -------
@@ -283,6 +292,11 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     """
     if method not in ("nn", "csls", "isf"):
         raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {method!r}")
+    if method != "nn" and source is None:
+        raise ValueError(f"method={method!r} needs source=, the mapped source vocabulary its "
+                         "hubness correction runs over (e.g. the whole mapped source space)")
+    if method == "csls" and int(csls_knn) < 1:
+        raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
     T = normalize(backend.check_matrix(target, "target"), "unit")
     xp = backend.get_namespace(T)
     Q = backend.asarray(queries, like=T)
@@ -291,7 +305,12 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     if Q.shape[1] != T.shape[1]:
         raise ValueError(f"queries have dimension {Q.shape[1]} but the target space has {T.shape[1]}")
     Q = normalize(xp.astype(Q, T.dtype), "unit")
-    S = Q if source is None else normalize(xp.astype(backend.asarray(source, like=T), T.dtype), "unit")
+    S = Q
+    if source is not None:
+        S = backend.check_matrix(backend.asarray(source, like=T), "source")
+        if S.shape[1] != T.shape[1]:
+            raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
+        S = normalize(xp.astype(S, T.dtype), "unit")
     if method == "nn":
         a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
     elif method == "csls":
@@ -329,7 +348,8 @@ def retrieve(queries, target, k: int = 10, method: str = "nn", *, source=None, c
              isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
     """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
 
-    See :func:`retrieval_factors` for the scores. The search is exact and blocked
+    See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
+    mapped source vocabulary (not just the queries). The search is exact and blocked
     (:func:`embgeo.neighbors.topk`); ties go to the lower target row.
 
     Returns
@@ -473,6 +493,10 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     -------
     pairs : int64 array (m, 2) of (source_row, target_row)
     """
+    X = backend.check_matrix(X, "X")
+    Z = backend.check_matrix(backend.asarray(Z, like=X), "Z")
+    if csls_knn < 0:
+        raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {csls_knn}")
     n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
     if n > 20000:
         raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
@@ -568,7 +592,23 @@ class Mapper(BaseEstimator):
         ``stochastic_interval`` iterations without improvement; learning stops when that happens
         at p = 1.
     max_iter : int or None
-        Safety bound on self-learning iterations (VecMap has none).
+        Safety bound on self-learning iterations (VecMap has none); with ``refinement="muse"``
+        the number of induced dictionaries, MUSE's ``n_refinement`` (default 5).
+    refinement : {"vecmap", "muse"}
+        The self-learning loop. ``"vecmap"``: VecMap's (induction among the ``vocabulary_cutoff``
+        first rows of both sides, on the normalised vectors, stochastic dropout, stop on
+        convergence). ``"muse"``: MUSE's ``supervised.py`` loop (embgeo's reading of its code,
+        ``src/trainer.py`` and ``src/dico_builder.py``): ``max_iter`` rounds of [map with the
+        current W, unit-normalise the mapped source and the target rows (``build_dictionary``),
+        CSLS terms over the *whole* vocabularies, each of the first ``vocabulary_cutoff`` rows
+        takes its argmax over the *whole* other side, pairs whose other index exceeds
+        ``vocabulary_cutoff`` are dropped (MUSE keeps ``max(pair) <= dico_max_rank``, so the
+        other side reaches row ``vocabulary_cutoff`` itself), then S2T / T2S / S2T|T2S / S2T&T2S
+        for ``direction`` forward / backward / union / mutual, as sets → Procrustes on the
+        (pre-processed, by default raw) rows]; no stochastic dropout, no convergence test.
+        Unlike MUSE, embgeo keeps the *last* mapping: MUSE reloads the iteration with the best
+        validation score (``save_best``/``reload_best``); ``history_`` records the validation
+        scores when ``fit(validation=...)`` is given, to choose ``max_iter`` from.
     postproc : (float, float) or None
         POSTPROC (Vulić et al. 2020, Section 2): similarity-order transform X Q Δ^α of each side
         (:func:`embgeo.postprocess.similarity_order`) with (αs, αt); the paper's values are
@@ -628,7 +668,7 @@ class Mapper(BaseEstimator):
                  direction="union", csls_knn=0, threshold=1e-6, stochastic_initial=0.1,
                  stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
                  pca=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False, csls_neighborhood=None):
+                 verbose=False, csls_neighborhood=None, refinement="vecmap"):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -655,6 +695,7 @@ class Mapper(BaseEstimator):
         self.progress = progress
         self.verbose = verbose
         self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
+        self.refinement = refinement
 
     @classmethod
     def from_recipe(cls, name: str, **overrides) -> "Mapper":
@@ -691,10 +732,16 @@ class Mapper(BaseEstimator):
                 raise ValueError(f"{name} must be 'src', 'trg' or None, got {getattr(self, name)!r}")
         if self.direction not in ("union", "forward", "backward", "mutual"):
             raise ValueError(f"direction must be union, forward, backward or mutual, got {self.direction!r}")
-        if self.postproc is not None and len(tuple(self.postproc)) != 2:
-            raise ValueError(f"postproc must be a pair (alpha_src, alpha_tgt), got {self.postproc!r}")
-        if self.pca is not None and self.pca != "match" and int(self.pca) < 1:
+        if self.postproc is not None:
+            pp = self.postproc
+            if not (isinstance(pp, (tuple, list, np.ndarray)) and len(pp) == 2
+                    and all(isinstance(a, (int, float, np.integer, np.floating)) and np.isfinite(a) for a in pp)):
+                raise ValueError(f"postproc must be a pair of finite numbers (alpha_src, alpha_tgt), got {pp!r}")
+        if self.pca is not None and self.pca != "match" and not (
+                isinstance(self.pca, (int, np.integer)) and not isinstance(self.pca, bool) and self.pca >= 1):
             raise ValueError(f"pca must be a positive int, 'match' or None, got {self.pca!r}")
+        if self._csls_knn() < 0:
+            raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {self._csls_knn()}")
         if (self.src_dewhiten is not None or self.trg_dewhiten is not None) and not self.whiten:
             # map_embeddings.py: "ERROR: De-whitening requires whitening first"
             raise ValueError("de-whitening requires whitening first: set whiten=True or "
@@ -702,8 +749,22 @@ class Mapper(BaseEstimator):
         if self.dim_reduction and self.mapping != "advanced":
             # VecMap applies --dim_reduction (STEP 5) in its advanced mapping only
             raise ValueError(f"dim_reduction applies to mapping='advanced' only, not {self.mapping!r}")
+        if self.refinement not in ("vecmap", "muse"):
+            raise ValueError(f"refinement must be 'vecmap' or 'muse', got {self.refinement!r}")
+        if self.refinement == "muse" and self.mapping != "orthogonal":
+            raise ValueError(f"refinement='muse' solves Procrustes: it needs mapping='orthogonal', "
+                             f"not {self.mapping!r}")
+        if self.max_iter is not None and not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 0):
+            raise ValueError(f"max_iter must be a non-negative int or None, got {self.max_iter!r}")
         if not 0 < self.stochastic_initial <= 1:
             raise ValueError(f"stochastic_initial must be in (0, 1], got {self.stochastic_initial}")
+        if self.stochastic_initial < 1 and not self.stochastic_multiplier > 1:
+            # keep_prob would never reach 1, the only point where self-learning stops
+            raise ValueError(f"stochastic_multiplier must be > 1 when stochastic_initial < 1 "
+                             f"(got {self.stochastic_multiplier} with stochastic_initial "
+                             f"{self.stochastic_initial}): the keep probability would never reach 1")
+        if not (isinstance(self.stochastic_interval, (int, np.integer)) and self.stochastic_interval >= 1):
+            raise ValueError(f"stochastic_interval must be a positive int, got {self.stochastic_interval!r}")
 
     # ----------------------------------------------------------- preprocessing
     def _preprocess(self, X, side, fit):
@@ -803,7 +864,9 @@ class Mapper(BaseEstimator):
             si, ti = pairs[:, 0], pairs[:, 1]
         self.history_ = History()
         self.n_iter_ = 0
-        if self.self_learning:
+        if self.self_learning and self.refinement == "muse":
+            si, ti = self._muse_refine(X, Z, si, ti, val, self._csls_knn())
+        elif self.self_learning:
             si, ti = self._self_learn(X, Z, si, ti, val, self._csls_knn())
         self._final_mapping(X, Z, si, ti)
         self.dictionary_ = np.stack([si, ti], axis=1)
@@ -910,6 +973,34 @@ class Mapper(BaseEstimator):
         self.n_iter_ = len(self.history_)
         return si, ti
 
+    def _muse_refine(self, X, Z, si, ti, val, k):
+        """MUSE's refinement loop (``supervised.py``); the final Procrustes is :meth:`_final_mapping`."""
+        n_rounds = 5 if self.max_iter is None else int(self.max_iter)
+        bar = progress_bar(total=n_rounds, desc="refinement", progress=self.progress, unit="iter")
+        try:
+            for it in range(1, n_rounds + 1):
+                t0 = time.perf_counter()
+                W = procrustes(backend.take_rows(X, si), backend.take_rows(Z, ti), check_finite=False)
+                A, B = _shared_space(X, Z, W)
+                # Trainer.build_dictionary: cosines of the mapped source and the target rows
+                A, B = normalize(A, "unit"), normalize(B, "unit")
+                pairs, objective = _muse_dictionary(A, B, self.direction, k, self.vocabulary_cutoff,
+                                                    self.memory_budget)
+                si, ti = pairs[:, 0], pairs[:, 1]
+                rec = {"iteration": it, "objective": objective, "keep_prob": 1.0,
+                       "dictionary_size": int(pairs.shape[0])}
+                if val is not None:
+                    rec.update(self._score_validation(X, Z, W, val))
+                rec["seconds"] = time.perf_counter() - t0
+                self.history_.append(rec)
+                if self.verbose:
+                    print(_format_record(rec), flush=True)
+                bar.update(1)
+        finally:
+            bar.close()
+        self.n_iter_ = len(self.history_)
+        return si, ti
+
     def _score_validation(self, X, Z, W, val):
         src_rows = np.fromiter(val.keys(), dtype=np.int64)
         Q, Zs = _shared_space(backend.take_rows(X, src_rows), Z, W)
@@ -983,6 +1074,52 @@ def _shared_space(X, Z, W):
     if W.shape[0] > W.shape[1]:
         return normalize(X @ W, "unit"), Z
     return X @ W, Z
+
+
+def _muse_candidates(A, B, r_B, max_rank, memory_budget):
+    """MUSE's ``get_candidates``: the first ``max_rank`` rows of A against all of B, then the rank cut.
+
+    Returns (pairs (m, 2) of (A row, B row), best similarities of the searched rows).
+    """
+    n = A.shape[0] if not max_rank else min(int(max_rank), A.shape[0])
+    # keep_prob 1: no dropout, the generator is never used
+    best, sims = _nn_induction(A[:n, ...], B, r_B, 1.0, np.random.default_rng(0), memory_budget)
+    pairs = np.stack([np.arange(n), best], axis=1)
+    if max_rank:
+        # dico_builder.py: ``all_pairs.max(1)[0] <= params.dico_max_rank``
+        pairs = pairs[pairs.max(axis=1) <= int(max_rank)]
+    return pairs, sims
+
+
+def _muse_dictionary(A, B, direction, csls_knn, max_rank, memory_budget):
+    """MUSE's ``build_dictionary`` on unit rows: S2T, T2S, their union or intersection, as sets."""
+    fwd = bwd = None
+    objs = []
+    if direction in ("forward", "union", "mutual"):
+        # CSLS terms over the whole vocabularies (get_nn_avg_dist on the full embeddings); the
+        # searched row's own term is constant along its row and does not change its argmax
+        r = knn_mean_similarity(B, A, min(csls_knn, A.shape[0]), metric="dot", memory_budget=memory_budget,
+                                progress=False) if csls_knn > 0 else None
+        fwd, sim = _muse_candidates(A, B, r, max_rank, memory_budget)
+        objs.append(sim.mean())
+    if direction in ("backward", "union", "mutual"):
+        r = knn_mean_similarity(A, B, min(csls_knn, B.shape[0]), metric="dot", memory_budget=memory_budget,
+                                progress=False) if csls_knn > 0 else None
+        bwd, sim = _muse_candidates(B, A, r, max_rank, memory_budget)
+        bwd = bwd[:, ::-1]
+        objs.append(sim.mean())
+    if direction == "forward":
+        pairs = fwd
+    elif direction == "backward":
+        pairs = bwd
+    else:
+        sets = [{(int(a), int(b)) for a, b in p} for p in (fwd, bwd)]
+        chosen = sets[0] | sets[1] if direction == "union" else sets[0] & sets[1]
+        pairs = np.array(sorted(chosen), dtype=np.int64).reshape(-1, 2)
+    if pairs.shape[0] == 0:
+        raise ValueError(f"MUSE refinement induced an empty dictionary ({direction}); the mapping has no "
+                         "mutual nearest neighbours within vocabulary_cutoff: check the seed dictionary")
+    return np.ascontiguousarray(pairs, dtype=np.int64), float(np.mean(objs))
 
 
 def _format_record(rec):

@@ -223,6 +223,38 @@ def test_limit_top1_equals_normalised_large_negative_alpha_direction(model):
         np.testing.assert_allclose(lim[clear], far[clear], atol=1e-8)
 
 
+@pytest.mark.parametrize("geometry,normalize", [("fisher", True), ("euclidean", True), ("euclidean", "fisher")])
+def test_alpha_minus_infinity_is_the_limit_embedding_and_nan_or_plus_infinity_are_refused(model, geometry,
+                                                                                          normalize):
+    U, V, counts = model
+    ae = AlphaEmbeddings(U, V, counts=counts, p0="ud", dtype="float64")
+    # eq. 9 written out: the direction of I(p0)^-1 ΔV_χ* with χ* = argmax_χ p_w(χ)/p0(χ) (eq. 8)
+    _, F, p0, dV = direct_alpha(U, V, counts, 0.0, kind="ud")
+    star = np.argmax(U @ V.T - np.log(p0), axis=1)
+    W = np.linalg.solve(F, dV[star].T).T
+    L = np.linalg.cholesky(F)
+    Y = W @ L if geometry == "fisher" else W
+    norm_in = geometry if normalize is True else normalize
+    n = np.sqrt(np.einsum("ij,jk,ik->i", W, F, W)) if norm_in == "fisher" else np.linalg.norm(W, axis=1)
+    got = ae.alpha_vectors(-np.inf, geometry=geometry, normalize=normalize)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, Y / n[:, None], atol=1e-9)
+    e = ae.embed(-np.inf, geometry=geometry, normalize=normalize, words=["3", "7"], dtype_out="float64")
+    np.testing.assert_allclose(e.vectors, (Y / n[:, None])[[3, 7]], atol=1e-9)
+    if normalize is True:
+        g = got[[3, 7]] / np.linalg.norm(got[[3, 7]], axis=1, keepdims=True)
+        assert ae.similarity("3", "7", -np.inf, geometry=geometry) == pytest.approx(float(g[0] @ g[1]), abs=1e-9)
+    for bad in (np.nan, np.inf, "abc"):
+        with pytest.raises(ValueError, match="alpha"):
+            ae.alpha_vectors(bad, geometry=geometry, normalize=normalize)
+        with pytest.raises(ValueError, match="alpha"):
+            ae.embed(bad, geometry=geometry)
+        with pytest.raises(ValueError, match="alpha"):
+            ae.similarity("1", "2", bad)
+    with pytest.raises(ValueError, match="normalize=True"):  # W^α itself diverges: only a direction
+        ae.alpha_vectors(-np.inf, geometry=geometry, normalize=False)
+
+
 @pytest.mark.parametrize("top,weighted", [(1, False), (3, False), (5, True)])
 @pytest.mark.parametrize("geometry", ["fisher", "euclidean"])
 def test_limit_top_k_is_the_papers_verbal_definition(model, top, weighted, geometry):

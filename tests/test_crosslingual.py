@@ -192,6 +192,30 @@ def test_retrieval_rejects_unknown_method_and_dimension_mismatch(rng):
         retrieve(np.ones((2, 3)), np.ones((4, 5)), 1, "nn")
 
 
+def test_csls_and_isf_need_the_source_vocabulary_not_the_queries(rng):
+    # the reviewer's repro: with the queries standing in for the source vocabulary, one query makes
+    # every inverted-softmax score 0 and the true target was not retrieved
+    Z = rng.standard_normal((1000, 20)).astype(np.float32)
+    q = Z[537] + 0.05 * rng.standard_normal(20).astype(np.float32)
+    for method in ("csls", "isf"):
+        with pytest.raises(ValueError, match="source"):
+            retrieve(q, Z, k=5, method=method)
+        with pytest.raises(ValueError, match="source"):
+            retrieval_factors(q, Z, method)
+        _, idx = retrieve(q, Z, k=5, method=method, source=Z)
+        assert idx[0, 0] == 537
+    _, idx = retrieve(q, Z, k=5, method="nn")  # NN needs no source
+    assert idx[0, 0] == 537
+    with pytest.raises(ValueError, match="csls_knn"):
+        retrieve(q, Z, k=5, method="csls", source=Z, csls_knn=0)
+    with pytest.raises(ValueError, match="source has dimension"):
+        retrieve(q, Z, k=5, method="isf", source=Z[:, :5])
+    bad = Z.copy()
+    bad[12, 3] = np.nan
+    with pytest.raises(ValueError, match="source holds NaN.*row 12"):
+        retrieve(q, Z, k=5, method="csls", source=bad)
+
+
 # ---------------------------------------------------------------------- dictionary induction
 def test_forward_induction_is_brute_force_argmax(rng):
     X = _unit(rng.standard_normal((80, 6))).astype(np.float32)
@@ -262,6 +286,11 @@ def test_mapper_bad_parameters_raise(rng):
             Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="seed_dictionary"):
         Mapper().fit(src, tgt)
+    for bad, msg in ((dict(postproc=0.5), "postproc must be a pair"), (dict(postproc=("a", 0.1)), "postproc"),
+                     (dict(postproc=(np.nan, 0.1)), "postproc"), (dict(pca="abc"), "pca must be"),
+                     (dict(pca=0), "pca must be"), (dict(csls_knn=-1), "csls_knn")):
+        with pytest.raises(ValueError, match=msg):
+            Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="unknown recipe"):
         Mapper.from_recipe("magic")
 
@@ -485,6 +514,47 @@ def test_vecmap_argument_checks(rng):
         Mapper.from_recipe("orthogonal", dim_reduction=2).fit(src, tgt, seed)
 
 
+@pytest.mark.parametrize("multiplier", [1.0, 0.5, 0.0, -2.0])
+def test_stochastic_multiplier_that_never_reaches_keep_prob_one_is_refused(rng, multiplier):
+    # keep_prob only stops growing at 1, the one point where self-learning ends (VecMap's loop):
+    # with a multiplier <= 1 from p < 1 it would never end
+    src, tgt, _ = _pair(rng, 60, 4)
+    seed = [(f"s{i}", f"t{i}") for i in range(20)]
+    with pytest.raises(ValueError, match="stochastic_multiplier"):
+        Mapper(self_learning=True, stochastic_initial=0.5, stochastic_multiplier=multiplier,
+               stochastic_interval=1).fit(src, tgt, seed)
+    # from p = 1 the multiplier is never used: allowed
+    m = Mapper.from_recipe("orthogonal", self_learning=True, stochastic_initial=1.0,
+                           stochastic_multiplier=multiplier, stochastic_interval=1, normalize=()).fit(src, tgt, seed)
+    assert m.n_iter_ >= 1
+    with pytest.raises(ValueError, match="stochastic_interval"):
+        Mapper(self_learning=True, stochastic_interval=0).fit(src, tgt, seed)
+
+
+def test_unsupervised_dictionary_names_a_non_finite_row(rng):
+    from embgeo.crosslingual import unsupervised_dictionary
+
+    X = _unit(rng.standard_normal((50, 6)))
+    Z = _unit(rng.standard_normal((50, 6)))
+    X[17, 2] = np.nan
+    with pytest.raises(ValueError, match="X holds NaN.*row 17"):
+        unsupervised_dictionary(X, Z, vocabulary=30)
+    X[17, 2] = 0.0
+    Z[3, 0] = np.inf
+    with pytest.raises(ValueError, match="Z holds NaN.*row 3"):
+        unsupervised_dictionary(X, Z, vocabulary=30)
+
+
+def test_dictionary_indices_uses_the_oov_glossary_name_without_deprecation_warnings(rng):
+    import warnings
+
+    src, tgt, _ = _pair(rng, 30, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        si, ti = dictionary_indices(src, tgt, [("s1", "t2"), ("zz", "t3"), ("s4", "t5")])
+    assert si.tolist() == [1, 4] and ti.tolist() == [2, 5]
+
+
 # ----------------------------------------------------------------------------- real data
 def test_real_en_fi_supervised_bli_measured_values(shared_data, glove):
     from embgeo.evaluate.lexicon import bli, read_dictionary, split_dictionary
@@ -599,31 +669,72 @@ def test_unsupervised_recipe_recovers_a_hidden_rotation_of_real_vectors(glove):
     assert np.mean(nn == np.arange(1350)) >= 0.9
 
 
-def test_muse_recipe_equals_refinement_written_from_the_paper(rng):
-    # Conneau et al. (2018, Section 2.3 and MUSE's supervised.py): Procrustes on the seed, then
-    # rounds of [CSLS (k = 10) mutual nearest neighbours -> Procrustes]; 5 Procrustes in all
+def _muse_refinement_from_its_source(X, Z, si, ti, n_refinement, max_rank, knn, build):
+    """MUSE's supervised.py loop written from its source (torch is not installed here, so MUSE itself
+    cannot run): supervised.py:87-97, Trainer.procrustes / build_dictionary (src/trainer.py),
+    get_candidates / build_dictionary (src/dico_builder.py), get_nn_avg_dist (src/utils.py)."""
+    def unit(M):
+        return M / np.linalg.norm(M, axis=1, keepdims=True)
+
+    def candidates(e1, e2, avg1, avg2):
+        n_src = min(max_rank, len(e1)) if max_rank > 0 else len(e1)
+        out = []
+        for i in range(n_src):
+            scores = 2 * (e2 @ e1[i]) - avg1[i] - avg2
+            j = int(np.argmax(scores))
+            if not max_rank or max(i, j) <= max_rank:
+                out.append((i, j))
+        return out
+
+    W = None
+    for n_iter in range(n_refinement + 1):
+        if n_iter > 0:
+            e1, e2 = unit(X @ W.T), unit(Z)                      # mapping(src) = W x
+            C = e1 @ e2.T
+            avg1 = np.sort(C, axis=1)[:, -knn:].mean(axis=1)     # get_nn_avg_dist(tgt, src, knn)
+            avg2 = np.sort(C.T, axis=1)[:, -knn:].mean(axis=1)   # get_nn_avg_dist(src, tgt, knn)
+            s2t = set(candidates(e1, e2, avg1, avg2))
+            t2s = {(a, b) for b, a in candidates(e2, e1, avg2, avg1)}
+            dico = {"S2T": s2t, "T2S": t2s, "S2T|T2S": s2t | t2s, "S2T&T2S": s2t & t2s}[build]
+            si, ti = np.array(sorted(dico)).T
+        M = Z[ti].T @ X[si]                                      # B^T A
+        U, _, Vt = np.linalg.svd(M)
+        W = U @ Vt
+    return W.T, si, ti                                           # x ↦ x Wᵀ
+
+
+@pytest.mark.parametrize("direction,build", [("mutual", "S2T&T2S"), ("union", "S2T|T2S"), ("forward", "S2T")])
+def test_muse_recipe_equals_musess_refinement_loop(rng, direction, build):
+    # raw rows of varying norm (Procrustes runs on them, induction on unit rows), a rank cut that
+    # leaves most of the vocabulary outside it (searched over, then dropped), 5 + 1 Procrustes
+    # (the target rows are shuffled, so most translations of the first 150 rows lie beyond rank 150)
     src, tgt, _ = _pair(rng, 400, 8, noise=0.3)
-    X, Z = _unit(src.vectors), _unit(tgt.vectors)
-    si, ti = np.arange(50), np.arange(50)
+    perm = rng.permutation(400)
+    tgt = embgeo.Embeddings(tgt.words, tgt.vectors[perm])
+    inv = np.argsort(perm)
+    X, Z = src.vectors.astype(np.float64), tgt.vectors.astype(np.float64)
+    W, si, ti = _muse_refinement_from_its_source(X, Z, np.arange(40), inv[:40], 5, 150, 10, build)
+    m = Mapper.from_recipe("muse", vocabulary_cutoff=150, direction=direction, progress=False).fit(
+        src, tgt, [(f"s{i}", f"t{inv[i]}") for i in range(40)])
+    assert m.n_iter_ == 5
+    d = m.dictionary_[np.lexsort((m.dictionary_[:, 1], m.dictionary_[:, 0]))]
+    np.testing.assert_array_equal(d[:, 0], si)
+    np.testing.assert_array_equal(d[:, 1], ti)
+    np.testing.assert_allclose(m.src_transform_, W, atol=1e-4)
+    # searched over the whole other side, then cut: fewer pairs than a search among the first 150
+    # rows, which pairs every searched row; the pairs found are the true translations
+    assert 20 < len(d) < 150
+    assert np.mean(inv[d[:, 0]] == d[:, 1]) > 0.8
 
-    def proc(A, B):
-        U, _, Vt = np.linalg.svd(A.T @ B)
-        return U @ Vt
 
-    for _ in range(4):
-        W = proc(X[si], Z[ti])
-        S = (X @ W) @ Z.T
-        r_src = np.sort(S, axis=1)[:, -10:].mean(axis=1)
-        r_tgt = np.sort(S, axis=0)[-10:, :].mean(axis=0)
-        C = 2 * S - r_src[:, None] - r_tgt[None, :]
-        fwd, bwd = C.argmax(axis=1), C.argmax(axis=0)
-        si = np.array([i for i in range(400) if bwd[fwd[i]] == i])
-        ti = fwd[si]
-    W = proc(X[si], Z[ti])
-    m = Mapper.from_recipe("muse", progress=False).fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(50)])
-    assert m.n_iter_ == 4
-    np.testing.assert_array_equal(np.sort(m.dictionary_[:, 0]), si)
-    np.testing.assert_allclose(m.src_transform_, W, atol=1e-5)
+def test_muse_recipe_has_musess_defaults():
+    r = Mapper.from_recipe("muse")
+    assert (r.refinement, r.max_iter, r.vocabulary_cutoff, r.csls_knn, r.direction, tuple(r.normalize)) == (
+        "muse", 5, 10000, 10, "mutual", ())
+    with pytest.raises(ValueError, match="refinement"):
+        Mapper(refinement="faiss")._check_params()
+    with pytest.raises(ValueError, match="orthogonal"):
+        Mapper(refinement="muse", mapping="advanced")._check_params()
 
 
 @pytest.mark.parametrize("kw", [dict(postproc=(-0.25, 0.15)), dict(pca=4, normalize=("unit", "center", "unitdim")),
