@@ -42,7 +42,6 @@ import numpy as np
 from . import backend, linalg
 from .embeddings import unwrap as _unwrap
 # the shared d×d plumbing lives in embgeo.linalg (also used by embgeo.pca); short local names
-from .embeddings import unwrap as _unwrap
 from .linalg import apply_matrix as _apply
 from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
