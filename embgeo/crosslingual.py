@@ -80,6 +80,9 @@ RECIPES = {
     # EMNLP 2016: orthogonal mapping of unit-length, centred embeddings
     "orthogonal": dict(mapping="orthogonal", normalize=("unit", "center"), whiten=False, src_reweight=0.0,
                        trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False),
+    # Joulin et al. 2018 (fastText's alignment/align.py): unit, centre, unit, then RCSLS from Procrustes
+    "rcsls": dict(mapping="rcsls", normalize=("unit", "center", "unit"), whiten=False, src_reweight=0.0,
+                  trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False, csls_knn=10),
 }
 
 RECIPES["acl2018"] = RECIPES["unsupervised"]
@@ -565,9 +568,11 @@ class Mapper(BaseEstimator):
         Step 4: restore the variance of the source or target side.
     dim_reduction : int or None
         Step 5: keep the first k mapped dimensions.
-    mapping : {"advanced", "orthogonal", "unconstrained"}
+    mapping : {"advanced", "orthogonal", "unconstrained", "rcsls"}
         The full multi-step mapping (VecMap's default), a single orthogonal (Procrustes) map of
-        the source (``-c``), or least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013).
+        the source (``-c``), least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013),
+        or the relaxed CSLS loss of Joulin et al. (2018) optimised from the Procrustes solution
+        (:func:`embgeo.rcsls.rcsls` with ``csls_knn`` and ``random_state``; recipe ``"rcsls"``).
     init : {"seed", "identical", "numerals", "unsupervised"}
         Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
         the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
@@ -723,8 +728,8 @@ class Mapper(BaseEstimator):
         return int(self.csls_knn or 0)
 
     def _check_params(self):
-        if self.mapping not in ("advanced", "orthogonal", "unconstrained"):
-            raise ValueError(f"mapping must be advanced, orthogonal or unconstrained, got {self.mapping!r}")
+        if self.mapping not in ("advanced", "orthogonal", "unconstrained", "rcsls"):
+            raise ValueError(f"mapping must be advanced, orthogonal, unconstrained or rcsls, got {self.mapping!r}")
         if self.init not in ("seed", "identical", "numerals", "unsupervised"):
             raise ValueError(f"init must be seed, identical, numerals or unsupervised, got {self.init!r}")
         for name in ("src_dewhiten", "trg_dewhiten"):
@@ -882,6 +887,14 @@ class Mapper(BaseEstimator):
         if self.mapping == "orthogonal":
             W = xp.astype(procrustes(Xd, Zd, check_finite=False), f64)
             self.src_transform_ = W
+            self.tgt_transform_ = xp.eye(dt, dtype=f64)
+            self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
+        elif self.mapping == "rcsls":
+            from .rcsls import rcsls
+
+            W = rcsls(backend.to_numpy(X), backend.to_numpy(Z), np.asarray(backend.to_numpy(si)),
+                      np.asarray(backend.to_numpy(ti)), csls_knn=int(self.csls_knn or 10), random_state=self.random_state)
+            self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "unconstrained":

@@ -764,3 +764,29 @@ def test_unsupervised_dictionary_on_array_api_strict_matches_numpy(rng):
     b = unsupervised_dictionary(xps.asarray(X), xps.asarray(Z), csls_knn=5)
     np.testing.assert_array_equal(a, b)
     assert a.shape == (300, 2)  # union: 150 forward + 150 backward pairs (n = min(150, 160))
+
+
+# ------------------------------------------------------------------------------- RCSLS mapping
+def test_mapper_rcsls_is_rcsls_on_the_normalised_spaces_and_its_dictionary(rng):
+    """mapping="rcsls" hands the normalised spaces and the seed pairs to embgeo.rcsls.rcsls unchanged."""
+    from embgeo.normalize import normalize
+    from embgeo.rcsls import rcsls
+
+    src, tgt, Q = _pair(rng, n=300, d=8, noise=0.3)
+    pairs = [(f"s{i}", f"t{i}") for i in range(150)]
+    m = Mapper.from_recipe("rcsls", csls_knn=5, random_state=0).fit(src, tgt, pairs)
+    X = normalize(src.vectors, "unit", "center", "unit")
+    Z = normalize(tgt.vectors, "unit", "center", "unit")
+    idx = np.arange(150)
+    W = rcsls(np.asarray(X), np.asarray(Z), idx, idx, csls_knn=5, random_state=0)
+    np.testing.assert_allclose(np.asarray(m.src_transform_), W, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(m.tgt_transform_), np.eye(8))
+    xs, zt = m.transform(src, tgt)
+    # the hidden rotation is recovered: held-out words translate to themselves
+    s, i = embgeo.neighbors.topk(xs.vectors[150:], zt.vectors, 1, progress=False)
+    assert (i[:, 0] == np.arange(150, 300)).mean() > 0.9
+
+
+def test_mapper_rejects_an_unknown_mapping():
+    with pytest.raises(ValueError, match="rcsls"):
+        Mapper(mapping="procrustes")._check_params()
