@@ -970,14 +970,7 @@ class Mapper(BaseEstimator):
                 if objective - best_objective >= self.threshold:
                     last_improvement = it
                     best_objective = objective
-                rec = {"iteration": it, "objective": objective, "keep_prob": keep_prob,
-                       "dictionary_size": int(pairs.shape[0])}
-                if val is not None:
-                    rec.update(self._score_validation(X, Z, W, val))
-                rec["seconds"] = time.perf_counter() - t0
-                self.history_.append(rec)
-                if self.verbose:
-                    print(_format_record(rec), flush=True)
+                self._record(it, objective, keep_prob, pairs, X, Z, W, val, t0)
                 bar.update(1)
                 bar.set_postfix(objective=f"{objective:.4f}", p=keep_prob)
                 it += 1
@@ -985,6 +978,17 @@ class Mapper(BaseEstimator):
             bar.close()
         self.n_iter_ = len(self.history_)
         return si, ti
+
+    def _record(self, it, objective, keep_prob, pairs, X, Z, W, val, t0) -> None:
+        """One row of ``history_`` (printed with ``verbose``)."""
+        rec = {"iteration": it, "objective": objective, "keep_prob": keep_prob,
+               "dictionary_size": int(pairs.shape[0])}
+        if val is not None:
+            rec.update(self._score_validation(X, Z, W, val))
+        rec["seconds"] = time.perf_counter() - t0
+        self.history_.append(rec)
+        if self.verbose:
+            print(_format_record(rec), flush=True)
 
     def _muse_refine(self, X, Z, si, ti, val, k):
         """MUSE's refinement loop (``supervised.py``); the final Procrustes is :meth:`_final_mapping`."""
@@ -1000,14 +1004,7 @@ class Mapper(BaseEstimator):
                 pairs, objective = _muse_dictionary(A, B, self.direction, k, self.vocabulary_cutoff,
                                                     self.memory_budget)
                 si, ti = pairs[:, 0], pairs[:, 1]
-                rec = {"iteration": it, "objective": objective, "keep_prob": 1.0,
-                       "dictionary_size": int(pairs.shape[0])}
-                if val is not None:
-                    rec.update(self._score_validation(X, Z, W, val))
-                rec["seconds"] = time.perf_counter() - t0
-                self.history_.append(rec)
-                if self.verbose:
-                    print(_format_record(rec), flush=True)
+                self._record(it, objective, 1.0, pairs, X, Z, W, val, t0)
                 bar.update(1)
         finally:
             bar.close()

@@ -68,6 +68,15 @@ def _unit(X):
     return np.ascontiguousarray(normalize(X, "unit"), dtype=np.float32)
 
 
+def _check_kind(kind: str, params) -> None:
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
+    unknown = set(params) - set(_PARAMS[kind])
+    if unknown:
+        raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
+                        f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+
+
 class FaissIndex:
     """A FAISS index over rows added in order (ids 0, 1, …), searched by cosine or dot product.
 
@@ -98,12 +107,7 @@ class FaissIndex:
     def __init__(self, dim: int, metric: str = "cosine", kind: str = "flat", **params):
         if metric not in ("cosine", "dot"):
             raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
-        if kind not in _KINDS:
-            raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
-        unknown = set(params) - set(_PARAMS[kind])
-        if unknown:
-            raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
-                            f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+        _check_kind(kind, params)
         dim = int(dim)
         if dim < 1:
             raise ValueError(f"dim must be positive, got {dim}")
@@ -361,12 +365,7 @@ def cached_index(e, kind: str = "flat", metric: str = "cosine", **params) -> Fai
     kind, metric, **params
         As for :class:`FaissIndex`.
     """
-    if kind not in _KINDS:
-        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
-    unknown = set(params) - set(_PARAMS[kind])
-    if unknown:
-        raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
-                        f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+    _check_kind(kind, params)
     key = (kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
     per_e = _CACHE.setdefault(e, {})
     index = per_e.get(key)
