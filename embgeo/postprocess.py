@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from . import backend, linalg
+from .embeddings import unwrap as _unwrap
 # the shared d×d plumbing lives in embgeo.linalg (also used by embgeo.pca); short local names
 from .linalg import apply_matrix as _apply
 from .linalg import centred_scatter as _centred_scatter
