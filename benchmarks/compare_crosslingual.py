@@ -190,8 +190,8 @@ def main():
     fi = embgeo.load(str(DATA / "vectors" / "fi.floret.300d.30k.vec.gz"))
     pairs = read_dictionary(DATA / "bli" / "yacle.train.freq.5k.en-fi.tsv", lowercase=True)
     train, test = split_dictionary(pairs, 0.2)
-    si = en.indices([p[0] for p in train], missing="mark")
-    ti = fi.indices([p[1] for p in train], missing="mark")
+    si = en.indices([p[0] for p in train], oov="mark")
+    ti = fi.indices([p[1] for p in train], oov="mark")
     ok = (si >= 0) & (ti >= 0)
     si, ti = si[ok], ti[ok]
     groups = {}

@@ -38,7 +38,7 @@ def main(argv=None):
     en = embgeo.Embeddings(en.words, normalize(en.vectors, "unit"))
     fi = embgeo.Embeddings(fi.words, normalize(fi.vectors, "unit"))
     pairs = read_dictionary(SHARED / "bli" / f"yacle.train.freq.{args.train}.en-fi.tsv", lowercase=True)
-    train, test = split_dictionary(pairs, test_size=0.2, seed=0)
+    train, test = split_dictionary(pairs, test_size=0.2, random_state=0)
     si, ti = dictionary_indices(en, fi, train)
     idx = np.stack([np.asarray(si), np.asarray(ti)], axis=1)
     print(f"en {len(en)} x {en.dim}, fi {len(fi)} x {fi.dim}; dictionary {len(pairs)} pairs: "
