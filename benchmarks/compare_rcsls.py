@@ -55,8 +55,8 @@ def main(argv=None):
         mapped = embgeo.Embeddings(en.words, normalize(en.vectors @ W.astype(np.float32), "unit"))
         nn = bli(mapped, fi, test, retrieval="nn")
         cs = bli(mapped, fi, test, retrieval="csls")
-        print(f"{name:<12}{t:>8.1f}{100 * nn['P@1']:>9.1f}{100 * cs['P@1']:>10.1f}"
-              f"{nn['coverage']:>10.3f}{nn['n_queries']:>9}")
+        print(f"{name:<12}{t:>8.1f}{100 * nn.p_at(1):>9.1f}{100 * cs.p_at(1):>10.1f}"
+              f"{nn.coverage:>10.3f}{nn.n:>9}")
 
 
 if __name__ == "__main__":
