@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def _model(n, d, seed=0):
-    rng = np.random.default_rng(seed)
+def _model(n, d, random_state=0):
+    rng = np.random.default_rng(random_state)
     U = (rng.standard_normal((n, d)) / np.sqrt(d)).astype(np.float32)
     V = (rng.standard_normal((n, d)) / np.sqrt(d)).astype(np.float32)
     counts = rng.zipf(1.3, n).clip(1, 10**7)

@@ -7,9 +7,9 @@ from embgeo.evaluate import analogy, word_similarity
 from .common import random_embeddings
 
 
-def _synthetic(n_words=20000, dim=50, n_questions=2000, seed=0):
-    rng = np.random.default_rng(seed + 1)
-    e = random_embeddings(n_words, dim, seed)
+def _synthetic(n_words=20000, dim=50, n_questions=2000, random_state=0):
+    rng = np.random.default_rng(random_state + 1)
+    e = random_embeddings(n_words, dim, random_state)
     words = e.words
     q = rng.integers(0, n_words, size=(n_questions, 4))
     qs = np.array(words)[q]

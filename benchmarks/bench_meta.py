@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def _sources(n, d1, d2, seed=0):
-    rng = np.random.default_rng(seed)
+def _sources(n, d1, d2, random_state=0):
+    rng = np.random.default_rng(random_state)
     X = rng.standard_normal((n, d1)).astype(np.float32)
     Z = (X @ rng.standard_normal((d1, d2)) + rng.standard_normal((n, d2))).astype(np.float32)
     return X, Z

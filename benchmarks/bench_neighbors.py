@@ -14,8 +14,8 @@ def _unit(X):
     return (X / np.linalg.norm(X, axis=1, keepdims=True)).astype(np.float32)
 
 
-def _random(n=100_000, d=50, q=1_000, seed=0):
-    rng = np.random.default_rng(seed)
+def _random(n=100_000, d=50, q=1_000, random_state=0):
+    rng = np.random.default_rng(random_state)
     D = _unit(rng.standard_normal((n, d)))
     return np.ascontiguousarray(D[:q]), D
 
@@ -48,7 +48,7 @@ class CSLS:
         from embgeo.neighbors import csls_topk
 
         self.Q, self.D = _random()
-        self.S = _random(n=20_000, seed=1)[1]
+        self.S = _random(n=20_000, random_state=1)[1]
         self.csls = csls_topk
         csls_topk(self.Q[:4], self.D[:1000], 2, csls_knn=2, progress=False)
 

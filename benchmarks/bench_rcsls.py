@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 
-def _problem(n_neg, d_s, d_t, n_pairs, seed=0):
-    rng = np.random.default_rng(seed)
+def _problem(n_neg, d_s, d_t, n_pairs, random_state=0):
+    rng = np.random.default_rng(random_state)
     Xs = rng.standard_normal((n_neg, d_s)).astype(np.float32)
     Zt = rng.standard_normal((n_neg, d_t)).astype(np.float32)
     Xs /= np.linalg.norm(Xs, axis=1, keepdims=True)

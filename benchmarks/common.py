@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 
-def random_embeddings(n: int, d: int, seed: int = 0):
+def random_embeddings(n: int, d: int, random_state: int = 0):
     """An Embeddings of ``n`` random float32 vectors (words ``w0 … w{n-1}``)."""
     import embgeo
 
-    X = np.random.default_rng(seed).standard_normal((n, d)).astype(np.float32)
+    X = np.random.default_rng(random_state).standard_normal((n, d)).astype(np.float32)
     return embgeo.Embeddings([f"w{i}" for i in range(n)], X, check_finite=False)
 
 

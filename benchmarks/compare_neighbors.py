@@ -72,7 +72,7 @@ def main(argv=None):
     ap.add_argument("--gensim-sample", type=int, default=200)
     ap.add_argument("--sample", type=int, default=2000,
                     help="queries timed for the slow paths (sklearn, argpartition), then extrapolated")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--random-state", type=int, default=0)
     ap.add_argument("--faiss-only", action="store_true", help="time embgeo and FAISS flat only")
     args = ap.parse_args(argv)
 
@@ -86,7 +86,7 @@ def main(argv=None):
     # embgeo's own unit scaling, C-ordered, shared by every method
     U = np.ascontiguousarray(normalize(X, "unit"))
     Xq_raw = np.ascontiguousarray(X)
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(args.random_state)
     qidx = np.sort(rng.choice(len(words), size=args.queries, replace=False))
     Q = np.ascontiguousarray(U[qidx])
     nq, k = len(Q), args.k

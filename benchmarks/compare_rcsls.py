@@ -38,7 +38,7 @@ def main(argv=None):
     en = embgeo.Embeddings(en.words, normalize(en.vectors, "unit"))
     fi = embgeo.Embeddings(fi.words, normalize(fi.vectors, "unit"))
     pairs = read_dictionary(SHARED / "bli" / f"yacle.train.freq.{args.train}.en-fi.tsv", lowercase=True)
-    train, test = split_dictionary(pairs, test_size=0.2, seed=0)
+    train, test = split_dictionary(pairs, test_size=0.2, random_state=0)
     si, ti = dictionary_indices(en, fi, train)
     idx = np.stack([np.asarray(si), np.asarray(ti)], axis=1)
     print(f"en {len(en)} x {en.dim}, fi {len(fi)} x {fi.dim}; dictionary {len(pairs)} pairs: "
@@ -55,8 +55,8 @@ def main(argv=None):
         mapped = embgeo.Embeddings(en.words, normalize(en.vectors @ W.astype(np.float32), "unit"))
         nn = bli(mapped, fi, test, retrieval="nn")
         cs = bli(mapped, fi, test, retrieval="csls")
-        print(f"{name:<12}{t:>8.1f}{100 * nn['P@1']:>9.1f}{100 * cs['P@1']:>10.1f}"
-              f"{nn['coverage']:>10.3f}{nn['n_queries']:>9}")
+        print(f"{name:<12}{t:>8.1f}{100 * nn.p_at(1):>9.1f}{100 * cs.p_at(1):>10.1f}"
+              f"{nn.coverage:>10.3f}{nn.n:>9}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import importlib
 
 from .backend import get_namespace, to_device, to_numpy
 from .embeddings import Embeddings
-from .errors import UnknownWordError
+from .errors import FormatError, UnknownWordError
 from .progress import set_progress
 
 __version__ = "0.1.0.dev0"
@@ -25,12 +25,13 @@ __version__ = "0.1.0.dev0"
 _SUBMODULES = {
     "alpha", "backend", "crosslingual", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
     "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index", "linalg",
-    "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls", "registry", "distributed", "ranking", "validation",
+    "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls", "registry", "distributed", "ranking",
+    "validation",
 }
 # gensim and scikit-learn take seconds to import: their users pay for them on first use
 _LAZY_ATTRS = {"load": "io", "save": "io", "KeyedVectors": "keyedvectors", "NotFittedError": "errors"}
 
-__all__ = ["Embeddings", "KeyedVectors", "UnknownWordError", "NotFittedError", "load", "save",
+__all__ = ["Embeddings", "KeyedVectors", "UnknownWordError", "FormatError", "NotFittedError", "load", "save",
            "get_namespace", "to_numpy", "to_device", "set_progress", "__version__"]
 
 

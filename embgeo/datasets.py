@@ -401,7 +401,8 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     path : str or Path
         The published ``test_set`` directory, its ``word_relationship.questions`` file (the
         answers file is then taken from beside it), or a single file of four words a line
-        (``a b c d``, as some toolkits re-package it).
+        (``a b c d``, as some toolkits re-package it), or of five (``a b c TAG d``: ``EN-MSR.txt``,
+        the file of the registry's ``"msr-analogy"``).
     answers : str or Path, optional
         The ``word_relationship.answers`` file, when it is not beside the questions.
     lowercase : bool
@@ -413,6 +414,15 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
         One section per tag pair (``gram-JJ_JJR``, …; the ``gram`` prefix marks them syntactic,
         as in the Google set, so ``syntactic_accuracy`` covers them all); a four-word file gives
         one section ``gram-msr``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "EN-MSR.txt"
+    >>> _ = f.write_text("good better rough JJ_JJR rougher\\nyear years law NN_NNS laws\\n")
+    >>> q = read_msr_analogies(f)
+    >>> sorted(q.sections), q.questions.tolist()[0]
+    (['gram-JJ_JJR', 'gram-NN_NNS'], ['good', 'better', 'rough', 'rougher'])
 
     Raises
     ------
@@ -430,8 +440,12 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
             parts = line.split()
             if not parts:
                 continue
+            if len(parts) == 5:  # word-embeddings-benchmarks' EN-MSR.txt (the registry's file): a b c TAG d
+                sections.setdefault(f"gram-{parts[3]}", []).append([*parts[:3], parts[4]])
+                continue
             if len(parts) != 4:
-                raise ValueError(f"{path}, line {no}: expected 4 words (a b c d), got {len(parts)}: {line[:80]!r}")
+                raise ValueError(f"{path}, line {no}: expected 4 words (a b c d) or 5 (a b c TAG d), got "
+                                 f"{len(parts)}: {line[:80]!r}")
             sections.setdefault("gram-msr", []).append(parts)
     else:
         answers = Path(answers)

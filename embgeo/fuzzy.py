@@ -57,6 +57,7 @@ docs/fuzzy.md says which table uses which, with the measured numbers.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -827,8 +828,14 @@ class FuzzyEmbeddings:
     def index(self, word: str) -> int:
         return self._vocab.index(word)
 
-    def indices(self, words, missing: str = "raise"):
-        return self._vocab.indices(words, missing=missing)
+    def indices(self, words, oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
+        """Row indices of ``words``; ``oov`` as in :meth:`embgeo.Embeddings.indices`
+        (``"raise"``, ``"skip"`` or ``"mark"``; ``missing=`` is its deprecated alias)."""
+        if missing is not None:
+            warnings.warn("FuzzyEmbeddings.indices(missing=...) is deprecated; use oov=...",
+                          DeprecationWarning, stacklevel=2)
+            oov = missing
+        return self._vocab.indices(words, oov)
 
     def __getitem__(self, word) -> FuzzySet:
         """The fuzzy set of a word, or a batch for a list of words (unknown words raise
@@ -990,7 +997,7 @@ class FuzzyEmbeddings:
         extra = self.indices(list(exclude)) if exclude is not None else np.zeros(0, dtype=np.int64)
         ex = []
         for src in q._sources:
-            r = self.indices(list(src), missing="skip") if (exclude_self and src) else np.zeros(0, np.int64)
+            r = self.indices(list(src), oov="skip") if (exclude_self and src) else np.zeros(0, np.int64)
             r = np.unique(np.concatenate([r, extra]))
             ex.append(r[r < n])
         k = int(k)
@@ -1453,8 +1460,6 @@ def hyponymy(F: FuzzyEmbeddings, pairs, *, oov: str = "skip", missing: str | Non
     :class:`~embgeo.errors.UnknownWordError` (``missing=`` is the deprecated name of ``oov``).
     """
     if missing is not None:
-        import warnings
-
         warnings.warn("hyponymy(missing=...) is deprecated; use oov=...", DeprecationWarning, stacklevel=2)
         oov = missing
     if oov not in ("skip", "raise"):

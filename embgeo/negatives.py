@@ -217,7 +217,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         words = tuple(vocabulary)
         if len(set(words)) != len(words):
             raise ValueError("vocabulary has duplicate words")
-        ids = e.indices(words, missing="mark")
+        ids = e.indices(words, oov="mark")
         known = np.flatnonzero(ids >= 0)
         rows_in_e = ids[known]
         if known.size == 0:
@@ -369,7 +369,7 @@ class PhraseIndex:
         V = xb.to_numpy(e.vectors)
         out = np.empty((len(phrases), e.dim), dtype=np.float32)
         for i, p in enumerate(phrases):
-            ids = e.indices(_split(p), missing="skip")
+            ids = e.indices(_split(p), oov="skip")
             if ids.size == 0:
                 raise ValueError(f"phrase {p!r} has no word in the vocabulary (empty phrase)")
             out[i] = V[ids].mean(axis=0, dtype=np.float64)

@@ -26,6 +26,7 @@ embgeo's results table (:class:`embgeo.evaluate.Report`: prints aligned, ``to_ma
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -418,8 +419,8 @@ def split_analysis(e, parts: int = 3, evaluate: Callable | None = None, *, datas
 # ------------------------------------------------------------------------- probing
 def probe_components(e, words: Sequence[str], labels, *, components=None, classifier=None, cv: int = 5,
                      scoring: str = "accuracy", profile: VarianceProfile | None = None,
-                     missing: str = "raise", random_state: int = 0, include_all: bool = True,
-                     progress=None) -> Table:
+                     oov: str = "raise", random_state: int = 0, include_all: bool = True,
+                     progress=None, missing: str | None = None) -> Table:
     """Per-component probing: can one principal component alone predict a word property?
 
     For each chosen component ``j``, the labelled words' 1-D projections ``(x − μ)·v_j`` are fed to
@@ -442,8 +443,10 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
         Number of stratified folds (shuffled with ``random_state``).
     scoring : str
         Any scikit-learn scorer name.
-    missing : {"raise", "skip"}
-        What to do with labelled words absent from ``e``.
+    oov : {"raise", "skip"}
+        What to do with labelled words absent from ``e``: raise
+        :class:`~embgeo.errors.UnknownWordError`, or leave them out. ``missing=`` is its
+        deprecated alias.
     include_all : bool
         Add a last row ``"all"``: the classifier on the full projection (every component).
 
@@ -476,10 +479,14 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
     words, y = list(words), np.asarray(labels)
     if y.ndim != 1 or len(words) != y.shape[0]:
         raise ValueError(f"{len(words)} words but labels of shape {y.shape}: give one label per word")
-    if missing not in ("raise", "skip"):
-        raise ValueError(f"missing must be 'raise' or 'skip', got {missing!r}")
-    idx = e.indices(words, missing="mark")
-    if missing == "raise" and (idx < 0).any():
+    if missing is not None:
+        warnings.warn("probe_components(missing=...) is deprecated; use oov=...", DeprecationWarning,
+                      stacklevel=2)
+        oov = missing
+    if oov not in ("raise", "skip"):
+        raise ValueError(f"oov must be 'raise' or 'skip', got {oov!r}")
+    idx = e.indices(words, oov="mark")
+    if oov == "raise" and (idx < 0).any():
         e.indices(words)  # raises UnknownWordError naming the first missing word
     keep = idx >= 0
     idx, y = idx[keep], y[keep]

@@ -84,7 +84,7 @@ def test_csls_equals_local_and_the_formula(client, data):
     Q, D = data
     src = D[:500]
     s, i = dd.csls_topk(Q, D, 5, csls_knn=10, source=src)
-    ls, li = neighbors.csls_topk(Q, D, 5, knn=10, source=src, progress=False)
+    ls, li = neighbors.csls_topk(Q, D, 5, csls_knn=10, source=src, progress=False)
     np.testing.assert_array_equal(i, li)
     np.testing.assert_allclose(s, ls, rtol=2e-6, atol=2e-6)
     # eq. 3 of Conneau et al. (2018), from cosines in float64

@@ -184,8 +184,9 @@ def test_all_is_the_public_api_only():
     import types
 
     assert not [n for n in embgeo.__all__ if isinstance(getattr(embgeo, n), types.ModuleType)]
-    assert {"Embeddings", "KeyedVectors", "load", "save", "UnknownWordError", "NotFittedError"} <= set(
-        embgeo.__all__)
+    assert {"Embeddings", "KeyedVectors", "load", "save", "UnknownWordError", "NotFittedError",
+            "FormatError"} <= set(embgeo.__all__)
+    assert issubclass(embgeo.FormatError, ValueError) and embgeo.FormatError.__module__ == "embgeo.errors"
     ns: dict = {}
     exec("from embgeo import *", ns)
     assert ns["KeyedVectors"] is embgeo.KeyedVectors

@@ -436,6 +436,9 @@ def test_hyponymy_scores_equal_a_loop_of_feature_comparisons(rng):
         fuzzy.hyponymy(F, [("w1", "zzz")], oov="raise")
     with pytest.warns(DeprecationWarning, match="oov"), pytest.raises(UnknownWordError, match="zzz"):
         fuzzy.hyponymy(F, [("w1", "zzz")], missing="raise")
+    assert F.indices(["w1", "zzz"], oov="mark").tolist() == [F.index("w1"), -1]
+    with pytest.warns(DeprecationWarning, match="oov"):
+        assert F.indices(["zzz", "w1"], missing="skip").tolist() == [F.index("w1")]
 
 
 def _questions(lines, tmp_path):

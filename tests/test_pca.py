@@ -125,6 +125,21 @@ def test_probe_components_finds_the_informative_component(rng):
     assert min(scores[c] for c in scores if c not in (best, "all")) < 0.7
 
 
+def test_probe_components_oov_skip_leaves_unknown_words_out(rng):
+    X = rng.standard_normal((40, 3)).astype(np.float32)
+    e = embgeo.Embeddings([f"w{i}" for i in range(40)], X)
+    y = [0, 1] * 20
+    kw = dict(cv=2, components=[0], include_all=False)
+    known = pca.probe_components(e, e.words, y, **kw)
+    skipped = pca.probe_components(e, e.words + ["nope", "zzz"], y + [0, 1], oov="skip", **kw)
+    assert [r["score"] for r in skipped] == [r["score"] for r in known]
+    with pytest.warns(DeprecationWarning, match="oov"):
+        old = pca.probe_components(e, e.words + ["nope"], y + [0], missing="skip", **kw)
+    assert [r["score"] for r in old] == [r["score"] for r in known]
+    with pytest.raises(ValueError, match="oov must be"):
+        pca.probe_components(e, e.words, y, oov="mark", **kw)
+
+
 def test_pca_bad_input(anisotropic, rng):
     with pytest.raises(ValueError, match="at least 2"):
         pca.variance_profile(np.ones((1, 3)))

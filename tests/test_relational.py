@@ -182,6 +182,14 @@ def test_read_msr_published_pair_of_files_and_four_column_file(tmp_path):
     four.write_text("Good Better Rough Rougher\nyear years city cities\n")
     f = read_msr_analogies(four, lowercase=True)
     assert f.section_names == ["gram-msr"] and list(f.questions[0]) == ["good", "better", "rough", "rougher"]
+    five = tmp_path / "EN-MSR.txt"  # word-embeddings-benchmarks' file, the registry's "msr-analogy"
+    five.write_text("good better rough JJ_JJR rougher\nyear years city NN_NNS cities\n"
+                    "good best rough JJ_JJS roughest\n")
+    v = read_msr_analogies(five)
+    assert v.section_names == ["gram-JJ_JJR", "gram-NN_NNS", "gram-JJ_JJS"]
+    assert [list(r) for r in v.questions] == [["good", "better", "rough", "rougher"],
+                                              ["year", "years", "city", "cities"],
+                                              ["good", "best", "rough", "roughest"]]
     bad = tmp_path / "bad.txt"
     bad.write_text("a b c d\na b c\n")
     with pytest.raises(ValueError, match=r"bad.txt, line 2: expected 4 words"):

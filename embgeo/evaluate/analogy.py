@@ -1,6 +1,7 @@
 """Word analogies a : b :: c : ? by 3CosAdd and 3CosMul, batched over questions."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,7 +80,8 @@ class AnalogyResult:
         return out
 
 
-def _vocabulary_keys(words, case_insensitive):
+def _vocabulary_keys(words: Sequence[str], case_insensitive: bool
+                     ) -> tuple[dict[str, int], np.ndarray | None]:
     """Key lookup over the restricted vocabulary and the canonical row of every row.
 
     With ``case_insensitive`` (gensim's convention) words are compared upper-cased and a key maps to
