@@ -877,6 +877,46 @@ def _word_at(buf, at: int) -> str:
     return buf[at: at + max(end, 0)].tobytes()[:60].decode("utf-8", errors="replace")
 
 
+def _check_fasttext_vocabulary(path: Path) -> None:
+    """Walk the header and the word records of a fastText ``.bin`` before gensim reads it.
+
+    gensim reads each word byte by byte until its NUL terminator and never stops at the end of the
+    file: a model cut inside its vocabulary (or with a corrupted word count) would hang it.
+    """
+    def fail(message, record=None, offset=None):
+        raise FormatError(path, f"not a valid fastText binary model ({message})", record=record, offset=offset)
+
+    # gensim unpacks these one by one: "@2i", "@12i1d", "@3i", "@q" (no padding between them)
+    at_sizes = struct.calcsize("@2i") + struct.calcsize("@12i1d")
+    head = at_sizes + struct.calcsize("@3i") + struct.calcsize("@q")
+    with open(path, "rb") as fh:
+        data = fh.read(head)
+        if len(data) < head:
+            fail("the file ends inside its header")
+        magic = struct.unpack_from("@i", data, 0)[0]
+        vocab_size, nwords, nlabels = struct.unpack_from("@3i", data, at_sizes)
+        if vocab_size < 0 or nwords < 0 or nlabels < 0 or nwords + nlabels > vocab_size:
+            fail(f"impossible dictionary sizes: {vocab_size} entries, {nwords} words, {nlabels} labels")
+        if nlabels > 0:
+            fail(f"a supervised model with {nlabels} labels, not word vectors")
+        base = head  # file offset of buf[0]
+        if magic == int.from_bytes(_FASTTEXT_MAGIC, "little"):  # the new format stores a pruned-index size
+            if len(fh.read(8)) < 8:
+                fail("the file ends inside its header")
+            base += 8
+        buf, pos = fh.read(1 << 20), 0
+        for record in range(1, vocab_size + 1):
+            # a record is the word's bytes, a NUL, its int64 count and a one-byte entry type
+            end = buf.find(b"\0", pos)
+            while end < 0 or len(buf) - end <= 9:
+                more = fh.read(1 << 20)
+                if not more:
+                    fail(f"the file ends inside word record {record} of {vocab_size}", record, base + pos)
+                buf, base, pos = buf[pos:] + more, base + pos, 0
+                end = buf.find(b"\0")
+            pos = end + 10
+
+
 def load_fasttext(path, limit: int | None = None, dtype="float32"):
     """Load Facebook's native fastText ``.bin`` model: the vocabulary's vectors and the subword model.
 
@@ -905,6 +945,7 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
 
     path = Path(os.fspath(path)).expanduser()
     dtype = np.dtype(backend.resolve_dtype(dtype, np))
+    _check_fasttext_vocabulary(path)
     try:
         kv = load_facebook_vectors(str(path))
     except (AssertionError, EOFError, ValueError, struct.error, MemoryError, OverflowError, IndexError) as exc:

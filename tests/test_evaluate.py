@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 
 import numpy as np
 import pytest
@@ -125,12 +124,6 @@ def test_fuzzy_measures_go_through_fuzzy_embeddings(small_embeddings):
     assert name == "fuzzy-kl-rev" and "fuzzy" in cache
     with pytest.raises(ValueError, match="unknown measure 'fuzzy-foo'"):
         resolve_measure(small_embeddings, "fuzzy-foo")
-
-
-def test_fuzzy_measure_without_fuzzy_module_is_a_clear_error(small_embeddings, monkeypatch):
-    monkeypatch.setitem(sys.modules, "embgeo.fuzzy", None)
-    with pytest.raises(ImportError, match="needs embgeo.fuzzy"):
-        resolve_measure(small_embeddings, "fuzzy-ce")
 
 
 # ------------------------------------------------------------------ analogy
