@@ -48,7 +48,7 @@ from . import backend as xb
 from .ranking import merge_topk
 
 __all__ = ["ShardedDatabase", "shard", "topk", "knn_mean_similarity", "csls_topk", "search",
-           "gram", "merge_topk", "map_grid", "get_client"]
+           "gram", "merge_topk", "map_grid", "get_client", "current_client"]
 
 _INSTALL = "pip install 'embgeo[distributed]'"
 #: Query rows per task unless told otherwise.
@@ -68,6 +68,28 @@ def get_client(client=None):
     except ValueError:
         raise RuntimeError("backend='dask' needs a running dask.distributed client: "
                            "start one with `from distributed import Client; Client(...)`") from None
+
+
+def current_client():
+    """The current ``dask.distributed`` client, or None when dask is missing or no client runs.
+
+    Unlike :func:`get_client` this never raises: it is how embgeo decides whether a grid
+    (:func:`map_grid`, :func:`embgeo.evaluate.lexicon.postproc_grid_search`) goes to a cluster.
+
+    Examples
+    --------
+    >>> c = current_client()
+    >>> c is None or hasattr(c, "submit")
+    True
+    """
+    try:
+        import distributed
+    except ImportError:
+        return None
+    try:
+        return distributed.get_client()
+    except ValueError:
+        return None
 
 
 # ------------------------------------------------------------------ shards
@@ -632,10 +654,7 @@ def map_grid(fn: Callable, params: Mapping | Iterable[Mapping], *, client=None, 
     calls = _grid(params)
     if not local:
         if client is None:
-            try:
-                client = get_client()
-            except (ImportError, RuntimeError):
-                client = None
+            client = current_client()
         if client is not None:
             return client.gather(client.map(partial(_call, fn), calls, pure=False))
     return [fn(**p) for p in calls]

@@ -158,6 +158,39 @@ def test_map_grid_runs_the_grid_on_the_workers_in_order(client):
     assert dd.map_grid(_where, [{"a": 3, "b": 4}], local=True) == [(12, os.getpid())]
 
 
+def test_current_client_is_none_without_one(monkeypatch, client):
+    assert dd.current_client() is client
+    monkeypatch.setattr(distributed, "get_client", lambda: (_ for _ in ()).throw(ValueError("No clients")))
+    assert dd.current_client() is None
+
+
+def test_postproc_grid_on_dask_equals_the_local_loop(client):
+    from embgeo.crosslingual import Mapper
+    from embgeo.evaluate.lexicon import bli, postproc_grid_search
+
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((300, 8)).astype(np.float32)
+    Q, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    Z = (X @ Q + 0.6 * rng.standard_normal(X.shape)).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(300)], X)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(300)], Z)
+    train = [(f"s{i}", f"t{i}") for i in range(120)]
+    val = [(f"s{i}", f"t{i}") for i in range(150, 300)]
+    grid = dict(alphas_src=(-0.25, 0.0, 0.5), alphas_tgt=(0.0, 0.15))
+    with distributed.get_task_stream(client) as ts:
+        res = postproc_grid_search(src, tgt, train, val, **grid)
+    assert len(ts.data) >= 6                                   # one task per cell, on the workers
+    local = []                                                 # the grid written out, in this process
+    for a in grid["alphas_src"]:
+        for b in grid["alphas_tgt"]:
+            xs, zt = Mapper(postproc=(a, b)).fit(src, tgt, train).transform(src, tgt)
+            local.append({"alpha_src": a, "alpha_tgt": b,
+                          **bli(xs, zt, val, retrieval="csls", progress=False).to_dict()})
+    assert res.table == local
+    assert res.best == max(((r["alpha_src"], r["alpha_tgt"]) for r in local),
+                           key=lambda c: next(r["MRR"] for r in local if (r["alpha_src"], r["alpha_tgt"]) == c))
+
+
 def test_an_array_edited_in_place_is_searched_as_it_is_now(client, data):
     Q, _ = data
     rng = np.random.default_rng(5)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -231,10 +232,18 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
 POSTPROC_GRID = (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
 
 
+def _postproc_cell(src, tgt, train, validation, params, retrieval, source_size, alpha_src, alpha_tgt):
+    """One grid cell: fit with POSTPROC (αs, αt), score ``validation``; a Dask task when on a cluster."""
+    m = Mapper(**{**params, "postproc": (alpha_src, alpha_tgt), "progress": False}).fit(src, tgt, train)
+    xs, zt = m.transform(src, tgt)
+    res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
+    return {"alpha_src": alpha_src, "alpha_tgt": alpha_tgt, **res.to_dict()}
+
+
 def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRID,
                          alphas_tgt=POSTPROC_GRID, retrieval: str = "csls",
                          criterion: str = "MRR", mapper: "Mapper | None" = None, source_size=None,
-                         progress=None, metric=None):
+                         progress=None, metric=None, client=None):
     """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
 
     Vulić, Korhonen & Glavaš (2020, Section 3) grid-search both α over
@@ -243,11 +252,17 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     ``train`` for every (αs, αt) and scores ``validation`` with :func:`embgeo.evaluate.lexicon.bli`.
     Keep the test dictionary out of both.
 
+    The cells are independent: when a ``dask.distributed`` client exists (or ``client`` is given)
+    each cell is one Dask task (:func:`embgeo.distributed.map_grid`), with the same table in the
+    same order as the local run; without one they run here, one after the other.
+
     Parameters
     ----------
     criterion : {"MRR", "P@1", "P@5", "P@10"}
         The score the best cell maximises (default MRR, as the paper). ``metric`` is its
         deprecated old name.
+    client : distributed.Client, optional
+        Run the cells on this client. Default: the current client if there is one, else locally.
 
     Returns
     -------
@@ -256,6 +271,8 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
         ``table`` (one dict per cell: ``alpha_src``, ``alpha_tgt`` and the BLI scores);
         unpacks as ``best, table = ...``; ``plot()`` draws the heat map.
     """
+    from .. import distributed as dd  # lazily: embgeo.distributed must not import the evaluators
+
     if metric is not None:
         warnings.warn("postproc_grid_search(metric=...) is deprecated: use criterion=... "
                       "('metric' names neighbour-search scores in embgeo)", DeprecationWarning, stacklevel=2)
@@ -263,14 +280,13 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     if criterion not in ("MRR", "P@1", "P@5", "P@10"):
         raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
     base = mapper if mapper is not None else Mapper()
-    params = base.get_params()
-    table = []
-    grid = [(a, b) for a in alphas_src for b in alphas_tgt]
-    for a, b in progress_bar(grid, total=len(grid), desc="POSTPROC grid", progress=progress):
-        m = Mapper(**{**params, "postproc": (a, b), "progress": False}).fit(src, tgt, train)
-        xs, zt = m.transform(src, tgt)
-        res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
-        table.append({"alpha_src": a, "alpha_tgt": b, **res.to_dict()})
+    cell = partial(_postproc_cell, src, tgt, train, validation, base.get_params(), retrieval, source_size)
+    grid = [{"alpha_src": a, "alpha_tgt": b} for a in alphas_src for b in alphas_tgt]
+    client = client if client is not None else dd.current_client()
+    if client is not None:
+        table = dd.map_grid(cell, grid, client=client)
+    else:
+        table = [cell(**p) for p in progress_bar(grid, total=len(grid), desc="POSTPROC grid", progress=progress)]
     best = max(table, key=lambda r: r[criterion])
     return GridResult((best["alpha_src"], best["alpha_tgt"]), table, criterion)
 
