@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from . import backend
+from . import backend as xb  # where a method's `backend=` parameter shadows the module
 from .embeddings import Embeddings
 from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
 from .neighbors import topk as _dot_topk
@@ -941,7 +942,8 @@ class FuzzyEmbeddings:
 
     def neighbors(self, queries, k: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                   exclude_self: bool = True, exclude=None, restrict_vocab: int | None = None,
-                  memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None):
+                  memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None,
+                  backend: str = "exact"):
         """The ``k`` most similar words to each query under a fuzzy measure, vocabulary-wide.
 
         Scores are similarities (divergences negated), best first, ties to the lower row, with the
@@ -978,19 +980,28 @@ class FuzzyEmbeddings:
         precompute : bool, default False
             Keep the transformed vocabulary (n_words × (dim + 1) values) for later calls.
         progress : bool, optional
+        backend : {"exact", "dask"}
+            ``"dask"`` selects the candidates on the current ``dask.distributed`` client
+            (:func:`embgeo.distributed.topk` of the transformed queries against the transformed
+            vocabulary, built row chunk by row chunk on the workers, never whole in one process);
+            the k scores are then recomputed here in float64, as locally. NumPy memberships and the
+            measures that are one product (all but ``"jaccard"`` and reversed ``"intersection_ratio"``).
+            Indices equal the local ones up to float32 near-ties.
 
         Returns
         -------
         scores : array of float64, shape (m, k)
         indices : array of int64, shape (m, k)
         """
+        if backend not in ("exact", "dask"):
+            raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
         measure = _resolve_measure(measure)
         if measure == "inclusion":
             raise ValueError("graded inclusion is a pair measure; vocabulary-wide search supports "
                              + ", ".join(repr(m) for m in MEASURES if m != "inclusion"))
         q = self._as_query(queries)
         P = self.memberships
-        xp = backend.get_namespace(P)
+        xp = xb.get_namespace(P)
         n = len(self) if restrict_vocab is None else min(int(restrict_vocab), len(self))
         if n < 1:
             raise ValueError(f"restrict_vocab must be positive, got {restrict_vocab}")
@@ -1006,8 +1017,11 @@ class FuzzyEmbeddings:
         n_ex = max((len(r) for r in ex), default=0)
         if k > n - n_ex:
             raise ValueError(f"k={k} exceeds the {n - n_ex} candidate words")
-        Q = xp.astype(backend.asarray(q._mu, like=P), P.dtype)
-        idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
+        Q = xp.astype(xb.asarray(q._mu, like=P), P.dtype)
+        if backend == "dask":
+            idx = self._search_dask(Q, k, measure, reverse, ex, n, memory_budget)
+        else:
+            idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
         return self._rescore(Q, idx, measure, reverse, memory_budget)
 
     def analogy_query(self, a, b, x) -> FuzzySet:
@@ -1197,6 +1211,28 @@ class FuzzyEmbeddings:
                                              k, is_np)
         return best_i[:, :k]
 
+    def _search_dask(self, Q, k, measure, reverse, ex, n, memory_budget):
+        """:meth:`_search` on a Dask cluster: one sharded top-k of transformed rows (linear measures)."""
+        import dask.array as da
+
+        from . import distributed as dd
+
+        P = self.memberships
+        key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
+        if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
+            raise ValueError(f"backend='dask' supports the measures that are one product; {measure!r}"
+                             + (" reversed" if reverse else "") + " divides by a per-pair term: use backend='exact'")
+        if not xb.is_numpy(P):
+            raise ValueError("backend='dask' needs NumPy memberships")
+        q_names, c_names = self._LINEAR[key]
+        Qa = self._parts(np, Q, q_names).astype(P.dtype)
+        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        # row chunks of the vocabulary; each is transformed where it is (float64 temporaries: ~6 copies)
+        step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
+        A = da.from_array(P[:n], chunks=(step, P.shape[1]))
+        D = A.map_blocks(_candidate_rows, c_names, dtype=P.dtype, chunks=(A.chunks[0], (Qa.shape[1],)))
+        return dd.topk(Qa, D, k, metric="dot", exclude=ex)[1]
+
     def _rescore(self, Q, idx, measure, reverse, memory_budget=None):
         """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row).
 
@@ -1224,21 +1260,27 @@ class FuzzyEmbeddings:
         return xp.take_along_axis(v, order, axis=1), xp.astype(xp.take_along_axis(idx, order, axis=1), xp.int64)
 
     def most_similar(self, query, topn: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
-                     exclude=None, restrict_vocab: int | None = None) -> list:
+                     exclude=None, restrict_vocab: int | None = None, backend: str = "exact") -> list:
         """``[(word, similarity), ...]`` for one query (a word or a single :class:`FuzzySet`),
         best first, excluding the words the query was built from; see :meth:`neighbors` (the nearest-word
         lists of Bhat et al. 2020, Tables 1-3 and 6).
 
         Examples: ``F.most_similar(F["north"] & F["korea"])``,
-        ``F.most_similar("cat", measure="kl", reverse=True)``.
+        ``F.most_similar("cat", measure="kl", reverse=True)``; ``backend="dask"`` searches on
+        the current Dask client (:meth:`neighbors`).
         """
         q = self._as_query(query)
         if q.is_batch:
             raise ValueError("most_similar takes one query; use neighbors() for a batch")
         s, i = self.neighbors(q, topn, measure=measure, reverse=reverse, exclude=exclude,
-                              restrict_vocab=restrict_vocab, progress=False)
-        s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
+                              restrict_vocab=restrict_vocab, progress=False, backend=backend)
+        s, i = xb.to_numpy(s)[0], xb.to_numpy(i)[0]
         return [(self.words[j], float(v)) for v, j in zip(s, i)]
+
+
+def _candidate_rows(block, names):
+    """Candidate-side transform of one row chunk in its storage dtype (a Dask task of ``backend="dask"``)."""
+    return FuzzyEmbeddings._parts(np, block, names).astype(block.dtype)
 
 
 class _AnalogyScorer:

@@ -230,3 +230,36 @@ def test_real_valued_data_ids_equal_scores_to_float32_rounding(client):
         assert all(set(i[r][np.isin(i[r], list(dup))]) == set(li[r][np.isin(li[r], list(dup))])
                    for r in range(len(Q)))
         assert same[~np.isin(li, list(dup))].all()          # every other index is the local one
+
+
+@pytest.mark.parametrize("measure,reverse", [("cross_entropy", False), ("kl", True),
+                                             ("categorical_cross_entropy", False)])
+def test_fuzzy_search_on_dask_equals_local_and_the_formula(client, measure, reverse):
+    from embgeo import fuzzy
+
+    rng = np.random.default_rng(12)
+    M = fuzzy.fuzzify(rng.standard_normal((1500, 12)).astype(np.float32))
+    if measure.startswith("categorical"):
+        M = M / M.sum(axis=1, keepdims=True)
+    F = fuzzy.FuzzyEmbeddings([f"w{i}" for i in range(len(M))], M)
+    words = ["w3", "w700", "w1499"]
+    s, i = F.neighbors(words, 6, measure=measure, reverse=reverse, backend="dask", memory_budget=2**16)
+    ls, li = F.neighbors(words, 6, measure=measure, reverse=reverse, progress=False)
+    np.testing.assert_array_equal(i, li)
+    np.testing.assert_array_equal(s, ls)                        # same candidates, rescored in float64 here
+    # brute force from the definitions (Bhat et al. 2020, Sec. 4.4), all pairs in float64
+    T = M.astype(np.float64)
+    for r, w in enumerate(words):
+        S = T[int(w[1:])]
+        A, B = (T, S) if reverse else (S, T)                     # m(A, B) with A = first argument
+        if measure == "cross_entropy":
+            v = -(A * np.log(B) + (1 - A) * np.log1p(-B)).sum(axis=1)
+        elif measure == "kl":
+            v = (A * np.log(A / B) + (1 - A) * np.log((1 - A) / (1 - B))).sum(axis=1)
+        else:
+            v = -(A * np.log(B)).sum(axis=1)
+        v[int(w[1:])] = np.inf                                  # the query word itself is excluded
+        np.testing.assert_array_equal(i[r], np.argsort(v, kind="stable")[:6])
+    with pytest.raises(ValueError, match="one product"):
+        F.neighbors(words, 3, measure="jaccard", backend="dask")
+    assert F.most_similar("w3", 4, backend="dask") == F.most_similar("w3", 4)
