@@ -1,12 +1,12 @@
 """Regenerate tests/data/fuzzy_reference/: outputs of the authors' released C programs (Bhat et al. 2020).
 
-The programs come from https://github.com/AlokDebnath/fuzzy_embeddings (``word2fuzzy/``); they are
-compiled from a local checkout and run on small inputs that this script writes (random vectors, a
-SimLex-format pair file, a compound file in the 13-column format ``compute-composition.cpp`` reads).
-Nothing of the authors' code is stored in embgeo: only its outputs.
+The programs are the authors' (AlokDebnath/fuzzy_embeddings, ``word2fuzzy/``): pass the paths of
+their two executables, built by you from the authors' sources; this script only runs them, on small
+inputs that it writes (random vectors, a SimLex-format pair file, a compound file in the 13-column
+format ``compute-composition.cpp`` reads). Nothing of the authors' code is stored in embgeo: only
+its outputs.
 
-    git clone https://github.com/AlokDebnath/fuzzy_embeddings /tmp/fz   # or any checkout
-    python benchmarks/reference/fuzzy_golden.py /tmp/fz/word2fuzzy
+    python benchmarks/reference/fuzzy_golden.py SIMLEX_PROGRAM COMPOSITION_PROGRAM
 
 Programs and what they reproduce:
 
@@ -72,27 +72,26 @@ def write_binary(path, words, X):
             f.write(w.encode() + b" " + struct.pack(f"{len(row)}f", *row.tolist()) + b"\n")
 
 
-def main(src):
-    src = Path(src)
+def main(simlex_program, composition_program):
+    simlex, comp_program = Path(simlex_program), Path(composition_program)
     vec, sim, comp = inputs()
     words, X = read_vectors(vec)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         binpath = tmp / "vectors.bin"
         write_binary(binpath, words, X)
-        subprocess.run(["gcc", "-O2", str(src / "dump-accuracy-simlex.c"), "-o", str(tmp / "simlex"), "-lm"], check=True)
-        subprocess.run(["g++", "-O2", "-x", "c++", str(src / "compute-composition.cpp"), "-o", str(tmp / "comp"),
-                        "-lm"], check=True)
         for option in ("kl", "crossentropy"):
             out = OUT / f"simlex_{option}.txt"
-            subprocess.run([str(tmp / "simlex"), str(binpath), str(sim), option, str(out)], check=True,
+            subprocess.run([str(simlex), str(binpath), str(sim), option, str(out)], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for option in ("xhsym", "xhheadmod"):
-            res = subprocess.run([str(tmp / "comp"), str(binpath), str(comp), option], check=True,
+            res = subprocess.run([str(comp_program), str(binpath), str(comp), option], check=True,
                                  capture_output=True, text=True)
             (OUT / f"composition_{option}.txt").write_text(res.stdout)
     print("wrote", sorted(p.name for p in OUT.iterdir()))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/fz/word2fuzzy")
+    if len(sys.argv) != 3:
+        sys.exit("usage: fuzzy_golden.py SIMLEX_PROGRAM COMPOSITION_PROGRAM (the authors' two executables)")
+    main(sys.argv[1], sys.argv[2])
