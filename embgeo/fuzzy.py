@@ -66,7 +66,7 @@ import numpy as np
 from . import backend
 from . import backend as xb  # where a method's `backend=` parameter shadows the module
 from .embeddings import Embeddings
-from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
+from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, mask_excluded, select_topk
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
 
@@ -509,7 +509,7 @@ def entropy(A):
     return _m_entropy(backend.get_namespace(A), A)
 
 
-def _exclude_block(xp, G, ex, c0, c1, is_np):
+def _exclude_block(G, ex, c0, c1, is_np):
     """Set the excluded candidates of rows ``ex`` (global column indices) that fall in [c0, c1) to −inf."""
     rows, cols = [], []
     for r, e in enumerate(ex):
@@ -518,15 +518,7 @@ def _exclude_block(xp, G, ex, c0, c1, is_np):
         cols.append(e)
     if not rows:
         return G
-    rr, cc = np.concatenate(rows), np.concatenate(cols)
-    if rr.size == 0:
-        return G
-    if is_np:
-        G[rr, cc] = -np.inf
-        return G
-    mask = np.zeros(tuple(G.shape), dtype=bool)
-    mask[rr, cc] = True
-    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=G.dtype), G)
+    return mask_excluded(G, np.concatenate(rows), np.concatenate(cols), in_place=is_np)
 
 
 def _merge_topk(xp, S, idx, k, is_np):
@@ -1199,7 +1191,7 @@ class FuzzyEmbeddings:
                     den = (xp.reshape(xp.astype(a[q0:q1], G.dtype), (-1, 1)) + cb - G if measure == "jaccard"
                            else xp.broadcast_to(cb, G.shape))
                     G = _ratio(xp, G, den)
-                G = _exclude_block(xp, G, ex[q0:q1], c0, c1, is_np)
+                G = _exclude_block(G, ex[q0:q1], c0, c1, is_np)
                 s_, i_ = select_topk(G, kb)
                 blk_s.append(s_)
                 blk_i.append(xp.astype(i_, xp.int64) + c0)

@@ -28,8 +28,8 @@ from .ranking import merge_topk
 from .validation import check_k, exclusion_csr, max_excluded
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
-           "exclusion_csr", "select_topk", "merge_topk", "self_topk", "inverse_norms", "cached_inverse_norms",
-           "DEFAULT_MEMORY_BUDGET"]
+           "exclusion_csr", "select_topk", "mask_excluded", "merge_topk", "self_topk", "inverse_norms",
+           "cached_inverse_norms", "DEFAULT_MEMORY_BUDGET"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -220,16 +220,34 @@ def select_topk(S, k: int, exclude=None):
         return topk_rows(S, k, *(ex if ex is not None else (None, None)))
     xp = xb.get_namespace(S)
     if ex is not None:
-        S = _apply_exclusion(xp, S, *_slice_csr(ex, 0, n_rows), False)
+        S = mask_excluded(S, *_slice_csr(ex, 0, n_rows))
     return _select_xp(xp, S, k)
 
 
-def _apply_exclusion(xp, S, rows, cols, is_np):
+def mask_excluded(S, rows, cols, *, in_place: bool = False):
+    """``S`` with the entries ``(rows[j], cols[j])`` set to −inf, so that no selection picks them.
+
+    Parameters
+    ----------
+    S : array, shape (q, n)
+        A block of scores, of any array library.
+    rows, cols : NumPy int arrays of equal length
+        Positions within the block.
+    in_place : bool
+        Write into ``S`` (NumPy only; the caller owns the block) instead of returning a new array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mask_excluded(np.zeros((2, 3)), np.array([0, 1]), np.array([2, 0])).tolist()
+    [[0.0, 0.0, -inf], [-inf, 0.0, 0.0]]
+    """
     if cols.size == 0:
         return S
-    if is_np:
+    if in_place:
         S[rows, cols] = -np.inf
         return S
+    xp = xb.get_namespace(S)
     mask = np.zeros(tuple(S.shape), dtype=bool)
     mask[rows, cols] = True
     return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=S.dtype), S)
@@ -262,7 +280,7 @@ def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=
             S = S - xp.reshape(col_bias, (1, -1))
         if ex is not None:
             rows, cols = _slice_csr(ex, s, e)
-            S = _apply_exclusion(xp, S, rows, cols, is_np)
+            S = mask_excluded(S, rows, cols, in_place=is_np)
         vs, ix = _select_numpy(S, k) if is_np else _select_xp(xp, S, k)
         out_s.append(vs)
         out_i.append(ix)
