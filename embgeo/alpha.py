@@ -67,6 +67,7 @@ from .embeddings import Embeddings
 from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
 from .normalize import normalize as normalize_rows
 from .progress import progress_bar
+from .validation import renamed_parameter
 
 __all__ = ["AlphaEmbeddings", "alpha_sweep", "analogy_sweep", "SweepResult", "AnalogySweepResult",
            "GloveModel", "read_glove", "fisher_cosine", "P0_CHOICES", "VARIANTS", "GEOMETRIES"]
@@ -918,10 +919,8 @@ def _as_model(model, p0, variant, kwargs) -> AlphaEmbeddings:
 
 
 def _random_state(random_state, seed):
-    if seed is not None:
-        warnings.warn("seed= is deprecated; use random_state=", DeprecationWarning, stacklevel=3)
-        random_state = seed
-    return np.random.default_rng(random_state)
+    return np.random.default_rng(renamed_parameter(random_state, seed, old="seed", new="random_state",
+                                                   where="embgeo.alpha", stacklevel=3))
 
 
 def _pyplot():

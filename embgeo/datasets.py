@@ -44,6 +44,7 @@ import numpy as np
 
 from . import registry as _reg
 from .registry import fetch, registry
+from .validation import renamed_parameter
 
 __all__ = [
     "WordPairs",
@@ -725,12 +726,7 @@ def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0, se
     -------
     train, test : lists of (source, target) pairs
     """
-    if seed is not None:
-        import warnings
-
-        warnings.warn("split_dictionary(seed=...) is deprecated: use random_state=...",
-                      DeprecationWarning, stacklevel=2)
-        random_state = seed
+    random_state = renamed_parameter(random_state, seed, old="seed", new="random_state", where="split_dictionary")
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be an int (the hash salt), got {random_state!r}")
     if not 0 < test_size < 1:

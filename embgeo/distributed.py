@@ -46,6 +46,7 @@ import numpy as np
 
 from . import backend as xb
 from .ranking import merge_topk
+from .validation import renamed_parameter
 
 __all__ = ["ShardedDatabase", "shard", "topk", "knn_mean_similarity", "csls_topk", "search",
            "gram", "merge_topk", "map_grid", "get_client", "current_client"]
@@ -502,12 +503,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     -------
     scores, indices : ndarrays (q, k)
     """
-    if knn is not None:
-        import warnings
-
-        warnings.warn("knn is deprecated; use csls_knn", DeprecationWarning, stacklevel=2)
-        csls_knn = knn
-    csls_knn = int(csls_knn)
+    csls_knn = int(renamed_parameter(csls_knn, knn, old="knn", new="csls_knn", where="csls_topk"))
     if csls_knn < 1:
         raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
     client = get_client(client)

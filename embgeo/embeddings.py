@@ -1,7 +1,6 @@
 """The :class:`Embeddings` container: a vocabulary and its vectors, on CPU or GPU."""
 from __future__ import annotations
 
-import warnings
 from numbers import Integral
 from typing import Any, Iterable, Sequence
 
@@ -9,6 +8,7 @@ import numpy as np
 
 from . import backend
 from .errors import UnknownWordError
+from .validation import renamed_parameter
 
 __all__ = ["Embeddings", "unwrap"]
 
@@ -493,13 +493,9 @@ def _read_only(vectors):
 
 
 def _oov_alias(oov: str, missing: str | None) -> str:
-    if missing is None:
-        return oov
-    if oov != "raise":
+    if missing is not None and oov != "raise":
         raise TypeError("pass oov= only ('missing' is its deprecated alias)")
-    warnings.warn("the 'missing' parameter is renamed 'oov'; 'missing' will be removed in the next release",
-                  DeprecationWarning, stacklevel=3)
-    return missing
+    return renamed_parameter(oov, missing, old="missing", new="oov", where="Embeddings", stacklevel=3)
 
 
 def _weighted_keys(positive, negative) -> tuple[list[Any], list[float]]:

@@ -57,7 +57,6 @@ docs/fuzzy.md says which table uses which, with the measured numbers.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +68,7 @@ from .embeddings import Embeddings
 from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, mask_excluded, select_topk
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
+from .validation import renamed_parameter
 
 __all__ = [
     "FuzzyEmbeddings",
@@ -824,10 +824,7 @@ class FuzzyEmbeddings:
     def indices(self, words, oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
         """Row indices of ``words``; ``oov`` as in :meth:`embgeo.Embeddings.indices`
         (``"raise"``, ``"skip"`` or ``"mark"``; ``missing=`` is its deprecated alias)."""
-        if missing is not None:
-            warnings.warn("FuzzyEmbeddings.indices(missing=...) is deprecated; use oov=...",
-                          DeprecationWarning, stacklevel=2)
-            oov = missing
+        oov = renamed_parameter(oov, missing, old="missing", new="oov", where="FuzzyEmbeddings.indices")
         return self._vocab.indices(words, oov)
 
     def __getitem__(self, word) -> FuzzySet:
@@ -1493,9 +1490,7 @@ def hyponymy(F: FuzzyEmbeddings, pairs, *, oov: str = "skip", missing: str | Non
     reverse inclusion. ``oov="skip"`` drops pairs with unknown words, ``"raise"`` raises
     :class:`~embgeo.errors.UnknownWordError` (``missing=`` is the deprecated name of ``oov``).
     """
-    if missing is not None:
-        warnings.warn("hyponymy(missing=...) is deprecated; use oov=...", DeprecationWarning, stacklevel=2)
-        oov = missing
+    oov = renamed_parameter(oov, missing, old="missing", new="oov", where="hyponymy")
     if oov not in ("skip", "raise"):
         raise ValueError(f"oov must be 'skip' or 'raise', got {oov!r}")
     pairs = [tuple(p) for p in pairs]

@@ -25,7 +25,7 @@ import numpy as np
 from . import backend as xb
 from .progress import progress_bar
 from .ranking import merge_topk
-from .validation import check_k, exclusion_csr, max_excluded
+from .validation import check_k, exclusion_csr, max_excluded, renamed_parameter
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
            "exclusion_csr", "select_topk", "mask_excluded", "merge_topk", "self_topk", "inverse_norms",
@@ -603,11 +603,7 @@ def _row_means(scores):
 
 def _csls_knn(csls_knn, knn):
     """The CSLS neighbourhood size, accepting the deprecated ``knn=`` spelling."""
-    if knn is not None:
-        import warnings
-
-        warnings.warn("knn= is deprecated; use csls_knn=", DeprecationWarning, stacklevel=3)
-        csls_knn = knn
+    csls_knn = renamed_parameter(csls_knn, knn, old="knn", new="csls_knn", where="embgeo.neighbors", stacklevel=3)
     if isinstance(csls_knn, bool) or not isinstance(csls_knn, (int, np.integer)) or csls_knn < 1:
         raise ValueError(f"csls_knn must be a positive integer, got {csls_knn!r}")
     return int(csls_knn)

@@ -26,7 +26,6 @@ embgeo's results table (:class:`embgeo.evaluate.Report`: prints aligned, ``to_ma
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -42,6 +41,7 @@ from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
 from .progress import progress_bar
+from .validation import renamed_parameter
 
 __all__ = [
     "VarianceProfile",
@@ -479,10 +479,7 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
     words, y = list(words), np.asarray(labels)
     if y.ndim != 1 or len(words) != y.shape[0]:
         raise ValueError(f"{len(words)} words but labels of shape {y.shape}: give one label per word")
-    if missing is not None:
-        warnings.warn("probe_components(missing=...) is deprecated; use oov=...", DeprecationWarning,
-                      stacklevel=2)
-        oov = missing
+    oov = renamed_parameter(oov, missing, old="missing", new="oov", where="probe_components")
     if oov not in ("raise", "skip"):
         raise ValueError(f"oov must be 'raise' or 'skip', got {oov!r}")
     idx = e.indices(words, oov="mark")

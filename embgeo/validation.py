@@ -1,16 +1,41 @@
-"""Argument checks shared by the neighbour engines (exact, FAISS, Dask).
+"""Argument checks shared across embgeo.
 
 A lower layer than :mod:`embgeo.neighbors` and :mod:`embgeo.faiss_index`, so both can use the
-same checks without importing each other: ``k`` against the candidates left, and per-query
-exclusion lists normalised to CSR form.
+same checks without importing each other: ``k`` against the candidates left, per-query
+exclusion lists normalised to CSR form, and the deprecated spellings of renamed parameters.
 """
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from . import backend as xb
 
-__all__ = ["check_k", "exclusion_csr", "max_excluded"]
+__all__ = ["check_k", "exclusion_csr", "max_excluded", "renamed_parameter"]
+
+
+def renamed_parameter(value, old_value, *, old: str, new: str, where: str, stacklevel: int = 2):
+    """The value of a renamed parameter, taking its deprecated spelling for one release.
+
+    Returns ``old_value`` (with a DeprecationWarning) when the caller passed the old name, else
+    ``value``. ``stacklevel`` is that of a warning issued by the function that calls this one.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     renamed_parameter(10, 5, old="knn", new="csls_knn", where="csls_topk")
+    5
+    >>> str(w[0].message)
+    "csls_topk: the 'knn' parameter is renamed 'csls_knn'; 'knn' will be removed in the next release"
+    """
+    if old_value is None:
+        return value
+    warnings.warn(f"{where}: the '{old}' parameter is renamed '{new}'; '{old}' will be removed in the next release",
+                  DeprecationWarning, stacklevel=stacklevel + 1)
+    return old_value
 
 
 def check_k(k, n_candidates: int) -> int:
