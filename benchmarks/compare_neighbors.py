@@ -91,7 +91,7 @@ def main(argv=None):
     Q = np.ascontiguousarray(U[qidx])
     nq, k = len(Q), args.k
     print(f"GloVe 6B 50d: {U.shape[0]} x {U.shape[1]}, {nq} queries, k={k}, cosine; "
-          f"{nb._default_jobs()} CPUs, load average {os.getloadavg()[0]:.1f} at start")
+          f"{len(os.sched_getaffinity(0))} CPUs, load average {os.getloadavg()[0]:.1f} at start")
 
     rows = []  # (name, wall seconds for all queries, CPU seconds for all queries, note)
     nb.topk(Q[:8], U[:5000], k, metric="dot")  # JIT / cache warm-up, not timed

@@ -22,7 +22,7 @@ sharded anew by each call, so an in-place edit is always seen. A
 NumPy array is scattered once; a Dask array's row chunks are computed where they are; a
 memory-mapped ``.npy`` (an embgeo cache loaded with ``mmap=True``) or a path to one is opened by
 each worker itself, so the matrix never travels through the scheduler. Each task runs the local
-blocked search (:func:`embgeo.neighbors.topk`, Numba tiles) of one block of queries against one
+blocked search (:func:`embgeo.exact.topk`, Numba tiles) of one block of queries against one
 shard; the per-shard top-k lists, with global row ids, merge pairwise in a tree (:func:`merge_topk`),
 and only the final (q, k) lists come back.
 
@@ -311,7 +311,7 @@ def _local_exclude(ptr, idx, q0, q1, c0, c1):
 
 def _shard_topk(Q, D, k, start, exclude, csls_bias=None):
     """Top-k of query block ``Q`` in shard ``D`` (rows from ``start``), padded to k with (-inf, -1)."""
-    from . import neighbors
+    from . import exact
 
     Q = np.asarray(Q)
     D = np.asarray(D)
@@ -320,9 +320,9 @@ def _shard_topk(Q, D, k, start, exclude, csls_bias=None):
     kk = min(k, n - n_ex)
     if kk >= 1:
         if csls_bias is None:
-            s, i = neighbors.topk(Q, D, kk, metric="dot", exclude=exclude, check_finite=False, progress=False)
+            s, i = exact.topk(Q, D, kk, metric="dot", exclude=exclude, check_finite=False, progress=False)
         else:
-            s, i = neighbors.csls_topk(Q, D, kk, r_database=csls_bias, r_queries=np.zeros(Q.shape[0]),
+            s, i = exact.csls_topk(Q, D, kk, r_database=csls_bias, r_queries=np.zeros(Q.shape[0]),
                                        exclude=exclude, progress=False)
     else:
         s, i = np.zeros((Q.shape[0], 0), D.dtype), np.zeros((Q.shape[0], 0), np.int64)
@@ -358,9 +358,9 @@ def _dense_topk(Q, D, k, exclude, csls_bias):
 
 def _knn_mean_rows(D, S, knn):
     """r of each row of ``D`` over the source space ``S`` (both unit rows): CSLS's r_S for one shard."""
-    from . import neighbors
+    from . import exact
 
-    return neighbors.knn_mean_similarity(np.asarray(D), np.asarray(S), knn, metric="dot", progress=False)
+    return exact.knn_mean_similarity(np.asarray(D), np.asarray(S), knn, metric="dot", progress=False)
 
 
 def _merge2(a, b, k):
@@ -401,7 +401,7 @@ def _queries(queries, sd: ShardedDatabase, metric: str):
 
 
 def _exclusion(exclude, nq, n):
-    from .neighbors import exclusion_csr
+    from .validation import exclusion_csr
 
     ex = exclusion_csr(exclude, nq, n)
     if ex is None:
