@@ -9,6 +9,7 @@ embgeo does not schedule work itself beyond one machine: on a cluster it runs on
     from embgeo import distributed as dd
     db = dd.shard(e.vectors)                           # row shards, each kept on one worker
     scores, ids = dd.topk(queries, db, k=10)           # as embgeo.neighbors.topk(queries, e.vectors, 10)
+    scores, ids = neighbors.topk(queries, e.vectors, 10, backend="dask")   # the same, through the façade
     table = negatives.synonym_table(e, k=10, backend="dask")   # the local table, on the cluster
     results = dd.map_grid(run_one, {"alpha": [0.5, 1.0], "pair": ["en-de", "en-fi"]})
 
@@ -22,15 +23,17 @@ sharded anew by each call, so an in-place edit is always seen. A
 NumPy array is scattered once; a Dask array's row chunks are computed where they are; a
 memory-mapped ``.npy`` (an embgeo cache loaded with ``mmap=True``) or a path to one is opened by
 each worker itself, so the matrix never travels through the scheduler. Each task runs the local
-blocked search (:func:`embgeo.exact.topk`, Numba tiles) of one block of queries against one
-shard; the per-shard top-k lists, with global row ids, merge pairwise in a tree (:func:`merge_topk`),
-and only the final (q, k) lists come back.
+engine (:func:`embgeo.exact.topk` with ``offset=`` the shard's first row, Numba tiles) on one
+block of queries against one shard, with the inverse row norms the local search would use (each
+worker computes and keeps those of its rows); the per-shard top-k lists, with global row ids,
+merge pairwise in a tree (:func:`merge_topk`), and only the final (q, k) lists come back. This
+module sits above :mod:`embgeo.exact` and below :mod:`embgeo.neighbors`, whose public functions
+dispatch here with ``backend="dask"``.
 
-The answer is the local one up to float32 rounding: the indices are equal, the scores equal to
-float32 rounding (a GEMM tile that starts at another row offset rounds the last bit differently,
-about 1 ulp), and rows that are exact duplicates of each other may come in another order (their
-scores tie only up to that rounding, so "equal scores to the lower row" can fall either way). Exact
-ties, where the products are exact, go to the lower row as locally.
+The arithmetic is the local search's (raw rows scaled by the same inverse norms), so the answer is
+the local one up to where a GEMM tile starts: a tile at another row offset can round the last
+float32 bit differently (about 1 ulp), and rows that are exact duplicates of each other may then
+come in another order. Exact ties, where the products are exact, go to the lower row as locally.
 """
 from __future__ import annotations
 
@@ -116,20 +119,21 @@ class ShardedDatabase:
     shape: tuple
     dtype: Any
     workers: list
-    _unit: list | None = field(default=None, repr=False)
+    _inv: list | None = field(default=None, repr=False)
 
-    def unit_shards(self) -> list:
-        """Futures of the unit-length rows of each shard, computed on (and kept by) its worker."""
-        if self._unit is None:
-            self._unit = [self.client.submit(_unit_rows, f, workers=[w], pure=False)
-                          for f, w in zip(self.shards, self.workers)]
-        return self._unit
+    def inverse_norms(self) -> list:
+        """Futures of each shard's inverse row norms (:func:`embgeo.exact.inverse_norms`), computed
+        on (and kept by) its worker: what cosine search scales the raw rows by, as locally."""
+        if self._inv is None:
+            self._inv = [self.client.submit(_inverse_norms, f, workers=[w], pure=False)
+                         for f, w in zip(self.shards, self.workers)]
+        return self._inv
 
     def release(self) -> None:
         """Drop the shards from the workers' memory."""
-        for f in self.shards + (self._unit or []):
+        for f in self.shards + (self._inv or []):
             f.release()
-        self.shards, self._unit = [], None
+        self.shards, self._inv = [], None
 
 
 _CACHE: dict[int, tuple] = {}
@@ -284,87 +288,74 @@ def _as_float_matrix(X):
     return xb.check_matrix(xb.asarray(np.asarray(X)), "database")
 
 
-def _unit_rows(X):
-    from .normalize import normalize
+def _inverse_norms(X):
+    from . import exact
 
-    return normalize(np.ascontiguousarray(X), "unit")
+    return exact.inverse_norms(np.asarray(X), "database", check_finite=False)
 
 
-def _local_exclude(ptr, idx, q0, q1, c0, c1):
-    """Exclusions of query rows [q0, q1) that fall in database rows [c0, c1), as a padded (rows, m)
-    array of shard-local columns (or None)."""
-    if ptr is None:
+def _block_exclude(ptr, idx, q0, q1):
+    """Exclusions of query rows [q0, q1), global database rows, as a (rows, m) array padded with -1
+    (or None): what :func:`embgeo.exact.topk` takes with ``offset=`` on every shard."""
+    if ptr is None or int(ptr[q1]) == int(ptr[q0]):
         return None
-    a, b = int(ptr[q0]), int(ptr[q1])
-    cols = idx[a:b]
-    rows = np.repeat(np.arange(q1 - q0), np.diff(ptr[q0:q1 + 1]))
-    keep = (cols >= c0) & (cols < c1)
-    rows, cols = rows[keep], cols[keep] - c0
-    if cols.size == 0:
-        return None
-    counts = np.bincount(rows, minlength=q1 - q0)
+    counts = np.diff(ptr[q0:q1 + 1])
+    rows = np.repeat(np.arange(q1 - q0), counts)
     first = np.concatenate([[0], np.cumsum(counts)[:-1]])
     out = np.full((q1 - q0, int(counts.max())), -1, dtype=np.int64)
-    out[rows, np.arange(rows.size) - first[rows]] = cols
+    out[rows, np.arange(rows.size) - first[rows]] = idx[int(ptr[q0]):int(ptr[q1])]
     return out
 
 
-def _shard_topk(Q, D, k, start, exclude, csls_bias=None):
-    """Top-k of query block ``Q`` in shard ``D`` (rows from ``start``), padded to k with (-inf, -1)."""
-    from . import exact
+def _shard_topk(Q, q_inv, D, d_inv, k, start, exclude, csls_bias=None):
+    """Top-k of query block ``Q`` in shard ``D`` (rows ``start`` …), with global row ids.
 
-    Q = np.asarray(Q)
-    D = np.asarray(D)
-    n = D.shape[0]
-    n_ex = 0 if exclude is None else int((exclude >= 0).sum(axis=1).max())
-    kk = min(k, n - n_ex)
-    if kk >= 1:
-        if csls_bias is None:
-            s, i = exact.topk(Q, D, kk, metric="dot", exclude=exclude, check_finite=False, progress=False)
-        else:
-            s, i = exact.csls_topk(Q, D, kk, r_database=csls_bias, r_queries=np.zeros(Q.shape[0]),
-                                       exclude=exclude, progress=False)
+    The local engine runs it (``offset=start`` maps the ids and the global ``exclude``), with the
+    inverse row norms the local search would use (``None``: dot products). ``csls_bias`` (r_S of
+    the shard's rows) ranks by 2 cos − r_S as :func:`embgeo.exact.csls_topk` does. A shard with
+    fewer than ``k`` candidates for some query (fewer rows than k plus that query's exclusions:
+    only toy shards) gives all its rows, the excluded ones as (-inf, -1) slots that
+    :func:`merge_topk` sorts last.
+    """
+    from . import exact
+    from .validation import exclusion_csr, max_excluded
+
+    Q, D = np.asarray(Q), np.asarray(D)
+    nq, n = Q.shape[0], D.shape[0]
+    ex = exclusion_csr(exclude, nq, n, offset=start)
+    small = n - max_excluded(ex) < k
+    kk, exclude = (n, None) if small else (k, exclude)
+    if csls_bias is None:
+        s, i = exact.prepared_topk(xb.get_namespace(D), Q, D, kk, exclude, q_inv, d_inv, offset=start,
+                                   progress=False)
     else:
-        s, i = np.zeros((Q.shape[0], 0), D.dtype), np.zeros((Q.shape[0], 0), np.int64)
-    if kk < min(k, n):
-        s, i = _dense_topk(Q, D, min(k, n), exclude, csls_bias)
-    out_s = np.full((Q.shape[0], k), -np.inf, dtype=s.dtype)
-    out_i = np.full((Q.shape[0], k), -1, dtype=np.int64)
-    valid = i >= 0
-    out_s[:, :s.shape[1]] = np.where(valid, s, -np.inf)
-    out_i[:, :i.shape[1]] = np.where(valid, i + start, -1)
-    return out_s, out_i
+        s, i = exact.csls_topk(Q, D, kk, r_database=csls_bias, r_queries=np.zeros(nq), exclude=exclude,
+                               database_inv=d_inv, offset=start, progress=False)
+    if small and ex is not None:
+        ptr, idx = ex
+        bad = np.zeros((nq, n), dtype=bool)
+        bad[np.repeat(np.arange(nq), np.diff(ptr)), idx] = True
+        dropped = np.take_along_axis(bad, i - start, axis=1)
+        order = np.argsort(dropped, axis=1, kind="stable")  # kept entries first, in their order
+        dropped = np.take_along_axis(dropped, order, axis=1)
+        s = np.where(dropped, -np.inf, np.take_along_axis(s, order, axis=1))
+        i = np.where(dropped, -1, np.take_along_axis(i, order, axis=1))
+    return s, i
 
 
-def _dense_topk(Q, D, k, exclude, csls_bias):
-    """A tiny shard: full score block, excluded rows marked -1."""
-    from .normalize import normalize
-
-    if csls_bias is not None:
-        Q, D = normalize(Q, "unit"), normalize(D, "unit")
-    S = Q @ D.T
-    if csls_bias is not None:
-        S = 2 * S - np.asarray(csls_bias, dtype=D.dtype)[None, :]
-    mask = np.zeros(S.shape, dtype=bool)
-    if exclude is not None:
-        r, c = np.nonzero(exclude >= 0)
-        mask[r, exclude[r, c]] = True
-    cols = np.broadcast_to(np.arange(D.shape[0]), S.shape)
-    order = np.lexsort((cols, mask, -S), axis=1)[:, :k]
-    s = np.take_along_axis(S, order, axis=1)
-    i = np.where(np.take_along_axis(mask, order, axis=1), -1, order)
-    return s, i.astype(np.int64)
-
-
-def _knn_mean_rows(D, S, knn):
-    """r of each row of ``D`` over the source space ``S`` (both unit rows): CSLS's r_S for one shard."""
+def _knn_mean_rows(D, d_inv, S, s_inv, knn):
+    """r_S of each row of shard ``D`` over the source space ``S`` (CSLS), as the local search
+    computes it: the mean of the top ``knn`` cosines, in float64."""
     from . import exact
 
-    return exact.knn_mean_similarity(np.asarray(D), np.asarray(S), knn, metric="dot", progress=False)
+    scores, _ = exact.prepared_topk(xb.get_namespace(S), np.asarray(D), np.asarray(S), knn, None, d_inv, s_inv,
+                                    progress=False)
+    return np.mean(scores.astype(np.float64), axis=1)
 
 
 def _merge2(a, b, k):
-    return merge_topk([a, b], k)
+    # toy shards give fewer than k columns; the final merge has k (the caller checked k)
+    return merge_topk([a, b], min(k, a[0].shape[1] + b[0].shape[1]))
 
 
 def _tree_merge(client, futures: list, k: int):
@@ -387,17 +378,22 @@ def _check_k(k, n_candidates):
     return int(k)
 
 
-def _queries(queries, sd: ShardedDatabase, metric: str):
-    from .normalize import normalize
-
+def _queries(queries, sd: ShardedDatabase):
+    """Queries as a checked C-ordered NumPy matrix of the database's dtype (raw rows: cosine
+    scales them by their inverse norms, as the local search does)."""
     Q = xb.to_numpy(queries)
     if Q.ndim == 1:
         Q = Q.reshape(1, -1)
     Q = xb.check_matrix(Q, "queries", allow_empty=True)
     if Q.shape[1] != sd.shape[1]:
         raise ValueError(f"queries have dimension {Q.shape[1]} but the database has {sd.shape[1]}")
-    Q = Q.astype(sd.dtype, copy=False)
-    return normalize(Q, "unit") if metric == "cosine" else np.ascontiguousarray(Q)
+    return np.ascontiguousarray(Q, dtype=sd.dtype)
+
+
+def _inverse_query_norms(Q):
+    from . import exact
+
+    return exact.inverse_norms(Q, "queries")
 
 
 def _exclusion(exclude, nq, n):
@@ -410,15 +406,20 @@ def _exclusion(exclude, nq, n):
     return ptr, idx, int(np.diff(ptr).max()) if nq else 0
 
 
-def _run_blocks(client, q_blocks, shard_futs, sd, k, ptr, idx, biases=None):
-    """Submit (query block × shard) tasks and tree merges; gather the blocks' results in order."""
+def _run_blocks(client, q_blocks, sd, k, ptr, idx, d_inv=None, biases=None):
+    """Submit (query block × shard) tasks and tree merges; gather the blocks' results in order.
+
+    ``q_blocks``: ((q0, q1), query rows, their inverse norms or None) per block; ``d_inv``: the
+    shards' inverse norms (cosine) or None; ``biases``: the shards' r_S (CSLS) or None.
+    """
     merged = []
-    for (q0, q1), qf in q_blocks:
+    for (q0, q1), qf, qinv in q_blocks:
+        ex = _block_exclude(ptr, idx, q0, q1)
         parts = []
-        for j, ((c0, c1), df, w) in enumerate(zip(sd.bounds, shard_futs, sd.workers)):
-            ex = _local_exclude(ptr, idx, q0, q1, c0, c1)
+        for j, ((c0, _), df, w) in enumerate(zip(sd.bounds, sd.shards, sd.workers)):
+            dinv = None if d_inv is None else d_inv[j]
             bias = None if biases is None else biases[j]
-            parts.append(client.submit(_shard_topk, qf, df, k, c0, ex, bias, workers=[w], pure=False))
+            parts.append(client.submit(_shard_topk, qf, qinv, df, dinv, k, c0, ex, bias, workers=[w], pure=False))
         merged.append(_tree_merge(client, parts, k))
     results = client.gather(merged)
     if not results:
@@ -427,14 +428,18 @@ def _run_blocks(client, q_blocks, shard_futs, sd, k, ptr, idx, biases=None):
             np.concatenate([r[1] for r in results], axis=0))
 
 
-def _query_blocks(client, Q, query_block):
+def _query_blocks(client, Q, q_inv, query_block):
+    """The query rows (and their inverse norms, or None) in blocks, each sent to every worker."""
     step = max(1, int(query_block or DEFAULT_QUERY_BLOCK))
     bounds = [(s, min(s + step, Q.shape[0])) for s in range(0, Q.shape[0], step)]
+    if not bounds:
+        return []
     # hash=False: the same queries scattered again would get the key of the previous call's
     # futures, whose release reaches the scheduler later and cancels the new tasks
-    blocks = [np.ascontiguousarray(Q[s:e]) for s, e in bounds]
-    futs = client.scatter(blocks, broadcast=True, hash=False) if bounds else []
-    return list(zip(bounds, futs))
+    blocks = client.scatter([np.ascontiguousarray(Q[s:e]) for s, e in bounds], broadcast=True, hash=False)
+    invs = [None] * len(bounds) if q_inv is None else \
+        client.scatter([q_inv[s:e] for s, e in bounds], broadcast=True, hash=False)
+    return list(zip(bounds, blocks, invs))
 
 
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None, client=None,
@@ -466,19 +471,26 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
     client = get_client(client)
     sd = shard(database, client)
-    self_join = queries is database
-    Q = None if self_join else _queries(queries, sd, metric)
-    return _sharded_topk(client, sd, Q, k, metric == "cosine", exclude, query_block)
+    cosine = metric == "cosine"
+    if queries is database:
+        return _sharded_topk(client, sd, None, None, k, cosine, exclude, query_block)
+    Q = _queries(queries, sd)
+    return _sharded_topk(client, sd, Q, _inverse_query_norms(Q) if cosine else None, k, cosine, exclude,
+                         query_block)
 
 
-def _sharded_topk(client, sd: ShardedDatabase, Q, k, unit: bool, exclude, query_block):
-    """Top-k of ``Q`` (prepared; None: the database's own rows) over the raw or unit shards."""
-    shards = sd.unit_shards() if unit else sd.shards
+def _sharded_topk(client, sd: ShardedDatabase, Q, q_inv, k, cosine: bool, exclude, query_block):
+    """Top-k of ``Q`` (checked, with its inverse norms for cosine; None: the database's own rows,
+    whose blocks are the shards already on the workers)."""
+    d_inv = sd.inverse_norms() if cosine else None
     nq = sd.shape[0] if Q is None else Q.shape[0]
     ptr, idx, max_ex = _exclusion(exclude, nq, sd.shape[0])
     k = _check_k(k, sd.shape[0] - max_ex)
-    q_blocks = list(zip(sd.bounds, shards)) if Q is None else _query_blocks(client, Q, query_block)
-    return _run_blocks(client, q_blocks, shards, sd, k, ptr, idx)
+    if Q is None:
+        q_blocks = list(zip(sd.bounds, sd.shards, d_inv if d_inv is not None else [None] * len(sd.shards)))
+    else:
+        q_blocks = _query_blocks(client, Q, q_inv, query_block)
+    return _run_blocks(client, q_blocks, sd, k, ptr, idx, d_inv)
 
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None, client=None,
@@ -508,17 +520,21 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
         raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
     client = get_client(client)
     sd = shard(database, client)
-    Q = _queries(queries, sd, "cosine")
+    Q = _queries(queries, sd)
+    q_inv = _inverse_query_norms(Q)
     ptr, idx, max_ex = _exclusion(exclude, Q.shape[0], sd.shape[0])
     k = _check_k(k, sd.shape[0] - max_ex)
+    d_inv = sd.inverse_norms()
     if r_database is None:
-        S = Q if source is None else _queries(source, sd, "cosine")
+        S, s_inv = (Q, q_inv) if source is None else (_queries(source, sd), None)
         if S.shape[0] == 0:
             raise ValueError("r_S needs a non-empty source space: pass source= or r_database=")
-        S_f = client.scatter(S, broadcast=True, hash=False)
+        if s_inv is None:
+            s_inv = _inverse_query_norms(S)
+        S_f, s_inv_f = client.scatter([S, s_inv], broadcast=True, hash=False)
         knn_s = min(csls_knn, S.shape[0])
-        biases = [client.submit(_knn_mean_rows, u, S_f, knn_s, workers=[w], pure=False)
-                  for u, w in zip(sd.unit_shards(), sd.workers)]
+        biases = [client.submit(_knn_mean_rows, f, inv, S_f, s_inv_f, knn_s, workers=[w], pure=False)
+                  for f, inv, w in zip(sd.shards, d_inv, sd.workers)]
     else:
         rD = np.asarray(xb.to_numpy(r_database), dtype=np.float64)
         if rD.shape != (sd.shape[0],):
@@ -526,14 +542,13 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
         biases = [rD[s:e] for s, e in sd.bounds]
     if r_queries is None:
         # r_T: mean cosine of each (unit) query to its nearest unit database rows
-        scores, _ = _sharded_topk(client, sd, Q, min(csls_knn, sd.shape[0]), True, None, query_block)
+        scores, _ = _sharded_topk(client, sd, Q, q_inv, min(csls_knn, sd.shape[0]), True, None, query_block)
         rQ = np.mean(scores.astype(np.float64), axis=1)
     else:
         rQ = np.asarray(xb.to_numpy(r_queries), dtype=np.float64)
         if rQ.shape != (Q.shape[0],):
             raise ValueError(f"r_queries must have shape ({Q.shape[0]},), got {rQ.shape}")
-    raw_Q = xb.to_numpy(queries).reshape(Q.shape).astype(sd.dtype, copy=False)
-    s, i = _run_blocks(client, _query_blocks(client, raw_Q, query_block), sd.shards, sd, k, ptr, idx, biases)
+    s, i = _run_blocks(client, _query_blocks(client, Q, None, query_block), sd, k, ptr, idx, d_inv, biases)
     return s - rQ.astype(sd.dtype)[:, None], i
 
 

@@ -335,12 +335,6 @@ class Embeddings:
         ``backend="dask"`` runs the search on the current Dask client, the vectors sharded by rows
         across its workers (:func:`embgeo.distributed.search`, same results).
         """
-        if backend == "dask":
-            # the engine over shards sits above the local one (it runs neighbors.topk per shard),
-            # so the word-level facade dispatches to it, not neighbors.search
-            from .distributed import search as dask_search
-
-            return dask_search(self, queries, k=k, metric=metric, exclude_self=exclude_self, **kwargs)
         from .neighbors import search
 
         return search(self, queries, k=k, metric=metric, backend=backend, exclude_self=exclude_self, **kwargs)

@@ -564,14 +564,19 @@ def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k",
     memory_budget, progress, selector, n_jobs
         As in :func:`topk`.
     """
-    if offset is not None:
-        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-            raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
-        offset = int(offset)
+    offset = _check_offset(offset)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
     k = check_k(k, D.shape[0] - max_excluded(ex))
     s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv)
     return (s, i + offset) if offset else (s, i)
+
+
+def _check_offset(offset):
+    if offset is not None:
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+            raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+        offset = int(offset)
+    return offset
 
 
 def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
@@ -639,7 +644,7 @@ def check_csls_knn(csls_knn, knn=None):
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
               selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
-              database_inv=None, source_inv=None):
+              database_inv=None, source_inv=None, offset: int | None = None):
     """Top-``k`` database rows of each query by CSLS (cross-domain similarity local scaling).
 
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (MUSE):
@@ -684,6 +689,9 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     database_inv, source_inv : arrays (n,) and (m,), optional
         Precomputed :func:`inverse_norms` of ``database`` and ``source`` (spares a pass over
         each; an :class:`~embgeo.embeddings.Embeddings` caches its own).
+    offset : int, optional
+        As in :func:`topk`: ``database`` is a shard starting at this row (give ``r_database`` for
+        its rows: r_S over a shard alone would be wrong).
 
     Returns
     -------
@@ -691,8 +699,9 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
         CSLS values best first, and database rows (ties to the lower row).
     """
     csls_knn = check_csls_knn(csls_knn, knn)
+    offset = _check_offset(offset)
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv)
-    ex = exclusion_csr(exclude, Q.shape[0], D.shape[0])
+    ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
     k = check_k(k, D.shape[0] - max_excluded(ex))
     opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs)
     if r_database is None:
@@ -715,4 +724,4 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     # rank by 2cos − r_S (r_T is constant per query), then subtract r_T
     s, i = _run(xp, Q, D, k, ex, memory_budget, progress, "CSLS", selector, n_jobs, col_bias=rD, scale=2,
                 q_inv=q_inv, d_inv=d_inv)
-    return s - xp.reshape(rQ, (-1, 1)), i
+    return s - xp.reshape(rQ, (-1, 1)), (i + offset if offset else i)

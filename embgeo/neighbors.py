@@ -17,14 +17,179 @@ import weakref
 import numpy as np
 
 from . import backend as xb
-from .exact import (DEFAULT_MEMORY_BUDGET, block_rows, check_csls_knn, csls_topk, inverse_norms,
-                    knn_mean_similarity, mask_excluded, prepared_topk, select_topk, self_topk, topk)
+from . import exact
+from .exact import (DEFAULT_MEMORY_BUDGET, block_rows, check_csls_knn, inverse_norms, mask_excluded,
+                    prepared_topk, select_topk, self_topk)
 from .ranking import merge_topk
 from .validation import exclusion_csr
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
            "exclusion_csr", "select_topk", "mask_excluded", "merge_topk", "self_topk", "inverse_norms",
            "cached_inverse_norms", "DEFAULT_MEMORY_BUDGET"]
+
+_BACKENDS = ("exact", "dask")
+
+
+def _dask_engine(backend, client, query_block):
+    """:mod:`embgeo.distributed` for ``backend="dask"``, None for "exact"; refuses the Dask options
+    without Dask and any other backend."""
+    if backend == "dask":
+        from . import distributed
+
+        return distributed
+    if backend not in _BACKENDS:
+        hint = " (FAISS indexes search words: neighbors.search(..., backend='faiss'))" if backend == "faiss" else ""
+        raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}{hint}")
+    for name, value in (("client", client), ("query_block", query_block)):
+        if value is not None:
+            raise TypeError(f"{name}= needs backend='dask'")
+    return None
+
+
+def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
+         memory_budget: int | None = None, progress: bool | None = None, selector: str = "auto",
+         n_jobs: int | None = None, check_finite: bool = True, offset: int | None = None,
+         backend: str = "exact", client=None, query_block: int | None = None):
+    """Exact top-``k`` neighbours of each query row among the database rows.
+
+    Parameters
+    ----------
+    queries : array, shape (q, d) or (d,)
+    database : array, shape (n, d)
+        Same array library as ``queries``. With ``backend="dask"`` also a dask array, a
+        memory-mapped ``.npy`` or its path, or a :class:`~embgeo.distributed.ShardedDatabase`
+        (see :func:`embgeo.distributed.shard`).
+    k : int
+        Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).
+    metric : {"cosine", "dot"}
+        Cosine scales both sides to unit length first (zero vectors score 0).
+    exclude : array or sequence, optional
+        Per query, database rows never to return: an int array of shape (q,) (one row each,
+        e.g. the query word itself), an int array (q, m) padded with -1, or a sequence of q ints
+        or int sequences. Negative entries are ignored.
+    memory_budget, progress, selector, n_jobs, check_finite, offset
+        Options of the local engine, see :func:`embgeo.exact.topk` (``memory_budget`` bounds
+        the score tiles, default 256 MiB; results never depend on it). With ``backend="dask"``
+        each worker runs with its defaults, and ``offset`` is refused.
+    backend : {"exact", "dask"}
+        "exact" (default) runs the blocked search here (:func:`embgeo.exact.topk`); "dask"
+        shards the database by rows over the workers of a Dask client and merges the
+        per-shard lists (:func:`embgeo.distributed.topk`), with the same results.
+    client : distributed.Client, optional
+        ``backend="dask"`` only: the client (default: the current one).
+    query_block : int, optional
+        ``backend="dask"`` only: query rows per task (default 4096).
+
+    Returns
+    -------
+    scores : array, shape (q, k)
+        Similarities, best first (database dtype).
+    indices : array of int64, shape (q, k)
+        Database rows; equal scores are ordered by the lower row, deterministically.
+
+    Raises
+    ------
+    ValueError
+        k < 1 or larger than the candidates, dimension mismatch, NaN/inf in queries or
+        database (the row is named), unknown metric, selector or backend, bad ``exclude``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> D = np.array([[1, 0], [0, 1], [1, 1], [1, 0]], dtype=np.float32)
+    >>> s, i = topk(D[:1], D, 2, exclude=[0])
+    >>> i.tolist()
+    [[3, 2]]
+    """
+    dd = _dask_engine(backend, client, query_block)
+    if dd is None:
+        return exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
+                          progress=progress, selector=selector, n_jobs=n_jobs, check_finite=check_finite,
+                          offset=offset)
+    if offset is not None:
+        raise TypeError("offset= is for one shard searched by the local engine; backend='dask' shards "
+                        "the database itself")
+    return dd.topk(queries, database, k, metric=metric, exclude=exclude, client=client, query_block=query_block)
+
+
+def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
+                        memory_budget: int | None = None, progress: bool | None = None,
+                        selector: str = "auto", n_jobs: int | None = None, backend: str = "exact",
+                        client=None, query_block: int | None = None):
+    """Mean similarity of each query row to its ``k`` nearest database rows (CSLS's r terms).
+
+    Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (the text
+    after it): r_T(Wx_s) = (1/K) Σ_{y_t ∈ N_T(Wx_s)} cos(Wx_s, y_t). Called with the mapped
+    source as ``queries`` and the target vocabulary as ``database`` it gives r_T; with the roles
+    swapped, r_S. The mean of :func:`topk`'s scores, in float64.
+
+    Parameters
+    ----------
+    queries, database, k, metric, exclude
+        As in :func:`topk`.
+    memory_budget, progress, selector, n_jobs
+        Options of the local engine (:func:`embgeo.exact.knn_mean_similarity`).
+    backend, client, query_block
+        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster
+        (:func:`embgeo.distributed.knn_mean_similarity`).
+
+    Returns
+    -------
+    r : array of float64, shape (q,)
+    """
+    dd = _dask_engine(backend, client, query_block)
+    if dd is None:
+        return exact.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
+                                         memory_budget=memory_budget, progress=progress, selector=selector,
+                                         n_jobs=n_jobs)
+    return dd.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude, client=client,
+                                  query_block=query_block)
+
+
+def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
+              source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
+              selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
+              database_inv=None, source_inv=None, backend: str = "exact", client=None,
+              query_block: int | None = None):
+    """Top-``k`` database rows of each query by CSLS (cross-domain similarity local scaling).
+
+    Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (MUSE):
+    CSLS(Wx_s, y_t) = 2 cos(Wx_s, y_t) − r_T(Wx_s) − r_S(y_t), with r_S over the whole mapped
+    source vocabulary (``source``, or a precomputed ``r_database``; without either, the
+    queries). See :func:`embgeo.exact.csls_topk` for the definitions and the local engine.
+
+    Parameters
+    ----------
+    queries : array (q, d)
+        Mapped source vectors Wx_s.
+    database : array (n, d)
+        Target vectors y_t (with ``backend="dask"``, anything :func:`topk` takes).
+    k : int
+        Neighbours to return per query.
+    csls_knn : int
+        K of the r terms (MUSE uses 10); ``knn`` is its deprecated spelling.
+    r_database, r_queries, source, exclude
+        As in :func:`embgeo.exact.csls_topk`.
+    memory_budget, progress, selector, n_jobs, database_inv, source_inv
+        Options of the local engine (:func:`embgeo.exact.csls_topk`); with ``backend="dask"``
+        the workers compute the inverse norms of their own rows.
+    backend, client, query_block
+        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster
+        (:func:`embgeo.distributed.csls_topk`), r_S of each row on the worker holding it.
+
+    Returns
+    -------
+    scores, indices : arrays, shape (q, k)
+        CSLS values best first, and database rows (ties to the lower row).
+    """
+    csls_knn = check_csls_knn(csls_knn, knn)
+    dd = _dask_engine(backend, client, query_block)
+    if dd is None:
+        return exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
+                               source=source, exclude=exclude, memory_budget=memory_budget, progress=progress,
+                               selector=selector, n_jobs=n_jobs, database_inv=database_inv, source_inv=source_inv)
+    return dd.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
+                        source=source, exclude=exclude, client=client, query_block=query_block)
 
 
 _INV_NORMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -72,8 +237,10 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         the whole of ``e``: r_S then costs one pass over all n² pairs, so compute it once with
         ``knn_mean_similarity(e.vectors, e.vectors, csls_knn)`` and pass it as ``r_database=``
         when querying repeatedly.
-    backend : {"exact", "faiss"}
-        "faiss" searches a :class:`~embgeo.faiss_index.FaissIndex` (cosine and dot only): pass
+    backend : {"exact", "faiss", "dask"}
+        "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
+        sharded by rows across its workers (:func:`embgeo.distributed.search`; ``e`` may hold a
+        dask array). "faiss" searches a :class:`~embgeo.faiss_index.FaissIndex` (cosine and dot only): pass
         ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The index is
         built on the first call and kept with ``e`` (one per kind, parameters and metric; see
         :func:`embgeo.faiss_index.cached_index`), or pass a prebuilt one as ``index=``.
@@ -90,9 +257,14 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     """
     if metric not in ("cosine", "dot", "csls"):
         raise ValueError(f"metric must be 'cosine', 'dot' or 'csls', got {metric!r}")
-    if backend not in ("exact", "faiss"):
-        raise ValueError(f"backend must be 'exact' or 'faiss', got {backend!r}")
+    if backend not in ("exact", "faiss", "dask"):
+        raise ValueError(f"backend must be 'exact', 'faiss' or 'dask', got {backend!r}")
     csls_knn = check_csls_knn(csls_knn, kwargs.pop("knn", None))
+    if backend == "dask":
+        from . import distributed
+
+        return distributed.search(e, queries, k, metric=metric, exclude_self=exclude_self, csls_knn=csls_knn,
+                                  **kwargs)
     Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)
     if exclude_self and idx is not None:
