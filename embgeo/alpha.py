@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -414,11 +415,13 @@ class AlphaEmbeddings:
             raise TypeError("words must be a sequence of words, not one string")
         return np.array([self.index(w) for w in words], dtype=np.int64)
 
-    def _gradients(self, alphas, rows, progress=None):
+    def _gradients(self, alphas, rows, progress=None, shared=None):
         """Σ_χ l^α(χ) ΔV_χ for each α, as (G float64 (m, d), log_scale (m,), sign) per α.
 
         The true sum is ``G * exp(log_scale)[:, None] / β`` (β = (1−α)/2; no division at α = 1).
-        One logits GEMM per block serves every α.
+        One logits GEMM per block serves every α. ``shared`` sizes the blocks for the copy of
+        the logits that several α need (default: when there are several); a sweep fixes it for
+        its whole grid, so that each α's rows do not depend on how the grid is split.
         """
         xp = self._xp
         p0 = self.p0
@@ -435,7 +438,8 @@ class AlphaEmbeddings:
             Vt = V.T
             S0 = S1 = None
             pos = 0
-            for idx in self._blocks(rows, "alpha embeddings", progress, temporaries=min(len(alphas), 2)):
+            shared = len(alphas) > 1 if shared is None else shared
+            for idx in self._blocks(rows, "alpha embeddings", progress, temporaries=2 if shared else 1):
                 b = len(idx)
                 if S0 is None or S0.shape[0] < b:
                     S0 = np.empty((b, len(self)), dtype=self._dt)
@@ -889,22 +893,71 @@ def _check_grid(alphas, folds, top):
     return alphas, int(folds), int(top)
 
 
-def _alpha_rows(model: AlphaEmbeddings, grid, rows, geometry, normalize, progress):
+def _alpha_rows(model: AlphaEmbeddings, grid, rows, geometry, normalize, progress, shared: bool | None = None):
     """Yield (α, rows of W^α as float64 NumPy) for the grid; α = −∞ gives the limit embedding (eq. 9).
 
     The finite α are computed in chunks whose outputs fit the memory budget; each chunk shares
-    one logits GEMM per block.
+    one logits GEMM per block. ``shared``: as :meth:`AlphaEmbeddings._gradients` (default: the
+    grid has several finite α).
     """
     per_chunk = max(1, model.memory_budget // (8 * max(len(rows), 1) * max(model.dim, 1)))
     finite = [float(a) for a in grid if np.isfinite(a)]
+    shared = len(finite) > 1 if shared is None else shared
     for s in range(0, len(finite), per_chunk):
         chunk = finite[s:s + per_chunk]
-        for a, (G, ls) in zip(chunk, model._gradients(chunk, rows, progress)):
+        for a, (G, ls) in zip(chunk, model._gradients(chunk, rows, progress, shared)):
             yield a, np.asarray(backend.to_numpy(model._finish(G, ls, a, geometry, normalize)), dtype=np.float64)
     if np.any(np.isneginf(grid)):
         lim = model.limit(1, geometry=geometry, normalize=normalize, words=[model.words[i] for i in rows],
                           dtype_out="float64", progress=progress)
         yield -np.inf, np.asarray(backend.to_numpy(lim.vectors), dtype=np.float64)
+
+
+def _alpha_group(model: AlphaEmbeddings, alphas, rows, geometry, normalize, evaluate, progress=False,
+                 shared=None) -> dict:
+    """``evaluate(W^α rows)`` for each α of one group, the group sharing its logits GEMMs."""
+    return {a: evaluate(Y)
+            for a, Y in _alpha_rows(model, np.asarray(alphas), rows, geometry, normalize, progress, shared)}
+
+
+def _per_alpha(model: AlphaEmbeddings, grid, rows, geometry, normalize, evaluate, progress, client, local) -> list:
+    """``evaluate(W^α rows)`` for every α of the grid, in grid order.
+
+    Here, or, when a Dask client exists (or is given) and ``local`` is false, as Dask tasks: the
+    distinct α are split in contiguous groups, one per worker, and each task computes its group
+    with one logits GEMM per block for the whole group, as the local sweep does for its chunks.
+    The model (its reference measure and Fisher matrix computed here first, once) goes to every
+    worker with the task.
+    """
+    if not local and client is None:
+        from .distributed import current_client
+
+        client = current_client()
+    distinct = list(dict.fromkeys(float(a) for a in grid))
+    if local or client is None:
+        values = _alpha_group(model, distinct, rows, geometry, normalize, evaluate, progress)
+    else:
+        from .distributed import map_grid
+
+        model.fisher_cholesky  # p0, I(p0) and its Cholesky factor once, not once per worker
+        n_groups = max(1, min(len(distinct), len(client.scheduler_info()["workers"])))
+        groups = [[float(a) for a in g] for g in np.array_split(np.asarray(distinct), n_groups)]
+        # blocks sized for the whole grid, so that every α's rows are the local ones bit for bit
+        shared = sum(np.isfinite(a) for a in distinct) > 1
+        task = partial(_alpha_group, model, rows=rows, geometry=geometry, normalize=normalize, evaluate=evaluate,
+                       shared=shared)
+        values = {}
+        for part in map_grid(task, [{"alphas": g} for g in groups], client=client):
+            values.update(part)
+    return [values[float(a)] for a in grid]
+
+
+def _pair_products(i1, i2, Y):
+    return np.sum(Y[i1] * Y[i2], axis=1)
+
+
+def _analogy_correct(q, memory_budget, Y):
+    return _analogy_answers(Y, q, memory_budget) == q[:, 3]
 
 
 def _as_model(model, p0, variant, kwargs) -> AlphaEmbeddings:
@@ -1064,7 +1117,7 @@ def _looker(model, lowercase):
 def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, top: int = 1,
                 geometry: str = "fisher", normalize=True, p0: str | None = None, variant: str | None = None,
                 random_state=0, lowercase: bool | None = None, progress=None, metric=None, seed=None,
-                **kwargs) -> SweepResult:
+                client=None, local: bool = False, **kwargs) -> SweepResult:
     """Sweep α over a grid on a word-similarity benchmark, choosing α by k-fold cross-validation.
 
     For each α, the similarity of eq. 5 (cosine in ``geometry``) of alpha embeddings (eq. 2) is
@@ -1078,7 +1131,9 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     similarity benchmarks (``folds=3, top=3`` gives the paper's summary).
 
     Only the benchmark's words are embedded (each still sums over all n contexts), and one logits
-    GEMM per block serves every α of the grid.
+    GEMM per block serves every α of the grid. When a Dask client exists (or ``client`` is given),
+    the grid runs as Dask tasks, one group of α per worker, each group sharing its GEMMs; the
+    result is the local one.
 
     Parameters
     ----------
@@ -1103,6 +1158,11 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     lowercase : bool or None
         As :func:`embgeo.evaluate.word_similarity`: None looks words up as written, then lower-cased.
     metric, seed : deprecated aliases of ``geometry`` and ``random_state``.
+    client : distributed.Client, optional
+        Run the α groups on this client. Default: the current client if there is one
+        (:func:`embgeo.distributed.current_client`), else here.
+    local : bool
+        True runs here whatever client exists.
     **kwargs
         Further :class:`AlphaEmbeddings` arguments (``dtype``, ``memory_budget``, ...).
     """
@@ -1129,10 +1189,8 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     i1 = np.array([pos[w] for w in w1])
     i2 = np.array([pos[w] for w in w2])
     rows = model._rows(vocab)
-    sims = np.empty((len(grid), len(w1)))
-    for a, Y in _alpha_rows(model, grid, rows, geometry, normalize, progress):
-        for k in np.flatnonzero(grid == a):
-            sims[k] = np.sum(Y[i1] * Y[i2], axis=1)
+    sims = np.array(_per_alpha(model, grid, rows, geometry, normalize, partial(_pair_products, i1, i2), progress,
+                               client, local))
     Ub = np.asarray(backend.to_numpy(backend.take_rows(model.input_vectors, rows)), dtype=np.float64)
     base = fisher_cosine(Ub[i1], Ub[i2])
 
@@ -1239,7 +1297,8 @@ def _accuracy_of(C: np.ndarray) -> Callable[[int, np.ndarray], float]:
 def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", folds: int = 3, *, top: int = 3,
                   geometry: str = "fisher", normalize=True, restrict_vocab: int | None = 30000,
                   p0: str | None = None, variant: str | None = None, random_state=0,
-                  lowercase: bool | None = None, progress=None, **kwargs) -> AnalogySweepResult:
+                  lowercase: bool | None = None, progress=None, client=None, local: bool = False,
+                  **kwargs) -> AnalogySweepResult:
     """The paper's α selection: analogies, 3-fold cross-validation, top-3 α (Tables 2, 3 and 11).
 
     Each question a : b = c : d is answered by minimising the analogy measure of eq. 6,
@@ -1276,6 +1335,9 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
         Fold assignment.
     lowercase : bool or None
         None: a word as written, else lower-cased; True: always lower-cased.
+    client, local
+        As in :func:`alpha_sweep`: the grid runs as Dask tasks (one group of α per worker) when a
+        client exists, unless ``local=True``.
     **kwargs
         Further :class:`AlphaEmbeddings` arguments.
 
@@ -1313,11 +1375,9 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
                          f"{n_r} candidates: too few for {folds}-fold cross-validation")
     syntactic = np.array([name.startswith("gram") for name in qs.section_names])[qs.section_ids][covered]
     rows = np.arange(n_r)
-    correct = np.zeros((len(grid), len(q)), dtype=bool)
-    for a, Y in _alpha_rows(model, grid, rows, geometry, normalize, progress):
-        ok = _analogy_answers(Y, q, model.memory_budget) == q[:, 3]
-        for k in np.flatnonzero(grid == a):
-            correct[k] = ok
+    correct = np.array(_per_alpha(model, grid, rows, geometry, normalize,
+                                  partial(_analogy_correct, q, model.memory_budget), progress, client, local),
+                       dtype=bool).reshape(len(grid), len(q))
     U0 = np.asarray(backend.to_numpy(model.input_vectors[:n_r, ...]), dtype=np.float64)
     U0 = U0 / np.where((nrm := np.linalg.norm(U0, axis=1, keepdims=True)) > 0, nrm, 1.0)
     base_ok = _analogy_answers(U0, q, model.memory_budget) == q[:, 3]

@@ -319,3 +319,39 @@ def test_dask_results_are_the_local_ones_bit_for_bit(client):
     ls, li = neighbors.csls_topk(Q, D, 5, source=D[:700], exclude=ex, progress=False)
     np.testing.assert_array_equal(i, li)
     np.testing.assert_array_equal(s, ls)
+
+
+def test_alpha_sweeps_run_as_dask_tasks_and_equal_the_local_sweeps(client):
+    """Issue 17: α sweeps as Dask tasks, one group of α per worker; the results are the local ones."""
+    from embgeo.alpha import AlphaEmbeddings, alpha_sweep, analogy_sweep
+    from embgeo.datasets import AnalogyQuestions
+
+    rng = np.random.default_rng(13)
+    n = 120
+    U, V = 0.6 * rng.standard_normal((n, 6)), 0.6 * rng.standard_normal((n, 6)) + 0.3
+    # float32 blocks of a few rows: a task that split the blocks otherwise would round differently
+    ae = AlphaEmbeddings(U, V, counts=rng.integers(1, 500, n), p0="u", memory_budget=n * 4 * 2 * 7)
+    alphas = [-np.inf, -2.0, 0.5, 3.0]      # two tasks: [−∞, −2] and [0.5, 3]
+    w = rng.choice(n, size=(80, 2))
+    pairs = ([str(a) for a in w[:, 0]], [str(b) for b in w[:, 1]], rng.standard_normal(80))
+    q = rng.choice(n, size=(120, 4))
+    q = np.array([r for r in q if len(set(r)) == 4]).astype(str)
+    questions = AnalogyQuestions({"capital": q[:40], "gram1-adj": q[40:]}, name="toy")
+    with distributed.get_task_stream(client) as ts:
+        sim = alpha_sweep(ae, alphas, pairs, folds=3)
+        ana = analogy_sweep(ae, alphas, questions, restrict_vocab=None)
+    assert sum(t["key"].startswith("_call") for t in ts.data) == 4   # two α groups per sweep
+    local_sim = alpha_sweep(ae, alphas, pairs, folds=3, local=True)
+    local_ana = analogy_sweep(ae, alphas, questions, restrict_vocab=None, local=True)
+    np.testing.assert_array_equal(sim.scores, local_sim.scores)
+    np.testing.assert_array_equal(sim.cv.test_scores, local_sim.cv.test_scores)
+    np.testing.assert_array_equal(ana.correct, local_ana.correct)
+    assert ana.correct.any() and not ana.correct.all()
+    # ρ and argmax hide the last bits: the W^α rows themselves are the local ones bit for bit
+    from embgeo import alpha
+
+    rows = np.arange(n)
+    on_dask = alpha._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, client, False)
+    here = alpha._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, None, True)
+    for a, b in zip(on_dask, here):
+        np.testing.assert_array_equal(a, b)
