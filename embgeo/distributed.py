@@ -78,7 +78,11 @@ def current_client():
     """The current ``dask.distributed`` client, or None when dask is missing or no client runs.
 
     Unlike :func:`get_client` this never raises: it is how embgeo decides whether a grid
-    (:func:`map_grid`, :func:`embgeo.evaluate.lexicon.postproc_grid_search`) goes to a cluster.
+    (:func:`map_grid`, :func:`embgeo.evaluate.lexicon.postproc_grid_search`, the α sweeps of
+    :mod:`embgeo.alpha`) goes to a cluster. Inside a Dask task it is None too: a grid run by a
+    task (e.g. an α sweep per language pair of a :func:`map_grid`) runs within that task, since a
+    task that waits on tasks of its own cluster can hold the thread they need (pass ``client=``
+    to nest on purpose).
 
     Examples
     --------
@@ -90,6 +94,11 @@ def current_client():
         import distributed
     except ImportError:
         return None
+    try:
+        distributed.get_worker()
+        return None
+    except ValueError:  # not in a task
+        pass
     try:
         return distributed.get_client()
     except ValueError:

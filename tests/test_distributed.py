@@ -158,8 +158,14 @@ def test_map_grid_runs_the_grid_on_the_workers_in_order(client):
     assert dd.map_grid(_where, [{"a": 3, "b": 4}], local=True) == [(12, os.getpid())]
 
 
+def _client_seen_by_a_task():
+    return dd.current_client() is None
+
+
 def test_current_client_is_none_without_one(monkeypatch, client):
     assert dd.current_client() is client
+    # inside a task a grid runs in the task: waiting on its own cluster could hold the thread it needs
+    assert dd.map_grid(_client_seen_by_a_task, [{}, {}]) == [True, True]
     monkeypatch.setattr(distributed, "get_client", lambda: (_ for _ in ()).throw(ValueError("No clients")))
     assert dd.current_client() is None
 
