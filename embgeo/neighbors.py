@@ -6,8 +6,9 @@ first, ties broken towards the lower database row, whatever ran it.
 This module is the façade: the local blocked engine (GEMM tiles merged into heaps by a Numba
 kernel, under a memory budget) lives in :mod:`embgeo.exact`, approximate search in
 :mod:`embgeo.faiss_index`, and the engine over Dask shards in :mod:`embgeo.distributed`.
-The engine's public names (:func:`topk`, :func:`select_topk`, :func:`block_rows`, ...) are
-importable from here as before; word-level search over an
+:func:`topk`, :func:`csls_topk` and :func:`knn_mean_similarity` dispatch on ``backend=``; the
+engine's other public names (:func:`select_topk`, :func:`block_rows`, :func:`self_topk`, ...)
+are importable from here as before; word-level search over an
 :class:`~embgeo.embeddings.Embeddings` (:func:`search`, :func:`most_similar`) is defined here.
 """
 from __future__ import annotations
@@ -38,7 +39,8 @@ def _dask_engine(backend, client, query_block):
 
         return distributed
     if backend not in _BACKENDS:
-        hint = " (FAISS indexes search words: neighbors.search(..., backend='faiss'))" if backend == "faiss" else ""
+        hint = (" (FAISS: embgeo.faiss_index.faiss_search for arrays, neighbors.search(..., backend='faiss') "
+                "for words)") if backend == "faiss" else ""
         raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}{hint}")
     for name, value in (("client", client), ("query_block", query_block)):
         if value is not None:
