@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo import io
+from embgeo import io, textparse
 from embgeo import Embeddings
 from embgeo.io import FormatError
 
@@ -542,10 +542,10 @@ def test_damaged_fasttext_bin_raises_format_error(fasttext_model, tmp_path, cut)
 # ------------------------------------------------------------------ parsing on several cores
 @pytest.mark.parametrize("workers", [2, 3, 7])
 def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
-    monkeypatch.setattr(io, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(textparse, "_PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: workers)
     p = io.save(emb, tmp_path / "a.vec")
-    assert len(io._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
+    assert len(textparse._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
     assert_same(io.load(p), emb)
     lines = p.read_bytes().split(b"\n")
     for bad_line in (5, 30, 55):  # 1-based, in the first, a middle and the last part
@@ -567,9 +567,9 @@ def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, 
 
 @pytest.mark.parametrize("part", [1, 64, 1000])
 def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, monkeypatch, part):
-    monkeypatch.setattr(io, "_STREAM_PART", part)
+    monkeypatch.setattr(textparse, "_STREAM_PART", part)
     p = io.save(emb, tmp_path / "a.vec.gz")
-    assert io._Inflater.start(p) is not None
+    assert textparse._Inflater.start(p) is not None
     assert_same(io.load(p), emb)
     lines = gzip.decompress(p.read_bytes()).split(b"\n")
     for bad_line in (2, 33, 61):
@@ -591,3 +591,13 @@ def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, mo
     raw = b"\n".join(lines)
     q.write_bytes(gzip.compress(raw[:1000]) + gzip.compress(raw[1000:]))
     assert_same(io.load(q), emb)
+
+
+def test_textparse_returns_words_and_matrix_for_io_to_wrap(tmp_path):
+    """The parser lives in embgeo.textparse (io.py keeps formats and Embeddings): words + a plain matrix."""
+    p = tmp_path / "a.vec"
+    p.write_bytes(b"2 3\ncat 1 2 3\ndog 0.5 -1e-3 4\n")
+    words, V = textparse.parse_text(p, "word2vec", None, np.dtype(np.float32), False)
+    assert words == ["cat", "dog"] and type(V) is np.ndarray
+    assert V.tolist() == np.array([[1, 2, 3], [0.5, -1e-3, 4]], dtype=np.float32).tolist()
+    assert textparse.parse_header(b"2 3") == (2, 3)
