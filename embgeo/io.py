@@ -365,11 +365,15 @@ def _word_at(buf, at: int) -> str:
     return buf[at: at + max(end, 0)].tobytes()[:60].decode("utf-8", errors="replace")
 
 
-def _check_fasttext_vocabulary(path: Path) -> None:
-    """Walk the header and the word records of a fastText ``.bin`` before gensim reads it.
+def _check_fasttext_sizes(path: Path) -> None:
+    """Walk the header, the word records and the two matrices' sizes of a fastText ``.bin`` before
+    gensim reads it.
 
     gensim reads each word byte by byte until its NUL terminator and never stops at the end of the
-    file: a model cut inside its vocabulary (or with a corrupted word count) would hang it.
+    file: a model cut inside its vocabulary (or with a corrupted word count) would hang it. And
+    ``load_facebook_vectors`` never reads the output matrix, so a file cut inside it (or after it,
+    or with bytes to spare) would load silently: the sizes the matrix headers announce must add up
+    to the file size exactly.
     """
     def fail(message, record=None, offset=None):
         raise FormatError(path, f"not a valid fastText binary model ({message})", record=record, offset=offset)
@@ -403,6 +407,37 @@ def _check_fasttext_vocabulary(path: Path) -> None:
                 buf, base, pos = buf[pos:] + more, base + pos, 0
                 end = buf.find(b"\0")
             pos = end + 10
+        at = base + pos  # the end of the vocabulary
+        size = os.fstat(fh.fileno()).st_size
+        new_format = magic == int.from_bytes(_FASTTEXT_MAGIC, "little")
+        if new_format:
+            fh.seek(head)
+            prune_size = struct.unpack("@q", fh.read(8))[0]
+            at += 8 * max(prune_size, 0)  # pruned-index pairs of int32 (fastText's quantized models)
+        for name in ("input matrix (the word and n-gram vectors)", "output matrix"):
+            fh.seek(at)
+            start = at
+            if new_format:
+                quant = fh.read(1)
+                if quant not in (b"\0", b"\1"):
+                    fail(f"the file ends before its {name}", offset=start)
+                if quant == b"\1":
+                    fail(f"the {name} is quantized (a .ftz model), which gensim cannot read", offset=start)
+                at += 1
+            dims = fh.read(16)
+            if len(dims) < 16:
+                fail(f"the file ends inside the header of its {name}", offset=at)
+            rows, cols = struct.unpack("@2q", dims)
+            if rows < 0 or cols < 0:
+                fail(f"impossible {name} shape {rows} x {cols}", offset=at)
+            nbytes = rows * cols * struct.calcsize("@f")
+            at += 16 + nbytes
+            if at > size:
+                fail(f"the file ends inside its {name}: its header at byte {start} announces {rows} x {cols} "
+                     f"float32 ({nbytes} bytes from byte {start + (17 if new_format else 16)}), but the file "
+                     f"has {size} bytes (truncated?)", offset=size)
+        if at != size:
+            fail(f"{size - at} bytes follow the output matrix, which ends at byte {at}", offset=at)
 
 
 def load_fasttext(path, limit: int | None = None, dtype="float32"):
@@ -433,7 +468,7 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
 
     path = Path(os.fspath(path)).expanduser()
     dtype = np.dtype(backend.resolve_dtype(dtype, np))
-    _check_fasttext_vocabulary(path)
+    _check_fasttext_sizes(path)
     try:
         kv = load_facebook_vectors(str(path))
     except (AssertionError, EOFError, ValueError, struct.error, MemoryError, OverflowError, IndexError) as exc:

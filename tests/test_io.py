@@ -539,6 +539,28 @@ def test_damaged_fasttext_bin_raises_format_error(fasttext_model, tmp_path, cut)
         io.load(p)
 
 
+def test_fasttext_bin_cut_inside_its_output_matrix_names_the_matrix_and_offset(fasttext_model, tmp_path):
+    """gensim's load_facebook_vectors never reads the output matrix: such a file used to load silently."""
+    model, path = fasttext_model
+    data = path.read_bytes()
+    out_bytes = len(model.wv.index_to_key) * model.wv.vector_size * 4  # float32 rows, one per word
+    out_start = len(data) - out_bytes - 17  # its quantisation flag and two int64 sizes come first
+    assert data[out_start] == 0 and np.frombuffer(data[out_start + 1:out_start + 17], np.int64).tolist() == \
+        [len(model.wv.index_to_key), model.wv.vector_size]
+    p = tmp_path / "cut.bin"
+    p.write_bytes(data[:-100])
+    with pytest.raises(FormatError, match=rf"ends inside its output matrix: its header at byte {out_start} "
+                                          rf"announces {len(model.wv.index_to_key)} x 8 float32 .* has {len(data) - 100} bytes") as info:
+        io.load(p)
+    assert info.value.offset == len(data) - 100
+    p.write_bytes(data[:out_start + 5])
+    with pytest.raises(FormatError, match="ends inside the header of its output matrix"):
+        io.load_fasttext(p)
+    p.write_bytes(data + b"\0" * 3)
+    with pytest.raises(FormatError, match=f"3 bytes follow the output matrix, which ends at byte {len(data)}"):
+        io.load(p)
+
+
 # ------------------------------------------------------------------ parsing on several cores
 @pytest.mark.parametrize("workers", [2, 3, 7])
 def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
