@@ -293,7 +293,11 @@ class Embeddings:
 
     @property
     def unit_vectors(self):
-        """Rows scaled to unit length (cached; zero rows stay zero)."""
+        """Rows scaled to unit length (zero rows stay zero): a full copy, made on first access and cached.
+
+        embgeo's own cosine code never asks for it (:meth:`similarity`, :meth:`most_similar`,
+        neighbour search and the analogy evaluation keep n inverse row norms instead).
+        """
         if self._unit is None:
             from .normalize import normalize
 
