@@ -378,22 +378,27 @@ def _check_fasttext_sizes(path: Path) -> None:
     def fail(message, record=None, offset=None):
         raise FormatError(path, f"not a valid fastText binary model ({message})", record=record, offset=offset)
 
-    # gensim unpacks these one by one: "@2i", "@12i1d", "@3i", "@q" (no padding between them)
-    at_sizes = struct.calcsize("@2i") + struct.calcsize("@12i1d")
-    head = at_sizes + struct.calcsize("@3i") + struct.calcsize("@q")
     with open(path, "rb") as fh:
-        data = fh.read(head)
+        data = fh.read(4)
+        # the new format (magic number, then the version) stores a pruned-index size and a
+        # quantisation flag before each matrix; the old one starts with dim and ws
+        new_format = data == _FASTTEXT_MAGIC
+        # gensim unpacks these one by one: "@2i", 12 (old format: 10) "i" and a "d", "@3i", "@q"
+        # (no padding between them)
+        at_sizes = struct.calcsize("@2i") + (12 if new_format else 10) * struct.calcsize("@i") + struct.calcsize("@d")
+        head = at_sizes + struct.calcsize("@3i") + struct.calcsize("@q")
+        data += fh.read(head - 4)
         if len(data) < head:
             fail("the file ends inside its header")
-        magic = struct.unpack_from("@i", data, 0)[0]
         vocab_size, nwords, nlabels = struct.unpack_from("@3i", data, at_sizes)
         if vocab_size < 0 or nwords < 0 or nlabels < 0 or nwords + nlabels > vocab_size:
             fail(f"impossible dictionary sizes: {vocab_size} entries, {nwords} words, {nlabels} labels")
         if nlabels > 0:
             fail(f"a supervised model with {nlabels} labels, not word vectors")
         base = head  # file offset of buf[0]
-        if magic == int.from_bytes(_FASTTEXT_MAGIC, "little"):  # the new format stores a pruned-index size
-            if len(fh.read(8)) < 8:
+        if new_format:
+            prune = fh.read(8)
+            if len(prune) < 8:
                 fail("the file ends inside its header")
             base += 8
         buf, pos = fh.read(1 << 20), 0
@@ -409,19 +414,16 @@ def _check_fasttext_sizes(path: Path) -> None:
             pos = end + 10
         at = base + pos  # the end of the vocabulary
         size = os.fstat(fh.fileno()).st_size
-        new_format = magic == int.from_bytes(_FASTTEXT_MAGIC, "little")
-        if new_format:
-            fh.seek(head)
-            prune_size = struct.unpack("@q", fh.read(8))[0]
-            at += 8 * max(prune_size, 0)  # pruned-index pairs of int32 (fastText's quantized models)
+        if new_format:  # pruned-index pairs of int32 (fastText's quantized models)
+            at += struct.calcsize("@2i") * max(struct.unpack("@q", prune)[0], 0)
         for name in ("input matrix (the word and n-gram vectors)", "output matrix"):
             fh.seek(at)
             start = at
             if new_format:
                 quant = fh.read(1)
-                if quant not in (b"\0", b"\1"):
+                if not quant:
                     fail(f"the file ends before its {name}", offset=start)
-                if quant == b"\1":
+                if quant != b"\0":
                     fail(f"the {name} is quantized (a .ftz model), which gensim cannot read", offset=start)
                 at += 1
             dims = fh.read(16)

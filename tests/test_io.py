@@ -561,6 +561,30 @@ def test_fasttext_bin_cut_inside_its_output_matrix_names_the_matrix_and_offset(f
         io.load(p)
 
 
+def test_old_format_fasttext_bin_is_walked_with_its_own_header(fasttext_model, tmp_path):
+    """fastText's pre-2017 layout (no magic/version, no pruned-index size, no quantisation flags),
+    rebuilt from the new file field by field: it loads as gensim reads it, and a cut output matrix
+    is located in its own offsets."""
+    from gensim.models.fasttext import load_facebook_vectors
+
+    model, path = fasttext_model
+    data = path.read_bytes()
+    vocab_size = int(np.frombuffer(data[64:68], np.int32)[0])  # after magic, version, 12 ints and a double
+    end = 64 + 12 + 8 + 8  # the dictionary sizes, ntokens and the pruned-index size
+    for _ in range(vocab_size):  # word bytes, NUL, int64 count, one-byte type
+        end = data.index(b"\0", end) + 10
+    out_start = len(data) - len(model.wv.index_to_key) * model.wv.vector_size * 4 - 17
+    old = data[8:84] + data[92:end] + data[end + 1:out_start] + data[out_start + 1:]
+    p = tmp_path / "old.bin"
+    p.write_bytes(old)
+    e, _ = io.load_fasttext(p)
+    assert e.words == list(load_facebook_vectors(str(p)).index_to_key) == list(model.wv.index_to_key)
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(model.wv.vectors))
+    p.write_bytes(old[:-50])
+    with pytest.raises(FormatError, match=f"output matrix: its header at byte {out_start - 8 - 8 - 1} "):
+        io.load_fasttext(p)
+
+
 # ------------------------------------------------------------------ parsing on several cores
 @pytest.mark.parametrize("workers", [2, 3, 7])
 def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
