@@ -4,9 +4,9 @@ A file's bytes (memory-mapped, or inflated from gzip) go to the Numba kernels of
 :mod:`embgeo.kernels.parse` in parts cut at line boundaries, one thread per core; each number is
 converted exactly (decimal -> correctly rounded float64 -> output dtype, the same result as
 NumPy), and the few tokens the kernel's fast path declines are converted by Python's ``float``.
-A gzipped file with a header is inflated (python-isal when installed) by a background thread
-(:class:`_Inflater`) while the lines already inflated are parsed. Every malformed line raises
-:class:`~embgeo.errors.FormatError` naming the file and the line.
+A gzipped file with a header is inflated (python-isal when installed) by a background thread,
+into a buffer sized by the gzip trailer, while the lines already inflated are parsed. Every
+malformed line raises :class:`~embgeo.errors.FormatError` naming the file and the line.
 
 :mod:`embgeo.io` owns format detection, the binary and cached formats, and the
 :class:`~embgeo.embeddings.Embeddings` built from what this module returns.
