@@ -32,9 +32,9 @@ def main():
     if args.small_parts:
         import os
 
-        from embgeo import io
+        from embgeo import textparse
 
-        io._PARALLEL_MIN_BYTES, io._STREAM_PART = 0, 1
+        textparse._PARALLEL_MIN_BYTES, textparse._STREAM_PART = 0, 1
         os.cpu_count = lambda: 4
     counts: collections.Counter = collections.Counter()
     tmp = Path(tempfile.mkdtemp(prefix="embgeo-fuzz-"))

@@ -36,9 +36,10 @@ evaluators accept those names too (``load_dataset("simverb-3500")``).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -222,37 +223,75 @@ def list_datasets(data_dir=None) -> list[str]:
     return names
 
 
-def _is_analogy_file(path: Path) -> bool:
+#: A tag pair such as ``JJ_JJR`` or ``NN_NNPOS``: the fourth of five words on an MSR line (``a b c TAG d``).
+_MSR_TAG = re.compile(r"[A-Z$]+_[A-Z$]+")
+
+#: Short names of registry entries.
+_ALIASES = {"msr": "msr-analogy"}
+
+
+def _file_kind(path: Path) -> str:
+    """"analogy" (a ``: section`` line first), "msr" (``a b c TAG d`` lines, or MSR's ``test_set``
+    folder) or "pairs", from the first line that is not blank or a comment."""
+    if path.is_dir():
+        return "msr" if (path / "word_relationship.questions").is_file() else "pairs"
+    if path.name.endswith(".questions"):
+        return "msr"
     with open(path, encoding="utf8", errors="replace") as fh:
         for line in fh:
             s = line.strip()
             if s and not s.startswith("#"):
-                return s.startswith(":")
-    return False
+                if s.startswith(":"):
+                    return "analogy"
+                parts = s.split()
+                return "msr" if len(parts) == 5 and _MSR_TAG.fullmatch(parts[3]) else "pairs"
+    return "pairs"
 
 
-def load_dataset(name_or_path, data_dir=None, lowercase: bool = False):
+def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format: str | None = None):
     """Read a dataset by name or path: :class:`WordPairs` or :class:`AnalogyQuestions`.
 
-    The kind comes from the built-in registry or, for files, from the content (analogy files start
-    with a ``: section`` line). ``lowercase`` lower-cases every word as it is read.
+    The kind comes from the built-in names, the registry's entry (``"msr-analogy"``, or ``"msr"``
+    for short, is read by :func:`read_msr_analogies`) or, for files, from the content: analogy files
+    start with a ``: section`` line, MSR files have ``a b c TAG d`` lines (``EN-MSR.txt``; MSR's
+    ``test_set`` folder or its ``word_relationship.questions`` work too), anything else is word pairs.
+    ``lowercase`` lower-cases every word as it is read.
+
+    Parameters
+    ----------
+    name_or_path : str or Path
+    data_dir : str or Path, optional
+    lowercase : bool
+    format : {"pairs", "analogy", "msr"}, optional
+        Read the file with this reader instead of guessing from its content.
+
+    Raises
+    ------
+    ValueError
+        A registry entry that is not word pairs or analogies (e.g. a dictionary), an unknown ``format``.
     """
+    if format is not None and format not in _READERS:
+        raise ValueError(f"format must be one of {', '.join(_READERS)}, got {format!r}")
     key = os.fspath(name_or_path).lower()
+    if key in _ALIASES and not os.path.exists(name_or_path):
+        key = name_or_path = _ALIASES[key]
     entry = _reg.registry().get(key) if key not in BUILTIN and not os.path.exists(name_or_path) else None
-    if entry is not None and entry.format not in ("pairs", "analogy"):
+    if entry is not None and entry.format not in _READERS:
         raise ValueError(f"{key} is registered as {entry.kind} ({entry.format} format), which load_dataset "
                          f"does not read; its file is embgeo.datasets.fetch({key!r})")
-    path = dataset_path(name_or_path, data_dir)
+    p = Path(os.fspath(name_or_path)).expanduser()
+    # MSR's published test_set is a folder (questions and answers beside each other)
+    path = p if p.is_dir() and _file_kind(p) == "msr" else dataset_path(name_or_path, data_dir)
     name = key if key in BUILTIN or entry is not None else path.stem
-    if key in BUILTIN:
+    if format is not None:
+        kind = format
+    elif key in BUILTIN:
         kind = BUILTIN[key][1]
     elif entry is not None:
         kind = str(entry.format)
     else:
-        kind = "analogy" if _is_analogy_file(path) else "pairs"
-    if kind == "analogy":
-        return read_analogies(path, lowercase=lowercase, name=name)
-    return read_word_pairs(path, lowercase=lowercase, name=name)
+        kind = _file_kind(path)
+    return _READERS[kind](path, lowercase=lowercase, name=name)
 
 
 def as_dataset(data, kind: str, data_dir=None):
@@ -465,6 +504,10 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     arrays = {k: np.array([[w.lower() for w in q] if lowercase else q for q in v], dtype=str).reshape(-1, 4)
               for k, v in sections.items()}
     return AnalogyQuestions(arrays, name, str(path))
+
+
+#: load_dataset's readers, by the kind a name, a registry entry or a file's content gives.
+_READERS: dict[str, Callable[..., Any]] = {"pairs": read_word_pairs, "analogy": read_analogies, "msr": read_msr_analogies}
 
 
 @dataclass

@@ -293,7 +293,11 @@ class Embeddings:
 
     @property
     def unit_vectors(self):
-        """Rows scaled to unit length (cached; zero rows stay zero)."""
+        """Rows scaled to unit length (zero rows stay zero): a full copy, made on first access and cached.
+
+        embgeo's own cosine code never asks for it (:meth:`similarity`, :meth:`most_similar`,
+        neighbour search and the analogy evaluation keep n inverse row norms instead).
+        """
         if self._unit is None:
             from .normalize import normalize
 
@@ -302,29 +306,28 @@ class Embeddings:
 
     # --------------------------------------------------------- similarities
     def similarity(self, w1: str, w2: str) -> float:
-        """Cosine similarity of two words."""
-        U = self.unit_vectors
-        xp = backend.get_namespace(U)
-        return float(xp.sum(U[self.index(w1), ...] * U[self.index(w2), ...]))
+        """Cosine similarity of two words, in float64 from their two rows (0 if either is zero).
+
+        Reads the two rows only: no unit-length copy of the vectors is made or kept.
+        """
+        return float(_row_products(self._vectors, np.array([self.index(w1)]), np.array([self.index(w2)]),
+                                   cosine=True)[0])
 
     def similarity_pairs(self, words1: Sequence[str], words2: Sequence[str], measure: str | None = None):
         """Similarities of aligned word pairs as a NumPy float64 array (the evaluation protocol).
 
         ``measure`` is None or ``"cosine"`` (the default) or ``"dot"``. Other geometries
         (fuzzy sets, alpha embeddings) implement the same method with their own measures.
+        Computed in float64 from the rows of the pairs, a block of pairs at a time (a zero row
+        has cosine 0): the cost and memory follow the number of pairs, not the vocabulary.
         """
         measure = measure or "cosine"
         if measure not in ("cosine", "dot"):
             raise ValueError(f"measure must be 'cosine' or 'dot' for Embeddings, got {measure!r}")
-        M = self.unit_vectors if measure == "cosine" else self._vectors
-        xp = backend.get_namespace(M)
         i, j = self.indices(words1), self.indices(words2)
         if len(i) != len(j):
             raise ValueError(f"word lists differ in length ({len(i)} vs {len(j)}): pairs must be aligned")
-        if not backend.is_numpy(M):
-            i, j = xp.asarray(i), xp.asarray(j)
-        s = xp.sum(xp.take(M, i, axis=0) * xp.take(M, j, axis=0), axis=1)
-        return backend.to_numpy(s).astype(np.float64)
+        return _row_products(self._vectors, i, j, cosine=measure == "cosine")
 
     def neighbors(self, queries, k: int = 10, metric: str = "cosine", backend: str = "exact",
                   exclude_self: bool = True, **kwargs):
@@ -388,40 +391,46 @@ class Embeddings:
         if restrict_vocab:
             clip_start, clip_end = 0, int(restrict_vocab)
         clip_start, clip_end = max(int(clip_start), 0), min(int(clip_end or n), n)
-        U = self.unit_vectors
-        xp = backend.get_namespace(U)
-        query, rows = self._gensim_mean(keys, weights, U)
+        from .neighbors import cached_inverse_norms, select_topk
+
+        # n inverse norms stand in for gensim's unit rows: no unit-length copy of the matrix
+        V, inv = self._vectors, cached_inverse_norms(self)
+        xp = backend.get_namespace(V)
+        query, rows = self._gensim_mean(keys, weights, V, inv)
         if indexer is not None and isinstance(topn, int):
             return indexer.most_similar(backend.to_numpy(query), topn)
         if clip_end <= clip_start:
-            return backend.to_numpy(xp.zeros((0,), dtype=U.dtype)) if not topn else []
-        D = U[clip_start:clip_end, ...]
-        if not topn:
-            return backend.to_numpy(D @ query)
+            return backend.to_numpy(xp.zeros((0,), dtype=V.dtype)) if not topn else []
         excl = np.unique(np.asarray([r - clip_start for r in rows if clip_start <= r < clip_end], dtype=np.int64))
-        k = min(int(topn), D.shape[0] - excl.size)
-        if k < 1:
+        k = min(int(topn), clip_end - clip_start - excl.size) if topn else 0
+        if topn and k < 1:
             return []
-        from .neighbors import topk
+        if topn and clip_start == 0 and clip_end == n:
+            # the whole vocabulary: the fused, threaded search with the same cached norms
+            from .neighbors import search
 
-        s, i = topk(xp.reshape(query, (1, -1)), D, k, metric="dot", exclude=[excl], progress=False,
-                    check_finite=False)
+            s, i = search(self, xp.reshape(query, (1, -1)), k, exclude=[excl], progress=False)
+        else:
+            scores = (V[clip_start:clip_end, ...] @ query) * inv[clip_start:clip_end, ...]
+            if not topn:
+                return backend.to_numpy(scores)
+            s, i = select_topk(xp.reshape(scores, (1, -1)), k, exclude=[excl])
         s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
         return [(self._words[j + clip_start], float(v)) for v, j in zip(s, i)]
 
-    def _gensim_mean(self, keys, weights, U):
+    def _gensim_mean(self, keys, weights, V, inv):
         """gensim's ``get_mean_vector(..., pre_normalize=True, post_normalize=True)`` and the rows
-        of the key entries (to exclude from the results)."""
-        xp = backend.get_namespace(U)
-        mean = xp.zeros((self.dim,), dtype=U.dtype)
+        of the key entries (to exclude from the results); ``inv`` holds the rows' inverse norms."""
+        xp = backend.get_namespace(V)
+        mean = xp.zeros((self.dim,), dtype=V.dtype)
         total, rows = 0.0, []
         for key, w in zip(keys, weights):
             if isinstance(key, (str, Integral)):
                 r = self._row_of_key(key)
                 rows.append(r)
-                v = U[r, ...]
+                v = V[r, ...] * inv[r]
             else:
-                v = backend.asarray(key, like=U, dtype=U.dtype)
+                v = backend.asarray(key, like=V, dtype=V.dtype)
                 if tuple(v.shape) != (self.dim,):
                     raise ValueError(f"a query vector must have shape ({self.dim},), got {tuple(v.shape)}")
             mean = mean + float(w) * v
@@ -521,6 +530,25 @@ def _weighted_keys(positive, negative) -> tuple[list[Any], list[float]]:
     if not keys:
         raise ValueError("most_similar needs at least one positive or negative entry")
     return keys, weights
+
+
+def _row_products(M, i, j, *, cosine: bool, block: int = 8192) -> np.ndarray:
+    """float64 dot products (or cosines, 0 where a row is zero) of rows ``i[k]`` and ``j[k]`` of ``M``.
+
+    Blocks of ``block`` pairs: the temporaries are a few float64 blocks of rows, whatever ``M``'s size.
+    """
+    xp = backend.get_namespace(M)
+    out = np.empty(len(i), dtype=np.float64)
+    for s in range(0, len(i), block):
+        a, b = i[s:s + block], j[s:s + block]
+        A = xp.astype(backend.take_rows(M, a), xp.float64)
+        B = xp.astype(backend.take_rows(M, b), xp.float64)
+        p = xp.sum(A * B, axis=1)
+        if cosine:
+            nn = xp.sqrt(xp.sum(A * A, axis=1)) * xp.sqrt(xp.sum(B * B, axis=1))
+            p = xp.where(nn > 0, p / xp.where(nn > 0, nn, 1.0), xp.zeros_like(p))
+        out[s:s + len(a)] = backend.to_numpy(p)
+    return out
 
 
 def _check_rows_finite(M, words, name):

@@ -12,7 +12,8 @@ How it relates to :class:`~embgeo.embeddings.Embeddings` (see ``docs/gensim.md``
   ``similar_by_key``, ``similar_by_vector``) is :meth:`Embeddings.most_similar`,
   ``evaluate_word_analogies`` is the batched 3CosAdd of :func:`embgeo.evaluate.analogy.analogy`,
   ``evaluate_word_pairs`` is :func:`embgeo.evaluate.word_similarity`, and ``most_similar_cosmul``,
-  ``distances`` (and so ``closer_than``, ``rank``) and ``n_similarity`` use the cached unit vectors.
+  ``distances`` (and so ``closer_than``, ``rank``) use the cached inverse row norms. Like gensim,
+  which keeps only ``norms``, the view holds n numbers, never a unit-length copy of ``vectors``.
   Each falls back to gensim's own code for the options embgeo does not implement (listed in its
   docstring).
 * embgeo also changes: ``load_word2vec_format`` parses with embgeo's compiled text parser when
@@ -64,8 +65,8 @@ class KeyedVectors(GensimKeyedVectors):
     ``similar_by_key``, ``similar_by_vector``, ``closer_than`` and ``rank``); the others
     (``similarity``, ``doesnt_match``, ``relative_cosine_similarity``, ``get_mean_vector``,
     ``vectors_for_all``, ``wmdistance``, ...) are gensim's. The embgeo methods work on an
-    :class:`~embgeo.embeddings.Embeddings` view of the rows, built once (word index, then unit
-    vectors: one float copy of ``vectors``) and rebuilt after ``add_vector(s)``, ``kv[key] = v``,
+    :class:`~embgeo.embeddings.Embeddings` view of the rows, built once (word index, then the
+    inverse row norms: n numbers, no copy of ``vectors``) and rebuilt after ``add_vector(s)``, ``kv[key] = v``,
     ``fill_norms(force=True)`` or ``unit_normalize_all``. After writing into ``kv.vectors``
     directly, call ``kv.fill_norms(force=True)`` before similarity queries, as in gensim.
 
@@ -150,7 +151,7 @@ class KeyedVectors(GensimKeyedVectors):
     def _view(self):
         """The cached :class:`~embgeo.embeddings.Embeddings` view of the rows, or None.
 
-        Built once (the word index, and on the first query the unit vectors) and reused while
+        Built once (the word index, and on the first query the inverse row norms) and reused while
         ``vectors``, ``index_to_key`` and ``key_to_index`` are the same objects of the same sizes;
         mutation through gensim's methods, ``fill_norms(force=True)`` and ``unit_normalize_all``
         drop it. None (the caller then runs gensim's code) when the rows are not an
@@ -204,8 +205,8 @@ class KeyedVectors(GensimKeyedVectors):
 
         The semantics and defaults are gensim's (weighted mean of unit vectors, raw vectors as
         given, ``(key, weight)`` tuples, ``topn=None``, ``clip_start``/``clip_end``,
-        ``restrict_vocab``); the engine is embgeo's blocked top-k over cached unit vectors, so a
-        query does not divide the whole matrix by its norms as gensim's does.
+        ``restrict_vocab``); the engine scales one GEMV by cached inverse row norms and selects
+        with embgeo's top-k, so a query does not divide the whole matrix by its norms as gensim's does.
         ``similar_by_word``, ``similar_by_key`` and ``similar_by_vector`` call this method.
 
         Falls back to gensim's own code for an ``indexer`` (e.g. ``AnnoyIndexer``), for
@@ -227,7 +228,7 @@ class KeyedVectors(GensimKeyedVectors):
 
     def most_similar_cosmul(self, positive=None, negative=None, topn=10, restrict_vocab=None):
         """gensim's ``most_similar_cosmul`` (Levy & Goldberg 2014, eq. 4, cosines shifted to [0, 1]
-        by their footnote 7, ε = 1e-6 as in gensim) over embgeo's cached unit vectors.
+        by their footnote 7, ε = 1e-6 as in gensim) with embgeo's cached inverse row norms.
 
         Words enter as unit vectors and raw vectors as given, as in gensim; like gensim's,
         ``restrict_vocab`` is accepted and ignored. Falls back to gensim's code for an integer
@@ -241,12 +242,15 @@ class KeyedVectors(GensimKeyedVectors):
             return []
         if not pos:
             raise ValueError("cannot compute similarity with no input")
-        U = view.unit_vectors
+        from .neighbors import cached_inverse_norms
+
+        V, inv = view.vectors, cached_inverse_norms(view)
         rows = {view.index(t) for t in pos + neg if isinstance(t, str)}
 
         def shifted(t):
-            q = U[view.index(t)] if isinstance(t, str) else t
-            return (1 + U @ q) / 2
+            # cosines as gensim's unit rows give them, from the raw rows and their inverse norms
+            q = V[view.index(t)] * inv[view.index(t)] if isinstance(t, str) else t
+            return (1 + (V @ q) * inv) / 2
 
         num = np.prod([shifted(t) for t in pos], axis=0)
         den = np.prod([shifted(t) for t in neg], axis=0) if neg else 1.0
@@ -277,7 +281,7 @@ class KeyedVectors(GensimKeyedVectors):
     def distances(self, word_or_vector, other_words=()):
         """gensim's ``distances``: 1 − cosine from a key or vector to ``other_words`` (default: every row).
 
-        Uses embgeo's cached unit vectors where gensim recomputes every row's norm on each call.
+        Uses embgeo's cached inverse row norms where gensim recomputes every row's norm on each call.
         Falls back to gensim's code when the rows are not an Embeddings. ``closer_than`` and
         ``rank`` call this method. Difference: an all-zero row is at distance 1 (gensim: NaN).
         """
@@ -288,11 +292,14 @@ class KeyedVectors(GensimKeyedVectors):
             v = self.vectors[self.get_index(word_or_vector)]
         else:
             v = np.asarray(word_or_vector)
-        U = view.unit_vectors
+        from .neighbors import cached_inverse_norms
+
+        V, inv = view.vectors, cached_inverse_norms(view)
         if other_words is not None and len(other_words):
-            U = U[[self.get_index(w) for w in other_words]]
+            rows = [self.get_index(w) for w in other_words]
+            V, inv = V[rows], inv[rows]
         with np.errstate(invalid="ignore", divide="ignore"):  # a zero query is NaN, as in gensim
-            return 1 - (U @ v) / np.linalg.norm(v)
+            return 1 - (V @ v) * inv / np.linalg.norm(v)
 
     # -------------------------------------------------------------- evaluation
     def evaluate_word_analogies(self, analogies, restrict_vocab=300000, case_insensitive=True,

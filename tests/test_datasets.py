@@ -137,3 +137,45 @@ def test_shared_wordsim_files_read_with_expected_sizes(shared_data):
         wp = load_dataset(name, data_dir=shared_data / "wordsim")
         assert len(wp) == n, name
         assert wp.name == name
+
+
+_MSR_LINES = "good better rough JJ_JJR rougher\nyear years law NN_NNS laws\nsee saw eat VB_VBD ate\n"
+_MSR_EXPECTED = {"gram-JJ_JJR": [["good", "better", "rough", "rougher"]],
+                 "gram-NN_NNS": [["year", "years", "law", "laws"]],
+                 "gram-VB_VBD": [["see", "saw", "eat", "ate"]]}
+
+
+def _sections(q):
+    return {k: np.asarray(v).tolist() for k, v in q.sections.items()}
+
+
+def test_msr_registry_name_and_files_load_like_the_other_analogy_sets(tmp_path, monkeypatch):
+    """The registry's msr-analogy (format "msr": a b c TAG d) used to be refused by load_dataset."""
+    from embgeo import registry
+
+    monkeypatch.setenv("EMBGEO_DATA", str(tmp_path / "cache"))
+    placed = registry.cache_path("msr-analogy")  # placed by hand, trusted on first use: no download
+    placed.parent.mkdir(parents=True, exist_ok=True)
+    placed.write_text(_MSR_LINES, encoding="utf8")
+    datasets.fetch("msr-analogy", verify=False)
+    for name in ("msr-analogy", "msr", "MSR"):
+        q = load_dataset(name)
+        assert isinstance(q, AnalogyQuestions) and q.name == "msr-analogy"
+        assert _sections(q) == _MSR_EXPECTED
+    assert _sections(load_dataset("msr", lowercase=True)) == _MSR_EXPECTED
+    # a file by path is recognised by its TAG column; MSR's test_set folder by its file names
+    f = _write(tmp_path, "EN-MSR.txt", _MSR_LINES)
+    assert _sections(load_dataset(f)) == _MSR_EXPECTED
+    d = tmp_path / "test_set"
+    d.mkdir()
+    (d / "word_relationship.questions").write_text("good better rough\nyear years law\n", encoding="utf8")
+    (d / "word_relationship.answers").write_text("JJ_JJR rougher\nNN_NNS laws\n", encoding="utf8")
+    for src in (d, d / "word_relationship.questions"):
+        assert _sections(load_dataset(src)) == {k: v for k, v in _MSR_EXPECTED.items() if k != "gram-VB_VBD"}
+    # an analogy evaluation takes the name too
+    assert isinstance(datasets.as_dataset("msr", "analogy"), AnalogyQuestions)
+    # three columns are still word pairs
+    assert isinstance(load_dataset(_write(tmp_path, "p.txt", "a b 1\n")), WordPairs)
+    with pytest.raises(ValueError, match="format must be one of"):
+        load_dataset(f, format="csv")
+    assert isinstance(load_dataset(f, format="msr"), AnalogyQuestions)

@@ -239,3 +239,42 @@ def test_review_findings_on_the_container(rng):
     # pairs must be aligned
     with pytest.raises(ValueError, match="differ in length"):
         e.similarity_pairs(["a", "b"], ["c"])
+
+
+def test_similarity_reads_only_the_rows_of_the_pairs(tmp_path, rng):
+    """A word pair on a memory-mapped 100k × 64 matrix (25.6 MB) allocates kilobytes, not a unit copy,
+    and equals the float64 cosine written out from the two rows."""
+    import tracemalloc
+
+    n, d = 100_000, 64
+    np.save(tmp_path / "v.npy", rng.standard_normal((n, d)).astype(np.float32))
+    X = np.load(tmp_path / "v.npy", mmap_mode="r")
+    e = Embeddings([f"w{i}" for i in range(n)], X, check_finite=False)
+
+    def cos64(i, j):
+        a, b = np.asarray(X[i], np.float64), np.asarray(X[j], np.float64)
+        return float(a @ b / np.sqrt((a @ a) * (b @ b)))
+
+    i, j = rng.integers(0, n, 500), rng.integers(0, n, 500)
+    w1, w2 = [f"w{k}" for k in i], [f"w{k}" for k in j]
+    tracemalloc.start()  # NumPy reports its buffers to tracemalloc
+    try:
+        s = e.similarity("w3", "w99998")
+        peak_one = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        got = e.similarity_pairs(w1, w2)
+        peak_pairs = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak_one < 64 * 2**10 and peak_pairs < 2 * 2**20
+    assert s == pytest.approx(cos64(3, 99998), rel=1e-12, abs=1e-15)
+    assert np.allclose(got, [cos64(a, b) for a, b in zip(i, j)], rtol=1e-12, atol=1e-15)
+    dots = e.similarity_pairs(w1, w2, measure="dot")
+    assert np.allclose(dots, [float(np.asarray(X[a], np.float64) @ X[b].astype(np.float64)) for a, b in zip(i, j)],
+                       rtol=1e-12)
+
+
+def test_similarity_of_a_zero_row_is_zero():
+    e = Embeddings(["a", "z", "b"], np.array([[1.0, 2.0], [0.0, 0.0], [3.0, -1.0]], dtype=np.float32))
+    assert e.similarity("a", "z") == 0.0
+    assert e.similarity_pairs(["z", "a"], ["b", "b"]).tolist() == [0.0, pytest.approx(1 / np.sqrt(50))]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo import io
+from embgeo import io, textparse
 from embgeo import Embeddings
 from embgeo.io import FormatError
 
@@ -539,13 +539,59 @@ def test_damaged_fasttext_bin_raises_format_error(fasttext_model, tmp_path, cut)
         io.load(p)
 
 
+def test_fasttext_bin_cut_inside_its_output_matrix_names_the_matrix_and_offset(fasttext_model, tmp_path):
+    """gensim's load_facebook_vectors never reads the output matrix: such a file used to load silently."""
+    model, path = fasttext_model
+    data = path.read_bytes()
+    out_bytes = len(model.wv.index_to_key) * model.wv.vector_size * 4  # float32 rows, one per word
+    out_start = len(data) - out_bytes - 17  # its quantisation flag and two int64 sizes come first
+    assert data[out_start] == 0 and np.frombuffer(data[out_start + 1:out_start + 17], np.int64).tolist() == \
+        [len(model.wv.index_to_key), model.wv.vector_size]
+    p = tmp_path / "cut.bin"
+    p.write_bytes(data[:-100])
+    with pytest.raises(FormatError, match=rf"ends inside its output matrix: its header at byte {out_start} "
+                                          rf"announces {len(model.wv.index_to_key)} x 8 float32 .* has {len(data) - 100} bytes") as info:
+        io.load(p)
+    assert info.value.offset == len(data) - 100
+    p.write_bytes(data[:out_start + 5])
+    with pytest.raises(FormatError, match="ends inside the header of its output matrix"):
+        io.load_fasttext(p)
+    p.write_bytes(data + b"\0" * 3)
+    with pytest.raises(FormatError, match=f"3 bytes follow the output matrix, which ends at byte {len(data)}"):
+        io.load(p)
+
+
+def test_old_format_fasttext_bin_is_walked_with_its_own_header(fasttext_model, tmp_path):
+    """fastText's pre-2017 layout (no magic/version, no pruned-index size, no quantisation flags),
+    rebuilt from the new file field by field: it loads as gensim reads it, and a cut output matrix
+    is located in its own offsets."""
+    from gensim.models.fasttext import load_facebook_vectors
+
+    model, path = fasttext_model
+    data = path.read_bytes()
+    vocab_size = int(np.frombuffer(data[64:68], np.int32)[0])  # after magic, version, 12 ints and a double
+    end = 64 + 12 + 8 + 8  # the dictionary sizes, ntokens and the pruned-index size
+    for _ in range(vocab_size):  # word bytes, NUL, int64 count, one-byte type
+        end = data.index(b"\0", end) + 10
+    out_start = len(data) - len(model.wv.index_to_key) * model.wv.vector_size * 4 - 17
+    old = data[8:84] + data[92:end] + data[end + 1:out_start] + data[out_start + 1:]
+    p = tmp_path / "old.bin"
+    p.write_bytes(old)
+    e, _ = io.load_fasttext(p)
+    assert e.words == list(load_facebook_vectors(str(p)).index_to_key) == list(model.wv.index_to_key)
+    np.testing.assert_array_equal(_bits(e.vectors), _bits(model.wv.vectors))
+    p.write_bytes(old[:-50])
+    with pytest.raises(FormatError, match=f"output matrix: its header at byte {out_start - 8 - 8 - 1} "):
+        io.load_fasttext(p)
+
+
 # ------------------------------------------------------------------ parsing on several cores
 @pytest.mark.parametrize("workers", [2, 3, 7])
 def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
-    monkeypatch.setattr(io, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(textparse, "_PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: workers)
     p = io.save(emb, tmp_path / "a.vec")
-    assert len(io._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
+    assert len(textparse._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
     assert_same(io.load(p), emb)
     lines = p.read_bytes().split(b"\n")
     for bad_line in (5, 30, 55):  # 1-based, in the first, a middle and the last part
@@ -567,9 +613,9 @@ def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, 
 
 @pytest.mark.parametrize("part", [1, 64, 1000])
 def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, monkeypatch, part):
-    monkeypatch.setattr(io, "_STREAM_PART", part)
+    monkeypatch.setattr(textparse, "_STREAM_PART", part)
     p = io.save(emb, tmp_path / "a.vec.gz")
-    assert io._Inflater.start(p) is not None
+    assert textparse._Inflater.start(p) is not None
     assert_same(io.load(p), emb)
     lines = gzip.decompress(p.read_bytes()).split(b"\n")
     for bad_line in (2, 33, 61):
@@ -591,3 +637,13 @@ def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, mo
     raw = b"\n".join(lines)
     q.write_bytes(gzip.compress(raw[:1000]) + gzip.compress(raw[1000:]))
     assert_same(io.load(q), emb)
+
+
+def test_textparse_returns_words_and_matrix_for_io_to_wrap(tmp_path):
+    """The parser lives in embgeo.textparse (io.py keeps formats and Embeddings): words + a plain matrix."""
+    p = tmp_path / "a.vec"
+    p.write_bytes(b"2 3\ncat 1 2 3\ndog 0.5 -1e-3 4\n")
+    words, V = textparse.parse_text(p, "word2vec", None, np.dtype(np.float32), False)
+    assert words == ["cat", "dog"] and type(V) is np.ndarray
+    assert V.tolist() == np.array([[1, 2, 3], [0.5, -1e-3, 4]], dtype=np.float32).tolist()
+    assert textparse.parse_header(b"2 3") == (2, 3)

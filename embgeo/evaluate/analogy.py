@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import backend
 from ..datasets import as_dataset
-from ..neighbors import block_rows, select_topk
+from ..neighbors import block_rows, cached_inverse_norms, select_topk
 from ..progress import progress_bar
 
 __all__ = ["analogy", "AnalogyResult", "METHODS"]
@@ -143,8 +143,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 
     Notes
     -----
-    One GEMM per batch of questions against the unit-normalised restricted vocabulary (three stacked
-    query blocks for 3CosMul); memory is bounded by batch × vocabulary scores. Ties go to the lower row.
+    One GEMM per batch of questions against the restricted vocabulary (three stacked query blocks
+    for 3CosMul), its columns scaled by the cached inverse row norms (no unit-length copy of the
+    vectors); memory is bounded by batch × vocabulary scores. Ties go to the lower row.
     """
     if scorer is not None and method == "3cosadd":  # the default label: name the scorer instead
         method = str(getattr(scorer, "label", "scorer"))
@@ -174,11 +175,15 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
                 variants.setdefault(int(canon[r]), []).append(r)
 
     if scorer is None:
-        U = e.unit_vectors
-        xp = backend.get_namespace(U)
-        U = U[:n_r, ...]
-        is_np = backend.is_numpy(U)
-        UT = U.T if is_np else xp.matrix_transpose(U)
+        # cosines from the raw rows and their cached inverse norms: no unit-length copy of the matrix
+        V = e.vectors[:n_r, ...]
+        xp = backend.get_namespace(V)
+        inv = cached_inverse_norms(e)[:n_r, ...]
+        is_np = backend.is_numpy(V)
+        VT = V.T if is_np else xp.matrix_transpose(V)
+
+        def unit(i):
+            return backend.take_rows(V, i) * xp.reshape(backend.take_rows(inv, i), (-1, 1))
     factor = 4 if method == "3cosmul" else 1
     if batch_size is None:
         budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
@@ -199,10 +204,10 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             top[batch] = got
             continue
         if method == "3cosadd":
-            take = (lambda i: U[i]) if is_np else (lambda i: xp.take(U, xp.asarray(i), axis=0))
-            S = (take(ib) - take(ia) + take(ic)) @ UT
+            S = _scale_columns(xp, (unit(ib) - unit(ia) + unit(ic)) @ VT, inv, is_np)
         else:
-            S = _cosmul_scores(xp, U, UT, ia, ib, ic, epsilon, is_np)
+            C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, is_np)
+            S = _cosmul_scores(xp, C, len(ia), epsilon, is_np)
         S = _exclude(xp, S, excluded, is_np)
         if topn == 1:
             top[batch, 0] = backend.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
@@ -231,12 +236,17 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     )
 
 
-def _cosmul_scores(xp, U, UT, ia, ib, ic, eps, is_np):
-    """Levy & Goldberg (2014) eq. 4 with cosines shifted to [0, 1]: one GEMM for the three terms."""
-    B = len(ia)
-    idx = np.concatenate([ia, ib, ic])
-    Q = U[idx] if is_np else xp.take(U, xp.asarray(idx), axis=0)
-    C = Q @ UT
+def _scale_columns(xp, S, inv, is_np):
+    """Scores against raw rows divided by those rows' norms (in place for NumPy: S is ours)."""
+    if is_np:
+        S *= inv[None, :]
+        return S
+    return S * xp.reshape(inv, (1, -1))
+
+
+def _cosmul_scores(xp, C, B, eps, is_np):
+    """Levy & Goldberg (2014) eq. 4 with cosines shifted to [0, 1], from the cosines ``C`` of the
+    stacked a, b and c blocks (``B`` rows each): one GEMM for the three terms."""
     if is_np:
         # in place: the three B × n blocks are the only big temporaries
         C += 1.0
