@@ -592,3 +592,18 @@ def test_self_topk_equals_brute_force_with_self_excluded(rng, metric, n_jobs):
     s2, i2 = nb.self_topk(xps.asarray(X[:200]), 3, metric=metric)
     np.testing.assert_array_equal(np.asarray(i2), brute(X[:200], X[:200], 3, metric=metric,
                                                         exclude=[[r] for r in range(200)])[1])
+
+
+@pytest.mark.parametrize("k", [127, 128, 700])
+def test_large_k_lists_equal_a_lexsort_with_ties(rng, k):
+    # k on both sides of the finalize switch (insertion sort below 128, two sorts from 128 on);
+    # integer-valued scores make many exact ties, which must go to the lower row
+    D = rng.integers(-3, 4, size=(900, 4)).astype(np.float32)
+    Q = D[:3]
+    s, i = nb.topk(Q, D, k, metric="dot", exclude=[0, 1, 2], progress=False)
+    S = Q.astype(np.float64) @ D.T.astype(np.float64)
+    for r in range(3):
+        S[r, r] = -np.inf
+        order = np.lexsort((np.arange(D.shape[0]), -S[r]))[:k]
+        np.testing.assert_array_equal(i[r], order)
+        np.testing.assert_array_equal(s[r], S[r, order].astype(np.float32))
