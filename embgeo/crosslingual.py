@@ -377,8 +377,7 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
     n = A.shape[0]
     step = block_rows(B.shape[0], 4, memory_budget)
     BT = xp.matrix_transpose(B)
-    # at least 1/256: a zero threshold would drop every score and send every row to column 0
-    thr = 256 if keep_prob >= 1.0 else max(1, int(round(keep_prob * 256)))
+    thr = _dropout_threshold(keep_prob)
     if backend.is_numpy(A):
         from .kernels.crosslingual import dropout_argmax as kernel
         seed = np.uint64(rng.integers(0, 2**63))
@@ -403,6 +402,75 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
         best.append(xp.argmax(S, axis=1))
     return (backend.to_numpy(xp.concat(best, axis=0)).astype(np.int64),
             backend.to_numpy(xp.concat(sims, axis=0)).astype(np.float64))
+
+
+#: rows of a fused induction tile: b × n_t float32 scores stay in the last-level cache between the
+#: GEMM that writes them and the kernel that reads them (measured: benchmarks/compare_crosslingual.py)
+_FUSED_TILE_ROWS = 256
+
+
+def _dropout_threshold(keep_prob):
+    # at least 1/256: a zero threshold would drop every score and send every row to column 0
+    return 256 if keep_prob >= 1.0 else max(1, int(round(keep_prob * 256)))
+
+
+def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
+    """Forward and backward dropout-argmax induction from one score matrix S = X Zᵀ (NumPy).
+
+    Equal to :func:`_nn_induction` run on (X, Z) and on (Z, X) with the CSLS terms of
+    :func:`~embgeo.neighbors.knn_mean_similarity` (same masks, seeds drawn in the same order),
+    but S is computed tile by tile only twice: pass 1 gathers the top-``csls_knn`` scores of
+    every row and column (both r terms; skipped for NN), pass 2 takes the argmax along rows and
+    down columns (:mod:`embgeo.kernels.crosslingual`). VecMap computes four products per
+    iteration (two for the r terms, two for the argmaxes).
+
+    Returns
+    -------
+    tgt_of_src, max_f, src_of_tgt, max_b : NumPy arrays (int64, float64, int64, float64); the
+    entries of a direction not asked for are empty.
+    """
+    from .kernels import crosslingual as K
+
+    X = np.asarray(X, dtype=np.float32)
+    Z = np.asarray(Z, dtype=np.float32)
+    ns, nt = X.shape[0], Z.shape[0]
+    thr = _dropout_threshold(keep_prob)
+    seed_f = np.uint64(rng.integers(0, 2**63)) if do_f else np.uint64(0)
+    seed_b = np.uint64(rng.integers(0, 2**63)) if do_b else np.uint64(0)
+    step = max(1, min(_FUSED_TILE_ROWS, block_rows(nt, 4, memory_budget)))
+    ZT = Z.T
+    buf = np.empty((min(step, ns), nt), dtype=np.float32)
+    r_col_half = np.zeros(nt, dtype=np.float32)   # r of each target over the sources (forward)
+    r_row_half = np.zeros(ns, dtype=np.float32)   # r of each source over the targets (backward)
+    if csls_knn > 0:
+        kc, kr = min(csls_knn, ns), min(csls_knn, nt)
+        col_vals = np.full((nt, kc), -np.inf, dtype=np.float32)
+        col_min = np.full(nt, -np.inf, dtype=np.float32)
+        row_vals = np.empty((buf.shape[0], kr), dtype=np.float32)
+        r_row = np.empty(ns, dtype=np.float64)
+        for s in range(0, ns, step):
+            e = min(s + step, ns)
+            S = np.matmul(X[s:e], ZT, out=buf[:e - s])
+            K.tile_topk(S, row_vals[:e - s], col_vals, col_min, do_b, do_f)
+            if do_b:
+                r_row[s:e] = row_vals[:e - s].astype(np.float64).mean(axis=1)
+        if do_f:
+            r_col_half = (col_vals.astype(np.float64).mean(axis=1) / 2).astype(np.float32)
+        if do_b:
+            r_row_half = (r_row / 2).astype(np.float32)
+    best_f = np.zeros(ns if do_f else 0, dtype=np.int64)
+    max_f = np.zeros(ns if do_f else 0, dtype=np.float32)
+    col_bv = np.full(nt, -np.inf, dtype=np.float32)
+    col_bi = np.zeros(nt, dtype=np.int64)
+    col_max = np.full(nt, -np.inf, dtype=np.float32)
+    for s in range(0, ns, step):
+        e = min(s + step, ns)
+        S = np.matmul(X[s:e], ZT, out=buf[:e - s])
+        K.tile_dropout_argmax(S, s, ns, r_col_half, r_row_half, thr, seed_f, seed_b,
+                              best_f[s:e] if do_f else best_f, max_f[s:e] if do_f else max_f,
+                              col_bv, col_bi, col_max, do_f, do_b)
+    return (best_f, max_f.astype(np.float64), col_bi if do_b else col_bi[:0],
+            col_max.astype(np.float64) if do_b else np.zeros(0))
 
 
 def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", csls_knn: int = 10,
@@ -449,19 +517,28 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         # mutual: mutual induction is deterministic
         keep_prob = 1.0
     csls = retrieval == "csls"
+    do_f = direction in ("forward", "union", "mutual")
+    do_b = direction in ("backward", "union", "mutual")
     parts, objs = [], []
-    if direction in ("forward", "union", "mutual"):
-        r = knn_mean_similarity(Z, X, min(csls_knn, X.shape[0]), metric="dot",
-                                memory_budget=memory_budget, progress=False) if csls else None
-        t, sim = _nn_induction(X, Z, r, keep_prob, rng, memory_budget)
+    if backend.is_numpy(X):
+        # both directions from one score matrix, two GEMM passes (seeds drawn in the order below)
+        t, sim_f, s, sim_b = _fused_induction(X, Z, do_f, do_b, csls_knn if csls else 0, keep_prob, rng,
+                                              memory_budget)
+    else:
+        if do_f:
+            r = knn_mean_similarity(Z, X, min(csls_knn, X.shape[0]), metric="dot",
+                                    memory_budget=memory_budget, progress=False) if csls else None
+            t, sim_f = _nn_induction(X, Z, r, keep_prob, rng, memory_budget)
+        if do_b:
+            r = knn_mean_similarity(X, Z, min(csls_knn, Z.shape[0]), metric="dot",
+                                    memory_budget=memory_budget, progress=False) if csls else None
+            s, sim_b = _nn_induction(Z, X, r, keep_prob, rng, memory_budget)
+    if do_f:
         parts.append(np.stack([np.arange(X.shape[0]), t], axis=1))
-        objs.append(sim.mean())
-    if direction in ("backward", "union", "mutual"):
-        r = knn_mean_similarity(X, Z, min(csls_knn, Z.shape[0]), metric="dot",
-                                memory_budget=memory_budget, progress=False) if csls else None
-        s, sim = _nn_induction(Z, X, r, keep_prob, rng, memory_budget)
+        objs.append(sim_f.mean())
+    if do_b:
         parts.append(np.stack([s, np.arange(Z.shape[0])], axis=1))
-        objs.append(sim.mean())
+        objs.append(sim_b.mean())
     if direction == "mutual":
         fwd, bwd = parts
         mutual = bwd[fwd[bwd[:, 0], 1] == bwd[:, 1]]
