@@ -293,11 +293,20 @@ def _dense_vecmap_induction(X, Z, k, keep_prob, random_state):
 
 
 @pytest.mark.parametrize("keep_prob", [0.1, 0.5, 1.0])
-@pytest.mark.parametrize("budget", [None, 9000])
-def test_fused_union_induction_equals_dense_vecmap_formulation(rng, keep_prob, budget):
+@pytest.mark.parametrize("budget, jobs, tile", [(None, None, None), (9000, None, None), (None, 3, (11, 37))])
+def test_fused_union_induction_equals_dense_vecmap_formulation(rng, monkeypatch, keep_prob, budget, jobs, tile):
     # dyadic entries make every float32 product exact, so tiles and the dense matrix agree bit
     # for bit; ties are frequent and must go to the lower index in both directions.
-    # budget 9000 (9 rows of 250 float32 scores) forces tiles that split the rows unevenly
+    # budget 9000 (9 rows of 250 float32 scores) forces tiles that split the rows unevenly;
+    # 3 threads over column ranges and 11 × 37 tiles check the merge of rows across ranges
+    import embgeo.crosslingual as xl
+
+    if jobs is not None:
+        monkeypatch.setattr(xl, "_FUSED_JOBS", jobs)
+        monkeypatch.setattr(xl, "_JOB_COLUMNS", 1)
+    if tile is not None:
+        monkeypatch.setattr(xl, "_TILE_ROWS", tile[0])
+        monkeypatch.setattr(xl, "_TILE_COLS", tile[1])
     X = (rng.integers(-8, 9, size=(300, 6)) / 8).astype(np.float32)
     Z = (rng.integers(-8, 9, size=(250, 6)) / 8).astype(np.float32)
     expect, obj = _dense_vecmap_induction(X, Z, 10, keep_prob, 7)

@@ -1,16 +1,16 @@
 """Stochastic dictionary induction kernels (VecMap's CSLS terms and dropout argmax over score tiles).
 
-:func:`dropout_argmax` scans one score block row by row. :func:`tile_topk` and
+:func:`dropout_argmax` scans one score block row by row (threaded). :func:`tile_topk` and
 :func:`tile_dropout_argmax` serve the fused induction of both directions from one score matrix
-S = X Zᵀ (and its transpose, read by columns): pass 1 gathers each row's and each column's top-k
-scores (the CSLS r terms of both directions), pass 2 takes the dropout argmax along the rows
-(forward) and down the columns (backward), so a bidirectional iteration costs two GEMMs, not four.
+S = X Zᵀ, read along rows (forward) and down columns (backward, as Sᵀ = Z Xᵀ): pass 1 gathers
+each row's and each column's top-k scores (the CSLS r terms of both directions), pass 2 takes
+the dropout argmax both ways, so a bidirectional iteration costs two GEMMs, not four. They are
+serial and release the GIL: the caller runs one thread per range of columns, each with a
+single-threaded BLAS, so the only synchronisation is the end of a pass.
 """
 import numpy as np
 from numba import njit, prange
 
-#: columns per parallel chunk of the column-wise (backward) scans: its state stays in L1
-COLUMN_CHUNK = 512
 
 
 @njit(cache=True, inline="always")
@@ -111,106 +111,102 @@ def _run_any_column_update(x, shift, bv, mx, j0, j1):  # pragma: no cover - comp
     return c > 0
 
 
-@njit(cache=True, parallel=True)
-def tile_topk(S, row_vals, col_vals, col_min, do_rows, do_cols):  # pragma: no cover - compiled
-    """Merge a score tile into the k largest values of each of its rows and of every column.
+@njit(cache=True, nogil=True)
+def tile_topk(S, c0, row_vals, row_min, col_vals, col_min, do_rows, do_cols):  # pragma: no cover
+    """Merge a score tile into the k largest values of each of its rows and of its columns.
 
-    ``S`` (b × m) holds rows ``row_vals`` (b × k, filled by this call from −inf) and all m
-    columns; ``col_vals`` (m × k) and ``col_min`` (m,, their smallest) carry the columns' top-k
-    over the tiles seen so far (start at −inf). Only the multiset of the k largest values is
-    kept (their mean is CSLS's r term), so ties need no rule and the result does not depend on
-    the tiling or the number of threads. Runs of :data:`RUN` scores that cannot enter a heap
-    are skipped after one vectorised test.
+    ``S`` (b × w) holds the scores of b rows and of the columns c0 … c0 + w − 1. ``row_vals``
+    (b × k_r) and ``row_min`` (b,) carry those rows' largest values over the columns seen so
+    far, ``col_vals`` (all columns × k_c) and ``col_min`` their columns'; all start at −inf and
+    ``*_min`` is the smallest kept value. Only the multiset of the k largest values is kept
+    (their mean is CSLS's r term), so ties need no rule and the result does not depend on the
+    tiling. Runs of :data:`RUN` scores that cannot enter a heap are skipped after one
+    vectorised test. Serial and GIL-free: callers run disjoint column ranges in threads.
     """
-    b, m = S.shape
-    if do_rows:
-        for i in prange(b):
+    b, w = S.shape
+    for i in range(b):
+        x = S[i]
+        if do_rows:
             vals = row_vals[i]
-            vals[:] = -np.inf
-            mn = -np.inf
-            x = S[i]
-            for j0 in range(0, m, RUN):
-                j1 = min(m, j0 + RUN)
+            mn = row_min[i]
+            for j0 in range(0, w, RUN):
+                j1 = min(w, j0 + RUN)
                 if _run_any_over(x, mn, j0, j1):
                     for j in range(j0, j1):
                         if x[j] > mn:
                             mn = _push(vals, x[j])
-    if do_cols:
-        nch = (m + COLUMN_CHUNK - 1) // COLUMN_CHUNK
-        for c in prange(nch):
-            c0 = c * COLUMN_CHUNK
-            c1 = min(m, c0 + COLUMN_CHUNK)
-            for i in range(b):
-                x = S[i]
-                for j0 in range(c0, c1, RUN):
-                    j1 = min(c1, j0 + RUN)
-                    if _run_any_above(x, col_min, j0, j1):
-                        for j in range(j0, j1):
-                            if x[j] > col_min[j]:
-                                col_min[j] = _push(col_vals[j], x[j])
+            row_min[i] = mn
+        if do_cols:
+            cm = col_min[c0:c0 + w]
+            for j0 in range(0, w, RUN):
+                j1 = min(w, j0 + RUN)
+                if _run_any_above(x, cm, j0, j1):
+                    for j in range(j0, j1):
+                        if x[j] > cm[j]:
+                            cm[j] = _push(col_vals[c0 + j], x[j])
 
 
-@njit(cache=True, parallel=True)
-def tile_dropout_argmax(S, row0, ns, r_col_half, r_row_half, thr, seed_f, seed_b,
-                        best_f, max_f, col_bv, col_bi, col_max, do_f, do_b):  # pragma: no cover
-    """Both directions' dropout argmax from one score tile S = X[row0:row0+b] Zᵀ (b × m).
+@njit(cache=True, nogil=True)
+def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
+                        row_bv, row_bi, row_max, col_bv, col_bi, col_max, do_f, do_b):  # pragma: no cover
+    """Both directions' dropout argmax from one score tile, S = X[row0:row0+b] Z[c0:c0+w]ᵀ.
 
-    Forward (``do_f``), per row i: ``best_f[i]`` = argmax_j dropout(S[i, j] − r_col_half[j]),
-    ``max_f[i]`` = max_j S[i, j]; the mask is :func:`dropout_argmax`'s with ``seed_f`` and key
-    (row0 + i)·m + j. Backward (``do_b``), per column j, merged over the tiles in row order:
+    Forward (``do_f``), per row i, merged over the tiles in column order: ``row_bi[i]`` =
+    argmax_j dropout(S[i, j] − r_col_half[j]) with running best ``row_bv[i]`` (start −inf) and
+    ``row_max[i]`` = max_j S[i, j]; the mask is :func:`dropout_argmax`'s with ``seed_f`` and key
+    (row0 + i)·nt + j. Backward (``do_b``), per column j, merged over the tiles in row order:
     ``col_bi[j]`` = argmax_i dropout(S[i, j] − r_row_half[row0 + i]) with running best
-    ``col_bv[j]`` (start −inf) and ``col_max[j]`` = max_i S[i, j]; the mask uses ``seed_b`` and
-    key j·ns + (row0 + i), i.e. :func:`dropout_argmax` run on Sᵀ = Z Xᵀ. Ties go to the lower
-    index in both directions, as NumPy's argmax. A run of :data:`RUN` scores is only visited
-    one by one when one of them can change a best (a dropped score counts as 0).
+    ``col_bv[j]`` and ``col_max[j]`` = max_i S[i, j]; the mask uses ``seed_b`` and key
+    j·ns + (row0 + i), i.e. :func:`dropout_argmax` run on Sᵀ = Z Xᵀ. Indices are global, ties go
+    to the lower one, as NumPy's argmax. A run of :data:`RUN` scores is visited one by one only
+    when one of them can change a result (a dropped score counts as 0).
     """
-    b, m = S.shape
-    if do_f:
-        for i in prange(b):
-            bv = -np.inf
-            bi = 0
-            mx = -np.inf
-            x = S[i]
-            base = np.uint64(row0 + i) * np.uint64(m)
-            for j0 in range(0, m, RUN):
-                j1 = min(m, j0 + RUN)
+    b, w = S.shape
+    rc = r_col_half[c0:c0 + w]
+    cbv = col_bv[c0:c0 + w]
+    cbi = col_bi[c0:c0 + w]
+    cmx = col_max[c0:c0 + w]
+    for i in range(b):
+        x = S[i]
+        gi = row0 + i
+        if do_f:
+            bv = row_bv[i]
+            bi = row_bi[i]
+            mx = row_max[i]
+            base = np.uint64(gi) * np.uint64(nt) + np.uint64(c0)
+            for j0 in range(0, w, RUN):
+                j1 = min(w, j0 + RUN)
                 # with bv ≥ 0 a dropped score (0) cannot win either: only v > bv matters
                 if ((bv >= 0.0 or thr >= 256) and not _run_any_over(x, mx, j0, j1)
-                        and not _run_any_diff_above(x, r_col_half, bv, j0, j1)):
+                        and not _run_any_diff_above(x, rc, bv, j0, j1)):
                     continue
                 for j in range(j0, j1):
                     if x[j] > mx:
                         mx = x[j]
-                    v = x[j] - r_col_half[j]
+                    v = x[j] - rc[j]
                     if thr < 256 and (v > bv or bv < 0.0):
                         if _dropped(base + np.uint64(j), seed_f, thr):
                             v = 0.0
                     if v > bv:
                         bv = v
-                        bi = j
-            best_f[i] = bi
-            max_f[i] = mx
-    if do_b:
-        nch = (m + COLUMN_CHUNK - 1) // COLUMN_CHUNK
-        for c in prange(nch):
-            c0 = c * COLUMN_CHUNK
-            c1 = min(m, c0 + COLUMN_CHUNK)
-            for i in range(b):
-                gi = row0 + i
-                rh = r_row_half[gi]
-                x = S[i]
-                for j0 in range(c0, c1, RUN):
-                    j1 = min(c1, j0 + RUN)
-                    if not _run_any_column_update(x, rh, col_bv, col_max, j0, j1):
-                        continue
-                    for j in range(j0, j1):
-                        if x[j] > col_max[j]:
-                            col_max[j] = x[j]
-                        v = x[j] - rh
-                        bv = col_bv[j]
-                        if thr < 256 and (v > bv or bv < 0.0):
-                            if _dropped(np.uint64(j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
-                                v = 0.0
-                        if v > bv:
-                            col_bv[j] = v
-                            col_bi[j] = gi
+                        bi = c0 + j
+            row_bv[i] = bv
+            row_bi[i] = bi
+            row_max[i] = mx
+        if do_b:
+            rh = r_row_half[gi]
+            for j0 in range(0, w, RUN):
+                j1 = min(w, j0 + RUN)
+                if not _run_any_column_update(x, rh, cbv, cmx, j0, j1):
+                    continue
+                for j in range(j0, j1):
+                    if x[j] > cmx[j]:
+                        cmx[j] = x[j]
+                    v = x[j] - rh
+                    bv = cbv[j]
+                    if thr < 256 and (v > bv or bv < 0.0):
+                        if _dropped(np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
+                            v = 0.0
+                    if v > bv:
+                        cbv[j] = v
+                        cbi[j] = gi
