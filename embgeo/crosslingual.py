@@ -406,7 +406,7 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
 
 #: a fused induction tile is at most this many rows × columns (1 MiB of float32 scores): the GEMM
 #: writes it and the kernel reads it while it is still in the core's cache
-_TILE_ROWS, _TILE_COLS = 64, 4096
+_TILE_ROWS, _TILE_COLS = 256, 1024
 #: threads of the fused induction (None: one per available core), each with at least
 #: _JOB_COLUMNS columns; tests change both to check the merge of the ranges
 _FUSED_JOBS: int | None = None
@@ -459,14 +459,6 @@ def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
     rows = max(1, min(_TILE_ROWS, block_rows(cols * jobs, 4, memory_budget)))
     bufs = [np.empty((rows, cols), dtype=np.float32) for _ in range(jobs)]
 
-    def sweep(w, visit):
-        """Worker w: every tile of its columns, rows in order, each GEMM'd into its buffer."""
-        for s in range(0, ns, rows):
-            e = min(s + rows, ns)
-            for c in range(int(bounds[w]), int(bounds[w + 1]), cols):
-                ce = min(c + cols, int(bounds[w + 1]))
-                visit(np.matmul(X[s:e], Z[c:ce].T, out=bufs[w][:e - s, :ce - c]), s, e, c)
-
     def run(task):
         with backend.single_blas_thread():
             if jobs == 1:
@@ -485,10 +477,8 @@ def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
         row_min = np.full((jobs, ns if do_b else 0), -np.inf, dtype=np.float32)
 
         def topk_pass(w):
-            def visit(S, s, e, c):
-                K.tile_topk(S, c, row_vals[w, s:e] if do_b else row_vals[w], row_min[w, s:e] if do_b else row_min[w],
-                            col_vals, col_min, do_b, do_f)
-            sweep(w, visit)
+            K.topk_sweep(X, Z, int(bounds[w]), int(bounds[w + 1]), rows, bufs[w], row_vals[w], row_min[w],
+                         col_vals, col_min, do_b, do_f)
 
         run(topk_pass)
         if do_f:
@@ -507,12 +497,8 @@ def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
     col_max = np.full(nt, -np.inf, dtype=np.float32)
 
     def argmax_pass(w):
-        def visit(S, s, e, c):
-            rs = slice(s, e) if do_f else slice(0, 0)
-            K.tile_dropout_argmax(S, s, c, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
-                                  row_bv[w, rs], row_bi[w, rs], row_max[w, rs], col_bv, col_bi, col_max,
-                                  do_f, do_b)
-        sweep(w, visit)
+        K.argmax_sweep(X, Z, int(bounds[w]), int(bounds[w + 1]), rows, bufs[w], r_col_half, r_row_half, thr,
+                       seed_f, seed_b, row_bv[w], row_bi[w], row_max[w], col_bv, col_bi, col_max, do_f, do_b)
 
     run(argmax_pass)
     # forward: the first range holding the row's best value wins (its columns come first)

@@ -54,9 +54,11 @@ def dropout_argmax(S, r_half, thr, seed, row0, best, maxsim):  # pragma: no cove
         maxsim[i] = mx
 
 
-#: scores per screened run: a run is read by one vectorised max (or any) and skipped unless it
-#: can change a result, which after the first few rows of a scan it almost never can
-RUN = 16
+#: scores per screened run: a run is read by one vectorised test and skipped unless it can
+#: change a result, which after the first few rows or columns of a scan it seldom can
+RUN = 64
+#: a run that may change a result is screened again in sub-runs of SUB before scalar work
+SUB = 8
 @njit(cache=True, inline="always")
 def _push(vals, v):  # pragma: no cover - compiled
     """Replace the smallest of the k kept values by v (> it); return the new smallest."""
@@ -129,21 +131,29 @@ def tile_topk(S, c0, row_vals, row_min, col_vals, col_min, do_rows, do_cols):  #
         if do_rows:
             vals = row_vals[i]
             mn = row_min[i]
-            for j0 in range(0, w, RUN):
-                j1 = min(w, j0 + RUN)
-                if _run_any_over(x, mn, j0, j1):
-                    for j in range(j0, j1):
-                        if x[j] > mn:
-                            mn = _push(vals, x[j])
+            for J0 in range(0, w, RUN):
+                J1 = min(w, J0 + RUN)
+                if not _run_any_over(x, mn, J0, J1):
+                    continue
+                for j0 in range(J0, J1, SUB):
+                    j1 = min(J1, j0 + SUB)
+                    if _run_any_over(x, mn, j0, j1):
+                        for j in range(j0, j1):
+                            if x[j] > mn:
+                                mn = _push(vals, x[j])
             row_min[i] = mn
         if do_cols:
             cm = col_min[c0:c0 + w]
-            for j0 in range(0, w, RUN):
-                j1 = min(w, j0 + RUN)
-                if _run_any_above(x, cm, j0, j1):
-                    for j in range(j0, j1):
-                        if x[j] > cm[j]:
-                            cm[j] = _push(col_vals[c0 + j], x[j])
+            for J0 in range(0, w, RUN):
+                J1 = min(w, J0 + RUN)
+                if not _run_any_above(x, cm, J0, J1):
+                    continue
+                for j0 in range(J0, J1, SUB):
+                    j1 = min(J1, j0 + SUB)
+                    if _run_any_above(x, cm, j0, j1):
+                        for j in range(j0, j1):
+                            if x[j] > cm[j]:
+                                cm[j] = _push(col_vals[c0 + j], x[j])
 
 
 @njit(cache=True, nogil=True)
@@ -174,39 +184,94 @@ def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f
             bi = row_bi[i]
             mx = row_max[i]
             base = np.uint64(gi) * np.uint64(nt) + np.uint64(c0)
-            for j0 in range(0, w, RUN):
-                j1 = min(w, j0 + RUN)
+            for J0 in range(0, w, RUN):
+                J1 = min(w, J0 + RUN)
                 # with bv ≥ 0 a dropped score (0) cannot win either: only v > bv matters
-                if ((bv >= 0.0 or thr >= 256) and not _run_any_over(x, mx, j0, j1)
-                        and not _run_any_diff_above(x, rc, bv, j0, j1)):
+                if ((bv >= 0.0 or thr >= 256) and not _run_any_over(x, mx, J0, J1)
+                        and not _run_any_diff_above(x, rc, bv, J0, J1)):
                     continue
-                for j in range(j0, j1):
-                    if x[j] > mx:
-                        mx = x[j]
-                    v = x[j] - rc[j]
-                    if thr < 256 and (v > bv or bv < 0.0):
-                        if _dropped(base + np.uint64(j), seed_f, thr):
-                            v = 0.0
-                    if v > bv:
-                        bv = v
-                        bi = c0 + j
+                for j0 in range(J0, J1, SUB):
+                    j1 = min(J1, j0 + SUB)
+                    if ((bv >= 0.0 or thr >= 256) and not _run_any_over(x, mx, j0, j1)
+                            and not _run_any_diff_above(x, rc, bv, j0, j1)):
+                        continue
+                    for j in range(j0, j1):
+                        if x[j] > mx:
+                            mx = x[j]
+                        v = x[j] - rc[j]
+                        if thr < 256 and (v > bv or bv < 0.0):
+                            if _dropped(base + np.uint64(j), seed_f, thr):
+                                v = 0.0
+                        if v > bv:
+                            bv = v
+                            bi = c0 + j
             row_bv[i] = bv
             row_bi[i] = bi
             row_max[i] = mx
         if do_b:
             rh = r_row_half[gi]
-            for j0 in range(0, w, RUN):
-                j1 = min(w, j0 + RUN)
-                if not _run_any_column_update(x, rh, cbv, cmx, j0, j1):
+            for J0 in range(0, w, RUN):
+                J1 = min(w, J0 + RUN)
+                if not _run_any_column_update(x, rh, cbv, cmx, J0, J1):
                     continue
-                for j in range(j0, j1):
-                    if x[j] > cmx[j]:
-                        cmx[j] = x[j]
-                    v = x[j] - rh
-                    bv = cbv[j]
-                    if thr < 256 and (v > bv or bv < 0.0):
-                        if _dropped(np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
-                            v = 0.0
-                    if v > bv:
-                        cbv[j] = v
-                        cbi[j] = gi
+                for j0 in range(J0, J1, SUB):
+                    j1 = min(J1, j0 + SUB)
+                    if not _run_any_column_update(x, rh, cbv, cmx, j0, j1):
+                        continue
+                    for j in range(j0, j1):
+                        if x[j] > cmx[j]:
+                            cmx[j] = x[j]
+                        v = x[j] - rh
+                        bv = cbv[j]
+                        if thr < 256 and (v > bv or bv < 0.0):
+                            if _dropped(np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
+                                v = 0.0
+                        if v > bv:
+                            cbv[j] = v
+                            cbi[j] = gi
+
+
+@njit(cache=True, nogil=True)
+def topk_sweep(X, Z, c_lo, c_hi, rows, buf, row_vals, row_min, col_vals, col_min,
+               do_rows, do_cols):  # pragma: no cover - compiled
+    """:func:`tile_topk` over every tile of S = X Zᵀ in columns [c_lo, c_hi), rows in order.
+
+    Each tile (``rows`` × ``buf.shape[1]`` at most) is one GEMM (``np.dot``, BLAS through SciPy)
+    into the reused ``buf``; the loop stays in compiled code without the GIL.
+    """
+    ns = X.shape[0]
+    cols = buf.shape[1]
+    for s in range(0, ns, rows):
+        e = min(s + rows, ns)
+        for c in range(c_lo, c_hi, cols):
+            ce = min(c + cols, c_hi)
+            if e - s == rows and ce - c == cols:
+                np.dot(X[s:e], Z[c:ce].T, buf)
+                S = buf
+            else:
+                S = np.dot(X[s:e], Z[c:ce].T)
+            tile_topk(S, c, row_vals[s:e], row_min[s:e], col_vals, col_min, do_rows, do_cols)
+
+
+@njit(cache=True, nogil=True)
+def argmax_sweep(X, Z, c_lo, c_hi, rows, buf, r_col_half, r_row_half, thr, seed_f, seed_b,
+                 row_bv, row_bi, row_max, col_bv, col_bi, col_max, do_f, do_b):  # pragma: no cover
+    """:func:`tile_dropout_argmax` over every tile of S = X Zᵀ in columns [c_lo, c_hi)."""
+    ns, nt = X.shape[0], Z.shape[0]
+    cols = buf.shape[1]
+    for s in range(0, ns, rows):
+        e = min(s + rows, ns)
+        for c in range(c_lo, c_hi, cols):
+            ce = min(c + cols, c_hi)
+            if e - s == rows and ce - c == cols:
+                np.dot(X[s:e], Z[c:ce].T, buf)
+                S = buf
+            else:
+                S = np.dot(X[s:e], Z[c:ce].T)
+            if do_f:
+                tile_dropout_argmax(S, s, c, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
+                                    row_bv[s:e], row_bi[s:e], row_max[s:e], col_bv, col_bi, col_max,
+                                    True, do_b)
+            else:
+                tile_dropout_argmax(S, s, c, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
+                                    row_bv, row_bi, row_max, col_bv, col_bi, col_max, False, do_b)
