@@ -536,6 +536,13 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         duplicates, as VecMap does, which weights pairs found twice).
     objective : float, if ``return_objective``
         Mean best similarity (averaged over the directions used), VecMap's objective.
+
+    Notes
+    -----
+    NumPy inputs are scored in float32 (VecMap's default ``--precision fp32``; float64 inputs
+    are cast) and both directions come from one score matrix S = X Zᵀ computed twice, tile by
+    tile: once for the CSLS terms of rows and columns, once for the argmaxes along rows and down
+    columns (VecMap computes it four times). Other array libraries run each direction by itself.
     """
     if direction not in ("forward", "backward", "union", "mutual"):
         raise ValueError(f"direction must be forward, backward, union or mutual, got {direction!r}")
