@@ -279,8 +279,8 @@ def _dense_vecmap_induction(X, Z, k, keep_prob, random_state):
     thr = 256 if keep_prob >= 1 else max(1, int(round(keep_prob * 256)))
     S = X @ Z.T                                            # float32, exact for dyadic inputs
     ns, nt = S.shape
-    knn_bwd = -np.sort(-S, axis=0)[:k].astype(np.float64).mean(axis=0)   # each target over sources
-    knn_fwd = -np.sort(-S, axis=1)[:, :k].astype(np.float64).mean(axis=1)
+    knn_bwd = -np.sort(-S, axis=0)[:k].astype(np.float64).mean(axis=0) if k else np.zeros(nt)  # per target
+    knn_fwd = -np.sort(-S, axis=1)[:, :k].astype(np.float64).mean(axis=1) if k else np.zeros(ns)
     F = S - (knn_bwd / 2).astype(np.float32)[None, :]
     B = S.T - (knn_fwd / 2).astype(np.float32)[None, :]
     if thr < 256:
@@ -315,6 +315,26 @@ def test_fused_union_induction_equals_dense_vecmap_formulation(rng, monkeypatch,
                                      return_objective=True)
     np.testing.assert_array_equal(got, expect)
     assert got_obj == pytest.approx(obj, abs=1e-12)
+
+
+@pytest.mark.parametrize("jobs", [None, 2])
+def test_fused_induction_where_every_kept_score_is_negative(rng, monkeypatch, jobs):
+    # S < 0 everywhere: every kept score loses to a dropped one (0), so each row's and each
+    # column's answer is its first dropped entry — the case where a run cannot be skipped
+    # although none of its scores beats the best so far
+    import embgeo.crosslingual as xl
+
+    if jobs is not None:
+        monkeypatch.setattr(xl, "_FUSED_JOBS", jobs)
+        monkeypatch.setattr(xl, "_JOB_COLUMNS", 1)
+    X = (rng.integers(1, 9, size=(200, 4)) / 8).astype(np.float32)
+    Z = (-rng.integers(1, 9, size=(150, 4)) / 8).astype(np.float32)
+    for keep in (0.9, 0.99):
+        expect, obj = _dense_vecmap_induction(X, Z, 0, keep, 3)
+        got, got_obj = induce_dictionary(X, Z, direction="union", keep_prob=keep, random_state=3,
+                                         return_objective=True)
+        np.testing.assert_array_equal(got, expect)
+        assert got_obj == pytest.approx(obj, abs=1e-12)
 
 
 def test_fused_induction_directions_and_nn_equal_dense_argmax(rng):

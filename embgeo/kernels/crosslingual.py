@@ -1,7 +1,8 @@
 """Stochastic dictionary induction kernels (VecMap's CSLS terms and dropout argmax over score tiles).
 
-:func:`dropout_argmax` scans one score block row by row (threaded). :func:`tile_topk` and
-:func:`tile_dropout_argmax` serve the fused induction of both directions from one score matrix
+:func:`dropout_argmax` scans one score block row by row (threaded). :func:`topk_sweep` and
+:func:`argmax_sweep` (GEMM tile by tile, then :func:`tile_topk` / :func:`tile_dropout_argmax`)
+serve the fused induction of both directions from one score matrix
 S = X Zᵀ, read along rows (forward) and down columns (backward, as Sᵀ = Z Xᵀ): pass 1 gathers
 each row's and each column's top-k scores (the CSLS r terms of both directions), pass 2 takes
 the dropout argmax both ways, so a bidirectional iteration costs two GEMMs, not four. They are
@@ -10,7 +11,6 @@ single-threaded BLAS, so the only synchronisation is the end of a pass.
 """
 import numpy as np
 from numba import njit, prange
-
 
 
 @njit(cache=True, inline="always")
@@ -59,6 +59,8 @@ def dropout_argmax(S, r_half, thr, seed, row0, best, maxsim):  # pragma: no cove
 RUN = 64
 #: a run that may change a result is screened again in sub-runs of SUB before scalar work
 SUB = 8
+
+
 @njit(cache=True, inline="always")
 def _push(vals, v):  # pragma: no cover - compiled
     """Replace the smallest of the k kept values by v (> it); return the new smallest."""
@@ -113,6 +115,40 @@ def _run_any_column_update(x, shift, bv, mx, j0, j1):  # pragma: no cover - comp
     return c > 0
 
 
+@njit(cache=True, inline="always")
+def _run_any_row_or_column(x, mn, cm, j0, j1):  # pragma: no cover - compiled
+    """Whether x[j] > mn or x[j] > cm[j] for some j in [j0, j1)."""
+    c = 0
+    for j in range(j0, j1):
+        c += (x[j] > mn) | (x[j] > cm[j])
+    return c > 0
+
+
+@njit(cache=True, nogil=True)
+def _tile_topk_both(S, c0, row_vals, row_min, col_vals, col_min):  # pragma: no cover - compiled
+    """:func:`tile_topk` of rows and columns with one screen per run (the tile is read once)."""
+    b, w = S.shape
+    cm = col_min[c0:c0 + w]
+    for i in range(b):
+        x = S[i]
+        vals = row_vals[i]
+        mn = row_min[i]
+        for J0 in range(0, w, RUN):
+            J1 = min(w, J0 + RUN)
+            if not _run_any_row_or_column(x, mn, cm, J0, J1):
+                continue
+            for j0 in range(J0, J1, SUB):
+                j1 = min(J1, j0 + SUB)
+                if not _run_any_row_or_column(x, mn, cm, j0, j1):
+                    continue
+                for j in range(j0, j1):
+                    if x[j] > mn:
+                        mn = _push(vals, x[j])
+                    if x[j] > cm[j]:
+                        cm[j] = _push(col_vals[c0 + j], x[j])
+        row_min[i] = mn
+
+
 @njit(cache=True, nogil=True)
 def tile_topk(S, c0, row_vals, row_min, col_vals, col_min, do_rows, do_cols):  # pragma: no cover
     """Merge a score tile into the k largest values of each of its rows and of its columns.
@@ -126,6 +162,9 @@ def tile_topk(S, c0, row_vals, row_min, col_vals, col_min, do_rows, do_cols):  #
     vectorised test. Serial and GIL-free: callers run disjoint column ranges in threads.
     """
     b, w = S.shape
+    if do_rows and do_cols:
+        _tile_topk_both(S, c0, row_vals, row_min, col_vals, col_min)
+        return
     for i in range(b):
         x = S[i]
         if do_rows:
@@ -156,6 +195,67 @@ def tile_topk(S, c0, row_vals, row_min, col_vals, col_min, do_rows, do_cols):  #
                                 cm[j] = _push(col_vals[c0 + j], x[j])
 
 
+@njit(cache=True, inline="always")
+def _run_any_update(x, mx, rc, bv, rh, cbv, cmx, j0, j1):  # pragma: no cover - compiled
+    """Whether some j in [j0, j1) can change the row's max or best (bv ≥ 0) or a column's."""
+    c = 0
+    for j in range(j0, j1):
+        c += (x[j] > mx) | (x[j] - rc[j] > bv) | (x[j] - rh > cbv[j]) | (cbv[j] < 0.0) | (x[j] > cmx[j])
+    return c > 0
+
+
+@njit(cache=True, nogil=True)
+def _tile_argmax_both(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
+                      row_bv, row_bi, row_max, col_bv, col_bi, col_max):  # pragma: no cover - compiled
+    """:func:`tile_dropout_argmax` of both directions with one screen per run."""
+    b, w = S.shape
+    rc = r_col_half[c0:c0 + w]
+    cbv = col_bv[c0:c0 + w]
+    cbi = col_bi[c0:c0 + w]
+    cmx = col_max[c0:c0 + w]
+    for i in range(b):
+        x = S[i]
+        gi = row0 + i
+        rh = r_row_half[gi]
+        bv = row_bv[i]
+        bi = row_bi[i]
+        mx = row_max[i]
+        base = np.uint64(gi) * np.uint64(nt) + np.uint64(c0)
+        for J0 in range(0, w, RUN):
+            J1 = min(w, J0 + RUN)
+            # with bv ≥ 0 a dropped score (0) cannot win either: only v > bv matters
+            if (bv >= 0.0 or thr >= 256) and not _run_any_update(x, mx, rc, bv, rh, cbv, cmx, J0, J1):
+                continue
+            for j0 in range(J0, J1, SUB):
+                j1 = min(J1, j0 + SUB)
+                if (bv >= 0.0 or thr >= 256) and not _run_any_update(x, mx, rc, bv, rh, cbv, cmx, j0, j1):
+                    continue
+                for j in range(j0, j1):
+                    xj = x[j]
+                    if xj > mx:
+                        mx = xj
+                    v = xj - rc[j]
+                    if thr < 256 and (v > bv or bv < 0.0):
+                        if _dropped(base + np.uint64(j), seed_f, thr):
+                            v = 0.0
+                    if v > bv:
+                        bv = v
+                        bi = c0 + j
+                    if xj > cmx[j]:
+                        cmx[j] = xj
+                    v = xj - rh
+                    cb = cbv[j]
+                    if thr < 256 and (v > cb or cb < 0.0):
+                        if _dropped(np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
+                            v = 0.0
+                    if v > cb:
+                        cbv[j] = v
+                        cbi[j] = gi
+        row_bv[i] = bv
+        row_bi[i] = bi
+        row_max[i] = mx
+
+
 @njit(cache=True, nogil=True)
 def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
                         row_bv, row_bi, row_max, col_bv, col_bi, col_max, do_f, do_b):  # pragma: no cover
@@ -172,6 +272,10 @@ def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f
     when one of them can change a result (a dropped score counts as 0).
     """
     b, w = S.shape
+    if do_f and do_b:
+        _tile_argmax_both(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
+                          row_bv, row_bi, row_max, col_bv, col_bi, col_max)
+        return
     rc = r_col_half[c0:c0 + w]
     cbv = col_bv[c0:c0 + w]
     cbi = col_bi[c0:c0 + w]
