@@ -36,7 +36,8 @@ import numpy as np
 os.environ.setdefault("EMBGEO_QUIET", "1")
 
 import embgeo  # noqa: E402
-from embgeo.crosslingual import Mapper, retrieval_factors  # noqa: E402
+from embgeo.crosslingual import Mapper, induce_dictionary, retrieval_factors  # noqa: E402
+from embgeo.normalize import normalize  # noqa: E402
 from embgeo.neighbors import topk  # noqa: E402
 from embgeo.datasets import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.evaluate.lexicon import bli  # noqa: E402
@@ -177,6 +178,10 @@ def compare_vecmap(vecmap_dir, en, fi, train, test, iters):
     v_sec = [float(ln[-1]) for ln in lines]
     v_acc = [float(ln[3]) for ln in lines]
     print(f"[{_load()}] embgeo ...", flush=True)
+    # compile the Numba kernels first (once per installation, cached on disk): Python-only VecMap
+    # has no such step, and a first run after an upgrade would otherwise time the compiler
+    warm = normalize(np.random.default_rng(0).standard_normal((600, 50)).astype(np.float32), "unit")
+    induce_dictionary(warm, warm[::-1].copy(), retrieval="csls", keep_prob=0.1, random_state=0)
     m = Mapper.from_recipe("semi_supervised", max_iter=iters or None, progress=False)
     t0 = time.perf_counter()
     m.fit(en.with_vectors(X), fi50.with_vectors(Z), train, validation=test)
