@@ -1,4 +1,4 @@
-"""asv benchmarks for embgeo.crosslingual: Procrustes, CSLS retrieval, dictionary induction (5k, and the 20k step of a self-learning iteration)."""
+"""asv benchmarks for embgeo.crosslingual: Procrustes, CSLS retrieval, dictionary induction (5k; 20k as in self-learning)."""
 from __future__ import annotations
 
 import numpy as np
