@@ -4,15 +4,19 @@ VecMap is a script repository, not a package. With ``--vecmap DIR`` (a clone of
 https://github.com/artetxem/vecmap: ``git clone https://github.com/artetxem/vecmap DIR``) the
 script runs VecMap's own ``map_embeddings.py --semi_supervised`` unmodified as a subprocess on the
 same input files as embgeo (en 200k × 50 → fi 30k reduced to 50d by PCA), reads the seconds of its
-first ``--vecmap-iters`` self-learning iterations from its ``--log`` and stops it, runs
-``Mapper.from_recipe("semi_supervised", max_iter=...)`` on the same arrays, and prints the ratio of
-seconds per iteration from that one run, with both validation accuracies. Without ``--vecmap``
+first ``--vecmap-iters`` self-learning iterations from its ``--log`` and stops it (or lets it
+converge), runs ``Mapper.from_recipe("semi_supervised", max_iter=...)`` on the same arrays, and
+prints the ratio of seconds per iteration and of the whole loop from that one run, with both
+validation accuracies per iteration and the load average. Without ``--vecmap``
 (or without the clone) that part is skipped, and the reference is a line-by-line NumPy
 transcription of ``map_embeddings.py``'s steps (dense where the matrices fit in memory, VecMap's own
 ``topk_mean`` by k argmax passes and ``dropout``).
 
     /work/venv/bin/python benchmarks/compare_crosslingual.py [--src-vocab 200000] [--iters 10] [--cutoff 10000]
     /work/venv/bin/python benchmarks/compare_crosslingual.py --vecmap /tmp/vecmap --vecmap-iters 3 --only-vecmap
+    /work/venv/bin/python benchmarks/compare_crosslingual.py --vecmap /tmp/vecmap --vecmap-iters 0 --only-vecmap
+
+(``--vecmap-iters 0``: both whole recipes, to convergence: VecMap needs hundreds of iterations.)
 
 Data: GloVe 6B 50d (English, top ``--src-vocab``), Finnish floret 300d (30k), the 5k en-fi
 training dictionary of Glavaš et al. (2019) with 20% of its source words held out for testing.
@@ -32,7 +36,8 @@ import numpy as np
 os.environ.setdefault("EMBGEO_QUIET", "1")
 
 import embgeo  # noqa: E402
-from embgeo.crosslingual import Mapper, retrieval_factors  # noqa: E402
+from embgeo.crosslingual import Mapper, induce_dictionary, retrieval_factors  # noqa: E402
+from embgeo.normalize import normalize  # noqa: E402
 from embgeo.neighbors import topk  # noqa: E402
 from embgeo.datasets import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.evaluate.lexicon import bli  # noqa: E402
@@ -124,8 +129,20 @@ def _write_vec(path, words, X):
             f.write(w + " " + " ".join("%.9g" % v for v in row) + "\n")
 
 
+def _load():
+    """Load averages (1, 5, 15 min): the machine is shared, so every result line carries them."""
+    return "load %.2f %.2f %.2f" % os.getloadavg()
+
+
 def compare_vecmap(vecmap_dir, en, fi, train, test, iters):
-    """Seconds per self-learning iteration: VecMap's --semi_supervised vs the same embgeo recipe."""
+    """VecMap's --semi_supervised against the same embgeo recipe on the same files.
+
+    ``iters > 0``: both stop after ``iters`` self-learning iterations (VecMap is stopped once its
+    log has that many lines); ``iters == 0``: the whole recipe, both to convergence. Prints the
+    seconds of each iteration of both, their ratio per iteration, the ratio of the summed
+    self-learning seconds and of the whole runs (VecMap: its process, reading and writing the
+    files included; embgeo: ``Mapper.fit``), with the validation P@1 of both.
+    """
     from embgeo.pca import principal_space
 
     script = Path(vecmap_dir) / "map_embeddings.py"
@@ -134,6 +151,7 @@ def compare_vecmap(vecmap_dir, en, fi, train, test, iters):
         return None
     fi50 = principal_space(fi, 50)                      # fi 30k × 300 -> 50d, the same file for both
     X, Z = np.asarray(en.vectors, dtype=np.float32), np.asarray(fi50.vectors, dtype=np.float32)
+    print(f"[{_load()}] VecMap {'whole recipe' if not iters else f'{iters} iterations'} ...", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         _write_vec(t / "en.vec", en.words, X)
@@ -144,29 +162,48 @@ def compare_vecmap(vecmap_dir, en, fi, train, test, iters):
         log = t / "log.tsv"
         cmd = [sys.executable, str(script), str(t / "en.vec"), str(t / "fi.vec"), str(t / "o1"), str(t / "o2"),
                "--semi_supervised", str(t / "train.txt"), "--validation", str(t / "val.txt"), "--log", str(log)]
+        t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=vecmap_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             while proc.poll() is None:
-                time.sleep(2)
-                if log.exists() and len(log.read_text().splitlines()) >= iters:
+                time.sleep(1)
+                if iters and log.exists() and len(log.read_text().splitlines()) >= iters:
                     break
         finally:
             proc.kill()
             proc.wait()
-        lines = [ln.split("\t") for ln in log.read_text().splitlines()[:iters]]
+        v_total = time.perf_counter() - t0
+        lines = [ln.split("\t") for ln in log.read_text().splitlines()]
+    lines = lines[:iters] if iters else lines
     v_sec = [float(ln[-1]) for ln in lines]
-    v_acc = float(lines[-1][3]) if len(lines[-1]) > 4 else float("nan")
-    m = Mapper.from_recipe("semi_supervised", max_iter=iters, progress=False)
+    v_acc = [float(ln[3]) for ln in lines]
+    print(f"[{_load()}] embgeo ...", flush=True)
+    # compile the Numba kernels first (once per installation, cached on disk): Python-only VecMap
+    # has no such step, and a first run after an upgrade would otherwise time the compiler
+    warm = normalize(np.random.default_rng(0).standard_normal((600, 50)).astype(np.float32), "unit")
+    induce_dictionary(warm, warm[::-1].copy(), retrieval="csls", keep_prob=0.1, random_state=0)
+    m = Mapper.from_recipe("semi_supervised", max_iter=iters or None, progress=False)
+    t0 = time.perf_counter()
     m.fit(en.with_vectors(X), fi50.with_vectors(Z), train, validation=test)
+    e_total = time.perf_counter() - t0
     e_sec = [r["seconds"] for r in m.history_]
-    e_acc = 100 * m.history_[-1]["val_accuracy"]
-    print(f"VecMap --semi_supervised, {iters} iterations, s/iter: {', '.join(f'{x:.2f}' for x in v_sec)}; "
-          f"val P@1 after {iters}: {v_acc:.2f}%")
-    print(f"embgeo semi_supervised,   {iters} iterations, s/iter: {', '.join(f'{x:.2f}' for x in e_sec)}; "
-          f"val P@1 after {iters}: {e_acc:.2f}%")
-    ratio = np.mean(v_sec) / np.mean(e_sec)
-    print(f"seconds per iteration: VecMap {np.mean(v_sec):.2f} / embgeo {np.mean(e_sec):.2f} = {ratio:.2f}x "
-          "(different random dropout masks: accuracies differ)")
+    e_acc = [100 * r["val_accuracy"] for r in m.history_]
+    n = min(len(v_sec), len(e_sec))
+    print(f"[{_load()}] done")
+    print(f"{'iteration':>9s} {'VecMap s':>9s} {'embgeo s':>9s} {'ratio':>7s} {'VecMap P@1':>11s} {'embgeo P@1':>11s}")
+    for i in range(n):
+        print(f"{i + 1:9d} {v_sec[i]:9.2f} {e_sec[i]:9.2f} {v_sec[i] / e_sec[i]:6.2f}x {v_acc[i]:10.2f}% "
+              f"{e_acc[i]:10.2f}%")
+    ratio = float(np.mean(v_sec[:n]) / np.mean(e_sec[:n]))
+    print(f"seconds per iteration, first {n}: VecMap {np.mean(v_sec[:n]):.2f} / embgeo {np.mean(e_sec[:n]):.2f} = "
+          f"{ratio:.2f}x (median of the per-iteration ratios "
+          f"{np.median(np.array(v_sec[:n]) / np.array(e_sec[:n])):.2f}x)")
+    print(f"self-learning loop: VecMap {len(v_sec)} iterations {sum(v_sec):.1f} s, embgeo {len(e_sec)} iterations "
+          f"{sum(e_sec):.1f} s = {sum(v_sec) / sum(e_sec):.2f}x; whole run: VecMap {v_total:.1f} s (process) / "
+          f"embgeo {e_total:.1f} s (fit) = {v_total / e_total:.2f}x")
+    print(f"validation P@1 at the last iteration: VecMap {v_acc[-1]:.2f}% ({len(v_acc)} it.), embgeo {e_acc[-1]:.2f}% "
+          f"({len(e_acc)} it.); the dropout masks differ (VecMap: NumPy's generator, embgeo: a hash), so "
+          "single iterations differ")
     return ratio
 
 
@@ -183,7 +220,8 @@ def main():
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--cutoff", type=int, default=10000)
     ap.add_argument("--vecmap", help="a clone of github.com/artetxem/vecmap: also time VecMap itself")
-    ap.add_argument("--vecmap-iters", type=int, default=3, help="self-learning iterations timed against VecMap")
+    ap.add_argument("--vecmap-iters", type=int, default=3,
+                    help="self-learning iterations timed against VecMap (0: the whole recipe, to convergence)")
     ap.add_argument("--only-vecmap", action="store_true", help="skip the plain-NumPy comparisons")
     args = ap.parse_args()
     en = embgeo.load("glove-6b-50d", limit=args.src_vocab)

@@ -262,6 +262,93 @@ def test_stochastic_induction_is_seeded_and_full_keep_is_deterministic(rng):
         induce_dictionary(X, Z, direction="sideways")
 
 
+def _splitmix_dropped(keys, seed, thr):
+    """The documented dropout mask, vectorised: top 8 bits of splitmix64(key ^ seed) >= thr."""
+    z = keys.astype(np.uint64) ^ np.uint64(seed)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(56)) >= np.uint64(thr)
+
+
+def _dense_vecmap_induction(X, Z, k, keep_prob, random_state):
+    """VecMap's union induction written densely from map_embeddings.py: simfwd − knn_sim_bwd/2
+    and simbwd − knn_sim_fwd/2 (top-k means by a full sort), dropout, argmax, per direction."""
+    rng = np.random.default_rng(random_state)
+    seed_f, seed_b = rng.integers(0, 2**63), rng.integers(0, 2**63)
+    thr = 256 if keep_prob >= 1 else max(1, int(round(keep_prob * 256)))
+    S = X @ Z.T                                            # float32, exact for dyadic inputs
+    ns, nt = S.shape
+    knn_bwd = -np.sort(-S, axis=0)[:k].astype(np.float64).mean(axis=0) if k else np.zeros(nt)  # per target
+    knn_fwd = -np.sort(-S, axis=1)[:, :k].astype(np.float64).mean(axis=1) if k else np.zeros(ns)
+    F = S - (knn_bwd / 2).astype(np.float32)[None, :]
+    B = S.T - (knn_fwd / 2).astype(np.float32)[None, :]
+    if thr < 256:
+        F[_splitmix_dropped(np.arange(ns)[:, None] * nt + np.arange(nt)[None, :], seed_f, thr)] = 0
+        B[_splitmix_dropped(np.arange(nt)[:, None] * ns + np.arange(ns)[None, :], seed_b, thr)] = 0
+    pairs = np.concatenate([np.stack([np.arange(ns), F.argmax(axis=1)], axis=1),
+                            np.stack([B.argmax(axis=1), np.arange(nt)], axis=1)])
+    objective = (S.max(axis=1).astype(np.float64).mean() + S.max(axis=0).astype(np.float64).mean()) / 2
+    return pairs, objective
+
+
+@pytest.mark.parametrize("keep_prob", [0.1, 0.5, 1.0])
+@pytest.mark.parametrize("budget, jobs, tile", [(None, None, None), (9000, None, None), (None, 3, (11, 37))])
+def test_fused_union_induction_equals_dense_vecmap_formulation(rng, monkeypatch, keep_prob, budget, jobs, tile):
+    # dyadic entries make every float32 product exact, so tiles and the dense matrix agree bit
+    # for bit; ties are frequent and must go to the lower index in both directions.
+    # budget 9000 (9 rows of 250 float32 scores) forces tiles that split the rows unevenly;
+    # 3 threads over column ranges and 11 × 37 tiles check the merge of rows across ranges
+    import embgeo.crosslingual as xl
+
+    if jobs is not None:
+        monkeypatch.setattr(xl, "_FUSED_JOBS", jobs)
+        monkeypatch.setattr(xl, "_JOB_COLUMNS", 1)
+    if tile is not None:
+        monkeypatch.setattr(xl, "_TILE_ROWS", tile[0])
+        monkeypatch.setattr(xl, "_TILE_COLS", tile[1])
+    X = (rng.integers(-8, 9, size=(300, 6)) / 8).astype(np.float32)
+    Z = (rng.integers(-8, 9, size=(250, 6)) / 8).astype(np.float32)
+    expect, obj = _dense_vecmap_induction(X, Z, 10, keep_prob, 7)
+    got, got_obj = induce_dictionary(X, Z, direction="union", retrieval="csls", csls_knn=10,
+                                     keep_prob=keep_prob, random_state=7, memory_budget=budget,
+                                     return_objective=True)
+    np.testing.assert_array_equal(got, expect)
+    assert got_obj == pytest.approx(obj, abs=1e-12)
+
+
+@pytest.mark.parametrize("jobs", [None, 2])
+def test_fused_induction_where_every_kept_score_is_negative(rng, monkeypatch, jobs):
+    # S < 0 everywhere: every kept score loses to a dropped one (0), so each row's and each
+    # column's answer is its first dropped entry — the case where a run cannot be skipped
+    # although none of its scores beats the best so far
+    import embgeo.crosslingual as xl
+
+    if jobs is not None:
+        monkeypatch.setattr(xl, "_FUSED_JOBS", jobs)
+        monkeypatch.setattr(xl, "_JOB_COLUMNS", 1)
+    X = (rng.integers(1, 9, size=(200, 4)) / 8).astype(np.float32)
+    Z = (-rng.integers(1, 9, size=(150, 4)) / 8).astype(np.float32)
+    for keep in (0.9, 0.99):
+        expect, obj = _dense_vecmap_induction(X, Z, 0, keep, 3)
+        got, got_obj = induce_dictionary(X, Z, direction="union", keep_prob=keep, random_state=3,
+                                         return_objective=True)
+        np.testing.assert_array_equal(got, expect)
+        assert got_obj == pytest.approx(obj, abs=1e-12)
+
+
+def test_fused_induction_directions_and_nn_equal_dense_argmax(rng):
+    X = (rng.integers(-8, 9, size=(120, 5)) / 8).astype(np.float32)
+    Z = (rng.integers(-8, 9, size=(90, 5)) / 8).astype(np.float32)
+    union, _ = _dense_vecmap_induction(X, Z, 3, 0.3, 1)
+    fwd = induce_dictionary(X, Z, direction="forward", retrieval="csls", csls_knn=3, keep_prob=0.3,
+                            random_state=1)
+    np.testing.assert_array_equal(fwd, union[:120])      # forward alone draws the first seed
+    S = X @ Z.T
+    nn = induce_dictionary(X, Z, direction="backward", memory_budget=1000)
+    np.testing.assert_array_equal(nn[:, 0], S.argmax(axis=0))
+
+
 def test_union_objective_is_mean_of_best_similarities(rng):
     X = _unit(rng.standard_normal((50, 4))).astype(np.float32)
     Z = _unit(rng.standard_normal((40, 4))).astype(np.float32)
