@@ -495,8 +495,8 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     times the row's inverse norm, rounded once to the database dtype (:mod:`embgeo.screening`).
     So scores and order do not depend on the tiling, the threads or a split of the database into
     shards (``offset=`` + :func:`embgeo.ranking.merge_topk` gives bit-identical results).
-    Large searches are *screened*: a width-(r+1) GEMM of rigorous upper bounds (a rotation index)
-    prunes the pairs that cannot enter a top-k list, with the same result as without screening.
+    With ``screen=``, a width-(r+1) GEMM of rigorous upper bounds (a rotation index) prunes the
+    pairs that cannot enter a top-k list, with the same result as without screening.
 
     Parameters
     ----------
@@ -535,10 +535,10 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         are ignored, not refused). Shards' results combine with
         :func:`embgeo.ranking.merge_topk`; ``k`` must still fit the shard.
     screen : bool or ScreenIndex, optional
-        The screened search (:mod:`embgeo.screening`): None (default) screens when the search is
-        large enough to pay for building the index (see :func:`embgeo.screening.resolve_index`),
-        False never, True always (building an index), or a prebuilt
-        :class:`~embgeo.screening.ScreenIndex` of ``database``. Results do not depend on it.
+        The screened search (:mod:`embgeo.screening`): a prebuilt
+        :class:`~embgeo.screening.ScreenIndex` of ``database`` (e.g.
+        :func:`embgeo.screening.cached_index` of an Embeddings), True to build one for this
+        call, or None/False (default) for none. Results do not depend on it.
 
     Returns
     -------

@@ -44,20 +44,23 @@ from . import backend as xb
 from .progress import progress_bar
 
 __all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
-           "gamma", "worth_screening", "resolve_index"]
+           "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
 
 _TILE_ROWS = 256
 _TILE_COLS = 4096
 #: Rows searched unscreened first: they set every query's threshold before the bound prunes.
 SEED_ROWS = 8192
 #: Candidate ranks tried when an index chooses r (and d itself: no screening).
-_RANKS = (8, 12, 16, 20, 24, 28, 32, 40, 48, 64, 96, 128)
-#: Cost of rescoring one survivor, in units of one bound-GEMM column per pair per dimension
-#: (measured on GloVe 400k × 50, benchmarks/compare_neighbors.py): cost(r) ≈ (r + 1) + β·d·f(r).
-_SURVIVOR_COST = 8.0
-#: Below these sizes the index costs more than it saves (one pass of the data per build).
-MIN_ROWS = 50_000
-MIN_DIM = 24
+_RANKS = (8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64, 96, 128, 192, 256)
+# The cost model of _choose_rank, measured on GloVe 400k × 50 (one thread, CPU seconds, 1,024
+# queries): a bound GEMM of width w plus its scan costs about (w + 12) units, one survivor's
+# canonical rescoring 32·d units (~50 ns), and the running threshold passes ~8× the pairs that
+# the final one would (e.g. 0.78 % instead of 0.10 % at r = 32).
+_GEMM_OVERHEAD = 12.0
+_SURVIVOR_COST = 32.0
+_LAG = 8.0
+_RATE_ROWS = 40_000
+#: Beyond this k the bound prunes little: the plain canonical path runs.
 MAX_K = 256
 
 
@@ -201,7 +204,7 @@ def build_index(X, metric: str = "cosine", inv=None, *, rank: int | None = None,
         r; by default the r of least modelled cost ``(r + 1) + β·d·f(r)``, where f(r) is the
         survivor rate of the bound on ``sample`` random rows used as queries (their exact k-th
         score over all of ``X`` as threshold; β = the measured cost of one rescoring). If no r
-        beats ``d`` (no screening), the index has r = d and :func:`worth_screening` says no.
+        beats ``d`` (no screening), the index has r = d and searches ignore it.
     memory_budget : int, optional
         Bytes for the float64 blocks (default 64 MiB).
     random_state : int, Generator or None
@@ -216,6 +219,12 @@ def build_index(X, metric: str = "cosine", inv=None, *, rank: int | None = None,
     X = np.asarray(X)
     n, d = X.shape
     dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    with xb.single_blas_thread():  # small GEMMs: BLAS threads cost more than they bring
+        return _build(X, metric, inv, rank, memory_budget, random_state, sample, k, dtype)
+
+
+def _build(X, metric, inv, rank, memory_budget, random_state, sample, k, dtype):
+    n, d = X.shape
     blocks = _row_blocks(n, d, memory_budget)
     if metric == "cosine" and inv is None:
         inv = np.empty(n, dtype=dtype)
@@ -227,7 +236,7 @@ def build_index(X, metric: str = "cosine", inv=None, *, rank: int | None = None,
     max_sq = 0.0
     for s, e in blocks:
         B = _unit_block(X, inv, s, e)
-        G += B.T @ B
+        G += B.T @ B  # any V is correct (its defect η enters the margin); YᵀY makes it prune
         if metric == "dot" and e > s:
             max_sq = max(max_sq, float(np.einsum("ij,ij->i", B, B).max()))
     w, V = np.linalg.eigh(G)
@@ -246,83 +255,83 @@ def build_index(X, metric: str = "cosine", inv=None, *, rank: int | None = None,
 
 
 def _choose_rank(X, inv, V, blocks, k, sample, random_state):
-    """r of least modelled cost, from the survivor rates of a sample of rows used as queries."""
+    """r of least modelled cost, from the survivor rates of a sample of rows used as queries.
+
+    The cost of a search, in units of one bound-GEMM column per pair, is modelled as
+    ``(w + _GEMM_OVERHEAD) + _SURVIVOR_COST · d · _LAG · f(r)`` with w = r + 1 (and w = d, f = 0
+    for the plain path): f(r) is the fraction of pairs whose bound reaches the final k-th score,
+    measured on ``sample`` rows against a random subset of rows; the running threshold of a
+    one-pass search lets about ``_LAG`` times more pairs through than the final one.
+    """
     n, d = X.shape
     rng = np.random.default_rng(random_state)
     qi = np.sort(rng.choice(n, size=min(sample, n), replace=False))
-    P = _unit_block(X, inv, 0, n)[qi] if n <= sample else np.vstack([_unit_block(X, inv, i, i + 1) for i in qi])
+    P = np.vstack([_unit_block(X, inv, int(i), int(i) + 1) for i in qi])
     qn = np.linalg.norm(P, axis=1, keepdims=True)
     P = P / np.where(qn > 0, qn, 1)
     ranks = [r for r in _RANKS if r < d]
-    # pass 1: every sample query's exact k-th score (float64) over all rows
+    # every sample query's exact k-th score over all rows
     kk = min(k, n)
     top = np.full((len(qi), kk), -np.inf)
     for s, e in blocks:
         S = P @ _unit_block(X, inv, s, e).T
         top = -np.partition(-np.hstack([top, S]), kk - 1, axis=1)[:, :kk]
     tau = top.min(axis=1, keepdims=True)
-    # pass 2: survivors of each r's bound, rows in blocks (a subsample of blocks for large n)
+    # survivors of each r's bound over a random subset of rows
+    rows = np.sort(rng.choice(n, size=min(n, _RATE_ROWS), replace=False))
+    Z = np.vstack([_unit_block(X, inv, int(a), int(a) + 1) for a in rows]) if n > _RATE_ROWS \
+        else _unit_block(X, inv, 0, n)
+    Z = Z @ V
     Pz = P @ V
-    pres = {r: np.sqrt(np.einsum("ij,ij->i", Pz[:, r:], Pz[:, r:]))[:, None] for r in ranks}
-    survivors = np.zeros(len(ranks))
-    seen = 0
-    stride = max(1, len(blocks) // 8)
-    for s, e in blocks[::stride]:
-        Z = _unit_block(X, inv, s, e) @ V
-        for j, r in enumerate(ranks):
-            zres = np.sqrt(np.einsum("ij,ij->i", Z[:, r:], Z[:, r:]))
-            bound = Pz[:, :r] @ Z[:, :r].T + pres[r] * zres[None, :]
-            survivors[j] += np.count_nonzero(bound >= tau)
-        seen += (e - s) * len(qi)
-    rates = survivors / max(1, seen)
-    costs = [(r + 1) + _SURVIVOR_COST * d * f for r, f in zip(ranks, rates)]
-    if not ranks or min(costs) >= d:
-        return d, 1.0
-    j = int(np.argmin(costs))
-    return ranks[j], float(rates[j])
-
-
-def worth_screening(index: ScreenIndex | None, n: int, d: int, k: int) -> bool:
-    """Whether the screened path should run: a pruning index on a large enough problem."""
-    return (index is not None and index.rank < 0.75 * d and n >= MIN_ROWS and d >= MIN_DIM and k <= MAX_K)
-
-
-#: Queries from which a one-off search builds its own index (the build costs about as much as
-#: searching a few hundred queries unscreened).
-BUILD_MIN_QUERIES = 2000
+    plain = d + _GEMM_OVERHEAD
+    best, best_cost, best_rate = d, 0.9 * plain, 0.0
+    for r in ranks:
+        pres = np.sqrt(np.einsum("ij,ij->i", Pz[:, r:], Pz[:, r:]))[:, None]
+        zres = np.sqrt(np.einsum("ij,ij->i", Z[:, r:], Z[:, r:]))
+        rate = float(np.count_nonzero(Pz[:, :r] @ Z[:, :r].T + pres * zres[None, :] >= tau)) / (len(qi) * len(Z))
+        cost = (r + 1 + _GEMM_OVERHEAD) + _SURVIVOR_COST * d * _LAG * rate
+        if cost < best_cost:
+            best, best_cost, best_rate = r, cost, rate
+    return best, best_rate
 
 
 def resolve_index(screen, D, metric: str, inv, n_queries: int, k: int, memory_budget=None) -> ScreenIndex | None:
     """The index a search should screen with, or None (the plain canonical path).
 
-    ``screen`` is None (build one when the search is large: at least :data:`BUILD_MIN_QUERIES`
-    queries, :data:`MIN_ROWS` rows, :data:`MIN_DIM` dimensions, k ≤ :data:`MAX_K`), False
-    (never), True (always build one) or a :class:`ScreenIndex` of ``D`` (used when it prunes).
+    ``screen`` is None or False (no screening), True (build an index for this call) or a
+    :class:`ScreenIndex` of ``D``. An index is used only where it prunes (its r < d, chosen from
+    the data by :func:`build_index`) and k ≤ :data:`MAX_K`: the result is the same either way.
+    None does not build one: on GloVe 400k × 50 the build (about 1 CPU second) costs about as
+    much as screening saves on 10,000 queries (docs/neighbors.md).
     """
     n, d = D.shape
     if screen is None or screen is False:
-        if screen is None and n_queries >= BUILD_MIN_QUERIES and n >= MIN_ROWS and d >= MIN_DIM and k <= MAX_K:
-            index = build_index(D, metric, inv, memory_budget=memory_budget)
-            return index if worth_screening(index, n, d, k) else None
         return None
     if screen is True:
         index = build_index(D, metric, inv, memory_budget=memory_budget)
-        return index if index.rank < d else None
-    if not isinstance(screen, ScreenIndex):
+    elif isinstance(screen, ScreenIndex):
+        index = screen
+        if index.metric != metric:
+            raise ValueError(f"the screening index was built for metric={index.metric!r}, not {metric!r}")
+    else:
         raise TypeError(f"screen must be None, a bool or a ScreenIndex, got {type(screen).__name__}")
-    if screen.metric != metric:
-        raise ValueError(f"the screening index was built for metric={screen.metric!r}, not {metric!r}")
-    return screen if screen.rank < d else None
+    return index if index.rank < d and k <= MAX_K else None
 
 
 _INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def cached_index(e, metric: str, inv=None) -> ScreenIndex:
-    """The screening index of an :class:`~embgeo.embeddings.Embeddings`, built once per metric and kept with it."""
+def cached_index(e, metric: str = "cosine", inv=None, *, build: bool = True) -> ScreenIndex | None:
+    """The screening index of an :class:`~embgeo.embeddings.Embeddings`, built once per metric and kept with it.
+
+    Pass it as ``screen=`` to :meth:`~embgeo.embeddings.Embeddings.neighbors` or
+    :func:`embgeo.neighbors.topk`. With ``build=False``, None unless it was built before.
+    """
     per = _INDEXES.setdefault(e, {})
     if metric not in per:
-        per[metric] = build_index(e.vectors, metric, inv)
+        if not build:
+            return None
+        per[metric] = build_index(np.asarray(e.vectors), metric, inv)
     return per[metric]
 
 
