@@ -7,7 +7,10 @@ to FAISS and Dask) and behind :mod:`embgeo.distributed` (which runs it on each s
 
 How the exact search runs on NumPy arrays: scores are computed by a float32 GEMM one *tile*
 (a block of query rows × a block of database rows) at a time, and each tile is merged into
-running per-query heaps by a Numba kernel (:mod:`embgeo.kernels.topk`). A tile stays in cache
+running per-query heaps by a Numba kernel (:mod:`embgeo.kernels.topk`; for cosine and dot
+:mod:`embgeo.kernels.screen`, which rescores every pair that can enter a heap by one fixed-order
+dot product, so that scores do not depend on the tiling or sharding, and which can screen with a
+rotation index: :mod:`embgeo.screening`). A tile stays in cache
 between the GEMM that writes it and the kernel that reads it, so neither the n_queries × n_words
 matrix nor even one full block row of it is ever written to memory. Blocks of queries run on
 ``n_jobs`` Python threads, each with a single-threaded BLAS (the GEMM and the kernel both

@@ -109,6 +109,9 @@ def screen_margin(r: int, d: int, dtype, eta: float) -> float:
     * the bound GEMM of width r + 1: ≤ γ_{r+1} ‖(P, ρ_u)‖ ‖(Z, ρ_y)‖ (each ≤ (1 + 2u + 2δ + η)‖·‖);
     * the canonical score: ≤ :func:`_canonical_error` from the exact u·y.
 
+    * for cosine, the index's rows y' = s'·x may use inverse norms s' one ulp off the search's s
+      (they are computed alike, but nothing forces it): |u·y − u·y'| ≤ 2u‖u‖‖y‖.
+
     The sum, with the norms' inflation folded in as a factor (1 + 4u + 4δ + 2η), is returned;
     the caller multiplies by ‖u‖ and by an upper bound of the database's ‖y‖.
     """
@@ -116,7 +119,7 @@ def screen_margin(r: int, d: int, dtype, eta: float) -> float:
     delta = 2 * d * gamma(d, _U64)
     infl = (1 + 2 * u + 2 * delta + eta) ** 2
     return (eta + (2 * delta + delta * delta) * (1 + eta) + (2 * u + u * u) * infl
-            + gamma(r + 1, u) * infl + _canonical_error(d, u) + 1e-300)
+            + gamma(r + 1, u) * infl + _canonical_error(d, u) + 2 * u * infl + 1e-300)
 
 
 @dataclass(frozen=True)
