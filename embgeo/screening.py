@@ -389,7 +389,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     empty = np.zeros(0, dtype)
     bscale = empty if d_inv is None else np.ascontiguousarray(d_inv, dtype=dtype)
-    cscale = np.zeros(0) if d_inv is None else bscale.astype(np.float64)
+    cscale = bscale  # the kernel widens each factor to float64 (no n-sized float64 copy)
     u = float(np.finfo(dtype).eps) / 2
     if index is not None:
         ymax = index.max_norm
@@ -399,10 +399,9 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         coords = index.coords
     else:
         seed_rows = n
-    if d_inv is not None:
-        ymax_plain = 1 + 4 * u
-    else:
-        ymax_plain = _max_norm(D, memory_budget)
+    # cosine rows have norm ≤ 1 + 4u; dot rows' norms are bounded per tile by the kernel
+    ymax_plain = 1 + 4 * u if d_inv is not None else 0.0
+    tile_norms = np.full(-(-n // cols), -1.0)
     p_margin = plain_margin(d, dtype)
     counts = np.zeros(nq, dtype=np.int64)
 
@@ -417,11 +416,11 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         seed = np.full(e - s, -np.inf)
         cnt = np.zeros(e - s, dtype=np.int64)
         KS.screened_block(Qb, D, U, D, cols, hv, hi, s, ptr, idx, bscale, cscale, seed,
-                          p_margin * unorm * ymax_plain, 2.0 ** -50, cnt, 0, seed_rows)
+                          p_margin * unorm, ymax_plain, tile_norms, 2.0 ** -50, cnt, 0, seed_rows)
         if seed_rows < n:
             Qs = _rotate(U, V, index.rank, dtype, d)
             KS.screened_block(Qs, coords, U, D, cols, hv, hi, s, ptr, idx, empty, cscale, seed,
-                              s_margin * unorm * ymax, 2.0 ** -50, cnt, seed_rows, n)
+                              s_margin * unorm, ymax, tile_norms, 2.0 ** -50, cnt, seed_rows, n)
         counts[s:e] = cnt
 
     starts = range(0, nq, rows)
@@ -442,12 +441,3 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         stats["survivors"] = int(counts.sum())
         stats["pairs"] = int(nq) * int(n)
     return hv, hi
-
-
-def _max_norm(D, memory_budget=None) -> float:
-    """An upper bound of the largest row norm of ``D`` (float64 sums of squares, block by block)."""
-    m = 0.0
-    for s, e in _row_blocks(D.shape[0], D.shape[1], memory_budget):
-        if e > s:
-            m = max(m, float(np.einsum("ij,ij->i", D[s:e], D[s:e], dtype=np.float64).max()))
-    return math.sqrt(m) * (1 + 4 * _U64) + 1e-300

@@ -54,8 +54,23 @@ def canonical_scores(U, D, rows, cscale, out):
             j = rows[i, t]
             v = canonical_dot(U[i], D[j])
             if scaled:
-                v = v * cscale[j]
+                v = v * np.float64(cscale[j])
             out[i, t] = v
+
+
+@njit(cache=True, nogil=True)
+def _max_row_norm(D, c, ce):
+    """An upper bound of the largest row norm among rows c..ce−1 (float64 sums of squares)."""
+    d = D.shape[1]
+    m = 0.0
+    for j in range(c, ce):
+        s = 0.0
+        for t in range(d):
+            v = np.float64(D[j, t])
+            s += v * v
+        m = s if s > m else m
+    # the float64 sum of d squares errs by at most γ_d of itself; the square root by one ulp
+    return np.sqrt(m * (1.0 + 2.0 * d * 2.0 ** -53)) * (1.0 + 2.0 ** -51) + 1e-300
 
 
 @njit(cache=True, inline="always")
@@ -70,7 +85,7 @@ def _cut_below(thr, margin, one_ulp):
 
 @njit(cache=True, nogil=True)
 def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, bscale, cscale,
-                   seed, margin, one_ulp, counts, start, stop):
+                   seed, margin, ynorm, tile_norms, one_ulp, counts, start, stop):
     """One block of queries against the whole database: bound GEMM per tile, survivors rescored.
 
     Parameters
@@ -93,12 +108,19 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
         CSR exclusions by heap row, as in :func:`embgeo.kernels.topk.merge_tile`.
     bscale : array (n,) or empty
         Column factor of the bound tile (plain cosine: the rows' inverse norms).
-    cscale : float64 array (n,) or empty
-        Column factor of the canonical score (cosine: the rows' inverse norms).
+    cscale : array (n,) or empty
+        Column factor of the canonical score (cosine: the rows' inverse norms), widened to
+        float64 before it multiplies the float64 dot product.
     seed : float64 array (b,)
         A lower bound of each query's final k-th canonical score (−inf when unknown).
     margin : float64 array (b,)
-        Per query: an upper bound of (canonical score − bound value) over all rows.
+        Per query: an upper bound of (canonical score − bound value) / ‖y‖ over all rows.
+    ynorm : float
+        An upper bound of the database rows' norms ‖y‖; 0 to compute one per tile instead
+        (into ``tile_norms``, shared by all blocks: each tile's entry is written once, by
+        whichever block reaches it first, and every block would write the same value).
+    tile_norms : float64 array (number of tiles,)
+        Per-tile norm bounds, negative until computed (with ``ynorm`` = 0).
     one_ulp : float
         Relative slack for the float64 arithmetic of the cut (2**-50 is ample).
     counts : int64 array (b,)
@@ -121,6 +143,12 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
         else:
             S = np.dot(Qs, Ds[c:ce].T)
         full = m - m % _CHUNK
+        ymax = ynorm
+        if ymax <= 0.0:
+            tid = (c - start) // cols
+            if tile_norms[tid] < 0.0:
+                tile_norms[tid] = _max_row_norm(D, c, ce)
+            ymax = tile_norms[tid]
         for r in range(b):
             s = S[r]
             if ex_ptr.shape[0] > 0:
@@ -129,7 +157,8 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
             hi = heap_idx[row0 + r]
             u = U[r]
             thr = max(hv[0], seed[r])
-            cut = _cut_below(thr, margin[r], one_ulp)
+            mr = margin[r] * ymax
+            cut = _cut_below(thr, mr, one_ulp)
             nsurv = 0
             j = 0
             while j < m:
@@ -159,7 +188,7 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
                         col = c + t
                         v = canonical_dot(u, D[col])
                         if has_c:
-                            v = v * cscale[col]
+                            v = v * np.float64(cscale[col])
                         cast[0] = v
                         sc = cast[0]
                         nsurv += 1
@@ -169,6 +198,6 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
                             _sift_down(hv, hi, k)
                             if hv[0] > thr:
                                 thr = hv[0]
-                                cut = _cut_below(thr, margin[r], one_ulp)
+                                cut = _cut_below(thr, mr, one_ulp)
                 j = jend
             counts[r] += nsurv
