@@ -338,11 +338,17 @@ def cached_index(e, metric: str = "cosine", inv=None, *, build: bool = True) -> 
     return per[metric]
 
 
-def _tile(n, nq, n_jobs, itemsize, memory_budget):
+def _tile(n, nq, n_jobs, itemsize, memory_budget, max_cols=None):
     budget = 256 * 2**20 if memory_budget is None else max(1, int(memory_budget))
     cols = max(16, min(n, _TILE_COLS, budget // max(1, itemsize * n_jobs)))
     rows = max(1, min(_TILE_ROWS, budget // max(1, itemsize * cols * n_jobs), -(-nq // n_jobs)))
-    return rows, cols
+    if rows < _TILE_ROWS:
+        # few queries: the GEMM is a matrix-vector product bound by reading the database, so
+        # wider tiles (within the budget) only save per-tile overhead
+        cols = max(cols, min(_TILE_ROWS * _TILE_COLS // rows, budget // max(1, itemsize * rows * n_jobs)))
+        if max_cols is not None:
+            cols = min(cols, max(_TILE_COLS, max_cols))
+    return rows, min(cols, n)
 
 
 def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex | None = None, *,
@@ -385,7 +391,10 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         raise ValueError(f"the screening index is for {index.coords.shape[0]} × {index.rotation.shape[0]} rows, "
                          f"not the database's {n} × {d}")
     n_jobs = max(1, int(n_jobs))
-    rows, cols = _tile(n, nq, n_jobs, dtype.itemsize, memory_budget)
+    # dot: the kernel reads each tile again for its row norms, so a tile should still be in
+    # cache (~2 MiB of rows) when it does
+    max_cols = None if d_inv is not None else max(1, 2**21 // max(1, d * dtype.itemsize))
+    rows, cols = _tile(n, nq, n_jobs, dtype.itemsize, memory_budget, max_cols)
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     empty = np.zeros(0, dtype)
     bscale = empty if d_inv is None else np.ascontiguousarray(d_inv, dtype=dtype)
