@@ -379,8 +379,9 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
          q_inv=None, d_inv=None, screen=None):
     if selector not in _SELECTORS:
         raise ValueError(f"selector must be one of {', '.join(map(repr, _SELECTORS))}, got {selector!r}")
-    if (xb.is_numpy(D) and selector in ("auto", "numba") and col_bias is None and scale is None
-            and D.flags.c_contiguous and D.dtype in (np.float32, np.float64)):
+    if (xb.is_numpy(D) and selector in ("auto", "numba") and (col_bias is None) == (scale is None)
+            and (col_bias is None or d_inv is not None) and D.flags.c_contiguous
+            and D.dtype in (np.float32, np.float64)):
         # canonical scores (embgeo.screening): the same scores whatever the tiling or sharding,
         # screened by a rotation index when one pays
         from . import screening
@@ -388,8 +389,12 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
         index = screening.resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k,
                                         memory_budget)
         n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+        if col_bias is not None:  # CSLS: canonical scores, unscreened
+            return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, None, memory_budget=memory_budget,
+                                           progress=progress, n_jobs=n_jobs, desc=desc, scale=scale,
+                                           col_bias=np.asarray(col_bias))
         return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, index, memory_budget=memory_budget,
-                                       progress=progress, n_jobs=n_jobs, desc=desc)
+                                       progress=progress, n_jobs=n_jobs, desc=desc, scale=scale)
     if xb.is_numpy(D) and selector in ("auto", "numba"):
         return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv)
     return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale, q_inv, d_inv)

@@ -352,7 +352,8 @@ def _tile(n, nq, n_jobs, itemsize, memory_budget, max_cols=None):
 
 
 def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex | None = None, *,
-                  memory_budget=None, progress=None, n_jobs=1, desc="top-k", stats=None):
+                  memory_budget=None, progress=None, n_jobs=1, desc="top-k", stats=None, scale=None,
+                  col_bias=None):
     """Exact top-k by canonical score, screened by ``index`` (or plain GEMM scores without one).
 
     Parameters
@@ -372,6 +373,9 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         As in :func:`embgeo.neighbors.topk`.
     stats : dict, optional
         Filled with ``survivors`` (pairs rescored) and ``pairs``.
+    scale, col_bias : float and array (n,), optional
+        Rank by ``scale · cos − col_bias`` (CSLS's 2 cos − r_S; cosine only): the canonical value
+        is then ``fl(scale · c64 − bias)``, c64 the float64 canonical cosine before rounding.
 
     Returns
     -------
@@ -413,6 +417,16 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     tile_norms = np.full(-(-n // cols), -1.0)
     p_margin = plain_margin(d, dtype)
     counts = np.zeros(nq, dtype=np.int64)
+    f = 1.0 if scale is None else float(scale)
+    bias = empty if col_bias is None else np.ascontiguousarray(col_bias, dtype=dtype)
+    extra = 0.0
+    if col_bias is not None:
+        if d_inv is None or index is not None:
+            raise ValueError("a column bias (CSLS) needs cosine and no screening index")
+        # the biased bound f·v − b and the biased canonical value are each rounded once in the
+        # working dtype: u·(f·‖u‖‖y‖ + max|b|) each; ‖u‖ ≤ 1 + 4u for unit queries
+        bmax = float(np.max(np.abs(bias))) if bias.size else 0.0
+        extra = 3 * u * (abs(f) * (1 + 8 * u) + bmax) + 1e-300
 
     def run_block(s):
         e = min(s + rows, nq)
@@ -425,7 +439,8 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         seed = np.full(e - s, -np.inf)
         cnt = np.zeros(e - s, dtype=np.int64)
         KS.screened_block(Qb, D, U, D, cols, hv, hi, s, ptr, idx, bscale, cscale, seed,
-                          p_margin * unorm, ymax_plain, tile_norms, 2.0 ** -50, cnt, 0, seed_rows)
+                          abs(f) * p_margin * unorm, ymax_plain, tile_norms, 2.0 ** -50, cnt, 0, seed_rows,
+                          f, bias, extra)
         if seed_rows < n:
             Qs = _rotate(U, V, index.rank, dtype, d)
             KS.screened_block(Qs, coords, U, D, cols, hv, hi, s, ptr, idx, empty, cscale, seed,

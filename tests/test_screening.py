@@ -166,3 +166,25 @@ def test_glove_screened_equals_brute_force(glove):
         ref_s, ref_i = oracle(X[qi[a:a + 50]], X, 10)
         np.testing.assert_array_equal(i[a:a + 50], ref_i)
         np.testing.assert_array_equal(s[a:a + 50], ref_s)
+
+
+def test_csls_ranking_scores_are_canonical(rng):
+    # CSLS ranks by 2 cos − r_S: the same canonical rescoring, so any tiling gives the same bits
+    D = rng.standard_normal((3000, 20)).astype(np.float32)
+    D[2999] = D[5]  # an exact tie
+    Q = np.vstack([D[[5, 9]], rng.standard_normal((20, 20)).astype(np.float32)])
+    rD = rng.uniform(0.1, 0.4, len(D)).astype(np.float32)
+    rD[2999] = rD[5]
+    rQ = rng.uniform(0.1, 0.4, len(Q)).astype(np.float32)
+    s, i = exact.csls_topk(Q, D, 6, r_database=rD, r_queries=rQ)
+    inv = exact.inverse_norms(D)
+    U = (Q * exact.inverse_norms(Q)[:, None]).astype(np.float32)
+    V = (2 * ((U.astype(np.float64) @ D.T.astype(np.float64)) * inv.astype(np.float64))
+         - rD.astype(np.float64)).astype(np.float32)
+    order = np.lexsort((np.broadcast_to(np.arange(len(D)), V.shape), -V), axis=1)[:, :6]
+    np.testing.assert_array_equal(i, order)
+    np.testing.assert_array_equal(s, np.take_along_axis(V, order, axis=1) - rQ[:, None])
+    assert list(i[0, :2]) == [5, 2999]
+    s2, i2 = exact.csls_topk(Q, D, 6, r_database=rD, r_queries=rQ, memory_budget=1, n_jobs=3)
+    np.testing.assert_array_equal(i2, i)
+    np.testing.assert_array_equal(s2, s)

@@ -100,7 +100,7 @@ def _cut_below(thr, margin, one_ulp):
 
 @njit(cache=True, nogil=True)
 def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, bscale, cscale,
-                   seed, margin, ynorm, tile_norms, one_ulp, counts, start, stop):
+                   seed, margin, ynorm, tile_norms, one_ulp, counts, start, stop, scale=1.0, bias=None, extra=0.0):
     """One block of queries against the whole database: bound GEMM per tile, survivors rescored.
 
     Parameters
@@ -142,10 +142,17 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
         Incremented by the number of survivors of each query (pairs rescored).
     start, stop : int
         The database rows searched (``Ds``, ``D`` and the scales are indexed by database row).
+    scale, bias : float and array (n,), optional
+        CSLS's ranking score ``scale · score − bias[row]`` (2 cos − r_S) instead of the score,
+        for the bound (in the working dtype) and the canonical value (in float64, rounded once).
+    extra : float
+        An absolute margin added to ``margin[r] · ynorm`` (the rounding of the biased bound and
+        of the biased canonical value).
     """
     b = Qs.shape[0]
     k = heap_vals.shape[1]
-    has_b = bscale.shape[0] > 0
+    has_bias = bias is not None and bias.shape[0] > 0
+    has_b = bscale.shape[0] > 0 and not has_bias  # a bias pass applies the column scale itself
     has_c = cscale.shape[0] > 0
     buf = np.empty((b, cols), dtype=Ds.dtype)
     cast = np.empty(1, dtype=heap_vals.dtype)  # rounds a float64 score to the heap's dtype
@@ -166,13 +173,18 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
             ymax = tile_norms[tid]
         for r in range(b):
             s = S[r]
+            if has_bias:
+                sc_b = bscale.shape[0] > 0
+                for t in range(m):
+                    v = s[t] * bscale[c + t] if sc_b else s[t]
+                    s[t] = scale * v - bias[c + t]
             if ex_ptr.shape[0] > 0:
                 _mark_excluded(s, c, ex_ptr, ex_idx, row0 + r)
             hv = heap_vals[row0 + r]
             hi = heap_idx[row0 + r]
             u = U[r]
             thr = max(hv[0], seed[r])
-            mr = margin[r] * ymax
+            mr = margin[r] * ymax + extra
             cut = _cut_below(thr, mr, one_ulp)
             nsurv = 0
             j = 0
@@ -204,6 +216,8 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
                         v = canonical_dot(u, D[col])
                         if has_c:
                             v = v * np.float64(cscale[col])
+                        if has_bias:
+                            v = scale * v - np.float64(bias[col])
                         cast[0] = v
                         sc = cast[0]
                         nsurv += 1
