@@ -383,7 +383,7 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
             and (col_bias is None or d_inv is not None) and D.flags.c_contiguous
             and D.dtype in (np.float32, np.float64)):
         # canonical scores (embgeo.screening): the same scores whatever the tiling or sharding,
-        # screened by a rotation index when one pays
+        # screened by a rotation index when one is given (screen=)
         from . import screening
 
         index = screening.resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k,
