@@ -1,7 +1,8 @@
 """asv benchmarks: exact blocked top-k (Numba tiles and argpartition), CSLS, FAISS flat.
 
 Data: 100,000 × 50 random float32 vectors (unit length) with 1,000 queries, made in ``setup``;
-and GloVe 6B 50d (400k × 50) when the data extra is installed (skipped otherwise).
+and GloVe 6B 50d (400k × 50) when the data extra is installed (skipped otherwise), where the
+screened search (:mod:`embgeo.screening`) and its index build are timed too.
 """
 from __future__ import annotations
 
@@ -88,9 +89,22 @@ class GloveNeighbors:
         self.e = e
         self.words = e.words[:1000]
         e.neighbors(self.words[:2], k=10, progress=False)  # caches the inverse norms, warms the JIT
+        from embgeo.screening import cached_index
+
+        self.index = cached_index(e, "cosine")  # the certified screening index, built once
+        e.neighbors(self.words[:2], k=10, progress=False, screen=self.index)
 
     def time_neighbors_exact(self):
         self.e.neighbors(self.words, k=10, progress=False)
+
+    def time_neighbors_screened(self):
+        """The same lists and scores, screened by the rotation index (embgeo.screening)."""
+        self.e.neighbors(self.words, k=10, progress=False, screen=self.index)
+
+    def time_screening_index_build(self):
+        from embgeo.screening import build_index
+
+        build_index(self.e.vectors, "cosine")
 
     def time_most_similar(self):
         self.e.most_similar(positive=["king", "woman"], negative=["man"], topn=10)

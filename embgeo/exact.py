@@ -7,7 +7,10 @@ to FAISS and Dask) and behind :mod:`embgeo.distributed` (which runs it on each s
 
 How the exact search runs on NumPy arrays: scores are computed by a float32 GEMM one *tile*
 (a block of query rows × a block of database rows) at a time, and each tile is merged into
-running per-query heaps by a Numba kernel (:mod:`embgeo.kernels.topk`). A tile stays in cache
+running per-query heaps by a Numba kernel (:mod:`embgeo.kernels.topk`; for cosine and dot
+:mod:`embgeo.kernels.screen`, which rescores every pair that can enter a heap by one fixed-order
+dot product, so that scores do not depend on the tiling or sharding, and which can screen with a
+rotation index: :mod:`embgeo.screening`). A tile stays in cache
 between the GEMM that writes it and the kernel that reads it, so neither the n_queries × n_words
 matrix nor even one full block row of it is ever written to memory. Blocks of queries run on
 ``n_jobs`` Python threads, each with a single-threaded BLAS (the GEMM and the kernel both
@@ -373,9 +376,25 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
 
 
 def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_bias=None, scale=None,
-         q_inv=None, d_inv=None):
+         q_inv=None, d_inv=None, screen=None):
     if selector not in _SELECTORS:
         raise ValueError(f"selector must be one of {', '.join(map(repr, _SELECTORS))}, got {selector!r}")
+    if (xb.is_numpy(D) and selector in ("auto", "numba") and (col_bias is None) == (scale is None)
+            and (col_bias is None or d_inv is not None) and D.flags.c_contiguous
+            and D.dtype in (np.float32, np.float64)):
+        # canonical scores (embgeo.screening): the same scores whatever the tiling or sharding,
+        # screened by a rotation index when one is given (screen=)
+        from . import screening
+
+        index = screening.resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k,
+                                        memory_budget)
+        n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+        if col_bias is not None:  # CSLS: canonical scores, unscreened
+            return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, None, memory_budget=memory_budget,
+                                           progress=progress, n_jobs=n_jobs, desc=desc, scale=scale,
+                                           col_bias=np.asarray(col_bias))
+        return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, index, memory_budget=memory_budget,
+                                       progress=progress, n_jobs=n_jobs, desc=desc, scale=scale)
     if xb.is_numpy(D) and selector in ("auto", "numba"):
         return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv)
     return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale, q_inv, d_inv)
@@ -476,8 +495,16 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
          memory_budget: int | None = None, progress: bool | None = None,
          selector: str = "auto", n_jobs: int | None = None, check_finite: bool = True,
-         offset: int | None = None):
+         offset: int | None = None, screen=None):
     """Exact top-``k`` neighbours of each query row among the database rows.
+
+    On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba") every returned score is
+    *canonical*: one fixed-order float64 dot product of the (unit) query with the database row,
+    times the row's inverse norm, rounded once to the database dtype (:mod:`embgeo.screening`).
+    So scores and order do not depend on the tiling, the threads or a split of the database into
+    shards (``offset=`` + :func:`embgeo.ranking.merge_topk` gives bit-identical results).
+    With ``screen=``, a width-(r+1) GEMM of rigorous upper bounds (a rotation index) prunes the
+    pairs that cannot enter a top-k list, with the same result as without screening.
 
     Parameters
     ----------
@@ -515,6 +542,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         rows of the larger matrix, and ``exclude`` is given in them too (rows outside the shard
         are ignored, not refused). Shards' results combine with
         :func:`embgeo.ranking.merge_topk`; ``k`` must still fit the shard.
+    screen : bool or ScreenIndex, optional
+        The screened search (:mod:`embgeo.screening`): a prebuilt
+        :class:`~embgeo.screening.ScreenIndex` of ``database`` (e.g.
+        :func:`embgeo.screening.cached_index` of an Embeddings), True to build one for this
+        call, or None/False (default) for none. Results do not depend on it.
 
     Returns
     -------
@@ -539,11 +571,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     """
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, check_finite)
     return prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=offset, memory_budget=memory_budget,
-                         progress=progress, selector=selector, n_jobs=n_jobs)
+                         progress=progress, selector=selector, n_jobs=n_jobs, screen=screen)
 
 
 def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k", *,
-                  memory_budget=None, progress=None, selector="auto", n_jobs=None):
+                  memory_budget=None, progress=None, selector="auto", n_jobs=None, screen=None):
     """:func:`topk` on arrays already validated and aligned, cosine given as inverse row norms.
 
     For callers that hold what :func:`topk` would recompute (an
@@ -561,13 +593,14 @@ def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k",
         Inverse row norms to scale by (cosine), or None (dot products).
     desc : str
         Label of the progress bar.
-    memory_budget, progress, selector, n_jobs
+    memory_budget, progress, selector, n_jobs, screen
         As in :func:`topk`.
     """
     offset = _check_offset(offset)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
     k = check_k(k, D.shape[0] - max_excluded(ex))
-    s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv)
+    s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv,
+                screen=screen)
     return (s, i + offset) if offset else (s, i)
 
 
