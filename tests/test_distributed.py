@@ -308,7 +308,6 @@ def test_shards_smaller_than_k_and_their_exclusions(client):
     np.testing.assert_array_equal(i, brute_topk(Q, D, 4, exclude=ex, bias=r_s)[1])
 
 
-@pytest.mark.xfail(strict=False, reason="needs canonical rescoring from wt-search")
 def test_dask_results_are_the_local_ones_bit_for_bit(client):
     """Issue 17: same scores and same tie order as the local search, duplicates included."""
     rng = np.random.default_rng(9)
