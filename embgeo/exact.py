@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import backend as xb
-from .progress import progress_bar
+from .progress import progress_bar, run_blocks
 from .validation import check_k, exclusion_csr, max_excluded, renamed_parameter
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "mask_excluded",
@@ -359,18 +359,9 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
             K.merge_tile_serial(np.ascontiguousarray(S), c, hv, hi, s, ptr, idx)
 
     starts = range(0, nq, rows)
-    bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
     # one BLAS thread per worker: the workers are the parallelism (small jobs skip the switch)
     with (xb.single_blas_thread() if big else nullcontext()):
-        if n_jobs == 1 or len(starts) == 1:
-            for s in starts:
-                run_block(s)
-                bar.update()
-        else:
-            with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
-                for _ in pool.map(run_block, starts):
-                    bar.update()
-    bar.close()
+        run_blocks(run_block, starts, n_jobs=n_jobs, desc=desc, progress=progress)
     K.finalize(hv, hi)
     return hv, hi
 

@@ -51,7 +51,7 @@ def _dask_engine(backend, client, query_block):
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
          memory_budget: int | None = None, progress: bool | None = None, selector: str = "auto",
          n_jobs: int | None = None, check_finite: bool = True, offset: int | None = None,
-         backend: str = "exact", client=None, query_block: int | None = None):
+         screen=None, backend: str = "exact", client=None, query_block: int | None = None):
     """Exact top-``k`` neighbours of each query row among the database rows.
 
     Parameters
@@ -73,6 +73,10 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         Options of the local engine, see :func:`embgeo.exact.topk` (``memory_budget`` bounds
         the score tiles, default 256 MiB; results never depend on it). With ``backend="dask"``
         each worker runs with its defaults, and ``offset`` is refused.
+    screen : bool or ScreenIndex, optional
+        The certified screened search of the local engine (:mod:`embgeo.screening`): a prebuilt
+        index of ``database`` (e.g. :func:`embgeo.screening.cached_index` of an Embeddings), or
+        True to build one for this call. Same rows and scores as without it.
     backend : {"exact", "dask"}
         "exact" (default) runs the blocked search here (:func:`embgeo.exact.topk`); "dask"
         shards the database by rows over the workers of a Dask client and merges the
@@ -107,7 +111,9 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     if dd is None:
         return exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
                           progress=progress, selector=selector, n_jobs=n_jobs, check_finite=check_finite,
-                          offset=offset)
+                          offset=offset, screen=screen)
+    if screen is not None and screen is not False:
+        raise TypeError("screen= is an index of the local engine; backend='dask' does not take it")
     if offset is not None:
         raise TypeError("offset= is for one shard searched by the local engine; backend='dask' shards "
                         "the database itself")

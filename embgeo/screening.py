@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import math
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import backend as xb
-from .progress import progress_bar
+from .progress import run_blocks
 
 __all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
            "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
@@ -448,18 +447,9 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         counts[s:e] = cnt
 
     starts = range(0, nq, rows)
-    bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
     big = nq * n * d >= 2**24
     with (xb.single_blas_thread() if big else nullcontext()):
-        if n_jobs == 1 or len(starts) == 1:
-            for s in starts:
-                run_block(s)
-                bar.update()
-        else:
-            with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
-                for _ in pool.map(run_block, starts):
-                    bar.update()
-    bar.close()
+        run_blocks(run_block, starts, n_jobs=n_jobs, desc=desc, progress=progress)
     K.finalize(hv, hi)
     if stats is not None:
         stats["survivors"] = int(counts.sum())

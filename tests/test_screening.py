@@ -188,3 +188,18 @@ def test_csls_ranking_scores_are_canonical(rng):
     s2, i2 = exact.csls_topk(Q, D, 6, r_database=rD, r_queries=rQ, memory_budget=1, n_jobs=3)
     np.testing.assert_array_equal(i2, i)
     np.testing.assert_array_equal(s2, s)
+
+
+def test_public_topk_takes_screen_and_dask_refuses_it(rng):
+    from embgeo import neighbors
+
+    D = rng.standard_normal((3000, 40)).astype(np.float32)
+    Q = D[:50]
+    plain = neighbors.topk(Q, D, 7, exclude=np.arange(50), progress=False)
+    screened = neighbors.topk(Q, D, 7, exclude=np.arange(50), progress=False,
+                              screen=screening.build_index(D, "cosine"))
+    np.testing.assert_array_equal(plain[1], screened[1])
+    np.testing.assert_array_equal(plain[0], screened[0])
+    np.testing.assert_array_equal(plain[1], oracle(Q, D, 7, exclude=np.arange(50))[1])
+    with pytest.raises(TypeError, match="screen="):
+        neighbors.topk(Q, D, 7, screen=True, backend="dask")

@@ -335,6 +335,15 @@ def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f
                             cbi[j] = gi
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _tile(X, Z, s, e, c, ce, buf):  # pragma: no cover - compiled
+    """S[s:e, c:ce] = X[s:e] Z[c:ce]ᵀ by one GEMM: into ``buf`` when the tile is full-sized, else fresh."""
+    if e - s == buf.shape[0] and ce - c == buf.shape[1]:
+        np.dot(X[s:e], Z[c:ce].T, buf)
+        return buf
+    return np.dot(X[s:e], Z[c:ce].T)
+
+
 @njit(cache=True, nogil=True)
 def topk_sweep(X, Z, c_lo, c_hi, rows, buf, row_vals, row_min, col_vals, col_min,
                do_rows, do_cols):  # pragma: no cover - compiled
@@ -349,11 +358,7 @@ def topk_sweep(X, Z, c_lo, c_hi, rows, buf, row_vals, row_min, col_vals, col_min
         e = min(s + rows, ns)
         for c in range(c_lo, c_hi, cols):
             ce = min(c + cols, c_hi)
-            if e - s == rows and ce - c == cols:
-                np.dot(X[s:e], Z[c:ce].T, buf)
-                S = buf
-            else:
-                S = np.dot(X[s:e], Z[c:ce].T)
+            S = _tile(X, Z, s, e, c, ce, buf)
             tile_topk(S, c, row_vals[s:e], row_min[s:e], col_vals, col_min, do_rows, do_cols)
 
 
@@ -367,11 +372,7 @@ def argmax_sweep(X, Z, c_lo, c_hi, rows, buf, r_col_half, r_row_half, thr, seed_
         e = min(s + rows, ns)
         for c in range(c_lo, c_hi, cols):
             ce = min(c + cols, c_hi)
-            if e - s == rows and ce - c == cols:
-                np.dot(X[s:e], Z[c:ce].T, buf)
-                S = buf
-            else:
-                S = np.dot(X[s:e], Z[c:ce].T)
+            S = _tile(X, Z, s, e, c, ce, buf)
             if do_f:
                 tile_dropout_argmax(S, s, c, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
                                     row_bv[s:e], row_bi[s:e], row_max[s:e], col_bv, col_bi, col_max,
