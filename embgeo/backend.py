@@ -31,6 +31,7 @@ __all__ = [
     "to_device",
     "is_numpy",
     "is_cupy",
+    "is_dask",
     "resolve_dtype",
     "default_dtype",
     "set_default_dtype",
@@ -59,6 +60,11 @@ def get_namespace(*arrays: Any):
 def is_numpy(x: Any) -> bool:
     """True for NumPy arrays (and NumPy scalars)."""
     return isinstance(x, (np.ndarray, np.generic))
+
+
+def is_dask(x: Any) -> bool:
+    """True for dask arrays (lazy, chunked; computed on the current dask client if any)."""
+    return type(x).__module__.split(".")[0] == "dask"
 
 
 def is_cupy(x: Any) -> bool:

@@ -2,9 +2,14 @@
 
 Vocabulary-wide methods (post-processing, PCA, meta-embeddings, mapping) depend on the data only
 through d×d products such as XᵀX or XᵀZ. :func:`gram` accumulates them over blocks of rows in
-float64, so the extra memory is O(block·d + d²) whatever the vocabulary size.
+float64, so the extra memory is O(block·d + d²) whatever the vocabulary size. Given a dask array
+(e.g. an :class:`~embgeo.embeddings.Embeddings` holding one), the products are summed chunk by
+chunk by dask — on the workers of the current ``dask.distributed`` client when there is one — and
+only the d×d result comes back.
 """
 from __future__ import annotations
+
+import numpy as np
 
 from . import backend
 
@@ -35,6 +40,14 @@ def gram(X, Z=None, *, block_rows: int = DEFAULT_BLOCK_ROWS, dtype="float64"):
     if Z is not None and Z.shape[0] != X.shape[0]:
         raise ValueError(f"X and Z must have the same number of rows ({X.shape[0]} vs {Z.shape[0]})")
     dt = backend.resolve_dtype(dtype, xp)
+    if backend.is_dask(X) or backend.is_dask(Z):
+        # d1 × d2 is small: dask sums the per-chunk products in a tree (on the current
+        # dask.distributed client, if any) and the result comes back as NumPy, so the
+        # eigendecompositions that follow run here
+        import dask.array as da
+
+        Xd = da.asarray(X).astype(dt)
+        return np.asarray((Xd.T @ (Xd if Z is None else da.asarray(Z).astype(dt))).compute())
     n = X.shape[0]
     d2 = X.shape[1] if Z is None else Z.shape[1]
     G = xp.zeros((X.shape[1], d2), dtype=dt)
@@ -82,9 +95,12 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
     G : (d, d) float64
     mu : (d,) float64 or None
     """
-    xp = backend.get_namespace(X)
     G = gram(X)
-    mu = xp.sum(X, axis=0, dtype=xp.float64) / X.shape[0] if mean else None
+    xp = backend.get_namespace(G)
+    mu = None
+    if mean:
+        mu = backend.get_namespace(X).sum(X, axis=0, dtype=xp.float64) / X.shape[0]
+        mu = np.asarray(mu.compute()) if backend.is_dask(mu) else mu
     if not bool(xp.all(xp.isfinite(G))) or (mean and not bool(xp.all(xp.isfinite(mu)))):
         backend.check_matrix(X, name)  # raises, naming the first bad row
         raise ValueError(f"{name} is too large: its Gram matrix overflows float64")
@@ -117,6 +133,12 @@ def eigh_desc(S):
 def apply_matrix(X, M, offset=None):
     """``X @ M − offset`` in X's dtype: one GEMM, no float64 copy of X; the result is the only
     n-sized allocation."""
+    if backend.is_dask(X):
+        # fitted d×d statistics come back as NumPy (see gram); dask maps them over the chunks lazily
+        Y = X @ np.asarray(backend.to_numpy(M), dtype=X.dtype)
+        if offset is not None:
+            Y = Y - np.asarray(backend.to_numpy(offset), dtype=X.dtype).reshape(1, -1)
+        return Y
     xp = backend.get_namespace(X)
     Y = X @ xp.astype(M, X.dtype)
     if offset is not None:

@@ -360,3 +360,38 @@ def test_alpha_sweeps_run_as_dask_tasks_and_equal_the_local_sweeps(client):
     here = alpha._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, None, True)
     for a, b in zip(on_dask, here):
         np.testing.assert_array_equal(a, b)
+
+
+def test_gram_based_methods_on_a_dask_backed_embeddings_run_on_the_cluster(client, monkeypatch):
+    """Issue 17: the Gram / scatter matrices behind PCA, similarity order, the post-processing
+    chain and meta-embeddings are summed by dask over the chunks; results equal the local ones."""
+    import dask
+    import dask.array as da
+
+    from embgeo import linalg, meta, pca, postprocess
+
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((2500, 12)) * np.linspace(3, 0.5, 12)).astype(np.float32)
+    Y = rng.standard_normal((2500, 7)).astype(np.float32)
+    words = [f"w{i}" for i in range(2500)]
+    e, ed = embgeo.Embeddings(words, X), embgeo.Embeddings(words, da.from_array(X, chunks=(600, 12)))
+    # every Gram of a dask array is one dask computation on the client, never a local loop
+    computed = []
+    real_compute = dask.array.Array.compute
+    monkeypatch.setattr(dask.array.Array, "compute", lambda self, **kw: computed.append(self.shape)
+                        or real_compute(self, **kw))
+    G = linalg.gram(ed.vectors)
+    assert isinstance(G, np.ndarray) and computed == [(12, 12)]
+    np.testing.assert_allclose(G, X.astype(np.float64).T @ X, rtol=1e-12)
+
+    np.testing.assert_allclose(pca.variance_profile(ed).explained_variance,
+                               pca.variance_profile(e).explained_variance, rtol=1e-10)
+    for f in (lambda v: postprocess.similarity_order(v, -0.5), lambda v: postprocess.all_but_the_top(v, 2),
+              lambda v: postprocess.ppa_pca_ppa(v, 6, 2), postprocess.whiten):
+        got = f(ed).vectors
+        assert isinstance(got, da.Array)                    # the n × d result stays distributed
+        np.testing.assert_allclose(got.compute(), f(e).vectors, rtol=1e-4, atol=1e-5)
+    fy, fyd = embgeo.Embeddings(words, Y), embgeo.Embeddings(words, da.from_array(Y, chunks=(600, 7)))
+    local = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([e, fy])
+    dist = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([ed, fyd])
+    np.testing.assert_allclose(dist.cost_, local.cost_, rtol=1e-8)
