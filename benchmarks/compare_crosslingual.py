@@ -207,7 +207,7 @@ def compare_vecmap(vecmap_dir, en, fi, train, test, iters):
     return ratio
 
 
-def whole_recipe(en, fi, train, test):
+def whole_recipe(en, fi, train, test, max_iter=None):
     """embgeo alone: VecMap's --semi_supervised recipe run to convergence on the same data.
 
     VecMap's own whole run takes hours here (about 16 s per iteration), so only embgeo runs; its
@@ -218,7 +218,7 @@ def whole_recipe(en, fi, train, test):
 
     fi50 = principal_space(fi, 50)
     print(f"[{_load()}] embgeo whole semi_supervised recipe ...", flush=True)
-    m = Mapper.from_recipe("semi_supervised", progress=False)
+    m = Mapper.from_recipe("semi_supervised", max_iter=max_iter, progress=False)
     t0 = time.perf_counter()
     m.fit(en, fi50, train, validation=test)
     total = time.perf_counter() - t0
@@ -246,6 +246,7 @@ def main():
     ap.add_argument("--only-vecmap", action="store_true", help="skip the plain-NumPy comparisons")
     ap.add_argument("--whole-recipe", action="store_true",
                     help="only embgeo's whole semi_supervised recipe, to convergence (iterations, minutes, P@1)")
+    ap.add_argument("--max-iter", type=int, default=None, help="with --whole-recipe: stop after this many iterations")
     args = ap.parse_args()
     en = embgeo.load("glove-6b-50d", limit=args.src_vocab)
     fi = embgeo.load(str(DATA / "vectors" / "fi.floret.300d.30k.vec.gz"))
@@ -262,7 +263,7 @@ def main():
     q = np.fromiter(groups, dtype=np.int64)
     gold = [set(v) for v in groups.values()]
     if args.whole_recipe:
-        whole_recipe(en, fi, train, test)
+        whole_recipe(en, fi, train, test, args.max_iter)
         return 0
     if args.vecmap:
         compare_vecmap(args.vecmap, en, fi, train, test, args.vecmap_iters)
