@@ -3,7 +3,7 @@ FAISS IndexFlatIP doing the same, in one run.
 
 embgeo's ``synonym_table`` runs :func:`embgeo.neighbors.self_topk`, whose symmetric path scores
 each pair of words once for both (half the GEMM, every score merged twice) and whose plain path
-is ``topk(X, X, exclude=self)``; it picks by dimension. Both paths are timed (forced), and the
+is ``topk(X, X, exclude=self)`` (the default, canonical scores). Both paths are timed (forced), and the
 table itself. Wall and CPU seconds (all threads) are printed, with ratios to the plain path.
 
     python benchmarks/compare_negatives.py [--words 400000] [--k 10] [--random-dim 300]

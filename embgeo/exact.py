@@ -42,8 +42,6 @@ _TILE_ROWS = 256
 _TILE_COLS = 4096
 
 _METRICS = ("cosine", "dot")
-# self_topk's symmetric path wins at d = 300 and is a wash at d = 50 (benchmarks/compare_negatives.py)
-_SYMMETRIC_MIN_DIM = 128
 _SELECTORS = ("auto", "numba", "argpartition")
 
 
@@ -407,8 +405,10 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     The symmetric path halves the GEMM but merges every score twice (once per word of the
     pair), so it pays only when the GEMM dominates, i.e. in higher dimensions: measured
     (``benchmarks/compare_negatives.py``, CPU seconds) 1.24× faster than the plain route at
-    d = 300, a wash at d = 50 (0.91× and 1.03× in two runs). By default it runs for d ≥ 128
-    (a threshold between the measured points).
+    d = 300, a wash at d = 50 (0.91× and 1.03× in two runs). It is opt-in (``symmetric=True``):
+    its scores are the GEMM's float32 ones, while the default route returns :func:`topk`'s
+    canonical scores — the same bits whatever the tiling or the Dask sharding, so a
+    ``backend="dask"`` table equals the local one exactly.
 
     Parameters
     ----------
@@ -419,14 +419,15 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     memory_budget, progress, n_jobs, check_finite
         As in :func:`topk`.
     symmetric : bool, optional
-        Force the symmetric path on or off (default: by dimension, see above).
+        True: the symmetric path (faster for d ≳ 128, float32 GEMM scores); None or False
+        (default): ``topk(X, X, exclude=self)`` with canonical scores.
 
     Returns
     -------
     scores, indices : arrays, shape (n, k)
-        Best first, ties to the lower row, never the row itself. Scores can differ from
-        :func:`topk`'s in the last float32 bit (the unit scaling is applied to both sides before
-        the GEMM), so near-ties may order differently.
+        Best first, ties to the lower row, never the row itself. With ``symmetric=True`` scores
+        can differ from :func:`topk`'s in the last float32 bit (the unit scaling is applied to
+        both sides before the GEMM), so near-ties may order differently.
 
     Examples
     --------
@@ -438,8 +439,6 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite)
     n = X.shape[0]
     k = check_k(k, n - 1)
-    if symmetric is None:
-        symmetric = X.shape[1] >= _SYMMETRIC_MIN_DIM
     if not (symmetric and xb.is_numpy(X) and X.flags.c_contiguous):
         return prepared_topk(xp, X, X, k, xp.arange(n) if not xb.is_numpy(X) else np.arange(n), inv, inv,
                        memory_budget=memory_budget, progress=progress, n_jobs=n_jobs)

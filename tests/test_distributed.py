@@ -97,8 +97,10 @@ def test_csls_equals_local_and_the_formula(client, data):
     np.testing.assert_allclose(s, bs - r_t[:, None], atol=1e-5)
 
 
-def test_synonym_table_equals_local(client, data):
-    _, D = data
+@pytest.mark.parametrize("dim", [16, 160])
+def test_synonym_table_equals_local(client, data, dim):
+    # bit for bit, also in the dimensions where the symmetric path used to be the local default
+    D = data[1] if dim == 16 else np.random.default_rng(2).standard_normal((1501, dim)).astype(np.float32)
     e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)
     vocab = [f"w{j}" for j in range(0, len(D), 2)] + ["unknown"]
     for kw in ({}, {"mutual": True, "threshold": 0.2, "vocabulary": vocab}):
@@ -107,7 +109,9 @@ def test_synonym_table_equals_local(client, data):
         assert t.words == lt.words
         np.testing.assert_array_equal(t.indptr, lt.indptr)
         np.testing.assert_array_equal(t.indices, lt.indices)
-        np.testing.assert_allclose(t.scores, lt.scores, rtol=2e-6, atol=2e-6)
+        np.testing.assert_array_equal(t.scores, lt.scores)
+    with pytest.raises(ValueError, match="symmetric"):
+        negatives.synonym_table(e, 5, progress=False, backend="dask", symmetric=True)
 
 
 def test_memory_mapped_cache_is_opened_by_the_workers(client, data, tmp_path):
