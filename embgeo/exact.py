@@ -27,40 +27,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import backend as xb
-from .progress import progress_bar, run_blocks
+from .blocking import DEFAULT_MEMORY_BUDGET, TILE_ROWS, block_rows, run_blocks, tile_shape
+from .progress import progress_bar
 from .validation import check_k, exclusion_csr, max_excluded, renamed_parameter
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "mask_excluded",
            "block_rows", "inverse_norms", "prepared_topk", "check_csls_knn", "DEFAULT_MEMORY_BUDGET"]
 
-#: Bytes that the score blocks of one call may take, unless told otherwise.
-DEFAULT_MEMORY_BUDGET = 256 * 2**20
-
-# Tile shape for the Numba path: 256 × 4096 float32 = 4 MiB per thread, sized on GloVe 400k×50
-# (benchmarks/compare_neighbors.py); wider tiles leave the cache, narrower ones pay call overhead.
-_TILE_ROWS = 256
-_TILE_COLS = 4096
-
 _METRICS = ("cosine", "dot")
 _SELECTORS = ("auto", "numba", "argpartition")
-
-
-def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = None, minimum: int = 1) -> int:
-    """How many rows of ``n_columns`` scores of ``itemsize`` bytes fit the memory budget.
-
-    Parameters
-    ----------
-    n_columns : int
-        Scores per row (e.g. the vocabulary size).
-    itemsize : int
-        Bytes per score (4 for float32).
-    memory_budget : int, optional
-        Bytes available (default :data:`DEFAULT_MEMORY_BUDGET`, 256 MiB).
-    minimum : int
-        Never return fewer rows than this (one row always fits by fiat).
-    """
-    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-    return max(int(minimum), budget // max(1, int(n_columns) * int(itemsize)))
 
 
 def _default_jobs() -> int:
@@ -289,23 +264,6 @@ def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=
     return xp.concat(out_s, axis=0), xp.astype(xp.concat(out_i, axis=0), xp.int64)
 
 
-def _tile_shape(n, nq, n_jobs, itemsize, memory_budget):
-    cols = min(n, _TILE_COLS)
-    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-    rows = min(_TILE_ROWS, block_rows(cols, itemsize, budget // max(1, n_jobs)))
-    if rows == 1 and cols * itemsize * n_jobs > budget:
-        # a tiny budget shrinks the tile width too, down to one chunk of the kernel
-        cols = max(16, budget // (itemsize * max(1, n_jobs)))
-    # enough blocks to keep every thread busy
-    rows = max(1, min(rows, -(-nq // n_jobs)))
-    if rows < _TILE_ROWS:
-        # few queries: the GEMM is a matrix-vector product, bound by reading the database, so
-        # wider tiles only save per-tile overhead (within the budget)
-        wide = min(_TILE_ROWS * _TILE_COLS // rows, budget // (itemsize * rows * max(1, n_jobs)))
-        cols = max(cols, wide)
-    return rows, min(cols, n)
-
-
 def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=None, scale=None,
                  q_inv=None, d_inv=None):
     """GEMM per (query block × database block) tile, merged into heaps by the Numba kernel.
@@ -314,18 +272,15 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
     (``q_inv``), and database columns are scaled inside the tile (``d_inv``). A memory-mapped
     ``D`` is thus read tile by tile, and extra memory stays within the tiles and the heaps.
     """
-    from contextlib import nullcontext
-
     from .kernels import topk as K
 
     n, nq = D.shape[0], Q.shape[0]
     Q, D = np.asarray(Q), np.asarray(D)  # a np.memmap becomes a plain view (Numba types it)
-    big = nq * n * D.shape[1] >= 2**24
     hv, hi = K.init_heaps(nq, k, D.dtype)
     if nq == 0:
         return hv, hi
     n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
-    rows, cols = _tile_shape(n, nq, n_jobs, D.dtype.itemsize, memory_budget)
+    rows, cols = tile_shape(n, nq, n_jobs, D.dtype.itemsize, memory_budget)
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     empty = np.zeros(0, D.dtype)
     bias = empty if col_bias is None else np.ascontiguousarray(col_bias, dtype=D.dtype)
@@ -356,10 +311,8 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
                 S -= bias[c:ce]
             K.merge_tile_serial(np.ascontiguousarray(S), c, hv, hi, s, ptr, idx)
 
-    starts = range(0, nq, rows)
-    # one BLAS thread per worker: the workers are the parallelism (small jobs skip the switch)
-    with (xb.single_blas_thread() if big else nullcontext()):
-        run_blocks(run_block, starts, n_jobs=n_jobs, desc=desc, progress=progress)
+    run_blocks(run_block, range(0, nq, rows), n_jobs=n_jobs, desc=desc, progress=progress,
+               flops=nq * n * D.shape[1])
     K.finalize(hv, hi)
     return hv, hi
 
@@ -449,7 +402,7 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     X = np.asarray(X)
     inv = np.ones(n, X.dtype) if inv is None else np.ascontiguousarray(inv, dtype=X.dtype)
     n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
-    rows, cols = _tile_shape(n, n, n_jobs, X.dtype.itemsize, memory_budget)
+    rows, cols = tile_shape(n, n, n_jobs, X.dtype.itemsize, memory_budget)
     starts = list(range(0, n, rows))
     lock = threading.Lock()
     todo = iter(starts)  # the largest blocks (most pairs) first
@@ -610,7 +563,7 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
     """
     budget = DEFAULT_MEMORY_BUDGET if opts.get("memory_budget") is None else int(opts["memory_budget"])
     nq = Q.shape[0]
-    chunk = max(_TILE_ROWS * _default_jobs(), budget // (24 * k))
+    chunk = max(TILE_ROWS * _default_jobs(), budget // (24 * k))
     parts = []
     for s in range(0, nq, chunk):
         e = min(s + chunk, nq)

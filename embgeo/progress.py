@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["set_progress", "progress_enabled", "progress_bar", "run_blocks"]
+__all__ = ["set_progress", "progress_enabled", "progress_bar"]
 
 _ENABLED = os.environ.get("EMBGEO_QUIET", "").strip().lower() in ("", "0", "false", "no")
 
@@ -32,26 +32,6 @@ def progress_bar(iterable=None, *, total=None, desc=None, progress: bool | None 
         # delay: work that ends within a second prints nothing
         return tqdm(iterable, total=total, desc=desc, unit=unit, leave=False, dynamic_ncols=True, delay=1.0)
     return _Silent(iterable)
-
-
-def run_blocks(fn, starts, *, n_jobs: int = 1, desc=None, progress: bool | None = None) -> None:
-    """Call ``fn(start)`` for every block start, on ``n_jobs`` threads, with one progress bar.
-
-    The blocked searches' one parallel level: ``fn`` releases the GIL in its GEMM and kernels,
-    so threads, not processes, fill the cores.
-    """
-    bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
-    if n_jobs <= 1 or len(starts) == 1:
-        for s in starts:
-            fn(s)
-            bar.update()
-    else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
-            for _ in pool.map(fn, starts):
-                bar.update()
-    bar.close()
 
 
 class _Silent:

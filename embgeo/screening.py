@@ -34,19 +34,16 @@ from __future__ import annotations
 
 import math
 import weakref
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 
 from . import backend as xb
-from .progress import run_blocks
+from .blocking import block_rows, run_blocks, tile_shape
 
 __all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
            "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
 
-_TILE_ROWS = 256
-_TILE_COLS = 4096
 #: Rows searched unscreened first: they set every query's threshold before the bound prunes.
 SEED_ROWS = 8192
 #: Candidate ranks tried when an index chooses r (and d itself: no screening).
@@ -157,8 +154,8 @@ class ScreenIndex:
 
 
 def _row_blocks(n: int, width: int, memory_budget: int | None):
-    budget = 64 * 2**20 if memory_budget is None else max(1, int(memory_budget))
-    step = max(256, budget // max(1, 8 * width * 4))
+    # a float64 block and about three temporaries of its size: 32 bytes a value
+    step = block_rows(width, 32, 64 * 2**20 if memory_budget is None else max(1, int(memory_budget)), minimum=256)
     return [(s, min(s + step, n)) for s in range(0, n, step)]
 
 
@@ -337,19 +334,6 @@ def cached_index(e, metric: str = "cosine", inv=None, *, build: bool = True) -> 
     return per[metric]
 
 
-def _tile(n, nq, n_jobs, itemsize, memory_budget, max_cols=None):
-    budget = 256 * 2**20 if memory_budget is None else max(1, int(memory_budget))
-    cols = max(16, min(n, _TILE_COLS, budget // max(1, itemsize * n_jobs)))
-    rows = max(1, min(_TILE_ROWS, budget // max(1, itemsize * cols * n_jobs), -(-nq // n_jobs)))
-    if rows < _TILE_ROWS:
-        # few queries: the GEMM is a matrix-vector product bound by reading the database, so
-        # wider tiles (within the budget) only save per-tile overhead
-        cols = max(cols, min(_TILE_ROWS * _TILE_COLS // rows, budget // max(1, itemsize * rows * n_jobs)))
-        if max_cols is not None:
-            cols = min(cols, max(_TILE_COLS, max_cols))
-    return rows, min(cols, n)
-
-
 def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex | None = None, *,
                   memory_budget=None, progress=None, n_jobs=1, desc="top-k", stats=None, scale=None,
                   col_bias=None):
@@ -397,7 +381,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     # dot: the kernel reads each tile again for its row norms, so a tile should still be in
     # cache (~2 MiB of rows) when it does
     max_cols = None if d_inv is not None else max(1, 2**21 // max(1, d * dtype.itemsize))
-    rows, cols = _tile(n, nq, n_jobs, dtype.itemsize, memory_budget, max_cols)
+    rows, cols = tile_shape(n, nq, n_jobs, dtype.itemsize, memory_budget, max_cols)
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     empty = np.zeros(0, dtype)
     bscale = empty if d_inv is None else np.ascontiguousarray(d_inv, dtype=dtype)
@@ -446,10 +430,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
                               s_margin * unorm, ymax, tile_norms, 2.0 ** -50, cnt, seed_rows, n)
         counts[s:e] = cnt
 
-    starts = range(0, nq, rows)
-    big = nq * n * d >= 2**24
-    with (xb.single_blas_thread() if big else nullcontext()):
-        run_blocks(run_block, starts, n_jobs=n_jobs, desc=desc, progress=progress)
+    run_blocks(run_block, range(0, nq, rows), n_jobs=n_jobs, desc=desc, progress=progress, flops=nq * n * d)
     K.finalize(hv, hi)
     if stats is not None:
         stats["survivors"] = int(counts.sum())

@@ -1,0 +1,86 @@
+"""How vocabulary-wide work is cut into blocks under a memory budget, and run.
+
+Every blocked method sizes its blocks with :func:`block_rows` (rows of scores that fit the
+budget), the searches shape their GEMM tiles with :func:`tile_shape`, and the searches run their
+query blocks with :func:`run_blocks`. One place, so that one budget means the same everywhere.
+"""
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+from . import backend as xb
+from .progress import progress_bar
+
+__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "block_rows", "tile_shape", "run_blocks"]
+
+#: Bytes that the score blocks of one call may take, unless told otherwise.
+DEFAULT_MEMORY_BUDGET = 256 * 2**20
+
+#: Rows and columns of the searches' GEMM tile: 256 × 4096 float32 = 4 MiB per thread, sized on
+#: GloVe 400k × 50 (benchmarks/compare_neighbors.py); wider tiles leave the cache, narrower ones pay
+#: call overhead.
+TILE_ROWS = 256
+TILE_COLS = 4096
+
+
+def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = None, minimum: int = 1) -> int:
+    """How many rows of ``n_columns`` scores of ``itemsize`` bytes fit the memory budget.
+
+    Parameters
+    ----------
+    n_columns : int
+        Scores per row (e.g. the vocabulary size).
+    itemsize : int
+        Bytes per score (4 for float32).
+    memory_budget : int, optional
+        Bytes available (default :data:`DEFAULT_MEMORY_BUDGET`, 256 MiB).
+    minimum : int
+        Never return fewer rows than this (one row always fits by fiat).
+    """
+    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+    return max(int(minimum), budget // max(1, int(n_columns) * int(itemsize)))
+
+
+def tile_shape(n: int, nq: int, n_jobs: int, itemsize: int, memory_budget: int | None = None,
+               max_cols: int | None = None) -> tuple[int, int]:
+    """(rows, columns) of one score tile: ``nq`` queries against ``n`` rows on ``n_jobs`` threads.
+
+    Each thread holds one tile, so ``n_jobs`` tiles fit ``memory_budget``; a tiny budget narrows
+    the tile down to 16 columns (one chunk of the selection kernels). Few queries widen it, up to
+    ``max_cols`` when the caller needs a tile to stay in cache.
+    """
+    n_jobs = max(1, n_jobs)
+    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else max(1, int(memory_budget))
+    cols = max(16, min(n, TILE_COLS, budget // max(1, itemsize * n_jobs)))
+    # enough blocks to keep every thread busy
+    rows = max(1, min(TILE_ROWS, budget // max(1, itemsize * cols * n_jobs), -(-nq // n_jobs)))
+    if rows < TILE_ROWS:
+        # few queries: the GEMM is a matrix-vector product bound by reading the database, so
+        # wider tiles (within the budget) only save per-tile overhead
+        cols = max(cols, min(TILE_ROWS * TILE_COLS // rows, budget // max(1, itemsize * rows * n_jobs)))
+        if max_cols is not None:
+            cols = min(cols, max(TILE_COLS, max_cols))
+    return rows, min(cols, n)
+
+
+def run_blocks(fn, starts, *, n_jobs: int = 1, desc=None, progress: bool | None = None,
+               flops: float = 0.0) -> None:
+    """Call ``fn(start)`` for every block start, on ``n_jobs`` threads, with one progress bar.
+
+    The blocked searches' one parallel level: ``fn`` releases the GIL in its GEMM and kernels,
+    so threads, not processes, fill the cores, and BLAS runs one thread meanwhile — unless the
+    whole job (``flops``, e.g. queries × rows × dimension) is too small to be worth the switch.
+    """
+    bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
+    with (xb.single_blas_thread() if flops >= 2**24 else nullcontext()):
+        if n_jobs <= 1 or len(starts) == 1:
+            for s in starts:
+                fn(s)
+                bar.update()
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
+                for _ in pool.map(fn, starts):
+                    bar.update()
+    bar.close()
