@@ -30,10 +30,10 @@ merge pairwise in a tree (:func:`merge_topk`), and only the final (q, k) lists c
 module sits above :mod:`embgeo.exact` and below :mod:`embgeo.neighbors`, whose public functions
 dispatch here with ``backend="dask"``.
 
-The arithmetic is the local search's (raw rows scaled by the same inverse norms), so the answer is
-the local one up to where a GEMM tile starts: a tile at another row offset can round the last
-float32 bit differently (about 1 ulp), and rows that are exact duplicates of each other may then
-come in another order. Exact ties, where the products are exact, go to the lower row as locally.
+The arithmetic is the local search's (raw rows scaled by the same inverse norms), and the local
+engine's scores are canonical (each kept pair rescored by one fixed-order dot product, whatever
+tile or shard its row was in), so the answer is the local one bit for bit: same scores, same
+order, ties (exact duplicates too) to the lower row.
 """
 from __future__ import annotations
 
