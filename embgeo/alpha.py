@@ -65,7 +65,8 @@ import numpy as np
 
 from . import backend
 from .embeddings import Embeddings
-from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, select_topk
+from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
+from .neighbors import select_topk
 from .normalize import normalize as normalize_rows
 from .progress import progress_bar
 from .validation import renamed_parameter

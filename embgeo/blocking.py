@@ -6,12 +6,13 @@ query blocks with :func:`run_blocks`. One place, so that one budget means the sa
 """
 from __future__ import annotations
 
+import os
 from contextlib import nullcontext
 
 from . import backend as xb
 from .progress import progress_bar
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "block_rows", "tile_shape", "run_blocks"]
+__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "block_rows", "tile_shape", "run_blocks", "n_jobs"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -21,6 +22,18 @@ DEFAULT_MEMORY_BUDGET = 256 * 2**20
 #: call overhead.
 TILE_ROWS = 256
 TILE_COLS = 4096
+
+
+def n_jobs(n_jobs: int | None = None) -> int:
+    """Threads a blocked method runs on: ``n_jobs`` if given (at least 1), else the cores this
+    process may use (its CPU affinity, which containers and ``taskset`` narrow; ``os.cpu_count()``
+    where the platform has no affinity)."""
+    if n_jobs is not None:
+        return max(1, int(n_jobs))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = None, minimum: int = 1) -> int:

@@ -35,7 +35,9 @@ from .datasets import read_dictionary
 from .embeddings import Embeddings
 from .errors import NotFittedError
 from .linalg import centred_scatter, eigh_desc, gram
-from .neighbors import block_rows, knn_mean_similarity, topk
+from .blocking import block_rows
+from .blocking import n_jobs as default_n_jobs
+from .neighbors import knn_mean_similarity, topk
 from .normalize import Normalizer, normalize
 from .normalize import normalize as _normalize_rows
 from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
@@ -419,12 +421,7 @@ def _dropout_threshold(keep_prob):
 
 
 def _n_jobs() -> int:
-    if _FUSED_JOBS is not None:
-        return max(1, int(_FUSED_JOBS))
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return default_n_jobs(_FUSED_JOBS)
 
 
 def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):

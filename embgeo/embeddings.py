@@ -391,7 +391,8 @@ class Embeddings:
         if restrict_vocab:
             clip_start, clip_end = 0, int(restrict_vocab)
         clip_start, clip_end = max(int(clip_start), 0), min(int(clip_end or n), n)
-        from .neighbors import cached_inverse_norms, select_topk
+        from .linalg import cached_inverse_norms
+        from .neighbors import select_topk
 
         # n inverse norms stand in for gensim's unit rows: no unit-length copy of the matrix
         V, inv = self._vectors, cached_inverse_norms(self)

@@ -21,15 +21,16 @@ same cores. ``selector="argpartition"`` keeps the plain NumPy path (full-row blo
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from . import backend as xb
 from .blocking import DEFAULT_MEMORY_BUDGET, TILE_ROWS, block_rows, run_blocks, tile_shape
+from .blocking import n_jobs as default_n_jobs
 from .progress import progress_bar
-from .validation import check_k, exclusion_csr, max_excluded, renamed_parameter
+from .linalg import inverse_norms
+from .validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "mask_excluded",
            "block_rows", "inverse_norms", "prepared_topk", "check_csls_knn", "DEFAULT_MEMORY_BUDGET"]
@@ -38,75 +39,9 @@ _METRICS = ("cosine", "dot")
 _SELECTORS = ("auto", "numba", "argpartition")
 
 
-def _default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 # ---------------------------------------------------------------------------- validation
-def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memory_budget: int | None = None):
-    """1/‖x‖ of every row of ``X`` (0 for a zero row), read block by block.
-
-    What cosine search keeps instead of a unit-length copy of the matrix: n numbers, so a large
-    or memory-mapped ``X`` is never copied. Squares are summed in float64 over blocks of rows
-    (NumPy: without a float64 copy of the block; other libraries: blocks of at most
-    ``memory_budget``/16 rows' worth, default 1 MiB).
-
-    Parameters
-    ----------
-    X : array (n, d)
-        NumPy (memory-mapped too), CuPy or array-API.
-    name : str
-        Used in the error message.
-    check_finite : bool
-        Refuse rows with NaN or inf (the pass is needed anyway, so the check is free).
-
-    Returns
-    -------
-    array (n,), ``X``'s library and dtype
-
-    Raises
-    ------
-    ValueError
-        A row holds NaN or inf (the first such row is named).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> inverse_norms(np.array([[3., 4.], [0., 0.]], dtype=np.float32)).tolist()
-    [0.20000000298023224, 0.0]
-    """
-    xp = xb.get_namespace(X)
-    n, d = X.shape
-    is_np = xb.is_numpy(X)
-    budget = min(16 * 2**20, DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget))
-    # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
-    # convert a block to float64, which the block size bounds
-    step = block_rows(d, 1 if is_np else 16, budget)
-    parts = []
-    for s in range(0, n, step):
-        if is_np:
-            B = X[s:min(s + step, n)]
-            sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
-        else:
-            B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
-            sq = xp.sum(B * B, axis=1)
-        if check_finite and not bool(xp.all(xp.isfinite(sq))):
-            bad = np.flatnonzero(~np.isfinite(xb.to_numpy(sq)))
-            for r in bad:  # a float64 row may overflow its sum of squares without holding inf
-                if not bool(xp.all(xp.isfinite(B[int(r), ...]))):
-                    raise ValueError(f"{name} holds NaN or inf (first at row {s + int(r)})")
-            sq = xp.where(xp.isfinite(sq), sq, xp.asarray(xp.inf, dtype=xp.float64))
-        norm = xp.sqrt(sq)
-        inv = xp.where(norm > 0, 1.0 / xp.where(norm > 0, norm, 1.0), xp.asarray(0.0, dtype=xp.float64))
-        parts.append(xp.astype(inv, X.dtype))
-    if not parts:
-        return xp.zeros((0,), dtype=X.dtype)
-    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
-
-
 def _prepare(queries, database, metric, check_finite=True, database_inv=None):
     """Validate and align (queries, database); cosine gives the inverse row norms of both.
 
@@ -199,35 +134,6 @@ def select_topk(S, k: int, exclude=None):
     return _select_xp(xp, S, k)
 
 
-def mask_excluded(S, rows, cols, *, in_place: bool = False):
-    """``S`` with the entries ``(rows[j], cols[j])`` set to −inf, so that no selection picks them.
-
-    Parameters
-    ----------
-    S : array, shape (q, n)
-        A block of scores, of any array library.
-    rows, cols : NumPy int arrays of equal length
-        Positions within the block.
-    in_place : bool
-        Write into ``S`` (NumPy only; the caller owns the block) instead of returning a new array.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> mask_excluded(np.zeros((2, 3)), np.array([0, 1]), np.array([2, 0])).tolist()
-    [[0.0, 0.0, -inf], [-inf, 0.0, 0.0]]
-    """
-    if cols.size == 0:
-        return S
-    if in_place:
-        S[rows, cols] = -np.inf
-        return S
-    xp = xb.get_namespace(S)
-    mask = np.zeros(tuple(S.shape), dtype=bool)
-    mask[rows, cols] = True
-    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=S.dtype), S)
-
-
 def _scaled_rows(xp, B, inv):
     """Rows of ``B`` times ``inv`` (their inverse norms): a unit-length copy of one block only."""
     if inv is None:
@@ -279,7 +185,7 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
     hv, hi = K.init_heaps(nq, k, D.dtype)
     if nq == 0:
         return hv, hi
-    n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+    n_jobs = default_n_jobs(n_jobs)
     rows, cols = tile_shape(n, nq, n_jobs, D.dtype.itemsize, memory_budget)
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
     empty = np.zeros(0, D.dtype)
@@ -330,7 +236,7 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
 
         index = screening.resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k,
                                         memory_budget)
-        n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+        n_jobs = default_n_jobs(n_jobs)
         if col_bias is not None:  # CSLS: canonical scores, unscreened
             return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, None, memory_budget=memory_budget,
                                            progress=progress, n_jobs=n_jobs, desc=desc, scale=scale,
@@ -401,7 +307,7 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
 
     X = np.asarray(X)
     inv = np.ones(n, X.dtype) if inv is None else np.ascontiguousarray(inv, dtype=X.dtype)
-    n_jobs = _default_jobs() if n_jobs is None else max(1, int(n_jobs))
+    n_jobs = default_n_jobs(n_jobs)
     rows, cols = tile_shape(n, n, n_jobs, X.dtype.itemsize, memory_budget)
     starts = list(range(0, n, rows))
     lock = threading.Lock()
@@ -563,7 +469,7 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
     """
     budget = DEFAULT_MEMORY_BUDGET if opts.get("memory_budget") is None else int(opts["memory_budget"])
     nq = Q.shape[0]
-    chunk = max(TILE_ROWS * _default_jobs(), budget // (24 * k))
+    chunk = max(TILE_ROWS * default_n_jobs(), budget // (24 * k))
     parts = []
     for s in range(0, nq, chunk):
         e = min(s + chunk, nq)

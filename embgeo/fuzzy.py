@@ -65,7 +65,9 @@ import numpy as np
 from . import backend
 from . import backend as xb  # where a method's `backend=` parameter shadows the module
 from .embeddings import Embeddings
-from .neighbors import DEFAULT_MEMORY_BUDGET, block_rows, mask_excluded, select_topk
+from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
+from .neighbors import select_topk
+from .validation import mask_excluded
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
 from .validation import renamed_parameter

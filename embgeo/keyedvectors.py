@@ -242,7 +242,7 @@ class KeyedVectors(GensimKeyedVectors):
             return []
         if not pos:
             raise ValueError("cannot compute similarity with no input")
-        from .neighbors import cached_inverse_norms
+        from .linalg import cached_inverse_norms
 
         V, inv = view.vectors, cached_inverse_norms(view)
         rows = {view.index(t) for t in pos + neg if isinstance(t, str)}
@@ -292,7 +292,7 @@ class KeyedVectors(GensimKeyedVectors):
             v = self.vectors[self.get_index(word_or_vector)]
         else:
             v = np.asarray(word_or_vector)
-        from .neighbors import cached_inverse_norms
+        from .linalg import cached_inverse_norms
 
         V, inv = view.vectors, cached_inverse_norms(view)
         if other_words is not None and len(other_words):

@@ -9,12 +9,16 @@ only the d×d result comes back.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import backend
+from . import backend as xb
+from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
 
 __all__ = ["gram", "sym_power", "DEFAULT_BLOCK_ROWS", "checked_gram", "centred_scatter",
-           "eigh_desc", "apply_matrix"]
+           "eigh_desc", "apply_matrix", "inverse_norms", "cached_inverse_norms"]
 
 DEFAULT_BLOCK_ROWS = 65536
 
@@ -148,3 +152,80 @@ def apply_matrix(X, M, offset=None):
         else:
             Y = Y - off
     return Y
+
+
+def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memory_budget: int | None = None):
+    """1/‖x‖ of every row of ``X`` (0 for a zero row), read block by block.
+
+    What cosine search keeps instead of a unit-length copy of the matrix: n numbers, so a large
+    or memory-mapped ``X`` is never copied. Squares are summed in float64 over blocks of rows
+    (NumPy: without a float64 copy of the block; other libraries: blocks of at most
+    ``memory_budget``/16 rows' worth, default 1 MiB).
+
+    Parameters
+    ----------
+    X : array (n, d)
+        NumPy (memory-mapped too), CuPy or array-API.
+    name : str
+        Used in the error message.
+    check_finite : bool
+        Refuse rows with NaN or inf (the pass is needed anyway, so the check is free).
+
+    Returns
+    -------
+    array (n,), ``X``'s library and dtype
+
+    Raises
+    ------
+    ValueError
+        A row holds NaN or inf (the first such row is named).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> inverse_norms(np.array([[3., 4.], [0., 0.]], dtype=np.float32)).tolist()
+    [0.20000000298023224, 0.0]
+    """
+    xp = xb.get_namespace(X)
+    n, d = X.shape
+    is_np = xb.is_numpy(X)
+    budget = min(16 * 2**20, DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget))
+    # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
+    # convert a block to float64, which the block size bounds
+    step = block_rows(d, 1 if is_np else 16, budget)
+    parts = []
+    for s in range(0, n, step):
+        if is_np:
+            B = X[s:min(s + step, n)]
+            sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
+        else:
+            B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+            sq = xp.sum(B * B, axis=1)
+        if check_finite and not bool(xp.all(xp.isfinite(sq))):
+            bad = np.flatnonzero(~np.isfinite(xb.to_numpy(sq)))
+            for r in bad:  # a float64 row may overflow its sum of squares without holding inf
+                if not bool(xp.all(xp.isfinite(B[int(r), ...]))):
+                    raise ValueError(f"{name} holds NaN or inf (first at row {s + int(r)})")
+            sq = xp.where(xp.isfinite(sq), sq, xp.asarray(xp.inf, dtype=xp.float64))
+        norm = xp.sqrt(sq)
+        inv = xp.where(norm > 0, 1.0 / xp.where(norm > 0, norm, 1.0), xp.asarray(0.0, dtype=xp.float64))
+        parts.append(xp.astype(inv, X.dtype))
+    if not parts:
+        return xp.zeros((0,), dtype=X.dtype)
+    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+
+
+_INV_NORMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def cached_inverse_norms(e):
+    """:func:`inverse_norms` of an :class:`~embgeo.embeddings.Embeddings`' vectors, computed once.
+
+    Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
+    (``e.unit_vectors``) would cost the whole matrix again.
+    """
+    inv = _INV_NORMS.get(e)
+    if inv is None:
+        # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
+        inv = _INV_NORMS[e] = inverse_norms(e.vectors, "vectors", check_finite=False)
+    return inv

@@ -13,16 +13,15 @@ are importable from here as before; word-level search over an
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from . import backend as xb
 from . import exact
-from .exact import (DEFAULT_MEMORY_BUDGET, block_rows, check_csls_knn, inverse_norms, mask_excluded,
-                    prepared_topk, select_topk, self_topk)
+from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
+from .exact import check_csls_knn, prepared_topk, select_topk, self_topk
+from .linalg import cached_inverse_norms, inverse_norms
 from .ranking import merge_topk
-from .validation import exclusion_csr
+from .validation import exclusion_csr, mask_excluded
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
            "exclusion_csr", "select_topk", "mask_excluded", "merge_topk", "self_topk", "inverse_norms",
@@ -198,22 +197,6 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
                                selector=selector, n_jobs=n_jobs, database_inv=database_inv, source_inv=source_inv)
     return dd.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
                         source=source, exclude=exclude, client=client, query_block=query_block)
-
-
-_INV_NORMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def cached_inverse_norms(e):
-    """:func:`inverse_norms` of an :class:`~embgeo.embeddings.Embeddings`' vectors, computed once.
-
-    Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
-    (``e.unit_vectors``) would cost the whole matrix again.
-    """
-    inv = _INV_NORMS.get(e)
-    if inv is None:
-        # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
-        inv = _INV_NORMS[e] = inverse_norms(e.vectors, "vectors", check_finite=False)
-    return inv
 
 
 def _query_matrix(e, queries):

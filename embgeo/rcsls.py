@@ -45,7 +45,8 @@ import logging
 import numpy as np
 
 from . import backend as xb
-from .neighbors import block_rows, select_topk
+from .blocking import block_rows
+from .neighbors import select_topk
 
 __all__ = ["rcsls", "rcsls_loss"]
 

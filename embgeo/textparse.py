@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .blocking import n_jobs as default_n_jobs
 from .errors import FormatError
 from .progress import progress_bar
 
@@ -373,7 +374,7 @@ _PARALLEL_MIN_BYTES = 1 << 22
 def _split_rows(buf, pos: int, n_rows: int, dim: int) -> list[tuple[int, int, int]]:
     """Cut rows ``[0, n_rows)`` starting at byte ``pos`` into (first row, byte start, rows) parts at
     line boundaries, one per core (a single part for small inputs)."""
-    workers = min(os.cpu_count() or 1, 8)
+    workers = min(default_n_jobs(), 8)
     size = buf.shape[0] - pos
     if workers < 2 or size < _PARALLEL_MIN_BYTES:
         return [(0, pos, n_rows)]
@@ -424,7 +425,7 @@ def _parse_stream(stream, ctx, pos: int, n_rows: int):
     buf = stream.buf
     parts, futures = [], []
     row, start = 0, pos
-    with ThreadPoolExecutor(max(1, min(os.cpu_count() or 1, 8))) as pool:
+    with ThreadPoolExecutor(min(default_n_jobs(), 8)) as pool:
         try:
             want = start + _STREAM_PART
             while row < n_rows:

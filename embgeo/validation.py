@@ -12,7 +12,7 @@ import numpy as np
 
 from . import backend as xb
 
-__all__ = ["check_k", "exclusion_csr", "max_excluded", "renamed_parameter"]
+__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "renamed_parameter"]
 
 
 def renamed_parameter(value, old_value, *, old: str, new: str, where: str, stacklevel: int = 2):
@@ -138,3 +138,32 @@ def _csr_from_pairs(rows, cols, n_queries, n_database, offset=None):
 def max_excluded(ex) -> int:
     """Most columns excluded for one query in CSR exclusions ``ex`` (0 for None)."""
     return 0 if ex is None or ex[0].size < 2 else int(np.diff(ex[0]).max())
+
+
+def mask_excluded(S, rows, cols, *, in_place: bool = False):
+    """``S`` with the entries ``(rows[j], cols[j])`` set to −inf, so that no selection picks them.
+
+    Parameters
+    ----------
+    S : array, shape (q, n)
+        A block of scores, of any array library.
+    rows, cols : NumPy int arrays of equal length
+        Positions within the block.
+    in_place : bool
+        Write into ``S`` (NumPy only; the caller owns the block) instead of returning a new array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mask_excluded(np.zeros((2, 3)), np.array([0, 1]), np.array([2, 0])).tolist()
+    [[0.0, 0.0, -inf], [-inf, 0.0, 0.0]]
+    """
+    if cols.size == 0:
+        return S
+    if in_place:
+        S[rows, cols] = -np.inf
+        return S
+    xp = xb.get_namespace(S)
+    mask = np.zeros(tuple(S.shape), dtype=bool)
+    mask[rows, cols] = True
+    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=S.dtype), S)

@@ -8,7 +8,9 @@ import numpy as np
 
 from .. import backend
 from ..datasets import as_dataset
-from ..neighbors import block_rows, cached_inverse_norms, select_topk
+from ..blocking import block_rows
+from ..linalg import cached_inverse_norms
+from ..neighbors import select_topk
 from ..progress import progress_bar
 
 __all__ = ["analogy", "AnalogyResult", "METHODS"]

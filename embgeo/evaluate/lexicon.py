@@ -33,7 +33,7 @@ import numpy as np
 from .. import backend
 from ..crosslingual import Mapper, retrieval_factors
 from ..datasets import group_dictionary, read_dictionary, split_dictionary
-from ..neighbors import block_rows
+from ..blocking import block_rows
 from ..progress import progress_bar
 
 __all__ = ["bli", "BLIResult", "read_dictionary", "split_dictionary", "group_dictionary", "gold_ranks",
