@@ -84,11 +84,11 @@ def main(timing: bool, img: Path | None):
         import matplotlib
 
         matplotlib.use("Agg")
-        fig = curve.plot(y=list(SETS) + ["mean"])
-        fig.axes[0].set_ylabel("Spearman ×100")
-        fig.axes[0].set_title("GloVe 6B 50d: top-k principal components")
+        ax = curve.plot(y=list(SETS) + ["mean"])
+        ax.set_ylabel("Spearman ×100")
+        ax.set_title("GloVe 6B 50d: top-k principal components")
         img.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(img, dpi=80)
+        ax.figure.savefig(img, dpi=80)
         print(f"(figure: {img.relative_to(REPO)}, {img.stat().st_size // 1024} KB)\n")
 
     print("## T/M/B split (components 0–16 / 17–33 / 34–49)\n")

@@ -151,7 +151,7 @@ def to_numpy(x: Any) -> np.ndarray:
 
 def _cupy():
     if importlib.util.find_spec("cupy") is None:
-        raise RuntimeError(
+        raise ImportError(
             "device 'cuda' needs CuPy, which is not installed: pip install 'embgeo[gpu]' "
             "(CuPy for CUDA 12) on a machine with an NVIDIA GPU"
         )

@@ -88,7 +88,7 @@ class Table(Report):
         return pd.DataFrame(self.to_records(), columns=self.columns)
 
     def plot(self, ax=None, *, y: Sequence[str] | None = None, secondary: str | None = None):
-        """Plot numeric columns against ``self.x`` (matplotlib); returns the Figure.
+        """Plot numeric columns against ``self.x`` (matplotlib); returns the Axes drawn on.
 
         ``secondary`` names a column drawn on a right-hand axis (e.g. the cumulative variance).
         """
@@ -105,9 +105,7 @@ class Table(Report):
                  and all((isinstance(v, numbers.Real) and not isinstance(v, bool)) or v is None
                          for v in self.column(c))]
         if ax is None:
-            fig, ax = plt.subplots(figsize=(6, 4))
-        else:
-            fig = ax.figure
+            _, ax = plt.subplots(figsize=(6, 4))
         xs = self.column(x)
         for c in y:
             ax.plot(xs, [np.nan if v is None else v for v in self.column(c)], marker="o", ms=3, label=c)
@@ -123,8 +121,8 @@ class Table(Report):
         ax.legend(handles, labels, loc="lower right", fontsize="small")
         if self.title:
             ax.set_title(self.title)
-        fig.tight_layout()
-        return fig
+        ax.figure.tight_layout()
+        return ax
 
 
 # ------------------------------------------------------------------------- the fit
@@ -350,7 +348,7 @@ def cumulative_curve(e, step: int = 10, evaluate: Callable | None = None, *, dat
     profile : VarianceProfile, optional
         Reuse a fitted profile.
     plot : bool
-        Also return a matplotlib Figure (``(table, fig)``); or call ``table.plot()`` later.
+        Also return the matplotlib Axes of the figure (``(table, ax)``); or call ``table.plot()`` later.
 
     Returns
     -------

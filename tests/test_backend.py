@@ -60,7 +60,7 @@ def test_cuda_without_cupy_is_a_clear_error():
         pytest.skip("CuPy is installed here")
     except ImportError:
         pass
-    with pytest.raises(RuntimeError, match="CuPy"):
+    with pytest.raises(ImportError, match="CuPy"):
         backend.to_device(np.ones(2), "cuda")
     with pytest.raises(ValueError, match="device"):
         backend.to_device(np.ones(2), "tpu")
