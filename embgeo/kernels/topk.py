@@ -214,24 +214,11 @@ def init_heaps(n_rows, k, dtype=np.float32):
 
 
 @njit(cache=True, nogil=True)
-def finalize(heap_vals, heap_idx):
-    """Sort every heap best first, in place (score descending, column ascending on ties).
-
-    Serial. Small k (the usual 10–100): insertion sort, O(k²) with tiny constants; large k
-    (``_SORT_MIN_K`` and above, where k² dominated: 4 s for one row at k = 100k): two O(k log k)
-    sorts, by column and then stably by score. Neither relies on the heap order, so any producer
-    of (values, columns) rows may call it.
-    """
+def _insertion_sort_rows(heap_vals, heap_idx):
     q, k = heap_vals.shape
     for r in range(q):
         hv = heap_vals[r]
         hi = heap_idx[r]
-        if k >= _SORT_MIN_K:
-            by_col = np.argsort(hi)
-            order = by_col[np.argsort(-hv[by_col], kind="mergesort")]
-            hv[:] = hv[order]
-            hi[:] = hi[order]
-            continue
         for a in range(1, k):
             v = hv[a]
             i = hi[a]
@@ -242,6 +229,24 @@ def finalize(heap_vals, heap_idx):
                 b -= 1
             hv[b + 1] = v
             hi[b + 1] = i
+
+
+def finalize(heap_vals, heap_idx):
+    """Sort every heap best first, in place (score descending, column ascending on ties).
+
+    Small k (the usual 10–100): a compiled insertion sort, O(k²) with tiny constants; large k
+    (``_SORT_MIN_K`` and above, where k² dominated: 4 s for one row at k = 100k): NumPy's
+    O(k log k) lexsort. The large-k sort stays out of Numba because compiling Numba's
+    argsort implementations cost ~8 s of a fresh install's first search (issue 22), for a path
+    that the usual k never takes. Neither relies on the heap order, so any producer of
+    (values, columns) rows may call it.
+    """
+    if heap_vals.shape[1] < _SORT_MIN_K:
+        _insertion_sort_rows(heap_vals, heap_idx)
+        return
+    order = np.lexsort((heap_idx, -heap_vals), axis=-1)
+    heap_vals[...] = np.take_along_axis(heap_vals, order, axis=-1)
+    heap_idx[...] = np.take_along_axis(heap_idx, order, axis=-1)
 
 
 def topk_rows(S, k, ex_ptr=None, ex_idx=None, col0=0):
