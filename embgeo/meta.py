@@ -64,6 +64,7 @@ concatenation (Yin & Schütze 2016, "Learning Word Meta-Embeddings", ACL).
 from __future__ import annotations
 
 import logging
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -74,6 +75,7 @@ from .embeddings import Embeddings
 from .errors import NotFittedError
 from .linalg import gram, sym_power
 from .progress import progress_bar
+from .validation import renamed_parameter
 
 __all__ = ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"]
 
@@ -252,7 +254,7 @@ def _build_problem(obj, dims, d, *, on_gradient=None, hessian=True, retraction="
     return problem, tall
 
 
-def objective(sources, rotations, metric, C: float = 0.0, *, progress=None) -> float:
+def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metric=None) -> float:
     """Value of eq. 1 of Jawanpuria et al. (2020), summed over source pairs, via Gram matrices.
 
     ``Σ_{i<j} ‖X_iᵀ M_iᵀ B M_j X_j − I_n‖²_F + C‖B‖²_F`` with ``X_i = E_iᵀ`` (words in columns),
@@ -265,8 +267,10 @@ def objective(sources, rotations, metric, C: float = 0.0, *, progress=None) -> f
         Used as given (no normalisation); Embeddings are intersected first.
     rotations : list of arrays, shapes (dim, d_i)
         The maps ``M_i`` (e.g. ``GeometricMetaEmbedding.rotations_``).
-    metric : array, shape (dim, dim)
-        The symmetric positive-definite ``B``.
+    B : array, shape (dim, dim)
+        The symmetric positive-definite metric of the latent space (``metric_`` of a fitted
+        :class:`GeometricMetaEmbedding`). ``metric=`` is its deprecated spelling: in embgeo
+        ``metric`` names a search's similarity (cosine, dot, CSLS).
     C : float
         Regularisation weight.
 
@@ -274,11 +278,14 @@ def objective(sources, rotations, metric, C: float = 0.0, *, progress=None) -> f
     -------
     float
     """
+    B = renamed_parameter(B, metric, old="metric", new="B", where="objective")
+    if B is None:
+        raise TypeError("objective() needs the metric B (e.g. a fitted GeometricMetaEmbedding's metric_)")
     arrays, _ = _aligned_sources(sources)
     if len(rotations) != len(arrays):
         raise ValueError(f"{len(arrays)} sources but {len(rotations)} rotations")
     M = [np.asarray(backend.to_numpy(m), dtype=np.float64) for m in rotations]
-    B = np.asarray(backend.to_numpy(metric), dtype=np.float64)
+    B = np.asarray(backend.to_numpy(B), dtype=np.float64)
     for k, (m, X) in enumerate(zip(M, arrays)):
         if m.ndim != 2 or m.shape != (B.shape[0], X.shape[1]):
             raise ValueError(f"rotations[{k}] must have shape ({B.shape[0]}, {X.shape[1]}), got {m.shape}")
@@ -335,8 +342,9 @@ class GeometricMetaEmbedding(BaseEstimator):
         pymanopt's ``min_gradient_norm`` (Riemannian gradient norm at which to stop).
     random_state : int or numpy Generator, default 0
         Seeds the random orthonormal initial maps; the same seed gives the same fit.
-    verbosity : int, default 0
-        pymanopt's own printing (0 silent, 2 a row per iteration).
+    verbosity : int, optional
+        Deprecated (removed in the next release): pymanopt's own printing. embgeo reports the
+        cost per iteration through ``progress`` and, at DEBUG level, the ``embgeo.meta`` logger.
     progress : bool, optional
         Progress bar with the current cost (None follows :func:`embgeo.set_progress`).
 
@@ -373,7 +381,7 @@ class GeometricMetaEmbedding(BaseEstimator):
 
     def __init__(self, C: float = 1.0, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
                  dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
-                 init: str = "procrustes", tol: float = 1e-6, random_state=0, verbosity: int = 0,
+                 init: str = "procrustes", tol: float = 1e-6, random_state=0, verbosity: int | None = None,
                  progress=None):
         self.C = C
         self.kind = kind
@@ -389,6 +397,13 @@ class GeometricMetaEmbedding(BaseEstimator):
         self.progress = progress
 
     # ------------------------------------------------------------------ fitting
+    def _pymanopt_verbosity(self) -> int:
+        if self.verbosity is None:
+            return 0
+        warnings.warn("GeometricMetaEmbedding: 'verbosity' is deprecated and will be removed in the next release; "
+                      "use progress= or the 'embgeo.meta' logger at DEBUG level", DeprecationWarning, stacklevel=3)
+        return int(self.verbosity)
+
     def _check_params(self):
         if not np.isfinite(self.C) or self.C < 0:
             raise ValueError(f"C must be a non-negative number, got {self.C!r}")
@@ -454,7 +469,7 @@ class GeometricMetaEmbedding(BaseEstimator):
                                        hessian=self.solver == "trust-regions")
         k = len(dims)
         opts = dict(max_iterations=int(self.max_iterations), min_gradient_norm=float(self.tol),
-                    verbosity=int(self.verbosity), max_time=np.inf,
+                    verbosity=self._pymanopt_verbosity(), max_time=np.inf,
                     max_cost_evaluations=max(5000, 20 * int(self.max_iterations)))
         if self.solver == "cg":
             optimizer = pymanopt.optimizers.ConjugateGradient(**opts)

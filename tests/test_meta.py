@@ -430,3 +430,14 @@ def test_cost_gradient_and_transform_match_released_geo_meta_emb_code():
     np.testing.assert_allclose(gme.transform([g["X"], g["Z"]], kind="geo-conc"), g["conc"], atol=1e-12)
     gme.set_params(normalize_mapped=False)
     assert np.abs(gme.transform([g["X"], g["Z"]]) - g["avg"]).max() > 1e-2
+
+
+def test_retired_spellings_warn_and_still_work():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 4))
+    gme = GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=3).fit([X, X])
+    with pytest.warns(DeprecationWarning, match="'metric' parameter is renamed 'B'"):
+        old = objective([X, X], gme.rotations_, metric=gme.metric_)
+    assert old == objective([X, X], gme.rotations_, gme.metric_)
+    with pytest.warns(DeprecationWarning, match="verbosity"):
+        GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=2, verbosity=0).fit([X, X])
