@@ -28,8 +28,10 @@ _SUMMARY = {
     "bli": "bilingual lexicon induction: map source to target embeddings and score a test dictionary",
     "datasets": "list (and fetch) the registered datasets and vectors, and what is cached",
 }
-#: Exceptions that mean "bad input" rather than a bug: reported in one line.
-USER_ERRORS = (ValueError, KeyError, OSError, ImportError, LookupError, RuntimeError, EOFError, MemoryError)
+#: Exceptions that mean "bad input" rather than a bug: reported in one line. RuntimeError and
+#: MemoryError are not among them: they mean a bug or an exhausted machine, and their traceback
+#: is what a bug report needs.
+USER_ERRORS = (ValueError, KeyError, OSError, ImportError, LookupError, EOFError)
 
 
 class _Parser(argparse.ArgumentParser):

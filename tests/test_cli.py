@@ -216,3 +216,16 @@ def test_glove_end_to_end_with_python_m():
     # gensim's evaluate_word_analogies(restrict_vocab=30000) on the same vectors: 7393 / 14877
     assert rows["google-analogy"]["n"] == 14877
     assert rows["google-analogy"]["accuracy"] == pytest.approx(7393 / 14877)
+
+
+@pytest.mark.parametrize("error", [RuntimeError("a bug"), MemoryError()])
+def test_bugs_and_exhaustion_keep_their_traceback(monkeypatch, error):
+    """A RuntimeError or MemoryError is not a user's mistake: it propagates instead of one line."""
+    from embgeo.evaluate import cli as evaluate_cli
+
+    def fail(args):
+        raise error
+
+    monkeypatch.setattr(evaluate_cli, "run", fail)
+    with pytest.raises(type(error)):
+        cli.main(["evaluate"])
