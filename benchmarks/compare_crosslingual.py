@@ -247,10 +247,13 @@ def main():
     ap.add_argument("--whole-recipe", action="store_true",
                     help="only embgeo's whole semi_supervised recipe, to convergence (iterations, minutes, P@1)")
     ap.add_argument("--max-iter", type=int, default=None, help="with --whole-recipe: stop after this many iterations")
+    ap.add_argument("--seed-size", type=int, default=5000, choices=(5000, 3000, 1000, 500),
+                    help="training dictionary: the yacle en-fi file of this size (20 %% held out for validation)")
     args = ap.parse_args()
     en = embgeo.load("glove-6b-50d", limit=args.src_vocab)
     fi = embgeo.load(str(DATA / "vectors" / "fi.floret.300d.30k.vec.gz"))
-    pairs = read_dictionary(DATA / "bli" / "yacle.train.freq.5k.en-fi.tsv", lowercase=True)
+    size = {5000: "5k", 3000: "3k", 1000: "1k", 500: "500"}[args.seed_size]
+    pairs = read_dictionary(DATA / "bli" / f"yacle.train.freq.{size}.en-fi.tsv", lowercase=True)
     train, test = split_dictionary(pairs, 0.2)
     si = en.indices([p[0] for p in train], oov="mark")
     ti = fi.indices([p[1] for p in train], oov="mark")
