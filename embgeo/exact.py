@@ -42,11 +42,12 @@ _SELECTORS = ("auto", "numba", "argpartition")
 
 
 # ---------------------------------------------------------------------------- validation
-def _prepare(queries, database, metric, check_finite=True, database_inv=None):
+def _prepare(queries, database, metric, check_finite=True, database_inv=None, queries_inv=None):
     """Validate and align (queries, database); cosine gives the inverse row norms of both.
 
     Neither matrix is copied (beyond a dtype conversion of the queries): cosine scaling is
-    applied per tile, so a large or memory-mapped database stays where it is.
+    applied per tile, so a large or memory-mapped database stays where it is. Inverse norms
+    given by the caller are used as they are (their pass, and its finiteness check, is spared).
     """
     if metric not in _METRICS:
         raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
@@ -63,7 +64,8 @@ def _prepare(queries, database, metric, check_finite=True, database_inv=None):
     if queries.dtype != database.dtype:
         queries = xp.astype(queries, database.dtype)
     if metric == "cosine":
-        q_inv = inverse_norms(queries, "queries", check_finite=check_finite)
+        q_inv = xp.astype(xb.asarray(queries_inv, like=database), database.dtype) if queries_inv is not None \
+            else inverse_norms(queries, "queries", check_finite=check_finite)
         d_inv = database_inv if database_inv is not None else \
             inverse_norms(database, "database", check_finite=check_finite)
         return xp, queries, database, q_inv, d_inv
@@ -496,9 +498,15 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     -------
     r : array of float64, shape (q,)
     """
-    scores, _ = topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
-                     progress=progress, selector=selector, n_jobs=n_jobs)
-    return _row_means(scores)
+    if exclude is not None:
+        scores, _ = topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
+                         progress=progress, selector=selector, n_jobs=n_jobs)
+        return _row_means(scores)
+    # no exclusions: chunks of queries, so that the lists of a whole vocabulary never exist at once
+    xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric)
+    k = check_k(k, D.shape[0])
+    return _mean_topk(xp, Q, D, k, q_inv, d_inv, "k-NN mean",
+                      dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs))
 
 
 def _row_means(scores):
@@ -588,9 +596,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs)
     if r_database is None:
         if source is not None:
-            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv)
-            if source_inv is not None:
-                s_inv = xp.astype(xb.asarray(source_inv, like=D), D.dtype)
+            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, queries_inv=source_inv)
         else:
             S_, s_inv = Q, q_inv
         if S_.shape[0] == 0:

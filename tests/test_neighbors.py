@@ -607,3 +607,43 @@ def test_large_k_lists_equal_a_lexsort_with_ties(rng, k):
         order = np.lexsort((np.arange(D.shape[0]), -S[r]))[:k]
         np.testing.assert_array_equal(i[r], order)
         np.testing.assert_array_equal(s[r], S[r, order].astype(np.float32))
+
+
+def test_csls_honours_a_given_source_inv(rng, monkeypatch):
+    """Issue 22: csls_topk re-normed its source even when ``source_inv`` was given, then threw it away."""
+    from embgeo import exact, linalg
+
+    T = rng.standard_normal((300, 8)).astype(np.float32)
+    S = rng.standard_normal((200, 8)).astype(np.float32)
+    Q = S[:5]
+    s_inv = linalg.inverse_norms(S)
+    ref = nb.csls_topk(Q, T, 4, csls_knn=3, source=S)
+    seen = []
+    real = exact.inverse_norms
+
+    def spy(X, name="database", **kw):
+        seen.append((name, X.shape[0]))
+        return real(X, name, **kw)
+
+    monkeypatch.setattr(exact, "inverse_norms", spy)
+    got = nb.csls_topk(Q, T, 4, csls_knn=3, source=S, source_inv=s_inv)
+    assert ("queries", S.shape[0]) not in seen, seen  # the source's pass is spared
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_word_query_csls_keeps_r_of_the_vocabulary_and_equals_the_uncached_search(rng, monkeypatch):
+    words = [f"w{i}" for i in range(400)]
+    e = embgeo.Embeddings(words, rng.standard_normal((400, 6)).astype(np.float32))
+    ref = nb.csls_topk(e[["w3", "w7"]], e.vectors, 5, csls_knn=4, source=e.vectors, exclude=[3, 7])
+    first = e.neighbors(["w3", "w7"], k=5, metric="csls", csls_knn=4)
+    calls = []
+    real = nb.exact.knn_mean_similarity
+    monkeypatch.setattr(nb.exact, "knn_mean_similarity", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    again = e.neighbors(["w1"], k=5, metric="csls", csls_knn=4)
+    assert calls == []  # r_S of the vocabulary was kept with e
+    e.neighbors(["w1"], k=5, metric="csls", csls_knn=6)
+    assert calls == [1]  # another csls_knn is another r_S
+    np.testing.assert_array_equal(first[0], ref[0])
+    np.testing.assert_array_equal(first[1], ref[1])
+    assert again[1].shape == (1, 5)
