@@ -1012,7 +1012,7 @@ class Mapper(BaseEstimator):
             from .rcsls import rcsls
 
             W = rcsls(backend.to_numpy(X), backend.to_numpy(Z), np.asarray(backend.to_numpy(si)),
-                      np.asarray(backend.to_numpy(ti)), csls_knn=int(self.csls_knn or 10), random_state=self.random_state)
+                      np.asarray(backend.to_numpy(ti)), csls_knn=self._csls_knn() or 10, random_state=self.random_state)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))

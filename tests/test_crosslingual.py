@@ -877,3 +877,15 @@ def test_mapper_rcsls_is_rcsls_on_the_normalised_spaces_and_its_dictionary(rng):
 def test_mapper_rejects_an_unknown_mapping():
     with pytest.raises(ValueError, match="rcsls"):
         Mapper(mapping="procrustes")._check_params()
+
+
+def test_rcsls_mapping_takes_csls_knn_through_its_deprecated_alias_too(rng):
+    """Issue 22: mapping="rcsls" read csls_knn directly and ignored csls_neighborhood=."""
+    src, tgt, _ = _pair(rng, n=300, d=8, noise=0.3)
+    pairs = [(f"s{i}", f"t{i}") for i in range(150)]
+    new = Mapper.from_recipe("rcsls", csls_knn=3, random_state=0).fit(src, tgt, pairs)
+    with pytest.warns(DeprecationWarning, match="csls_knn"):
+        old = Mapper.from_recipe("rcsls", csls_knn=None, csls_neighborhood=3, random_state=0).fit(src, tgt, pairs)
+    default = Mapper.from_recipe("rcsls", random_state=0).fit(src, tgt, pairs)
+    np.testing.assert_array_equal(np.asarray(old.src_transform_), np.asarray(new.src_transform_))
+    assert not np.array_equal(np.asarray(default.src_transform_), np.asarray(new.src_transform_))
