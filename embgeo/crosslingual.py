@@ -43,6 +43,7 @@ from .normalize import normalize as _normalize_rows
 from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                           similarity_order_transform, whitening_transform)
 from .progress import progress_bar
+from .validation import renamed_parameter
 
 __all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary",
@@ -266,9 +267,9 @@ def _dictionary_rows(X, Z, pairs, check_finite=True):
 
 
 # ---------------------------------------------------------------------------------- retrieval
-def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_knn: int = 10,
-                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
-    """Query and target factors whose dot product ranks targets like ``method`` does.
+def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
+                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
+    """Query and target factors whose dot product ranks targets like ``retrieval`` does.
 
     Every supported score is s(x, y) = a·cos(x, y) − c(y) + const(x), so it is the inner product
     of [a·x̂, 1] with [ŷ, −c(y)]:
@@ -287,7 +288,7 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     Raises
     ------
     ValueError
-        Unknown ``method``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
+        Unknown ``retrieval``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
         dimensions that disagree.
 
     Returns
@@ -295,12 +296,13 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
     Qa : array (q, d + 1)
     Ta : array (n_t, d + 1)
     """
-    if method not in ("nn", "csls", "isf"):
-        raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {method!r}")
-    if method != "nn" and source is None:
-        raise ValueError(f"method={method!r} needs source=, the mapped source vocabulary its "
+    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieval_factors")
+    if retrieval not in ("nn", "csls", "isf"):
+        raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {retrieval!r}")
+    if retrieval != "nn" and source is None:
+        raise ValueError(f"retrieval={retrieval!r} needs source=, the mapped source vocabulary its "
                          "hubness correction runs over (e.g. the whole mapped source space)")
-    if method == "csls" and int(csls_knn) < 1:
+    if retrieval == "csls" and int(csls_knn) < 1:
         raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
     T = normalize(backend.check_matrix(target, "target"), "unit")
     xp = backend.get_namespace(T)
@@ -316,9 +318,9 @@ def retrieval_factors(queries, target, method: str = "nn", *, source=None, csls_
         if S.shape[1] != T.shape[1]:
             raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
         S = normalize(xp.astype(S, T.dtype), "unit")
-    if method == "nn":
+    if retrieval == "nn":
         a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
-    elif method == "csls":
+    elif retrieval == "csls":
         a = 2.0
         c = knn_mean_similarity(T, S, min(int(csls_knn), S.shape[0]), metric="dot",
                                 memory_budget=memory_budget, progress=progress)
@@ -349,8 +351,8 @@ def _log_partition(T, S, beta, memory_budget, progress):
     return xp.concat(out, axis=0)
 
 
-def retrieve(queries, target, k: int = 10, method: str = "nn", *, source=None, csls_knn: int = 10,
-             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
+def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
+             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
     """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
 
     See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
@@ -362,7 +364,8 @@ def retrieve(queries, target, k: int = 10, method: str = "nn", *, source=None, c
     scores, indices : arrays (q, k)
         Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``).
     """
-    Qa, Ta = retrieval_factors(queries, target, method, source=source, csls_knn=csls_knn,
+    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieve")
+    Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
                                isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
     return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)
 

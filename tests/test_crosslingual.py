@@ -199,21 +199,21 @@ def test_csls_and_isf_need_the_source_vocabulary_not_the_queries(rng):
     q = Z[537] + 0.05 * rng.standard_normal(20).astype(np.float32)
     for method in ("csls", "isf"):
         with pytest.raises(ValueError, match="source"):
-            retrieve(q, Z, k=5, method=method)
+            retrieve(q, Z, k=5, retrieval=method)
         with pytest.raises(ValueError, match="source"):
             retrieval_factors(q, Z, method)
-        _, idx = retrieve(q, Z, k=5, method=method, source=Z)
+        _, idx = retrieve(q, Z, k=5, retrieval=method, source=Z)
         assert idx[0, 0] == 537
-    _, idx = retrieve(q, Z, k=5, method="nn")  # NN needs no source
+    _, idx = retrieve(q, Z, k=5, retrieval="nn")  # NN needs no source
     assert idx[0, 0] == 537
     with pytest.raises(ValueError, match="csls_knn"):
-        retrieve(q, Z, k=5, method="csls", source=Z, csls_knn=0)
+        retrieve(q, Z, k=5, retrieval="csls", source=Z, csls_knn=0)
     with pytest.raises(ValueError, match="source has dimension"):
-        retrieve(q, Z, k=5, method="isf", source=Z[:, :5])
+        retrieve(q, Z, k=5, retrieval="isf", source=Z[:, :5])
     bad = Z.copy()
     bad[12, 3] = np.nan
     with pytest.raises(ValueError, match="source holds NaN.*row 12"):
-        retrieve(q, Z, k=5, method="csls", source=bad)
+        retrieve(q, Z, k=5, retrieval="csls", source=bad)
 
 
 # ---------------------------------------------------------------------- dictionary induction
@@ -889,3 +889,11 @@ def test_rcsls_mapping_takes_csls_knn_through_its_deprecated_alias_too(rng):
     default = Mapper.from_recipe("rcsls", random_state=0).fit(src, tgt, pairs)
     np.testing.assert_array_equal(np.asarray(old.src_transform_), np.asarray(new.src_transform_))
     assert not np.array_equal(np.asarray(default.src_transform_), np.asarray(new.src_transform_))
+
+
+def test_retrieval_is_the_one_name_of_the_retrieval_method(rng):
+    Z = rng.standard_normal((50, 6)).astype(np.float32)
+    with pytest.warns(DeprecationWarning, match="'method' parameter is renamed 'retrieval'"):
+        old = retrieve(Z[:4], Z, k=3, method="csls", source=Z)
+    new = retrieve(Z[:4], Z, k=3, retrieval="csls", source=Z)
+    np.testing.assert_array_equal(old[1], new[1])
