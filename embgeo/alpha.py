@@ -95,13 +95,8 @@ def _beta(alpha: float) -> float:
     return (1.0 - float(alpha)) / 2.0
 
 
-def _geometry(geometry, metric=None, *, what: str = "geometry", allow_bool: bool = False):
-    """The geometry name, accepting the deprecated ``metric=`` keyword and "F"/"I" spellings."""
-    if metric is not None:
-        warnings.warn("metric= is deprecated in embgeo.alpha (the glossary keeps `metric` for "
-                      "neighbour-search scores); use geometry='fisher' or 'euclidean'",
-                      DeprecationWarning, stacklevel=3)
-        geometry = metric
+def _geometry(geometry, *, what: str = "geometry", allow_bool: bool = False):
+    """The geometry name, accepting the deprecated "F"/"I" spellings."""
     if allow_bool and isinstance(geometry, (bool, np.bool_)):
         return bool(geometry)
     if geometry in _OLD_GEOMETRY:
@@ -529,7 +524,7 @@ class AlphaEmbeddings:
             α is NaN or +∞, or α = −∞ without ``normalize`` (W^α has no limit then, only its
             direction has: α = −∞ with ``normalize`` gives ``limit(top=1)``, eq. 9, as the sweeps do).
         """
-        geometry = _geometry(geometry, metric)
+        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.alpha_vectors"))
         normalize = _normalization(normalize, geometry)
         a = _check_alpha(alpha, normalize)
         rows = self._rows(words)
@@ -561,7 +556,7 @@ class AlphaEmbeddings:
         progress : bool, optional
         metric : deprecated alias of ``geometry``.
         """
-        geometry = _geometry(geometry, metric)
+        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.embed"))
         rows = self._rows(words)
         Y = self.alpha_vectors(alpha, words, geometry=geometry, normalize=normalize, progress=progress)
         return self._to_embeddings(Y, rows, dtype_out)
@@ -599,7 +594,7 @@ class AlphaEmbeddings:
             As in :meth:`alpha_vectors` (default True: only the direction has a limit).
         metric : deprecated alias of ``geometry``.
         """
-        geometry = _geometry(geometry, metric)
+        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.limit"))
         normalize = _normalization(normalize, geometry)
         top = int(top)
         if top < 1 or top > len(self):
@@ -638,7 +633,7 @@ class AlphaEmbeddings:
 
     def similarity(self, w1: str, w2: str, alpha: float, geometry: str = "fisher", *, metric=None) -> float:
         """Cosine of W^α(w1) and W^α(w2) in ``geometry`` (eq. 5); computes only the two rows."""
-        geometry = _geometry(geometry, metric)
+        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.similarity"))
         Y = self.alpha_vectors(alpha, [w1, w2], geometry=geometry, normalize=True, progress=False)
         Y = backend.to_numpy(Y)
         return float(np.dot(Y[0], Y[1]))
@@ -972,11 +967,6 @@ def _as_model(model, p0, variant, kwargs) -> AlphaEmbeddings:
     return AlphaEmbeddings(model, **opts)
 
 
-def _random_state(random_state, seed):
-    return np.random.default_rng(renamed_parameter(random_state, seed, old="seed", new="random_state",
-                                                   where="embgeo.alpha", stacklevel=3))
-
-
 def _pyplot():
     try:
         import matplotlib.pyplot as plt
@@ -1169,10 +1159,11 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     """
     from scipy.stats import spearmanr
 
-    geometry = _geometry(geometry, metric)
+    geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="alpha_sweep"))
     normalize = _normalization(normalize, geometry)
     grid, folds, top = _check_grid(alphas, folds, top)
-    rng = _random_state(random_state, seed)
+    rng = np.random.default_rng(renamed_parameter(random_state, seed, old="seed", new="random_state",
+                                                  where="alpha_sweep"))
     model = _as_model(model, p0, variant, kwargs)
     w1, w2, scores, name = _pairs(benchmark, lowercase)
     look = _looker(model, lowercase)

@@ -793,7 +793,7 @@ class Mapper(BaseEstimator):
                  direction="union", csls_knn=0, threshold=1e-6, stochastic_initial=0.1,
                  stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
                  pca=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False, csls_neighborhood=None, refinement="vecmap"):
+                 verbose=False, refinement="vecmap", *, csls_neighborhood=None):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -839,13 +839,8 @@ class Mapper(BaseEstimator):
 
     # ----------------------------------------------------------------- validation
     def _csls_knn(self) -> int:
-        if self.csls_neighborhood is not None:
-            import warnings
-
-            warnings.warn("Mapper(csls_neighborhood=...) is deprecated: use csls_knn=...",
-                          DeprecationWarning, stacklevel=3)
-            return int(self.csls_neighborhood)
-        return int(self.csls_knn or 0)
+        return int(renamed_parameter(self.csls_knn, self.csls_neighborhood, old="csls_neighborhood",
+                                     new="csls_knn", where="Mapper", stacklevel=3) or 0)
 
     def _check_params(self):
         if self.mapping not in ("advanced", "orthogonal", "unconstrained", "rcsls"):

@@ -381,8 +381,8 @@ class GeometricMetaEmbedding(BaseEstimator):
 
     def __init__(self, C: float = 1.0, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
                  dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
-                 init: str = "procrustes", tol: float = 1e-6, random_state=0, verbosity: int | None = None,
-                 progress=None):
+                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None, *,
+                 verbosity: int | None = None):
         self.C = C
         self.kind = kind
         self.solver = solver

@@ -35,6 +35,7 @@ from ..crosslingual import Mapper, retrieval_factors
 from ..datasets import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..progress import progress_bar
+from ..validation import renamed_parameter
 
 __all__ = ["bli", "BLIResult", "read_dictionary", "split_dictionary", "group_dictionary", "gold_ranks",
            "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
@@ -273,10 +274,8 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     """
     from .. import distributed as dd  # lazily: embgeo.distributed must not import the evaluators
 
-    if metric is not None:
-        warnings.warn("postproc_grid_search(metric=...) is deprecated: use criterion=... "
-                      "('metric' names neighbour-search scores in embgeo)", DeprecationWarning, stacklevel=2)
-        criterion = metric
+    # 'metric' names a search's similarity in embgeo; the score a grid cell maximises is its criterion
+    criterion = renamed_parameter(criterion, metric, old="metric", new="criterion", where="postproc_grid_search")
     if criterion not in ("MRR", "P@1", "P@5", "P@10"):
         raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
     base = mapper if mapper is not None else Mapper()
