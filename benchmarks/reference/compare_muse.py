@@ -135,8 +135,8 @@ def main(argv=None) -> int:
           f"{last['precision_at_1-csls_knn_10']:8.2f}% {m_seconds:8.1f}")
     print(f"{'MUSE supervised.py, best round (its choice)':44s} {best['precision_at_1-nn']:7.2f}% "
           f"{best['precision_at_1-csls_knn_10']:8.2f}% {'':>8s}")
-    print(f"{'embgeo Mapper.from_recipe(\"muse\"), last round':44s} {100 * e_nn:7.2f}% {100 * e_csls:8.2f}% "
-          f"{e_total:8.1f}")
+    name = 'embgeo Mapper.from_recipe("muse"), last round'
+    print(f"{name:44s} {100 * e_nn:7.2f}% {100 * e_csls:8.2f}% {e_total:8.1f}")
     print(f"\nseconds: MUSE (process: loading, 6 Procrustes, 5 dictionaries, 6 evaluations) / embgeo (fit + "
           f"the two evaluations) = {m_seconds / e_total:.1f}x; embgeo fit alone {e_fit:.1f} s")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
