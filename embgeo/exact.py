@@ -42,11 +42,12 @@ _SELECTORS = ("auto", "numba", "argpartition")
 
 
 # ---------------------------------------------------------------------------- validation
-def _prepare(queries, database, metric, check_finite=True, database_inv=None):
+def _prepare(queries, database, metric, check_finite=True, database_inv=None, queries_inv=None):
     """Validate and align (queries, database); cosine gives the inverse row norms of both.
 
     Neither matrix is copied (beyond a dtype conversion of the queries): cosine scaling is
-    applied per tile, so a large or memory-mapped database stays where it is.
+    applied per tile, so a large or memory-mapped database stays where it is. Inverse norms
+    given for a side are used as they are, without a pass over that side.
     """
     if metric not in _METRICS:
         raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
@@ -63,7 +64,8 @@ def _prepare(queries, database, metric, check_finite=True, database_inv=None):
     if queries.dtype != database.dtype:
         queries = xp.astype(queries, database.dtype)
     if metric == "cosine":
-        q_inv = inverse_norms(queries, "queries", check_finite=check_finite)
+        q_inv = xp.astype(xb.asarray(queries_inv, like=database), database.dtype) if queries_inv is not None \
+            else inverse_norms(queries, "queries", check_finite=check_finite)
         d_inv = database_inv if database_inv is not None else \
             inverse_norms(database, "database", check_finite=check_finite)
         return xp, queries, database, q_inv, d_inv
@@ -588,9 +590,9 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs)
     if r_database is None:
         if source is not None:
-            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv)
-            if source_inv is not None:
-                s_inv = xp.astype(xb.asarray(source_inv, like=D), D.dtype)
+            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, queries_inv=source_inv)
+            if s_inv.shape != (S_.shape[0],):
+                raise ValueError(f"source_inv must have shape ({S_.shape[0]},), got {tuple(s_inv.shape)}")
         else:
             S_, s_inv = Q, q_inv
         if S_.shape[0] == 0:

@@ -227,6 +227,46 @@ def test_csls_bad_r_shapes_and_knn(rng):
         nb.csls_topk(T[:3], T, 2, csls_knn=0)
 
 
+
+def _count_norm_passes(monkeypatch):
+    """Row counts of every inverse-norm pass the local engine makes from now on."""
+    from embgeo import exact
+
+    seen, real = [], exact.inverse_norms
+
+    def spy(X, *args, **kwargs):
+        seen.append(X.shape[0])
+        return real(X, *args, **kwargs)
+
+    monkeypatch.setattr(exact, "inverse_norms", spy)
+    return seen
+
+
+def test_csls_given_source_inv_makes_no_norm_pass_over_the_source(rng, monkeypatch):
+    S = rng.standard_normal((230, 10)).astype(np.float32)   # whole mapped source vocabulary
+    T = rng.standard_normal((400, 10)).astype(np.float32)
+    Q = S[:25]
+    ref = nb.csls_topk(Q, T, 5, csls_knn=7, source=S)
+    s_inv = nb.inverse_norms(S, "source")
+    seen = _count_norm_passes(monkeypatch)
+    got = nb.csls_topk(Q, T, 5, csls_knn=7, source=S, source_inv=s_inv)
+    assert 230 not in seen  # issue 22: the source's norms were computed and then thrown away
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    with pytest.raises(ValueError, match="source_inv must have shape"):
+        nb.csls_topk(Q, T, 5, csls_knn=7, source=S, source_inv=s_inv[:-1])
+
+
+def test_word_query_csls_search_makes_one_norm_pass_for_the_queries_only(small_embeddings, monkeypatch):
+    e = small_embeddings
+    ref = nb.search(e, ["w3", "w40", "w7"], k=4, metric="csls", csls_knn=5)  # caches e's inverse norms
+    seen = _count_norm_passes(monkeypatch)
+    got = nb.search(e, ["w3", "w40", "w7"], k=4, metric="csls", csls_knn=5)
+    assert seen == [3]
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+
+
 # ---------------------------------------------------------------------------------- FAISS
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
 def test_faiss_flat_agrees_with_exact(data, metric):
