@@ -6,7 +6,7 @@ Two ideas, one kernel (:func:`embgeo.kernels.screen.screened_block`):
 dot product of the (unit, for cosine) float32 query with the raw database row, times the row's
 inverse norm, rounded once to the database dtype (:func:`embgeo.kernels.screen.canonical_dot`).
 A score thus never depends on the tile, the thread or the shard its row was in: a search over row
-shards (``topk(..., offset=)`` per shard, merged by :func:`embgeo.ranking.merge_topk`) returns
+shards (``topk(..., offset=)`` per shard, merged by :func:`~embgeo.neighbors.merge_topk`) returns
 bit-identical scores and order to a search over the whole database.
 
 **Screening.** Rotate the database rows y (unit rows for cosine) onto the eigenvectors V of YᵀY
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import backend as xb
-from .blocking import block_rows, run_blocks, tile_shape
+from .. import backend as xb
+from ..blocking import block_rows, run_blocks, tile_shape
 
 __all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
            "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
@@ -364,8 +364,8 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     -------
     scores, indices : arrays (q, k), best first, ties to the lower row
     """
-    from .kernels import screen as KS
-    from .kernels import topk as K
+    from ..kernels import screen as KS
+    from ..kernels import topk as K
 
     Q, D = np.asarray(Q), np.asarray(D)
     n, d = D.shape

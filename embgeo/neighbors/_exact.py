@@ -1,8 +1,8 @@
 """The local exact search engine: blocked k-nearest neighbours over one machine's arrays (cosine, dot, CSLS).
 
 The array-level engine behind :mod:`embgeo.neighbors` (the public façade, which also dispatches
-to FAISS and Dask) and behind :mod:`embgeo.distributed` (which runs it on each shard, hence
-``offset=``). Every search returns the FAISS pair ``(scores, indices)``, both shaped
+to FAISS and Dask) and behind the package's Dask engine (``_dask``, which runs it on each shard,
+hence ``offset=``). Every search returns the FAISS pair ``(scores, indices)``, both shaped
 (n_queries, k), best first, ties broken towards the lower database row.
 
 How the exact search runs on NumPy arrays: scores are computed by a float32 GEMM one *tile*
@@ -10,7 +10,7 @@ How the exact search runs on NumPy arrays: scores are computed by a float32 GEMM
 running per-query heaps by a Numba kernel (:mod:`embgeo.kernels.topk`; for cosine and dot
 :mod:`embgeo.kernels.screen`, which rescores every pair that can enter a heap by one fixed-order
 dot product, so that scores do not depend on the tiling or sharding, and which can screen with a
-rotation index: :mod:`embgeo.screening`). A tile stays in cache
+rotation index: ``_screening``). A tile stays in cache
 between the GEMM that writes it and the kernel that reads it, so neither the n_queries × n_words
 matrix nor even one full block row of it is ever written to memory. Blocks of queries run on
 ``n_jobs`` Python threads, each with a single-threaded BLAS (the GEMM and the kernel both
@@ -25,15 +25,16 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from . import backend as xb
-from .blocking import DEFAULT_MEMORY_BUDGET, TILE_ROWS, block_rows, run_blocks, tile_shape
-from .blocking import n_jobs as default_n_jobs
-from .progress import progress_bar
-from .linalg import inverse_norms
-from .validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
+from .. import backend as xb
+from ..blocking import DEFAULT_MEMORY_BUDGET, TILE_ROWS, block_rows, run_blocks, tile_shape
+from ..blocking import n_jobs as default_n_jobs
+from ..progress import progress_bar
+from ..linalg import inverse_norms
+from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
+from ._screening import resolve_index, screened_topk
 
-__all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "mask_excluded",
-           "block_rows", "inverse_norms", "prepared_topk", "check_csls_knn", "DEFAULT_MEMORY_BUDGET"]
+__all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "prepared_topk",
+           "check_csls_knn"]
 
 _METRICS = ("cosine", "dot")
 _SELECTORS = ("auto", "numba", "argpartition")
@@ -127,7 +128,7 @@ def select_topk(S, k: int, exclude=None):
     ex = exclusion_csr(exclude, n_rows, n_cols)
     k = check_k(k, n_cols - max_excluded(ex))
     if xb.is_numpy(S):
-        from .kernels.topk import topk_rows
+        from ..kernels.topk import topk_rows
 
         return topk_rows(S, k, *(ex if ex is not None else (None, None)))
     xp = xb.get_namespace(S)
@@ -180,7 +181,7 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
     (``q_inv``), and database columns are scaled inside the tile (``d_inv``). A memory-mapped
     ``D`` is thus read tile by tile, and extra memory stays within the tiles and the heaps.
     """
-    from .kernels import topk as K
+    from ..kernels import topk as K
 
     n, nq = D.shape[0], Q.shape[0]
     Q, D = np.asarray(Q), np.asarray(D)  # a np.memmap becomes a plain view (Numba types it)
@@ -232,19 +233,15 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
     if (xb.is_numpy(D) and selector in ("auto", "numba") and (col_bias is None) == (scale is None)
             and (col_bias is None or d_inv is not None) and D.flags.c_contiguous
             and D.dtype in (np.float32, np.float64)):
-        # canonical scores (embgeo.screening): the same scores whatever the tiling or sharding,
+        # canonical scores (_screening): the same scores whatever the tiling or sharding,
         # screened by a rotation index when one is given (screen=)
-        from . import screening
-
-        index = screening.resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k,
-                                        memory_budget)
+        index = resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k, memory_budget)
         n_jobs = default_n_jobs(n_jobs)
         if col_bias is not None:  # CSLS: canonical scores, unscreened
-            return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, None, memory_budget=memory_budget,
-                                           progress=progress, n_jobs=n_jobs, desc=desc, scale=scale,
-                                           col_bias=np.asarray(col_bias))
-        return screening.screened_topk(Q, D, k, ex, q_inv, d_inv, index, memory_budget=memory_budget,
-                                       progress=progress, n_jobs=n_jobs, desc=desc, scale=scale)
+            return screened_topk(Q, D, k, ex, q_inv, d_inv, None, memory_budget=memory_budget, progress=progress,
+                                 n_jobs=n_jobs, desc=desc, scale=scale, col_bias=np.asarray(col_bias))
+        return screened_topk(Q, D, k, ex, q_inv, d_inv, index, memory_budget=memory_budget, progress=progress,
+                             n_jobs=n_jobs, desc=desc, scale=scale)
     if xb.is_numpy(D) and selector in ("auto", "numba"):
         return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv)
     return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale, q_inv, d_inv)
@@ -305,7 +302,7 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
                        memory_budget=memory_budget, progress=progress, n_jobs=n_jobs)
     import threading
 
-    from .kernels import topk as K
+    from ..kernels import topk as K
 
     X = np.asarray(X)
     inv = np.ones(n, X.dtype) if inv is None else np.ascontiguousarray(inv, dtype=X.dtype)
@@ -351,9 +348,9 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
 
     On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba") every returned score is
     *canonical*: one fixed-order float64 dot product of the (unit) query with the database row,
-    times the row's inverse norm, rounded once to the database dtype (:mod:`embgeo.screening`).
+    times the row's inverse norm, rounded once to the database dtype (``_screening``).
     So scores and order do not depend on the tiling, the threads or a split of the database into
-    shards (``offset=`` + :func:`embgeo.ranking.merge_topk` gives bit-identical results).
+    shards (``offset=`` + :func:`~embgeo.neighbors.merge_topk` gives bit-identical results).
     With ``screen=``, a width-(r+1) GEMM of rigorous upper bounds (a rotation index) prunes the
     pairs that cannot enter a top-k list, with the same result as without screening.
 
@@ -392,12 +389,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         ``database`` is rows ``offset …`` of a larger matrix (a shard): returned indices are
         rows of the larger matrix, and ``exclude`` is given in them too (rows outside the shard
         are ignored, not refused). Shards' results combine with
-        :func:`embgeo.ranking.merge_topk`; ``k`` must still fit the shard.
+        :func:`~embgeo.neighbors.merge_topk`; ``k`` must still fit the shard.
     screen : bool or ScreenIndex, optional
-        The screened search (:mod:`embgeo.screening`): a prebuilt
-        :class:`~embgeo.screening.ScreenIndex` of ``database`` (e.g.
-        :func:`embgeo.screening.cached_index` of an Embeddings), True to build one for this
-        call, or None/False (default) for none. Results do not depend on it.
+        The screened search (``_screening``): a prebuilt ``ScreenIndex`` of ``database`` (e.g.
+        ``_screening.cached_index`` of an Embeddings), True to build one for this call, or
+        None/False (default) for none. Results do not depend on it.
 
     Returns
     -------

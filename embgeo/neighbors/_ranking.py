@@ -1,14 +1,14 @@
 """Merging ranked lists: the one place where per-shard top-k lists become one.
 
-Exact search over row shards (threads, :mod:`embgeo.distributed` workers, or an approximate index
-returning padded lists) merges its partial top-k lists here, in the order every embgeo search
+Exact search over row shards (threads, the Dask workers of ``backend="dask"``, or an approximate
+index returning padded lists) merges its partial top-k lists here, in the order every embgeo search
 uses: score descending, equal scores by the lower id, padding last.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import backend as xb
+from .. import backend as xb
 
 __all__ = ["merge_topk"]
 
@@ -16,7 +16,7 @@ __all__ = ["merge_topk"]
 def merge_topk(parts, k: int | None = None):
     """Merge top-k lists of the same queries over disjoint database shards into one.
 
-    For sharded search (e.g. :mod:`embgeo.distributed`): each shard is searched with
+    For sharded search (e.g. ``backend="dask"``): each shard is searched with
     :func:`topk` (``offset=`` its first row, so ids are global) and the lists are merged here.
     The order is :func:`topk`'s: score descending, equal scores by the lower id, so the merge
     equals a search over the whole database whatever the sharding. Padding slots (score

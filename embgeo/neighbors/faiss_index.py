@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from . import backend as xb
-from .atomic import atomic_path
-from .validation import check_k, exclusion_csr, max_excluded
+from .. import backend as xb
+from ..atomic import atomic_path
+from ..validation import check_k, exclusion_csr, max_excluded
 
 __all__ = ["FaissIndex", "faiss_search", "cached_index"]
 
@@ -63,7 +63,7 @@ def _as_float32(X, name, dim=None):
 
 
 def _unit(X):
-    from .normalize import normalize  # float64 accumulation; zero rows stay zero
+    from ..normalize import normalize  # float64 accumulation; zero rows stay zero
 
     return np.ascontiguousarray(normalize(X, "unit"), dtype=np.float32)
 
