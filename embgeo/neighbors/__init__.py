@@ -455,7 +455,7 @@ def most_similar(e, positive=(), negative=(), topn: int | None = 10, restrict_vo
     return [(e.words[j], float(v)) for v, j in zip(s, i)]
 
 
-def _all_cosines(xp, query, D, d_inv, block=1 << 16):
+def _all_cosines(xp, query, D, d_inv, block=blocking.PASS_ROWS):
     """Cosines of one unit query to every row of ``D``, a block of rows at a time."""
     n = D.shape[0]
     parts = [(D[s:min(s + block, n), ...] @ query[0, ...]) * d_inv[s:min(s + block, n), ...]

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import DEFAULT_MEMORY_BUDGET, TILE_ROWS, block_rows, run_blocks, tile_shape
+from ..blocking import TILE_ROWS, block_rows, budget_bytes, run_blocks, tile_shape
 from ..blocking import n_jobs as default_n_jobs
 from ..progress import progress_bar
 from ..linalg import inverse_norms
@@ -465,9 +465,8 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
     Chunks keep the heaps (12 bytes per query and neighbour) within the memory budget when the
     queries are a whole vocabulary (r_S).
     """
-    budget = DEFAULT_MEMORY_BUDGET if opts.get("memory_budget") is None else int(opts["memory_budget"])
     nq = Q.shape[0]
-    chunk = max(TILE_ROWS * default_n_jobs(), budget // (24 * k))
+    chunk = max(TILE_ROWS * default_n_jobs(), budget_bytes(opts.get("memory_budget")) // (24 * k))
     parts = []
     for s in range(0, nq, chunk):
         e = min(s + chunk, nq)

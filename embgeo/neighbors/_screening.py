@@ -33,13 +33,13 @@ The plain (unscreened) path is the same kernel with the plain float32 scores as 
 from __future__ import annotations
 
 import math
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import block_rows, run_blocks, tile_shape
+from ..blocking import block_rows, budget_bytes, n_jobs as default_n_jobs, run_blocks, tile_shape
+from ..linalg import derived, inverse_norms
 
 __all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
            "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
@@ -154,8 +154,9 @@ class ScreenIndex:
 
 
 def _row_blocks(n: int, width: int, memory_budget: int | None):
-    # a float64 block and about three temporaries of its size: 32 bytes a value
-    step = block_rows(width, 32, 64 * 2**20 if memory_budget is None else max(1, int(memory_budget)), minimum=256)
+    # a float64 block and about three temporaries of its size: 32 bytes a value, in a quarter of the
+    # budget (64 MiB by default): screen=True builds the index inside a search's own budget
+    step = block_rows(width, 32, budget_bytes(memory_budget) // 4, minimum=256)
     return [(s, min(s + step, n)) for s in range(0, n, step)]
 
 
@@ -205,7 +206,8 @@ def build_index(X, metric: str = "cosine", inv=None, *, rank: int | None = None,
         score over all of ``X`` as threshold; β = the measured cost of one rescoring). If no r
         beats ``d`` (no screening), the index has r = d and searches ignore it.
     memory_budget : int, optional
-        Bytes for the float64 blocks (default 64 MiB).
+        A quarter of it bounds the float64 blocks (default
+        :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`, so 64 MiB).
     random_state : int, Generator or None
         Picks the sample rows.
 
@@ -226,10 +228,9 @@ def _build(X, metric, inv, rank, memory_budget, random_state, sample, k, dtype):
     n, d = X.shape
     blocks = _row_blocks(n, d, memory_budget)
     if metric == "cosine" and inv is None:
-        inv = np.empty(n, dtype=dtype)
-        for s, e in blocks:
-            nrm = np.sqrt(np.einsum("ij,ij->i", X[s:e], X[s:e], dtype=np.float64))
-            inv[s:e] = np.where(nrm > 0, 1 / np.where(nrm > 0, nrm, 1), 0)
+        # in the working dtype, as the search computes them (an integer or float16 X is converted)
+        inv = inverse_norms(X if X.dtype == dtype else X.astype(dtype), "X", check_finite=False,
+                            memory_budget=memory_budget)
     inv = None if metric == "dot" else np.asarray(inv)
     G = np.zeros((d, d))
     max_sq = 0.0
@@ -317,25 +318,17 @@ def resolve_index(screen, D, metric: str, inv, n_queries: int, k: int, memory_bu
     return index if index.rank < d and k <= MAX_K else None
 
 
-_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def cached_index(e, metric: str = "cosine", inv=None, *, build: bool = True) -> ScreenIndex | None:
+def cached_index(e, metric: str = "cosine", inv=None) -> ScreenIndex:
     """The screening index of an :class:`~embgeo.embeddings.Embeddings`, built once per metric and kept with it.
 
-    Pass it as ``screen=`` to :meth:`~embgeo.embeddings.Embeddings.neighbors` or
-    :func:`embgeo.neighbors.topk`. With ``build=False``, None unless it was built before.
+    What :func:`embgeo.neighbors.search` screens with when given ``screen=True``; it can also be
+    passed as ``screen=`` to :func:`embgeo.neighbors.topk` over ``e.vectors``.
     """
-    per = _INDEXES.setdefault(e, {})
-    if metric not in per:
-        if not build:
-            return None
-        per[metric] = build_index(np.asarray(e.vectors), metric, inv)
-    return per[metric]
+    return derived(e, ("screening index", metric), lambda: build_index(np.asarray(e.vectors), metric, inv))
 
 
 def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex | None = None, *,
-                  memory_budget=None, progress=None, n_jobs=1, desc="top-k", stats=None, scale=None,
+                  memory_budget=None, progress=None, n_jobs=None, desc="top-k", stats=None, scale=None,
                   col_bias=None):
     """Exact top-k by canonical score, screened by ``index`` (or plain GEMM scores without one).
 
@@ -377,7 +370,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     if index is not None and (index.coords.shape[0] != n or index.rotation.shape[0] != d):
         raise ValueError(f"the screening index is for {index.coords.shape[0]} × {index.rotation.shape[0]} rows, "
                          f"not the database's {n} × {d}")
-    n_jobs = max(1, int(n_jobs))
+    n_jobs = default_n_jobs(n_jobs)
     # dot: the kernel reads each tile again for its row norms, so a tile should still be in
     # cache (~2 MiB of rows) when it does
     max_cols = None if d_inv is not None else max(1, 2**21 // max(1, d * dtype.itemsize))

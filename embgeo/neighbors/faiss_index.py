@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import json
 import os
-import weakref
 from typing import Any
 
 import numpy as np
 
 from .. import backend as xb
 from ..atomic import atomic_path
+from ..blocking import block_rows, budget_bytes
+from ..linalg import derived
 from ..validation import check_k, exclusion_csr, max_excluded
 
 __all__ = ["FaissIndex", "faiss_search", "cached_index"]
@@ -349,9 +350,6 @@ class FaissIndex:
         self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
 
 
-_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
 def cached_index(e, kind: str = "flat", metric: str = "cosine", **params) -> FaissIndex:
     """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
 
@@ -366,19 +364,19 @@ def cached_index(e, kind: str = "flat", metric: str = "cosine", **params) -> Fai
         As for :class:`FaissIndex`.
     """
     _check_kind(kind, params)
-    key = (kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
-    per_e = _CACHE.setdefault(e, {})
-    index = per_e.get(key)
-    if index is None:
-        index = FaissIndex(e.dim, metric=metric, kind=kind, **params)
-        V = e.vectors
-        # blocks: the index holds its own copy, no second temporary one is made (IVF trains on
-        # its first add, so it takes everything at once)
-        step = len(e) if kind == "ivf" else max(1, (64 * 2**20) // (4 * e.dim))
-        for s in range(0, len(e), step):
-            index.add(V[s:s + step, ...])
-        index.words = list(e.words)
-        per_e[key] = index
+    key = ("faiss index", kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
+    return derived(e, key, lambda: _build_over(e, kind, metric, params))
+
+
+def _build_over(e, kind, metric, params) -> FaissIndex:
+    index = FaissIndex(e.dim, metric=metric, kind=kind, **params)
+    V = e.vectors
+    # blocks: the index holds its own copy, no second temporary one is made (IVF trains on its
+    # first add, so it takes everything at once); float32 rows in a quarter of the budget
+    step = len(e) if kind == "ivf" else block_rows(e.dim, 4, budget_bytes() // 4)
+    for s in range(0, len(e), step):
+        index.add(V[s:s + step, ...])
+    index.words = list(e.words)
     return index
 
 
