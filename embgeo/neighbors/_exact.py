@@ -339,82 +339,17 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     return hv, hi
 
 
-# ---------------------------------------------------------------------------- public API
+# ---------------------------------------------------------------------------- entry points (the façade's)
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
          memory_budget: int | None = None, progress: bool | None = None,
          selector: str = "auto", n_jobs: int | None = None, check_finite: bool = True,
          offset: int | None = None, screen=None):
-    """Exact top-``k`` neighbours of each query row among the database rows.
+    """Exact top-``k`` neighbours of each query row among the database rows: the local engine.
 
-    On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba") every returned score is
-    *canonical*: one fixed-order float64 dot product of the (unit) query with the database row,
-    times the row's inverse norm, rounded once to the database dtype (``_screening``).
-    So scores and order do not depend on the tiling, the threads or a split of the database into
-    shards (``offset=`` + :func:`~embgeo.neighbors.merge_topk` gives bit-identical results).
-    With ``screen=``, a width-(r+1) GEMM of rigorous upper bounds (a rotation index) prunes the
-    pairs that cannot enter a top-k list, with the same result as without screening.
-
-    Parameters
-    ----------
-    queries : array, shape (q, d) or (d,)
-    database : array, shape (n, d)
-        Same array library as ``queries`` (NumPy, CuPy or array-API). Finite.
-    k : int
-        Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).
-    metric : {"cosine", "dot"}
-        Cosine scales both sides to unit length first (zero vectors score 0).
-    exclude : array or sequence, optional
-        Per query, database rows never to return: an int array of shape (q,) (one row each,
-        e.g. the query word itself), an int array (q, m) padded with -1, or a sequence of q ints
-        or int sequences. Negative entries are ignored.
-    memory_budget : int, optional
-        Bytes the score blocks may take at once (default 256 MiB). Results do not depend on it.
-        Cosine never copies the database to unit length: it keeps its n inverse row norms and
-        scales each score tile, so the extra memory is the tiles, the heaps, n numbers and the
-        (scaled) queries of one block, whatever the size of a (memory-mapped) database.
-    progress : bool, optional
-        Show a progress bar over blocks of queries (default: the global setting).
-    selector : {"auto", "numba", "argpartition"}
-        NumPy only: "auto"/"numba" fuses the GEMM with the Numba heap kernel (the fastest);
-        "argpartition" selects from full-row blocks with ``np.argpartition``. Other array
-        libraries always select with a stable ``argsort``.
-    n_jobs : int, optional
-        Threads for the Numba path (default: the CPUs this process may use). BLAS runs one
-        thread per job meanwhile.
-    check_finite : bool
-        Refuse NaN/inf in queries and database (default). Turning it off spares a pass over the
-        database when it is known to be finite (an :class:`~embgeo.embeddings.Embeddings`);
-        NaN scores would then give undefined rankings.
-    offset : int, optional
-        ``database`` is rows ``offset …`` of a larger matrix (a shard): returned indices are
-        rows of the larger matrix, and ``exclude`` is given in them too (rows outside the shard
-        are ignored, not refused). Shards' results combine with
-        :func:`~embgeo.neighbors.merge_topk`; ``k`` must still fit the shard.
-    screen : bool or ScreenIndex, optional
-        The screened search (``_screening``): a prebuilt ``ScreenIndex`` of ``database`` (e.g.
-        ``_screening.cached_index`` of an Embeddings), True to build one for this call, or
-        None/False (default) for none. Results do not depend on it.
-
-    Returns
-    -------
-    scores : array, shape (q, k)
-        Similarities, best first (database dtype).
-    indices : array of int64, shape (q, k)
-        Database rows; equal scores are ordered by the lower row, deterministically.
-
-    Raises
-    ------
-    ValueError
-        k < 1 or larger than the candidates, dimension mismatch, NaN/inf in queries or
-        database (the row is named), unknown metric or selector, bad ``exclude``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> D = np.array([[1, 0], [0, 1], [1, 1], [1, 0]], dtype=np.float32)
-    >>> s, i = topk(D[:1], D, 2, exclude=[0])
-    >>> i.tolist()
-    [[3, 2]]
+    :func:`embgeo.neighbors.topk` with ``backend="exact"`` (the parameters, results and errors
+    are documented there). On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba")
+    the scores are canonical (``_screening``): shards searched with ``offset=`` and merged by
+    :func:`~embgeo.neighbors.merge_topk` give the bits of one search.
     """
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, check_finite)
     return prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=offset, memory_budget=memory_budget,
@@ -524,58 +459,13 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
               selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
               database_inv=None, source_inv=None, offset: int | None = None):
-    """Top-``k`` database rows of each query by CSLS (cross-domain similarity local scaling).
+    """Top-``k`` database rows of each query by CSLS: the local engine.
 
-    Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (MUSE):
-
-        CSLS(Wx_s, y_t) = 2 cos(Wx_s, y_t) − r_T(Wx_s) − r_S(y_t),
-
-    where, with K = ``csls_knn``,
-
-    * r_T(Wx_s) (``r_queries``) is the mean cosine of the mapped source vector Wx_s (a query)
-      to its K nearest *target* vectors, over the whole target vocabulary (the ``database``);
-    * r_S(y_t) (``r_database``) is the mean cosine of the target vector y_t (a database row) to
-      its K nearest *mapped source* vectors, over the whole mapped source vocabulary.
-
-    r_S must therefore be computed against the full mapped source space, not against the few
-    words being translated: pass ``source`` (the whole mapped source matrix WX) or a
-    precomputed ``r_database = knn_mean_similarity(database, source, csls_knn)``. Without
-    either, r_S falls back to the given ``queries`` as the source space, which is MUSE's
-    definition only when the queries are the whole source vocabulary. r_T(x) does not change
-    one query's ranking; it is subtracted only to make the returned scores true CSLS values.
-
-    No side is copied to unit length: cosines are scaled per tile from inverse row norms, so
-    the extra memory is bounded by ``memory_budget`` plus a few numbers per row.
-
-    Parameters
-    ----------
-    queries : array (q, d)
-        Mapped source vectors Wx_s (any length; cosine is used).
-    database : array (n, d)
-        Target vectors y_t.
-    k : int
-        Neighbours to return per query.
-    csls_knn : int
-        K of the r terms (MUSE uses 10); capped at the size of the space it averages over.
-    r_database, r_queries : arrays (n,) and (q,), optional
-        Precomputed r_S and r_T.
-    source : array (m, d), optional
-        The whole mapped source vocabulary, used for r_S when ``r_database`` is not given.
-    exclude, memory_budget, progress, selector, n_jobs
-        As in :func:`topk`.
-    knn : int, optional
-        Deprecated spelling of ``csls_knn``.
-    database_inv, source_inv : arrays (n,) and (m,), optional
-        Precomputed :func:`inverse_norms` of ``database`` and ``source`` (spares a pass over
-        each; an :class:`~embgeo.embeddings.Embeddings` caches its own).
-    offset : int, optional
-        As in :func:`topk`: ``database`` is a shard starting at this row (give ``r_database`` for
-        its rows: r_S over a shard alone would be wrong).
-
-    Returns
-    -------
-    scores, indices : arrays, shape (q, k)
-        CSLS values best first, and database rows (ties to the lower row).
+    :func:`embgeo.neighbors.csls_topk` with ``backend="exact"`` (Conneau et al. 2018, eq. 3: the
+    definitions and parameters are documented there), plus ``offset`` as in :func:`topk`:
+    ``database`` is a shard starting at this row (give ``r_database`` for its rows: r_S over a
+    shard alone would be wrong). Ranking uses 2 cos − r_S per tile (r_T is constant per query)
+    and r_T is subtracted at the end; no side is copied to unit length.
     """
     csls_knn = check_csls_knn(csls_knn, knn)
     offset = _check_offset(offset)
