@@ -3,7 +3,7 @@ import numpy as np
 
 from embgeo.datasets import AnalogyQuestions, WordPairs
 from embgeo.evaluate import analogy, word_similarity
-from embgeo.neighbors import cached_inverse_norms
+from embgeo.linalg import cached_inverse_norms
 
 from .common import random_embeddings
 

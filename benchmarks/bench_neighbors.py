@@ -2,7 +2,7 @@
 
 Data: 100,000 × 50 random float32 vectors (unit length) with 1,000 queries, made in ``setup``;
 and GloVe 6B 50d (400k × 50) when the data extra is installed (skipped otherwise), where the
-screened search (:mod:`embgeo.screening`) and its index build are timed too.
+screened search (``embgeo.neighbors._screening``) and its index build are timed too.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class FaissFlat:
     """FAISS IndexFlatIP through embgeo's wrapper: same data as TopK."""
 
     def setup(self):
-        from embgeo.faiss_index import FaissIndex
+        from embgeo.neighbors.faiss_index import FaissIndex
 
         self.Q, self.D = _random()
         self.index = FaissIndex(self.D.shape[1], metric="dot", kind="flat")
@@ -89,20 +89,18 @@ class GloveNeighbors:
         self.e = e
         self.words = e.words[:1000]
         e.neighbors(self.words[:2], k=10, progress=False)  # caches the inverse norms, warms the JIT
-        from embgeo.screening import cached_index
-
-        self.index = cached_index(e, "cosine")  # the certified screening index, built once
-        e.neighbors(self.words[:2], k=10, progress=False, screen=self.index)
+        # screen=True builds the certified screening index once and keeps it with e
+        e.neighbors(self.words[:2], k=10, progress=False, screen=True)
 
     def time_neighbors_exact(self):
         self.e.neighbors(self.words, k=10, progress=False)
 
     def time_neighbors_screened(self):
-        """The same lists and scores, screened by the rotation index (embgeo.screening)."""
-        self.e.neighbors(self.words, k=10, progress=False, screen=self.index)
+        """The same lists and scores, screened by the rotation index kept with e."""
+        self.e.neighbors(self.words, k=10, progress=False, screen=True)
 
     def time_screening_index_build(self):
-        from embgeo.screening import build_index
+        from embgeo.neighbors._screening import build_index
 
         build_index(self.e.vectors, "cosine")
 

@@ -60,7 +60,7 @@ def main(argv=None):
         times.append(time.perf_counter() - t)
     t_alpha = min(times)
     # the same blocked GEMMs without the kernel: what the elementwise work costs on top
-    from embgeo.neighbors import block_rows
+    from embgeo.blocking import block_rows
 
     b = block_rows(n, np.dtype(args.dtype).itemsize, ae.memory_budget)
     Uc, Vc, dV = (np.asarray(M, dtype=args.dtype) for M in (U, V, ae.delta_v))

@@ -1,8 +1,10 @@
 """How vocabulary-wide work is cut into blocks under a memory budget, and run.
 
 Every blocked method sizes its blocks with :func:`block_rows` (rows of scores that fit the
-budget), the searches shape their GEMM tiles with :func:`tile_shape`, and the searches run their
-query blocks with :func:`run_blocks`. One place, so that one budget means the same everywhere.
+budget; passes over a matrix, such as row norms, Gram matrices and normalisation, cap them at
+:data:`PASS_ROWS`), the searches shape their GEMM tiles with :func:`tile_shape`, run their query
+blocks with :func:`run_blocks` on :func:`n_jobs` threads. One place, so that one budget means
+the same everywhere.
 """
 from __future__ import annotations
 
@@ -12,10 +14,16 @@ from contextlib import nullcontext
 from . import backend as xb
 from .progress import progress_bar
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "block_rows", "tile_shape", "run_blocks", "n_jobs"]
+__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "PASS_ROWS", "budget_bytes", "block_rows",
+           "tile_shape", "run_blocks", "n_jobs"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
+
+#: Most rows in one block of a pass over a matrix (row norms, Gram matrices, normalisation):
+#: enough to amortise the per-block overhead. A float64 block of up to 512 columns fits the default
+#: budget at this height; wider rows get fewer.
+PASS_ROWS = 65536
 
 #: Rows and columns of the searches' GEMM tile: 256 × 4096 float32 = 4 MiB per thread, sized on
 #: GloVe 400k × 50 (benchmarks/compare_neighbors.py); wider tiles leave the cache, narrower ones pay
@@ -36,7 +44,13 @@ def n_jobs(n_jobs: int | None = None) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = None, minimum: int = 1) -> int:
+def budget_bytes(memory_budget: int | None = None) -> int:
+    """The bytes a call may use: ``memory_budget``, or :data:`DEFAULT_MEMORY_BUDGET` when None (at least 1)."""
+    return DEFAULT_MEMORY_BUDGET if memory_budget is None else max(1, int(memory_budget))
+
+
+def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = None, minimum: int = 1,
+               maximum: int | None = None) -> int:
     """How many rows of ``n_columns`` scores of ``itemsize`` bytes fit the memory budget.
 
     Parameters
@@ -49,9 +63,18 @@ def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = No
         Bytes available (default :data:`DEFAULT_MEMORY_BUDGET`, 256 MiB).
     minimum : int
         Never return fewer rows than this (one row always fits by fiat).
+    maximum : int, optional
+        Never return more rows than this (e.g. :data:`PASS_ROWS` for a pass over a matrix).
+
+    Examples
+    --------
+    >>> block_rows(300, 8, maximum=PASS_ROWS)   # a float64 block of 300 columns: the cap
+    65536
+    >>> block_rows(1024, 8, maximum=PASS_ROWS)  # 1024 columns: the budget
+    32768
     """
-    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-    return max(int(minimum), budget // max(1, int(n_columns) * int(itemsize)))
+    rows = max(int(minimum), budget_bytes(memory_budget) // max(1, int(n_columns) * int(itemsize)))
+    return rows if maximum is None else max(int(minimum), min(rows, int(maximum)))
 
 
 def tile_shape(n: int, nq: int, n_jobs: int, itemsize: int, memory_budget: int | None = None,
@@ -63,7 +86,7 @@ def tile_shape(n: int, nq: int, n_jobs: int, itemsize: int, memory_budget: int |
     ``max_cols`` when the caller needs a tile to stay in cache.
     """
     n_jobs = max(1, n_jobs)
-    budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else max(1, int(memory_budget))
+    budget = budget_bytes(memory_budget)
     cols = max(16, min(n, TILE_COLS, budget // max(1, itemsize * n_jobs)))
     # enough blocks to keep every thread busy
     rows = max(1, min(TILE_ROWS, budget // max(1, itemsize * cols * n_jobs), -(-nq // n_jobs)))

@@ -336,7 +336,7 @@ class Embeddings:
         ``queries`` is a word, a list of words, or a (q, dim) matrix. Query words are excluded from
         their own lists unless ``exclude_self=False``. See :func:`embgeo.neighbors.search`;
         ``backend="dask"`` runs the search on the current Dask client, the vectors sharded by rows
-        across its workers (:func:`embgeo.distributed.search`, same results).
+        across its workers (same results).
         """
         from .neighbors import search
 

@@ -1206,8 +1206,6 @@ class FuzzyEmbeddings:
         """:meth:`_search` on a Dask cluster: one sharded top-k of transformed rows (linear measures)."""
         import dask.array as da
 
-        from . import distributed as dd
-
         P = self.memberships
         key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
         if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
@@ -1222,7 +1220,7 @@ class FuzzyEmbeddings:
         step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
         A = da.from_array(P[:n], chunks=(step, P.shape[1]))
         D = A.map_blocks(_candidate_rows, c_names, dtype=P.dtype, chunks=(A.chunks[0], (Qa.shape[1],)))
-        return dd.topk(Qa, D, k, metric="dot", exclude=ex)[1]
+        return _dot_topk(Qa, D, k, metric="dot", exclude=ex, backend="dask")[1]
 
     def _rescore(self, Q, idx, measure, reverse, memory_budget=None):
         """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row).

@@ -9,21 +9,28 @@ only the d×d result comes back.
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 
 import numpy as np
 
 from . import backend
 from . import backend as xb
-from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
+from . import blocking
 
-__all__ = ["gram", "sym_power", "DEFAULT_BLOCK_ROWS", "checked_gram", "centred_scatter",
-           "eigh_desc", "apply_matrix", "inverse_norms", "cached_inverse_norms"]
-
-DEFAULT_BLOCK_ROWS = 65536
+__all__ = ["gram", "sym_power", "checked_gram", "centred_scatter", "eigh_desc", "apply_matrix", "inverse_norms",
+           "cached_inverse_norms", "derived"]
 
 
-def gram(X, Z=None, *, block_rows: int = DEFAULT_BLOCK_ROWS, dtype="float64"):
+def __getattr__(name):
+    if name == "DEFAULT_BLOCK_ROWS":
+        warnings.warn("embgeo.linalg.DEFAULT_BLOCK_ROWS is deprecated; blocks follow memory_budget, at most "
+                      "embgeo.blocking.PASS_ROWS rows", DeprecationWarning, stacklevel=2)
+        return blocking.PASS_ROWS
+    raise AttributeError(f"module 'embgeo.linalg' has no attribute {name!r}")
+
+
+def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_budget: int | None = None):
     """``XᵀZ`` (or ``XᵀX``), accumulated blockwise over rows in float64.
 
     Parameters
@@ -31,8 +38,12 @@ def gram(X, Z=None, *, block_rows: int = DEFAULT_BLOCK_ROWS, dtype="float64"):
     X : array, shape (n, d1)
     Z : array, shape (n, d2), optional
         Defaults to ``X``.
-    block_rows : int
-        Rows per block; each block is cast to float64 before its product.
+    block_rows : int, optional
+        Rows per block; each block is cast to float64 before its product. By default the float64
+        blocks of ``X`` and ``Z`` together fit ``memory_budget``, at most
+        :data:`~embgeo.blocking.PASS_ROWS` rows.
+    memory_budget : int, optional
+        Bytes for the float64 blocks (default :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
 
     Returns
     -------
@@ -54,6 +65,9 @@ def gram(X, Z=None, *, block_rows: int = DEFAULT_BLOCK_ROWS, dtype="float64"):
         return np.asarray((Xd.T @ (Xd if Z is None else da.asarray(Z).astype(dt))).compute())
     n = X.shape[0]
     d2 = X.shape[1] if Z is None else Z.shape[1]
+    if block_rows is None:
+        width = X.shape[1] + (0 if Z is None else d2)
+        block_rows = blocking.block_rows(width, 8, memory_budget, maximum=blocking.PASS_ROWS)
     G = xp.zeros((X.shape[1], d2), dtype=dt)
     for s in range(0, n, int(block_rows)):
         e = min(s + int(block_rows), n)
@@ -159,8 +173,9 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
 
     What cosine search keeps instead of a unit-length copy of the matrix: n numbers, so a large
     or memory-mapped ``X`` is never copied. Squares are summed in float64 over blocks of rows
-    (NumPy: without a float64 copy of the block; other libraries: blocks of at most
-    ``memory_budget``/16 rows' worth, default 1 MiB).
+    (NumPy: without a float64 copy of the block; other libraries: a float64 copy of one block).
+    A pass this cheap gains nothing from big blocks: they take a sixteenth of ``memory_budget``
+    (16 MiB by default).
 
     Parameters
     ----------
@@ -170,6 +185,8 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
         Used in the error message.
     check_finite : bool
         Refuse rows with NaN or inf (the pass is needed anyway, so the check is free).
+    memory_budget : int, optional
+        Bytes (default :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`); results do not depend on it.
 
     Returns
     -------
@@ -189,10 +206,9 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     xp = xb.get_namespace(X)
     n, d = X.shape
     is_np = xb.is_numpy(X)
-    budget = min(16 * 2**20, DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget))
     # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
     # convert a block to float64, which the block size bounds
-    step = block_rows(d, 1 if is_np else 16, budget)
+    step = blocking.block_rows(d, 1 if is_np else 16, blocking.budget_bytes(memory_budget) // 16)
     parts = []
     for s in range(0, n, step):
         if is_np:
@@ -215,7 +231,20 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 
-_INV_NORMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_DERIVED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def derived(e, key, compute):
+    """``compute()``, computed once per ``(e, key)`` and kept beside ``e`` (dropped with it).
+
+    How embgeo keeps what it derives from an :class:`~embgeo.embeddings.Embeddings`' vectors
+    (inverse norms, screening and FAISS indexes) without a reference that would keep ``e`` alive.
+    ``key`` names the thing and its parameters; ``compute`` is called without arguments.
+    """
+    per = _DERIVED.setdefault(e, {})
+    if key not in per:
+        per[key] = compute()
+    return per[key]
 
 
 def cached_inverse_norms(e):
@@ -224,8 +253,5 @@ def cached_inverse_norms(e):
     Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
     (``e.unit_vectors``) would cost the whole matrix again.
     """
-    inv = _INV_NORMS.get(e)
-    if inv is None:
-        # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
-        inv = _INV_NORMS[e] = inverse_norms(e.vectors, "vectors", check_finite=False)
-    return inv
+    # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
+    return derived(e, "inverse_norms", lambda: inverse_norms(e.vectors, "vectors", check_finite=False))

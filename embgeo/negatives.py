@@ -197,19 +197,19 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     backend : {"exact", "dask"}
         ``"dask"`` shards the rows across the workers of the current Dask client (or ``client``)
         and joins them with themselves shard by shard (:mod:`embgeo.distributed`); the table is
-        the local one, bit for bit (canonical scores, see :func:`embgeo.exact.topk`).
+        the local one, bit for bit (canonical scores, see :func:`embgeo.neighbors.topk`).
     client : distributed.Client, optional
         With ``backend="dask"``: the client to use (default: the current one).
     symmetric : bool
         ``backend="exact"`` only: score each pair once for both words
-        (:func:`embgeo.exact.self_topk`'s symmetric path, ~1.24× faster at d = 300); its scores
+        (:func:`embgeo.neighbors.self_topk`'s symmetric path, ~1.24× faster at d = 300); its scores
         are the GEMM's float32 ones and may differ from the canonical ones in the last bit.
 
     Returns
     -------
     SynonymTable
     """
-    from .neighbors import self_topk
+    from .neighbors import self_topk, topk
 
     k = int(k)
     if k < 1:
@@ -237,10 +237,10 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         if symmetric:
             raise ValueError("symmetric=True is a path of the local engine; backend='dask' joins shards")
         # rows sharded once and joined with themselves shard by shard on the workers
-        from . import distributed
+        from .cluster import shard
 
-        sd = distributed.shard(xb.to_numpy(X), client)
-        scores, idx = distributed.topk(sd, sd, k, metric="cosine", exclude=np.arange(known.size), client=client)
+        sd = shard(xb.to_numpy(X), client)
+        scores, idx = topk(sd, sd, k, metric="cosine", exclude=np.arange(known.size), backend="dask", client=client)
     elif backend == "exact":
         scores, idx = self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress,
                                 symmetric=symmetric)
@@ -348,7 +348,7 @@ class PhraseIndex:
 
     A phrase's vector is the mean of its words' vectors (words joined by spaces or underscores;
     unknown words are skipped, and a phrase with no known word is an error), or vectors you give.
-    Search runs on FAISS (:class:`embgeo.faiss_index.FaissIndex`): ``kind="flat"`` is exact,
+    Search runs on FAISS (:class:`embgeo.neighbors.faiss_index.FaissIndex`): ``kind="flat"`` is exact,
     ``"hnsw"`` and ``"ivf"`` approximate.
 
     Examples
@@ -386,7 +386,7 @@ class PhraseIndex:
     def build(cls, e: Embeddings | None, phrases: Sequence[str], vectors=None, kind: str = "flat",
               metric: str = "cosine", **params) -> "PhraseIndex":
         """Embed ``phrases`` (or take ``vectors``) and index them."""
-        from .faiss_index import FaissIndex
+        from .neighbors.faiss_index import FaissIndex
 
         phrases = list(phrases)
         if not phrases:
@@ -454,7 +454,7 @@ class PhraseIndex:
     @classmethod
     def load(cls, path) -> "PhraseIndex":
         """Load an index written by :meth:`save`."""
-        from .faiss_index import FaissIndex
+        from .neighbors.faiss_index import FaissIndex
 
         path = Path(path)
         if not (path / "phrases.json").is_file():

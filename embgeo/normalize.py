@@ -18,19 +18,17 @@ self-learning method for fully unsupervised cross-lingual mappings of word embed
 They are defined once here and used by :class:`~embgeo.embeddings.Embeddings`,
 :mod:`embgeo.postprocess` and :mod:`embgeo.crosslingual`. All steps are backend-neutral and
 accumulate sums in float64 whatever the storage dtype, one block of rows at a time (the only
-full-size allocation is the result).
+full-size allocation is the result): a float64 copy of a block fits ``memory_budget``, at most
+:data:`~embgeo.blocking.PASS_ROWS` rows.
 """
 from __future__ import annotations
 
 from . import backend
+from .blocking import PASS_ROWS, block_rows
 
 __all__ = ["normalize", "Normalizer", "STEPS"]
 
 STEPS = ("unit", "center", "unitdim", "centeremb", "none")
-
-
-#: Rows per block: float64 temporaries stay O(block · d) whatever the vocabulary size.
-BLOCK_ROWS = 65536
 
 
 def _safe(xp, norms):
@@ -38,48 +36,49 @@ def _safe(xp, norms):
     return xp.where(norms == 0, xp.ones_like(norms), norms)
 
 
-def _blocks(X):
+def _blocks(X, memory_budget):
     n = X.shape[0]
-    return [(s, min(s + BLOCK_ROWS, n)) for s in range(0, n, BLOCK_ROWS)] or [(0, 0)]
+    step = block_rows(X.shape[1], 8, memory_budget, maximum=PASS_ROWS)
+    return [(s, min(s + step, n)) for s in range(0, n, step)] or [(0, 0)]
 
 
-def _rowwise(xp, X, f):
+def _rowwise(xp, X, f, memory_budget):
     """Apply ``f`` (float64 block -> float64 block) to row blocks, storing in X's dtype."""
-    parts = [xp.astype(f(xp.astype(X[s:e, ...], xp.float64)), X.dtype) for s, e in _blocks(X)]
+    parts = [xp.astype(f(xp.astype(X[s:e, ...], xp.float64)), X.dtype) for s, e in _blocks(X, memory_budget)]
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 
-def _column_sums(xp, X, square: bool):
+def _column_sums(xp, X, square: bool, memory_budget):
     total = xp.zeros((1, X.shape[1]), dtype=xp.float64)
-    for s, e in _blocks(X):
+    for s, e in _blocks(X, memory_budget):
         B = xp.astype(X[s:e, ...], xp.float64)
         total = total + xp.sum(B * B if square else B, axis=0, keepdims=True)
     return total
 
 
-def _unit(xp, X):
-    return _rowwise(xp, X, lambda B: B / _safe(xp, xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))))
+def _unit(xp, X, budget):
+    return _rowwise(xp, X, lambda B: B / _safe(xp, xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))), budget)
 
 
-def _center(xp, X):
-    mean = _column_sums(xp, X, square=False) / max(X.shape[0], 1)
-    return _rowwise(xp, X, lambda B: B - mean)
+def _center(xp, X, budget):
+    mean = _column_sums(xp, X, False, budget) / max(X.shape[0], 1)
+    return _rowwise(xp, X, lambda B: B - mean, budget)
 
 
-def _unitdim(xp, X):
-    norms = _safe(xp, xp.sqrt(_column_sums(xp, X, square=True)))
-    return _rowwise(xp, X, lambda B: B / norms)
+def _unitdim(xp, X, budget):
+    norms = _safe(xp, xp.sqrt(_column_sums(xp, X, True, budget)))
+    return _rowwise(xp, X, lambda B: B / norms, budget)
 
 
-def _centeremb(xp, X):
-    return _rowwise(xp, X, lambda B: B - xp.mean(B, axis=1, keepdims=True))
+def _centeremb(xp, X, budget):
+    return _rowwise(xp, X, lambda B: B - xp.mean(B, axis=1, keepdims=True), budget)
 
 
 _FUNCS = {"unit": _unit, "center": _center, "unitdim": _unitdim, "centeremb": _centeremb,
-          "none": lambda xp, X: X}
+          "none": lambda xp, X, budget: X}
 
 
-def normalize(X, *steps: str):
+def normalize(X, *steps: str, memory_budget: int | None = None):
     """Apply normalisation ``steps`` to the rows of ``X`` in order, returning a new array.
 
     Parameters
@@ -89,6 +88,10 @@ def normalize(X, *steps: str):
     *steps : str
         Any of ``"unit"``, ``"center"``, ``"unitdim"``, ``"centeremb"``, ``"none"``; VecMap's
         usual chain is ``normalize(X, "unit", "center", "unit")``.
+    memory_budget : int, optional
+        Bytes for a float64 block of rows (default
+        :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`); results depend on it only through the
+        order of the float64 column sums.
 
     Examples
     --------
@@ -106,7 +109,7 @@ def normalize(X, *steps: str):
             f = _FUNCS[step]
         except (KeyError, TypeError):
             raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}") from None
-        X = f(xp, X)
+        X = f(xp, X, memory_budget)
     return X
 
 
@@ -123,6 +126,8 @@ class Normalizer:
     ----------
     steps : sequence of str
         As for :func:`normalize`, e.g. ``("unit", "center", "unit")`` (VecMap's ``--normalize``).
+    memory_budget : int, optional
+        As for :func:`normalize`.
 
     Attributes
     ----------
@@ -139,12 +144,13 @@ class Normalizer:
     True
     """
 
-    def __init__(self, steps=("unit", "center", "unit")):
+    def __init__(self, steps=("unit", "center", "unit"), memory_budget: int | None = None):
         steps = (steps,) if isinstance(steps, str) else tuple(steps or ())
         for step in steps:
             if step not in _FUNCS:
                 raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}")
         self.steps = steps
+        self.memory_budget = memory_budget
 
     def fit(self, X) -> "Normalizer":
         """Learn the statistics of every step on ``X`` (the steps before it applied)."""
@@ -158,9 +164,9 @@ class Normalizer:
         stats = []
         for step in self.steps:
             if step == "center":
-                stats.append(_column_sums(xp, X, square=False) / max(X.shape[0], 1))
+                stats.append(_column_sums(xp, X, False, self.memory_budget) / max(X.shape[0], 1))
             elif step == "unitdim":
-                stats.append(_safe(xp, xp.sqrt(_column_sums(xp, X, square=True))))
+                stats.append(_safe(xp, xp.sqrt(_column_sums(xp, X, True, self.memory_budget))))
             else:
                 stats.append(None)
             X = self._step(xp, X, step, stats[-1])
@@ -179,15 +185,14 @@ class Normalizer:
             X = self._step(xp, X, step, st)
         return X
 
-    @staticmethod
-    def _step(xp, X, step, st):
+    def _step(self, xp, X, step, st):
         if st is None:
-            return _FUNCS[step](xp, X)
+            return _FUNCS[step](xp, X, self.memory_budget)
         st = backend.asarray(backend.to_numpy(st), like=X, dtype="float64") \
             if backend.get_namespace(st) is not xp else st
         if step == "center":
-            return _rowwise(xp, X, lambda B: B - st)
-        return _rowwise(xp, X, lambda B: B / st)
+            return _rowwise(xp, X, lambda B: B - st, self.memory_budget)
+        return _rowwise(xp, X, lambda B: B / st, self.memory_budget)
 
     def __repr__(self):
         return f"Normalizer({self.steps!r})"

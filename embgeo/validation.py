@@ -1,8 +1,8 @@
 """Argument checks shared across embgeo.
 
-A lower layer than :mod:`embgeo.neighbors` and :mod:`embgeo.faiss_index`, so both can use the
-same checks without importing each other: ``k`` against the candidates left, per-query
-exclusion lists normalised to CSR form, and the deprecated spellings of renamed parameters.
+A lower layer than :mod:`embgeo.neighbors` and the methods that select their own top-k, so all
+can use the same checks: ``k`` against the candidates left, per-query exclusion lists normalised
+to CSR form, and the deprecated spellings of renamed parameters.
 """
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""The package's import graph: no module imports another's private names, and there is no import cycle.
+"""The package's import graph: private names stay inside their package, and there is no import cycle.
+
+A subpackage (``embgeo/neighbors/``, ...) is one unit: its modules may import each other's private
+modules and names. Across packages (and between the flat modules of ``embgeo`` itself) only public
+names of public modules are imported. Deprecated shims of old module paths (a docstring starting
+"Deprecated alias") are exempt: they re-export from wherever the code now lives.
 
 Function-level imports count: a cycle closed by a lazy import is still a cycle a reader has to untangle.
 """
@@ -21,6 +26,30 @@ def _module_name(path: Path) -> str:
 
 def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _is_shim(path: Path) -> bool:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return doc.startswith("Deprecated alias")
+
+
+def _subpackage(name: str, path: Path) -> str | None:
+    """The subpackage a module belongs to (None for the flat modules of embgeo itself)."""
+    parts = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    return ".".join(parts) if len(parts) > 1 else None
+
+
+def _private_module(target: str) -> str | None:
+    """The package holding the first private module on ``target``'s path, or None if it is public."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[:i])
+    return None
+
+
+def _inside(module: str | None, package: str) -> bool:
+    return module is not None and (module == package or module.startswith(package + "."))
 
 
 def _imports(name: str, path: Path, known: set[str]):
@@ -56,14 +85,18 @@ def _graph():
     graph: dict[str, set[str]] = {m: set() for m in mods}
     private: list[str] = []
     for name, path in mods.items():
+        shim, package = _is_shim(path), _subpackage(name, path)
         for target, names in _imports(name, path, known):
             if target not in known or target == name:
                 continue
             graph[name].add(target)
-            if ".kernels" in target:
+            if ".kernels" in target or shim:
                 continue
+            holder = _private_module(target)
+            if holder is not None and not _inside(package, holder):
+                private.append(f"{name} imports the private module {target}")
             for n in names:
-                if n.startswith("_") and not n.startswith("__"):
+                if n.startswith("_") and not n.startswith("__") and not (package and _inside(target, package)):
                     private.append(f"{name} imports {target}.{n}")
     return graph, private
 
@@ -102,4 +135,13 @@ def test_import_graph_has_no_cycle():
 def test_the_graph_is_read_at_all():
     graph, _ = _graph()
     assert "embgeo.neighbors" in graph["embgeo.embeddings"]
+    assert "embgeo.neighbors._exact" in graph["embgeo.neighbors"]
     assert len(graph) > 20
+
+
+def test_private_modules_are_private_to_their_package():
+    assert _private_module("embgeo.neighbors._exact") == "embgeo.neighbors"
+    assert _private_module("embgeo.neighbors.faiss_index") is None
+    assert _inside(_subpackage("embgeo.neighbors._dask", PACKAGE / "neighbors" / "_dask.py"), "embgeo.neighbors")
+    assert not _inside(_subpackage("embgeo.distributed", PACKAGE / "distributed.py"), "embgeo.neighbors")
+    assert _is_shim(PACKAGE / "exact.py") and not _is_shim(PACKAGE / "neighbors" / "__init__.py")

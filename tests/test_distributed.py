@@ -53,14 +53,14 @@ def test_no_client_is_a_clear_error(monkeypatch):
 
     monkeypatch.setattr(distributed, "get_client", none)
     with pytest.raises(RuntimeError, match="needs a running dask.distributed client"):
-        dd.topk(np.ones((1, 2)), np.ones((3, 2)), 1)
+        neighbors.topk(np.ones((1, 2)), np.ones((3, 2)), 1, backend="dask")
 
 
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
 def test_topk_equals_local_and_brute_force(client, data, metric):
     Q, D = data
     ex = np.random.default_rng(1).integers(0, len(D), size=(len(Q), 2))
-    s, i = dd.topk(Q, D, 7, metric=metric, exclude=ex)
+    s, i = neighbors.topk(Q, D, 7, metric=metric, exclude=ex, backend="dask")
     ls, li = neighbors.topk(Q, D, 7, metric=metric, exclude=ex, progress=False)
     bs, bi = brute_topk(Q, D, 7, cosine=metric == "cosine", exclude=ex)
     np.testing.assert_array_equal(i, li)
@@ -75,7 +75,7 @@ def test_exact_ties_across_shards_go_to_the_lower_row(client):
     # small integers: every dot product is exact in float32, so ties are exact whatever the tiling
     D = np.random.default_rng(2).integers(-1, 2, size=(400, 8)).astype(np.float32)
     D[[7, 150, 250, 399]] = 3  # the best rows for that query, copies in both shards
-    s, i = dd.topk(D[[250, 7]], D, 4, metric="dot", query_block=1)
+    s, i = neighbors.topk(D[[250, 7]], D, 4, metric="dot", backend="dask", query_block=1)
     assert i[:, :4].tolist() == [[7, 150, 250, 399], [7, 150, 250, 399]]
     assert len(set(s[0].tolist())) == 1
 
@@ -83,7 +83,7 @@ def test_exact_ties_across_shards_go_to_the_lower_row(client):
 def test_csls_equals_local_and_the_formula(client, data):
     Q, D = data
     src = D[:500]
-    s, i = dd.csls_topk(Q, D, 5, csls_knn=10, source=src)
+    s, i = neighbors.csls_topk(Q, D, 5, csls_knn=10, source=src, backend="dask")
     ls, li = neighbors.csls_topk(Q, D, 5, csls_knn=10, source=src, progress=False)
     np.testing.assert_array_equal(i, li)
     np.testing.assert_allclose(s, ls, rtol=2e-6, atol=2e-6)
@@ -122,7 +122,8 @@ def test_memory_mapped_cache_is_opened_by_the_workers(client, data, tmp_path):
     sd = dd.shard(em.vectors)
     assert all(f.key.startswith("_open_rows") for f in sd.shards)  # no scatter of the matrix
     assert dd.shard(em.vectors) is sd  # kept on the workers between calls
-    np.testing.assert_array_equal(dd.topk(Q, em.vectors, 5)[1], neighbors.topk(Q, D, 5, progress=False)[1])
+    np.testing.assert_array_equal(neighbors.topk(Q, em.vectors, 5, backend="dask")[1],
+                                  neighbors.topk(Q, D, 5, progress=False)[1])
     sub = dd.shard(em.vectors[1000:2000])  # a row slice of the map: its own offset in the file
     np.testing.assert_array_equal(client.gather(sub.shards[1]), D[1500:2000])
 
@@ -133,7 +134,7 @@ def test_embeddings_holding_a_dask_array_search_on_the_cluster(client, data):
     e = embgeo.Embeddings(words, da.from_array(D, chunks=(1000, 16)))
     local = embgeo.Embeddings(words, D)
     for metric in ("cosine", "dot", "csls"):
-        s, i = dd.search(e, ["w3", "w2999"], 6, metric=metric)
+        s, i = neighbors.search(e, ["w3", "w2999"], 6, metric=metric, backend="dask")
         np.testing.assert_array_equal(e.neighbors(["w3", "w2999"], 6, metric=metric, backend="dask")[1], i)
         ls, li = neighbors.search(local, ["w3", "w2999"], 6, metric=metric, progress=False)
         np.testing.assert_array_equal(i, li)
@@ -205,10 +206,10 @@ def test_an_array_edited_in_place_is_searched_as_it_is_now(client, data):
     Q, _ = data
     rng = np.random.default_rng(5)
     X = rng.standard_normal((600, 16)).astype(np.float32)
-    before = dd.topk(Q, X, 5)[1]
+    before = neighbors.topk(Q, X, 5, backend="dask")[1]
     np.testing.assert_array_equal(before, neighbors.topk(Q, X, 5, progress=False)[1])
     X[:] = rng.standard_normal(X.shape).astype(np.float32)        # same object, new contents
-    after = dd.topk(Q, X, 5)[1]
+    after = neighbors.topk(Q, X, 5, backend="dask")[1]
     np.testing.assert_array_equal(after, neighbors.topk(Q, X, 5, progress=False)[1])
     assert not np.array_equal(before, after)
     # explicit shards are the user's to keep (and to re-shard after an edit); read-only data reuse
@@ -227,7 +228,7 @@ def test_real_valued_data_ids_equal_scores_to_float32_rounding(client):
     D[[620, 900]] = D[40]                                   # exact duplicates in both shards
     Q = np.vstack([D[:30], D[40] + 1e-3 * rng.standard_normal(24).astype(np.float32)])
     for metric in ("cosine", "dot"):
-        s, i = dd.topk(Q, D, 8, metric=metric)
+        s, i = neighbors.topk(Q, D, 8, metric=metric, backend="dask")
         ls, li = neighbors.topk(Q, D, 8, metric=metric, progress=False)
         bs, _ = brute_topk(Q, D, 8, cosine=metric == "cosine")
         # float32 rounding: a few ulp of the score scale (the local result is no closer to float64)
@@ -303,13 +304,34 @@ def test_shards_smaller_than_k_and_their_exclusions(client):
     sd = dd.shard(D, n_shards=4)                                   # shards of 2-3 rows, k = 4
     ex = [[0, 1, 2], [], [8, 7], [4], [0, 3, 6, 8]]
     for metric in ("cosine", "dot"):
-        s, i = dd.topk(Q, sd, 4, metric=metric, exclude=ex)
+        s, i = neighbors.topk(Q, sd, 4, metric=metric, exclude=ex, backend="dask")
         bs, bi = brute_topk(Q, D, 4, cosine=metric == "cosine", exclude=ex)
         np.testing.assert_array_equal(i, bi)
         np.testing.assert_allclose(s, bs, rtol=1e-5, atol=1e-5)
     r_s = brute_topk(D, Q, 3)[0].mean(axis=1)                     # r_S over the queries, K = 3
-    s, i = dd.csls_topk(Q, sd, 4, csls_knn=3, exclude=ex)
+    s, i = neighbors.csls_topk(Q, sd, 4, csls_knn=3, exclude=ex, backend="dask")
     np.testing.assert_array_equal(i, brute_topk(Q, D, 4, exclude=ex, bias=r_s)[1])
+
+
+def test_the_search_names_of_distributed_are_deprecated_aliases_of_the_facade(client, data):
+    Q, D = data
+    e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)
+    want = neighbors.topk(Q, D, 5, backend="dask")
+    for name, call in [("topk", lambda f: f(Q, D, 5)), ("knn_mean_similarity", lambda f: f(Q, D, 5)),
+                       ("csls_topk", lambda f: f(Q, D, 5, csls_knn=4)), ("search", lambda f: f(e, ["w3"], 5)),
+                       ("merge_topk", lambda f: f([want])), ]:
+        with pytest.warns(DeprecationWarning, match=f"embgeo.distributed.{name} is deprecated"):
+            f = getattr(dd, name)
+        got = call(f)
+        if name == "topk":
+            np.testing.assert_array_equal(got[1], want[1])
+        elif name == "search":
+            np.testing.assert_array_equal(got[1], e.neighbors(["w3"], 5)[1])
+    from embgeo import cluster
+
+    assert dd.shard is cluster.shard and dd.get_client is cluster.get_client
+    with pytest.raises(AttributeError, match="no attribute"):
+        dd.no_such_name
 
 
 def test_dask_results_are_the_local_ones_bit_for_bit(client):

@@ -14,6 +14,23 @@ def test_blocked_gram_equals_dense_product(rng):
     assert np.allclose(gram(X, block_rows=7), X.astype(np.float64).T @ X.astype(np.float64))
 
 
+def test_gram_blocks_follow_the_memory_budget(rng, monkeypatch):
+    from embgeo import blocking, linalg
+
+    X = rng.standard_normal((1003, 6)).astype(np.float32)
+    Z = rng.standard_normal((1003, 4)).astype(np.float32)
+    rows = []
+    real = blocking.block_rows
+    monkeypatch.setattr(blocking, "block_rows", lambda *a, **kw: rows.append(real(*a, **kw)) or rows[-1])
+    G = gram(X, Z, memory_budget=8 * 10 * 50)  # float64 blocks of X and Z: 50 rows of 10 columns
+    assert rows == [50]
+    assert np.allclose(G, X.astype(np.float64).T @ Z.astype(np.float64))
+    gram(X)
+    assert rows[-1] == blocking.PASS_ROWS  # 6 float64 columns: the cap, not the budget
+    with pytest.warns(DeprecationWarning, match="PASS_ROWS"):
+        assert linalg.DEFAULT_BLOCK_ROWS == blocking.PASS_ROWS
+
+
 def test_gram_rejects_mismatched_rows(rng):
     with pytest.raises(ValueError, match="same number of rows"):
         gram(np.ones((3, 2)), np.ones((4, 2)))

@@ -219,7 +219,7 @@ def test_faiss_index_save_follows_the_umask(tmp_path):
     pytest.importorskip("faiss")
     import os
 
-    from embgeo.faiss_index import FaissIndex
+    from embgeo.neighbors.faiss_index import FaissIndex
 
     index = FaissIndex(4)
     index.add(np.eye(4, dtype=np.float32))

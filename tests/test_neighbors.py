@@ -4,7 +4,8 @@ import pytest
 
 import embgeo
 from embgeo import neighbors as nb
-from embgeo.faiss_index import FaissIndex, faiss_search
+from embgeo.linalg import inverse_norms
+from embgeo.neighbors.faiss_index import FaissIndex, faiss_search
 
 SELECTORS = ("numba", "argpartition")
 
@@ -225,6 +226,46 @@ def test_csls_bad_r_shapes_and_knn(rng):
         nb.csls_topk(T[:3], T, 2, r_database=np.zeros(7))
     with pytest.raises(ValueError, match="knn"):
         nb.csls_topk(T[:3], T, 2, csls_knn=0)
+
+
+
+def _count_norm_passes(monkeypatch):
+    """Row counts of every inverse-norm pass the local engine makes from now on."""
+    from embgeo.neighbors import _exact
+
+    seen, real = [], _exact.inverse_norms
+
+    def spy(X, *args, **kwargs):
+        seen.append(X.shape[0])
+        return real(X, *args, **kwargs)
+
+    monkeypatch.setattr(_exact, "inverse_norms", spy)
+    return seen
+
+
+def test_csls_given_source_inv_makes_no_norm_pass_over_the_source(rng, monkeypatch):
+    S = rng.standard_normal((230, 10)).astype(np.float32)   # whole mapped source vocabulary
+    T = rng.standard_normal((400, 10)).astype(np.float32)
+    Q = S[:25]
+    ref = nb.csls_topk(Q, T, 5, csls_knn=7, source=S)
+    s_inv = inverse_norms(S, "source")
+    seen = _count_norm_passes(monkeypatch)
+    got = nb.csls_topk(Q, T, 5, csls_knn=7, source=S, source_inv=s_inv)
+    assert 230 not in seen  # issue 22: the source's norms were computed and then thrown away
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
+    with pytest.raises(ValueError, match="source_inv must have shape"):
+        nb.csls_topk(Q, T, 5, csls_knn=7, source=S, source_inv=s_inv[:-1])
+
+
+def test_word_query_csls_search_makes_one_norm_pass_for_the_queries_only(small_embeddings, monkeypatch):
+    e = small_embeddings
+    ref = nb.search(e, ["w3", "w40", "w7"], k=4, metric="csls", csls_knn=5)  # caches e's inverse norms
+    seen = _count_norm_passes(monkeypatch)
+    got = nb.search(e, ["w3", "w40", "w7"], k=4, metric="csls", csls_knn=5)
+    assert seen == [3]
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_array_equal(got[1], ref[1])
 
 
 # ---------------------------------------------------------------------------------- FAISS
@@ -474,12 +515,12 @@ def test_merge_topk_orders_ties_by_lower_id_and_padding_last():
 def test_inverse_norms_match_numpy_and_name_the_bad_row(rng):
     X = rng.standard_normal((1000, 7)).astype(np.float32)
     X[5] = 0
-    inv = nb.inverse_norms(X, memory_budget=7 * 40)  # many blocks
+    inv = inverse_norms(X, memory_budget=7 * 40)  # many blocks
     n = np.linalg.norm(X.astype(np.float64), axis=1)
     np.testing.assert_allclose(inv, np.where(n > 0, 1 / np.where(n > 0, n, 1), 0), rtol=1e-6)
     X[777, 3] = np.nan
     with pytest.raises(ValueError, match="row 777"):
-        nb.inverse_norms(X, memory_budget=7 * 40)
+        inverse_norms(X, memory_budget=7 * 40)
 
 
 def _traced_peak(fn):
@@ -567,14 +608,65 @@ def test_knn_is_a_deprecated_alias_of_csls_knn(small_embeddings):
     np.testing.assert_array_equal(old[1], e.neighbors(["w1"], 4, metric="csls", csls_knn=5)[1])
 
 
-def test_faiss_and_neighbors_do_not_import_each_other():
+def test_the_engine_modules_never_import_the_facade_above_them():
     import ast
     import pathlib
 
-    for mod, other in (("faiss_index", "neighbors"), ("validation", "neighbors"), ("validation", "faiss_index")):
-        tree = ast.parse(pathlib.Path(embgeo.__file__).with_name(f"{mod}.py").read_text())
-        names = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        assert other not in names, f"{mod} imports {other}"
+    package = pathlib.Path(nb.__file__).parent
+    for path in [*package.glob("*.py"), package.parent / "validation.py", package.parent / "cluster.py"]:
+        if path.name == "__init__.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            names = {a.name for a in node.names}
+            inside = path.parent == package
+            facade = (node.level == (2 if inside else 1) and (node.module == "neighbors" or
+                                                            (node.module is None and "neighbors" in names)))
+            facade |= inside and node.level == 1 and node.module is None and any(
+                not (n.startswith("_") or n == "faiss_index") for n in names)
+            assert not facade and node.module != "embgeo.neighbors", f"{path.name} imports the façade"
+
+
+def test_the_package_exports_its_eight_names():
+    assert sorted(nb.__all__) == sorted(["topk", "csls_topk", "knn_mean_similarity", "search", "most_similar",
+                                         "merge_topk", "select_topk", "self_topk"])
+    assert all(callable(getattr(nb, name)) for name in nb.__all__)
+
+
+@pytest.mark.parametrize("name, home", [("block_rows", "blocking"), ("DEFAULT_MEMORY_BUDGET", "blocking"),
+                                        ("exclusion_csr", "validation"), ("mask_excluded", "validation"),
+                                        ("inverse_norms", "linalg"), ("cached_inverse_norms", "linalg")])
+def test_names_that_moved_out_of_neighbors_warn_and_still_work(name, home):
+    import importlib
+
+    with pytest.warns(DeprecationWarning, match=f"embgeo.{home}"):
+        value = getattr(nb, name)
+    assert value is getattr(importlib.import_module(f"embgeo.{home}"), name)
+    with pytest.raises(AttributeError, match="no attribute"):
+        nb.no_such_name
+
+
+@pytest.mark.parametrize("old, names", [
+    ("embgeo.exact", ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "mask_excluded",
+                      "block_rows", "inverse_norms", "prepared_topk", "check_csls_knn", "DEFAULT_MEMORY_BUDGET"]),
+    ("embgeo.screening", ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin",
+                          "plain_margin", "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]),
+    ("embgeo.ranking", ["merge_topk"]),
+    ("embgeo.faiss_index", ["FaissIndex", "faiss_search", "cached_index"]),
+])
+def test_old_module_paths_warn_and_still_provide_their_names(old, names, rng, monkeypatch):
+    import importlib
+    import sys
+
+    monkeypatch.delitem(sys.modules, old, raising=False)  # import it afresh, as a user's first import does
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated"):
+        mod = importlib.import_module(old)
+    assert sorted(mod.__all__) == sorted(names)
+    assert all(hasattr(mod, name) for name in names)
+    if old == "embgeo.exact":
+        D = rng.standard_normal((50, 4)).astype(np.float32)
+        np.testing.assert_array_equal(mod.topk(D[:3], D, 4)[1], nb.topk(D[:3], D, 4)[1])
 
 
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
@@ -609,37 +701,16 @@ def test_large_k_lists_equal_a_lexsort_with_ties(rng, k):
         np.testing.assert_array_equal(s[r], S[r, order].astype(np.float32))
 
 
-def test_csls_honours_a_given_source_inv(rng, monkeypatch):
-    """Issue 22: csls_topk re-normed its source even when ``source_inv`` was given, then threw it away."""
-    from embgeo import exact, linalg
-
-    T = rng.standard_normal((300, 8)).astype(np.float32)
-    S = rng.standard_normal((200, 8)).astype(np.float32)
-    Q = S[:5]
-    s_inv = linalg.inverse_norms(S)
-    ref = nb.csls_topk(Q, T, 4, csls_knn=3, source=S)
-    seen = []
-    real = exact.inverse_norms
-
-    def spy(X, name="database", **kw):
-        seen.append((name, X.shape[0]))
-        return real(X, name, **kw)
-
-    monkeypatch.setattr(exact, "inverse_norms", spy)
-    got = nb.csls_topk(Q, T, 4, csls_knn=3, source=S, source_inv=s_inv)
-    assert ("queries", S.shape[0]) not in seen, seen  # the source's pass is spared
-    np.testing.assert_array_equal(got[0], ref[0])
-    np.testing.assert_array_equal(got[1], ref[1])
-
-
 def test_word_query_csls_keeps_r_of_the_vocabulary_and_equals_the_uncached_search(rng, monkeypatch):
     words = [f"w{i}" for i in range(400)]
     e = embgeo.Embeddings(words, rng.standard_normal((400, 6)).astype(np.float32))
     ref = nb.csls_topk(e[["w3", "w7"]], e.vectors, 5, csls_knn=4, source=e.vectors, exclude=[3, 7])
     first = e.neighbors(["w3", "w7"], k=5, metric="csls", csls_knn=4)
     calls = []
-    real = nb.exact.knn_mean_similarity
-    monkeypatch.setattr(nb.exact, "knn_mean_similarity", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    from embgeo.neighbors import _exact
+
+    real = _exact.knn_mean_similarity
+    monkeypatch.setattr(_exact, "knn_mean_similarity", lambda *a, **kw: calls.append(1) or real(*a, **kw))
     again = e.neighbors(["w1"], k=5, metric="csls", csls_knn=4)
     assert calls == []  # r_S of the vocabulary was kept with e
     e.neighbors(["w1"], k=5, metric="csls", csls_knn=6)

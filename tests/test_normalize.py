@@ -65,13 +65,14 @@ def test_array_api_strict_matches_numpy(X):
     assert np.allclose(np.asarray(Y), normalize(X, *steps), atol=1e-6)
 
 
-def test_blocked_path_equals_single_block(X, monkeypatch):
-    import embgeo.normalize as nm
+def test_blocked_path_equals_single_block(X):
+    from embgeo.normalize import Normalizer
 
     steps = ("unit", "center", "unitdim", "centeremb")
     whole = normalize(X, *steps)
-    monkeypatch.setattr(nm, "BLOCK_ROWS", 7)  # 50 rows -> 8 blocks
-    assert np.allclose(normalize(X, *steps), whole, atol=1e-6)
+    budget = 7 * 8 * X.shape[1]  # a float64 block of 7 rows: 50 rows -> 8 blocks
+    assert np.allclose(normalize(X, *steps, memory_budget=budget), whole, atol=1e-6)
+    assert np.allclose(Normalizer(steps, memory_budget=budget).fit_transform(X), whole, atol=1e-6)
 
 
 def test_integer_input_is_not_truncated():

@@ -8,15 +8,17 @@ GEMM), times the row's float32 inverse norm, rounded to float32; the ranking is 
 import numpy as np
 import pytest
 
-from embgeo import exact, screening
-from embgeo.ranking import merge_topk
+from embgeo.linalg import inverse_norms
+from embgeo.neighbors import _exact as exact
+from embgeo.neighbors import _screening as screening
+from embgeo.neighbors import merge_topk
 
 
 def oracle(Q, D, k, metric="cosine", exclude=None, offset=0):
     D = np.asarray(D)
     if metric == "cosine":
-        inv = exact.inverse_norms(D)
-        U = (Q * exact.inverse_norms(Q)[:, None]).astype(D.dtype)
+        inv = inverse_norms(D)
+        U = (Q * inverse_norms(Q)[:, None]).astype(D.dtype)
         S = (U.astype(np.float64) @ D.T.astype(np.float64)) * inv.astype(np.float64)
     else:
         S = Q.astype(np.float64) @ D.T.astype(np.float64)
@@ -158,8 +160,8 @@ def test_glove_screened_equals_brute_force(glove):
     qi = np.sort(rng.choice(len(X), 150, replace=False))
     index = screening.build_index(X, "cosine", rank=28)
     stats = {}
-    inv = exact.inverse_norms(X)
-    s, i = screening.screened_topk(X[qi], X, 10, None, exact.inverse_norms(X[qi]), inv, index, n_jobs=2,
+    inv = inverse_norms(X)
+    s, i = screening.screened_topk(X[qi], X, 10, None, inverse_norms(X[qi]), inv, index, n_jobs=2,
                                    stats=stats)
     assert stats["survivors"] < 0.05 * stats["pairs"]
     for a in range(0, len(qi), 50):
@@ -177,8 +179,8 @@ def test_csls_ranking_scores_are_canonical(rng):
     rD[2999] = rD[5]
     rQ = rng.uniform(0.1, 0.4, len(Q)).astype(np.float32)
     s, i = exact.csls_topk(Q, D, 6, r_database=rD, r_queries=rQ)
-    inv = exact.inverse_norms(D)
-    U = (Q * exact.inverse_norms(Q)[:, None]).astype(np.float32)
+    inv = inverse_norms(D)
+    U = (Q * inverse_norms(Q)[:, None]).astype(np.float32)
     V = (2 * ((U.astype(np.float64) @ D.T.astype(np.float64)) * inv.astype(np.float64))
          - rD.astype(np.float64)).astype(np.float32)
     order = np.lexsort((np.broadcast_to(np.arange(len(D)), V.shape), -V), axis=1)[:, :6]
@@ -203,3 +205,20 @@ def test_public_topk_takes_screen_and_dask_refuses_it(rng):
     np.testing.assert_array_equal(plain[1], oracle(Q, D, 7, exclude=np.arange(50))[1])
     with pytest.raises(TypeError, match="screen="):
         neighbors.topk(Q, D, 7, screen=True, backend="dask")
+
+
+def test_word_search_keeps_the_screening_index_of_its_embeddings(rng, monkeypatch):
+    from embgeo import Embeddings
+
+    D = rng.standard_normal((3000, 40)).astype(np.float32)
+    e = Embeddings([f"w{i}" for i in range(len(D))], D)
+    built, real = [], screening.build_index
+    monkeypatch.setattr(screening, "build_index", lambda *a, **kw: built.append(a[1]) or real(*a, **kw))
+    plain = e.neighbors(["w3", "w70"], 7)
+    for _ in range(2):
+        screened = e.neighbors(["w3", "w70"], 7, screen=True)
+        np.testing.assert_array_equal(plain[1], screened[1])
+        np.testing.assert_array_equal(plain[0], screened[0])
+    assert built == ["cosine"]  # built on the first call, kept with e
+    e.neighbors(["w3"], 7, metric="dot", screen=True)
+    assert built == ["cosine", "dot"]

@@ -1,14 +1,14 @@
 """Numba kernels of the certified screened search: bound tiles, survivors, canonical scores.
 
-:mod:`embgeo.screening` ranks database rows by a *canonical* score (:func:`canonical_dot`: the
-float64 dot product of a query row with a database row, summed in one fixed order, times the
-row's scale, rounded once to the database dtype), so that a score never depends on where its
-row fell in a tile or a shard. Computing that score for every pair would cost far more than a
-float32 GEMM; :func:`screened_block` therefore runs a GEMM of cheap *upper bounds* per tile (the
-screening index of :mod:`embgeo.screening`, or the plain float32 scores) and computes the canonical
-score only for the pairs whose bound reaches the query's current threshold minus a margin that
-covers every rounding error of the bound. Those *survivors* enter the running heaps of
-:mod:`embgeo.kernels.topk` (same heaps, same order: score descending, ties to the lower row).
+The exact search (``embgeo.neighbors._screening``) ranks database rows by a *canonical* score
+(:func:`canonical_dot`: the float64 dot product of a query row with a database row, summed in one
+fixed order, times the row's scale, rounded once to the database dtype), so that a score never
+depends on where its row fell in a tile or a shard. Computing that score for every pair would cost
+far more than a float32 GEMM; :func:`screened_block` therefore runs a GEMM of cheap *upper bounds*
+per tile (the screening index, or the plain float32 scores) and computes the canonical score only
+for the pairs whose bound reaches the query's current threshold minus a margin that covers every
+rounding error of the bound. Those *survivors* enter the running heaps of :mod:`embgeo.kernels.topk`
+(same heaps, same order: score descending, ties to the lower row).
 """
 from __future__ import annotations
 

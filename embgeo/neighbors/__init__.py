@@ -1,47 +1,72 @@
-"""Exact k-nearest-neighbour search over a vocabulary (cosine, dot, CSLS): the public entry points.
+"""Exact and approximate k-nearest-neighbour search over a vocabulary (cosine, dot, CSLS): the public entry points.
 
 Every search returns the FAISS pair ``(scores, indices)``, both shaped (n_queries, k), best
 first, ties broken towards the lower database row, whatever ran it.
 
-This module is the façade: the local blocked engine (GEMM tiles merged into heaps by a Numba
-kernel, under a memory budget) lives in :mod:`embgeo.exact`, approximate search in
-:mod:`embgeo.faiss_index`, and the engine over Dask shards in :mod:`embgeo.distributed`.
-:func:`topk`, :func:`csls_topk` and :func:`knn_mean_similarity` dispatch on ``backend=``; the
-engine's other public names (:func:`select_topk`, :func:`block_rows`, :func:`self_topk`, ...)
-are importable from here as before; word-level search over an
-:class:`~embgeo.embeddings.Embeddings` (:func:`search`, :func:`most_similar`) is defined here.
+This package is embgeo's one search engine; its ``__init__`` is the façade. :func:`topk`,
+:func:`csls_topk` and :func:`knn_mean_similarity` search arrays and dispatch on ``backend=``;
+:func:`search` and :func:`most_similar` search the words of an
+:class:`~embgeo.embeddings.Embeddings`; :func:`merge_topk` merges lists over row shards,
+:func:`select_topk` selects from a block of scores a method computed itself (the one tie order),
+and :func:`self_topk` gives every row's neighbours among the others (synonym tables). Behind it:
+
+* ``_exact``: the local blocked engine (GEMM tiles merged into heaps by a Numba kernel, under
+  a memory budget);
+* ``_screening``: canonical scores (the same bits whatever the tiling or sharding) and the
+  certified screened search;
+* ``_ranking``: the merge of ranked lists;
+* ``_dask``: the engine over row shards on a Dask cluster (``backend="dask"``), which stands on
+  :mod:`embgeo.cluster` (the client and the shards);
+* :mod:`embgeo.neighbors.faiss_index` (public): FAISS indexes, exact and approximate.
+
+Block sizes, tiles and threads come from :mod:`embgeo.blocking`, which stays a public top-level
+module rather than a private part of this package: every vocabulary-wide method (fuzzy sets,
+alpha embeddings, cross-lingual retrieval, ...) sizes its blocks by the same ``memory_budget``.
+Likewise the inverse row norms (:mod:`embgeo.linalg`) and the checks of ``k`` and ``exclude``
+(:mod:`embgeo.validation`).
 """
 from __future__ import annotations
 
-import weakref
+import warnings
 
 import numpy as np
 
-from . import backend as xb
-from . import exact
-from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
-from .exact import check_csls_knn, prepared_topk, select_topk, self_topk
-from .linalg import cached_inverse_norms, inverse_norms
-from .ranking import merge_topk
-from .validation import exclusion_csr, mask_excluded
+from .. import backend as xb
+from .. import blocking, linalg, validation
+from . import _dask, _exact
+from ._exact import check_csls_knn, prepared_topk, select_topk, self_topk
+from ._ranking import merge_topk
+from ._screening import cached_index as cached_screen_index
+from .faiss_index import cached_index as cached_faiss_index
 
-__all__ = ["topk", "knn_mean_similarity", "csls_topk", "search", "most_similar", "block_rows",
-           "exclusion_csr", "select_topk", "mask_excluded", "merge_topk", "self_topk", "inverse_norms",
-           "cached_inverse_norms", "DEFAULT_MEMORY_BUDGET"]
+__all__ = ["topk", "csls_topk", "knn_mean_similarity", "search", "most_similar", "merge_topk", "select_topk",
+           "self_topk"]
+
+# names this module exported before the package existed, and their homes now
+_MOVED = {"block_rows": blocking, "DEFAULT_MEMORY_BUDGET": blocking, "exclusion_csr": validation,
+          "mask_excluded": validation, "inverse_norms": linalg, "cached_inverse_norms": linalg}
+
+
+def __getattr__(name):
+    if name not in _MOVED:
+        raise AttributeError(f"module 'embgeo.neighbors' has no attribute {name!r}")
+    home = _MOVED[name]
+    warnings.warn(f"embgeo.neighbors.{name} is deprecated; import it from {home.__name__}", DeprecationWarning,
+                  stacklevel=2)
+    return getattr(home, name)
+
 
 _BACKENDS = ("exact", "dask")
 
 
 def _dask_engine(backend, client, query_block):
-    """:mod:`embgeo.distributed` for ``backend="dask"``, None for "exact"; refuses the Dask options
-    without Dask and any other backend."""
+    """The Dask engine for ``backend="dask"``, None for "exact"; refuses the Dask options without
+    Dask and any other backend."""
     if backend == "dask":
-        from . import distributed
-
-        return distributed
+        return _dask
     if backend not in _BACKENDS:
-        hint = (" (FAISS: embgeo.faiss_index.faiss_search for arrays, neighbors.search(..., backend='faiss') "
-                "for words)") if backend == "faiss" else ""
+        hint = (" (FAISS: embgeo.neighbors.faiss_index.faiss_search for arrays, "
+                "neighbors.search(..., backend='faiss') for words)") if backend == "faiss" else ""
         raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}{hint}")
     for name, value in (("client", client), ("query_block", query_block)):
         if value is not None:
@@ -59,9 +84,10 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     ----------
     queries : array, shape (q, d) or (d,)
     database : array, shape (n, d)
-        Same array library as ``queries``. With ``backend="dask"`` also a dask array, a
-        memory-mapped ``.npy`` or its path, or a :class:`~embgeo.distributed.ShardedDatabase`
-        (see :func:`embgeo.distributed.shard`).
+        Same array library as ``queries`` (NumPy, CuPy or array-API), finite. With
+        ``backend="dask"`` also a dask array, a memory-mapped ``.npy`` or its path, or a
+        :class:`~embgeo.cluster.ShardedDatabase` (see :func:`embgeo.cluster.shard`), and
+        ``queries`` may be that same object (a self-join: the query blocks are the shards).
     k : int
         Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).
     metric : {"cosine", "dot"}
@@ -70,18 +96,40 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         Per query, database rows never to return: an int array of shape (q,) (one row each,
         e.g. the query word itself), an int array (q, m) padded with -1, or a sequence of q ints
         or int sequences. Negative entries are ignored.
-    memory_budget, progress, selector, n_jobs, check_finite, offset
-        Options of the local engine, see :func:`embgeo.exact.topk` (``memory_budget`` bounds
-        the score tiles, default 256 MiB; results never depend on it). With ``backend="dask"``
-        each worker runs with its defaults, and ``offset`` is refused.
-    screen : bool or ScreenIndex, optional
-        The certified screened search of the local engine (:mod:`embgeo.screening`): a prebuilt
-        index of ``database`` (e.g. :func:`embgeo.screening.cached_index` of an Embeddings), or
-        True to build one for this call. Same rows and scores as without it.
+    memory_budget : int, optional
+        Bytes the score blocks may take at once (default
+        :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB). Results do not depend on it.
+        Cosine never copies the database to unit length: it keeps its n inverse row norms and
+        scales each score tile, so the extra memory is the tiles, the heaps, n numbers and the
+        (scaled) queries of one block, whatever the size of a (memory-mapped) database.
+    progress : bool, optional
+        Show a progress bar over blocks of queries (default: the global setting).
+    selector : {"auto", "numba", "argpartition"}
+        NumPy only: "auto"/"numba" fuses the GEMM with the Numba heap kernel (the fastest);
+        "argpartition" selects from full-row blocks with ``np.argpartition``. Other array
+        libraries always select with a stable ``argsort``.
+    n_jobs : int, optional
+        Threads (default: the CPUs this process may use, :func:`embgeo.blocking.n_jobs`). BLAS
+        runs one thread per job meanwhile.
+    check_finite : bool
+        Refuse NaN/inf in queries and database (default). Turning it off spares a pass over the
+        database when it is known to be finite (an :class:`~embgeo.embeddings.Embeddings`);
+        NaN scores would then give undefined rankings.
+    offset : int, optional
+        ``database`` is rows ``offset …`` of a larger matrix (a shard): returned indices are
+        rows of the larger matrix, and ``exclude`` is given in them too (rows outside the shard
+        are ignored, not refused). Shards' results combine with :func:`merge_topk`; ``k`` must
+        still fit the shard.
+    screen : bool, optional
+        True screens the search with a rotation index of ``database`` built for this call (a
+        width-(r+1) GEMM of rigorous upper bounds prunes the pairs that cannot enter a top-k
+        list; :func:`search` keeps the index of an Embeddings instead). Same rows and scores as
+        without it. An index built earlier is accepted too.
     backend : {"exact", "dask"}
-        "exact" (default) runs the blocked search here (:func:`embgeo.exact.topk`); "dask"
-        shards the database by rows over the workers of a Dask client and merges the
-        per-shard lists (:func:`embgeo.distributed.topk`), with the same results.
+        "exact" (default) runs the blocked search here; "dask" shards the database by rows over
+        the workers of a Dask client and merges the per-shard lists, with the same results
+        (each worker runs with the local options' defaults; ``offset`` and ``screen`` are
+        refused).
     client : distributed.Client, optional
         ``backend="dask"`` only: the client (default: the current one).
     query_block : int, optional
@@ -93,6 +141,14 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         Similarities, best first (database dtype).
     indices : array of int64, shape (q, k)
         Database rows; equal scores are ordered by the lower row, deterministically.
+
+    Notes
+    -----
+    On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba") every returned score is
+    *canonical*: one fixed-order float64 dot product of the (unit) query with the database row,
+    times the row's inverse norm, rounded once to the database dtype. So scores and order do not
+    depend on the tiling, the threads, the screening or a split of the database into shards
+    (``offset=`` + :func:`merge_topk`, or ``backend="dask"``, gives bit-identical results).
 
     Raises
     ------
@@ -110,7 +166,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     """
     dd = _dask_engine(backend, client, query_block)
     if dd is None:
-        return exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
+        return _exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
                           progress=progress, selector=selector, n_jobs=n_jobs, check_finite=check_finite,
                           offset=offset, screen=screen)
     if screen is not None and screen is not False:
@@ -137,10 +193,9 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     queries, database, k, metric, exclude
         As in :func:`topk`.
     memory_budget, progress, selector, n_jobs
-        Options of the local engine (:func:`embgeo.exact.knn_mean_similarity`).
+        As in :func:`topk`.
     backend, client, query_block
-        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster
-        (:func:`embgeo.distributed.knn_mean_similarity`).
+        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster.
 
     Returns
     -------
@@ -148,7 +203,7 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     """
     dd = _dask_engine(backend, client, query_block)
     if dd is None:
-        return exact.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
+        return _exact.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
                                          memory_budget=memory_budget, progress=progress, selector=selector,
                                          n_jobs=n_jobs)
     return dd.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude, client=client,
@@ -165,7 +220,20 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (MUSE):
     CSLS(Wx_s, y_t) = 2 cos(Wx_s, y_t) − r_T(Wx_s) − r_S(y_t), with r_S over the whole mapped
     source vocabulary (``source``, or a precomputed ``r_database``; without either, the
-    queries). See :func:`embgeo.exact.csls_topk` for the definitions and the local engine.
+    queries), where, with K = ``csls_knn``:
+
+    * r_T(Wx_s) (``r_queries``) is the mean cosine of the mapped source vector Wx_s (a query)
+      to its K nearest *target* vectors, over the whole target vocabulary (the ``database``);
+    * r_S(y_t) (``r_database``) is the mean cosine of the target vector y_t (a database row) to
+      its K nearest *mapped source* vectors, over the whole mapped source vocabulary.
+
+    r_S must therefore be computed against the full mapped source space, not against the few
+    words being translated: pass ``source`` (the whole mapped source matrix WX) or a
+    precomputed ``r_database = knn_mean_similarity(database, source, csls_knn)``. Without
+    either, r_S falls back to the given ``queries`` as the source space, which is MUSE's
+    definition only when the queries are the whole source vocabulary. r_T(x) does not change
+    one query's ranking; it is subtracted only to make the returned scores true CSLS values.
+    No side is copied to unit length: cosines are scaled per tile from inverse row norms.
 
     Parameters
     ----------
@@ -176,15 +244,22 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     k : int
         Neighbours to return per query.
     csls_knn : int
-        K of the r terms (MUSE uses 10); ``knn`` is its deprecated spelling.
-    r_database, r_queries, source, exclude
-        As in :func:`embgeo.exact.csls_topk`.
-    memory_budget, progress, selector, n_jobs, database_inv, source_inv
-        Options of the local engine (:func:`embgeo.exact.csls_topk`); with ``backend="dask"``
-        the workers compute the inverse norms of their own rows.
+        K of the r terms (MUSE uses 10), capped at the size of the space it averages over;
+        ``knn`` is its deprecated spelling.
+    r_database, r_queries : arrays (n,) and (q,), optional
+        Precomputed r_S and r_T.
+    source : array (m, d), optional
+        The whole mapped source vocabulary, used for r_S when ``r_database`` is not given.
+    exclude, memory_budget, progress, selector, n_jobs
+        As in :func:`topk`.
+    database_inv, source_inv : arrays (n,) and (m,), optional
+        Precomputed :func:`~embgeo.linalg.inverse_norms` of ``database`` and ``source``: each
+        spares a pass over its side (an :class:`~embgeo.embeddings.Embeddings` caches its own,
+        :func:`~embgeo.linalg.cached_inverse_norms`). With ``backend="dask"`` the workers
+        compute those of their own rows.
     backend, client, query_block
-        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster
-        (:func:`embgeo.distributed.csls_topk`), r_S of each row on the worker holding it.
+        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster, r_S of each row on the
+        worker holding it.
 
     Returns
     -------
@@ -194,7 +269,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     csls_knn = check_csls_knn(csls_knn, knn)
     dd = _dask_engine(backend, client, query_block)
     if dd is None:
-        return exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
+        return _exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
                                source=source, exclude=exclude, memory_budget=memory_budget, progress=progress,
                                selector=selector, n_jobs=n_jobs, database_inv=database_inv, source_inv=source_inv)
     return dd.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
@@ -232,17 +307,20 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         when querying repeatedly.
     backend : {"exact", "faiss", "dask"}
         "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
-        sharded by rows across its workers (:func:`embgeo.distributed.search`; ``e`` may hold a
-        dask array). "faiss" searches a :class:`~embgeo.faiss_index.FaissIndex` (cosine and dot only): pass
-        ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The index is
-        built on the first call and kept with ``e`` (one per kind, parameters and metric; see
-        :func:`embgeo.faiss_index.cached_index`), or pass a prebuilt one as ``index=``.
+        sharded by rows across its workers (``e`` may hold a dask array), with the same results.
+        "faiss" searches a :class:`~embgeo.neighbors.faiss_index.FaissIndex` (cosine and dot
+        only): pass ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The
+        index is built on the first call and kept with ``e`` (one per kind, parameters and
+        metric; see :func:`embgeo.neighbors.faiss_index.cached_index`), or pass a prebuilt one
+        as ``index=``.
     exclude_self : bool
         Drop each query word from its own list (ignored for vector queries).
     csls_knn : int
         K of the CSLS r terms (``knn=`` is a deprecated alias).
     **kwargs
-        Passed on (``memory_budget``, ``progress``, ``exclude``, ...).
+        Passed on to :func:`topk` or :func:`csls_topk` (``memory_budget``, ``progress``,
+        ``exclude``, ...). ``screen=True`` screens with the rotation index of ``e``, built on the
+        first such call and kept with ``e`` (one per metric).
 
     Returns
     -------
@@ -253,50 +331,55 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     if backend not in ("exact", "faiss", "dask"):
         raise ValueError(f"backend must be 'exact', 'faiss' or 'dask', got {backend!r}")
     csls_knn = check_csls_knn(csls_knn, kwargs.pop("knn", None))
-    if backend == "dask":
-        from . import distributed
-
-        return distributed.search(e, queries, k, metric=metric, exclude_self=exclude_self, csls_knn=csls_knn,
-                                  **kwargs)
     Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)
     if exclude_self and idx is not None:
         exclude = idx if exclude is None else [np.append(np.atleast_1d(x), i) for x, i in zip(exclude, idx)]
     if backend == "faiss":
-        if metric == "csls":
-            raise ValueError("metric='csls' needs backend='exact'")
-        from .faiss_index import cached_index
-
-        for name in ("memory_budget", "progress", "selector", "n_jobs"):  # exact-search options
-            kwargs.pop(name, None)
-        index = kwargs.pop("index", None)
-        if index is None:
-            index = cached_index(e, metric=metric, **kwargs)
-        elif kwargs:
-            raise TypeError(f"index= is prebuilt: {', '.join(sorted(kwargs))} cannot apply to it")
-        else:
-            index.check_matches(e, metric)
-        s, i = index.search(Q, k, exclude=exclude)
-        if not xb.is_numpy(e.vectors):
-            xp = xb.get_namespace(e.vectors)
-            s, i = xp.asarray(s), xp.asarray(i)
-        return s, i
+        return _faiss_search(e, Q, k, metric, exclude, kwargs)
     if "index" in kwargs:
         raise TypeError("index= needs backend='faiss'")
-    inv = cached_inverse_norms(e) if metric != "dot" else None
+    local = backend == "exact"
+    inv = linalg.cached_inverse_norms(e) if local and metric != "dot" else None
     if metric == "csls":
         if idx is not None and kwargs.get("source") is None and kwargs.get("r_database") is None:
-            # word queries: r_S over the whole vocabulary, which the queries are part of
-            kwargs["r_database"] = _cached_r_database(e, csls_knn, kwargs)
-        return csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, database_inv=inv, **kwargs)
+            # monolingual CSLS: the source space is the whole vocabulary; its r_S does not depend
+            # on the queries, so the local engine keeps it with e (a whole-vocabulary search)
+            if local:
+                kwargs["r_database"] = _cached_r_database(e, csls_knn, kwargs)
+            else:
+                kwargs["source"], kwargs["source_inv"] = e.vectors, inv
+        return csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, database_inv=inv, backend=backend,
+                         **kwargs)
+    if not local:
+        return topk(Q, e.vectors, k, metric=metric, exclude=exclude, backend=backend, **kwargs)
+    if kwargs.get("screen") is True and xb.is_numpy(e.vectors):
+        kwargs["screen"] = cached_screen_index(e, metric, inv)
     # Embeddings are finite by construction: only the queries need the finiteness check
     Q = _query_rows(Q, e.vectors)
     xp = xb.get_namespace(e.vectors)
-    q_inv = inverse_norms(Q, "queries") if metric == "cosine" else None
+    q_inv = linalg.inverse_norms(Q, "queries") if metric == "cosine" else None
     return prepared_topk(xp, Q, e.vectors, k, exclude, q_inv, inv, **kwargs)
 
 
-_R_DATABASE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+def _faiss_search(e, Q, k, metric, exclude, kwargs):
+    """:func:`search` with ``backend="faiss"``: the cached (or given) index of ``e``."""
+    if metric == "csls":
+        raise ValueError("metric='csls' needs backend='exact'")
+    for name in ("memory_budget", "progress", "selector", "n_jobs"):  # exact-search options
+        kwargs.pop(name, None)
+    index = kwargs.pop("index", None)
+    if index is None:
+        index = cached_faiss_index(e, metric=metric, **kwargs)
+    elif kwargs:
+        raise TypeError(f"index= is prebuilt: {', '.join(sorted(kwargs))} cannot apply to it")
+    else:
+        index.check_matches(e, metric)
+    s, i = index.search(Q, k, exclude=exclude)
+    if not xb.is_numpy(e.vectors):
+        xp = xb.get_namespace(e.vectors)
+        s, i = xp.asarray(s), xp.asarray(i)
+    return s, i
 
 
 def _cached_r_database(e, csls_knn: int, opts: dict):
@@ -306,14 +389,10 @@ def _cached_r_database(e, csls_knn: int, opts: dict):
     (~3 minutes for GloVe's 400k words on 2 cores): kept beside ``e`` and dropped with it, n
     numbers per ``csls_knn``. Canonical scores make it independent of the search options.
     """
-    per_k = _R_DATABASE.setdefault(e, {})
-    r = per_k.get(csls_knn)
-    if r is None:
-        V = e.vectors
-        r = per_k[csls_knn] = exact.knn_mean_similarity(
-            V, V, min(csls_knn, V.shape[0]), memory_budget=opts.get("memory_budget"),
-            progress=opts.get("progress"), n_jobs=opts.get("n_jobs"))
-    return r
+    V = e.vectors
+    return linalg.derived(e, ("csls_r_database", csls_knn), lambda: _exact.knn_mean_similarity(
+        V, V, min(csls_knn, V.shape[0]), memory_budget=opts.get("memory_budget"),
+        progress=opts.get("progress"), n_jobs=opts.get("n_jobs")))
 
 
 def _query_rows(Q, like):
@@ -353,7 +432,7 @@ def most_similar(e, positive=(), negative=(), topn: int | None = 10, restrict_vo
     if not items:
         raise ValueError("most_similar needs at least one positive or negative word")
     V = e.vectors
-    inv = cached_inverse_norms(e)
+    inv = linalg.cached_inverse_norms(e)
     xp = xb.get_namespace(V)
     rows, weights, excl = [], [], []
     for key, sign in items:
@@ -370,12 +449,12 @@ def most_similar(e, positive=(), negative=(), topn: int | None = 10, restrict_vo
             if v.shape != (e.dim,):
                 raise ValueError(f"a query vector must have shape ({e.dim},), got {tuple(v.shape)}")
             v = _query_rows(v, V)
-            rows.append((v * xp.reshape(inverse_norms(v, "queries"), (-1, 1)))[0, ...])
+            rows.append((v * xp.reshape(linalg.inverse_norms(v, "queries"), (-1, 1)))[0, ...])
         weights.append(w)
     w = xb.asarray(np.asarray(weights), like=V, dtype=V.dtype)
     query = xp.sum(xp.stack(rows, axis=0) * xp.reshape(w, (-1, 1)), axis=0) / len(rows)
     query = _query_rows(query, V)
-    query = query * xp.reshape(inverse_norms(query, "queries"), (-1, 1))
+    query = query * xp.reshape(linalg.inverse_norms(query, "queries"), (-1, 1))
     n = len(e) if restrict_vocab is None else min(int(restrict_vocab), len(e))
     if n < 1:
         raise ValueError(f"restrict_vocab must be positive, got {restrict_vocab}")
@@ -393,7 +472,7 @@ def most_similar(e, positive=(), negative=(), topn: int | None = 10, restrict_vo
     return [(e.words[j], float(v)) for v, j in zip(s, i)]
 
 
-def _all_cosines(xp, query, D, d_inv, block=1 << 16):
+def _all_cosines(xp, query, D, d_inv, block=blocking.PASS_ROWS):
     """Cosines of one unit query to every row of ``D``, a block of rows at a time."""
     n = D.shape[0]
     parts = [(D[s:min(s + block, n), ...] @ query[0, ...]) * d_inv[s:min(s + block, n), ...]

@@ -1,0 +1,405 @@
+"""FAISS behind embgeo's neighbour conventions: exact (flat) and approximate (HNSW, IVF) indexes.
+
+:class:`FaissIndex` wraps one FAISS index the way FAISS itself is used (``add``, then
+``search(x, k)`` giving scores and ids), with three things added:
+
+* ``metric="cosine"`` scales vectors to unit length on ``add`` *and* on every ``search``, so
+  inner product equals cosine; ``"dot"`` uses the raw inner product.
+* Results follow :func:`embgeo.neighbors.topk`: (scores, indices), similarities best first,
+  equal scores ordered by the lower row, optional per-query exclusions. When an approximate
+  index finds fewer than ``k`` eligible rows for a query, the missing slots hold score ``-inf``
+  and index ``-1`` (FAISS's own padding).
+* :func:`cached_index` builds an index over an :class:`~embgeo.embeddings.Embeddings` once
+  and keeps it beside it (keyed by kind, parameters and metric), so ``e.neighbors(...,
+  backend="faiss", kind="hnsw")`` pays the build on the first call only.
+* ``save`` is atomic (temp file + ``os.replace``) and writes the metric, kind and parameters to a
+  JSON file beside the index (``path + ".json"``), so :meth:`FaissIndex.load` re-applies cosine
+  normalisation to queries.
+
+FAISS is imported on first use only.
+
+References
+----------
+Johnson, Douze & Jégou (2019), "Billion-scale similarity search with GPUs", IEEE Trans. Big Data.
+Malkov & Yashunin (2018), "Efficient and robust approximate nearest neighbor search using
+Hierarchical Navigable Small World graphs", IEEE TPAMI (the ``"hnsw"`` kind).
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from .. import backend as xb
+from ..atomic import atomic_path
+from ..blocking import block_rows, budget_bytes
+from ..linalg import derived
+from ..validation import check_k, exclusion_csr, max_excluded
+
+__all__ = ["FaissIndex", "faiss_search", "cached_index"]
+
+_KINDS = ("flat", "hnsw", "ivf")
+_PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
+           "ivf": {"nlist": None, "nprobe": 8}}
+
+
+def _faiss():
+    try:
+        import faiss
+    except ImportError:  # pragma: no cover - faiss-cpu is a runtime dependency
+        raise ImportError("the FAISS backend needs faiss: pip install faiss-cpu") from None
+    return faiss
+
+
+def _as_float32(X, name, dim=None):
+    X = xb.to_numpy(X)
+    if X.ndim == 1:
+        X = X.reshape(1, -1)
+    X = xb.check_matrix(X, name, allow_empty=True)
+    if dim is not None and X.shape[1] != dim:
+        raise ValueError(f"{name} have dimension {X.shape[1]} but the index has dimension {dim}")
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
+def _unit(X):
+    from ..normalize import normalize  # float64 accumulation; zero rows stay zero
+
+    return np.ascontiguousarray(normalize(X, "unit"), dtype=np.float32)
+
+
+def _check_kind(kind: str, params) -> None:
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(map(repr, _KINDS))}, got {kind!r}")
+    unknown = set(params) - set(_PARAMS[kind])
+    if unknown:
+        raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
+                        f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+
+
+class FaissIndex:
+    """A FAISS index over rows added in order (ids 0, 1, …), searched by cosine or dot product.
+
+    Parameters
+    ----------
+    dim : int
+        Vector dimension.
+    metric : {"cosine", "dot"}
+    kind : {"flat", "hnsw", "ivf"}
+        ``"flat"``: ``faiss.IndexFlatIP``, exact. ``"hnsw"``: ``faiss.IndexHNSWFlat`` with the
+        inner-product metric (parameters ``M``=32, ``ef_construction``=40, ``ef_search``=64).
+        ``"ivf"``: ``faiss.IndexIVFFlat`` over an inner-product coarse quantiser, trained on the
+        first ``add`` (parameters ``nlist`` = 4√n by default, ``nprobe``=8).
+    **params
+        The kind's parameters above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.eye(4, dtype=np.float32)
+    >>> index = FaissIndex(4, metric="cosine")
+    >>> index.add(X)
+    >>> scores, ids = index.search(X[:1] * 3, 2)
+    >>> ids.tolist(), float(scores[0, 0])
+    ([[0, 1]], 1.0)
+    """
+
+    def __init__(self, dim: int, metric: str = "cosine", kind: str = "flat", **params):
+        if metric not in ("cosine", "dot"):
+            raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+        _check_kind(kind, params)
+        dim = int(dim)
+        if dim < 1:
+            raise ValueError(f"dim must be positive, got {dim}")
+        self.dim, self.metric, self.kind = dim, metric, kind
+        self.params = {**_PARAMS[kind], **params}
+        self._index: Any = None
+        self._quantizer: Any = None  # IVF: FAISS does not own it, Python must keep it alive
+        self.words: list[str] | None = None  # the vocabulary of the rows, when known
+        if kind != "ivf" or self.params["nlist"] is not None:
+            self._build()
+
+    def _build(self, n_train: int | None = None):
+        faiss = _faiss()
+        p = self.params
+        if self.kind == "flat":
+            self._index = faiss.IndexFlatIP(self.dim)
+        elif self.kind == "hnsw":
+            self._index = faiss.IndexHNSWFlat(self.dim, int(p["M"]), faiss.METRIC_INNER_PRODUCT)
+            self._index.hnsw.efConstruction = int(p["ef_construction"])
+            self._index.hnsw.efSearch = int(p["ef_search"])
+        else:
+            if p["nlist"] is None:
+                p["nlist"] = max(1, int(4 * np.sqrt(n_train or 1)))
+            self._quantizer = faiss.IndexFlatIP(self.dim)
+            self._index = faiss.IndexIVFFlat(self._quantizer, self.dim, int(p["nlist"]),
+                                             faiss.METRIC_INNER_PRODUCT)
+            self._index.nprobe = int(p["nprobe"])
+
+    # ------------------------------------------------------------------ state
+    @property
+    def ntotal(self) -> int:
+        """Number of vectors in the index."""
+        return 0 if self._index is None else int(self._index.ntotal)
+
+    def __len__(self) -> int:
+        return self.ntotal
+
+    @property
+    def index(self):
+        """The underlying ``faiss.Index`` (None for an IVF index before its first ``add``)."""
+        return self._index
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={v}" for k, v in self.params.items())
+        return (f"FaissIndex(dim={self.dim}, metric={self.metric!r}, kind={self.kind!r}{extra}, "
+                f"ntotal={self.ntotal})")
+
+    # ------------------------------------------------------------------ build
+    def add(self, X) -> None:
+        """Append the rows of ``X`` (ids continue from :attr:`ntotal`). IVF trains on the first call."""
+        X = _as_float32(X, "vectors", self.dim)
+        if X.shape[0] == 0:
+            return
+        if self.metric == "cosine":
+            X = _unit(X)
+        if self._index is None:
+            self._build(X.shape[0])
+        if not self._index.is_trained:
+            nlist = int(self.params["nlist"])
+            if X.shape[0] < nlist:
+                raise ValueError(f"an IVF index with nlist={nlist} needs at least {nlist} vectors to train, "
+                                 f"got {X.shape[0]}")
+            self._index.train(X)
+        self._index.add(X)
+
+    def reconstruct(self, ids):
+        """Stored vectors of rows ``ids`` (unit length for cosine), shape (len(ids), dim)."""
+        ids = np.asarray(ids, dtype=np.int64).ravel()
+        if ids.size and (ids.min() < 0 or ids.max() >= self.ntotal):
+            raise IndexError(f"ids must lie in [0, {self.ntotal}), got {ids.min()}..{ids.max()}")
+        if self.kind == "ivf":
+            self._index.make_direct_map()
+        return np.vstack([self._index.reconstruct(int(i)) for i in ids]) if ids.size else \
+            np.zeros((0, self.dim), dtype=np.float32)
+
+    # ------------------------------------------------------------------ search
+    def search(self, Q, k: int, exclude=None):
+        """The ``k`` best rows for each query, as :func:`embgeo.neighbors.topk` returns them.
+
+        Parameters
+        ----------
+        Q : array, shape (q, dim) or (dim,)
+        k : int
+            1 ≤ k ≤ ntotal − (most rows excluded for one query).
+        exclude : optional
+            Rows never to return, per query (same forms as :func:`embgeo.neighbors.topk`).
+            FAISS is asked for ``k + max excluded`` rows, which are then filtered.
+
+        Returns
+        -------
+        scores : float32 array (q, k)
+        indices : int64 array (q, k)
+            Best first; ``-inf`` / ``-1`` where an approximate index found too few rows.
+        """
+        if self.ntotal == 0:
+            raise ValueError("the index is empty: add vectors before searching")
+        Q = _as_float32(Q, "queries", self.dim)
+        if self.metric == "cosine":
+            Q = _unit(Q)
+        ex = exclusion_csr(exclude, Q.shape[0], self.ntotal)
+        m = max_excluded(ex)
+        k = check_k(k, self.ntotal - m)
+        kk = min(k + m, self.ntotal)
+        scores, ids = self._index.search(Q, kk)
+        ids = ids.astype(np.int64, copy=False)
+        valid = ids >= 0
+        if ex is not None:
+            ptr, cols = ex
+            n = np.int64(self.ntotal)
+            keys = np.repeat(np.arange(Q.shape[0], dtype=np.int64), np.diff(ptr)) * n + cols
+            valid &= ~np.isin(np.arange(Q.shape[0], dtype=np.int64)[:, None] * n + ids, keys)
+        scores = np.where(valid, scores, -np.inf).astype(np.float32)
+        ids = np.where(valid, ids, -1)
+        # best first, equal scores by the lower row, invalid (-inf, -1) last
+        order = np.lexsort((np.where(valid, ids, np.iinfo(np.int64).max), -scores), axis=1)[:, :k]
+        return np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1)
+
+    def check_matches(self, e, metric: str | None = None) -> None:
+        """Refuse to search ``e`` (an Embeddings) with an index built over other rows.
+
+        Raises
+        ------
+        ValueError
+            A different number of rows or dimension, other words (when the index knows its
+            words), or another metric.
+        """
+        if self.ntotal != len(e) or self.dim != e.dim:
+            raise ValueError(f"the index holds {self.ntotal} vectors of dimension {self.dim}, the embeddings "
+                             f"{len(e)} of dimension {e.dim}")
+        if self.words is not None and list(self.words) != list(e.words):
+            first = next(i for i, (a, b) in enumerate(zip(self.words, e.words)) if a != b)
+            raise ValueError(f"the index's words differ from the embeddings' (first at row {first}: "
+                             f"{self.words[first]!r} vs {e.words[first]!r})")
+        if metric is not None and metric != self.metric:
+            raise ValueError(f"the index was built for metric={self.metric!r}, not {metric!r}")
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path) -> None:
+        """Write the index to ``path`` and its settings to ``path + ".json"``, each atomically."""
+        if self._index is None:
+            raise ValueError("nothing to save: an IVF index is built on its first add")
+        faiss = _faiss()
+        path = os.fspath(path)
+        meta = {"format": 1, "dim": self.dim, "metric": self.metric, "kind": self.kind,
+                "params": self.params}
+        if self.words is not None:
+            meta["words"] = list(self.words)
+        with atomic_path(path) as tmp, atomic_path(path + ".json") as tmpm:
+            faiss.write_index(self._index, os.fspath(tmp))
+            with open(tmpm, "w", encoding="utf-8") as f:
+                json.dump(meta, f)
+
+    @classmethod
+    def load(cls, path, words=None, metric: str | None = None) -> "FaissIndex":
+        """Read an index written by :meth:`save`, or adopt a plain FAISS index file.
+
+        Parameters
+        ----------
+        path : str or Path
+            A file from :meth:`save` (with its ``.json`` settings beside it), or any file
+            ``faiss.write_index`` wrote holding an ``IndexFlatIP``, an inner-product
+            ``IndexHNSWFlat`` or an inner-product ``IndexIVFFlat``.
+        words : sequence of str, optional
+            The word of each row. Needed to adopt a plain FAISS file (settings are then taken
+            from the index itself); with a saved index, checked against the saved words.
+        metric : {"cosine", "dot"}, optional
+            For a plain FAISS file: whether its vectors were scaled to unit length ("cosine",
+            the default: queries are scaled too) or not ("dot"). With a saved index, checked.
+
+        Raises
+        ------
+        FileNotFoundError
+            The ``.json`` settings are missing and no ``words`` were given.
+        ValueError
+            Settings and index disagree, or the index type cannot be adopted.
+        """
+        faiss = _faiss()
+        path = os.fspath(path)
+        meta_path = path + ".json"
+        if not os.path.exists(meta_path) and words is None:
+            raise FileNotFoundError(f"{meta_path} (the index settings written by FaissIndex.save) is missing; "
+                                    f"to adopt a plain FAISS index file pass words=")
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"no FAISS index at {path}")
+        self = cls.__new__(cls)
+        self._quantizer = None
+        self.words = None
+        self._index = faiss.read_index(path)
+        if os.path.exists(meta_path):
+            with open(meta_path) as f:
+                meta = json.load(f)
+            self.dim, self.metric, self.kind = int(meta["dim"]), meta["metric"], meta["kind"]
+            self.params = dict(meta["params"])
+            self.words = meta.get("words")
+            if metric is not None and metric != self.metric:
+                raise ValueError(f"{path} was saved with metric={self.metric!r}, not {metric!r}")
+        else:
+            self._adopt(path, metric or "cosine")
+        if self._index.d != self.dim:
+            raise ValueError(f"{path} holds a {self._index.d}-d index but its settings say {self.dim}")
+        if words is not None:
+            words = [str(w) for w in words]
+            if len(words) != self.ntotal:
+                raise ValueError(f"{path} holds {self.ntotal} vectors but {len(words)} words were given")
+            if self.words is not None and list(self.words) != words:
+                raise ValueError(f"the words given differ from those saved with {path}")
+            self.words = words
+        if self.kind == "hnsw":
+            self._index.hnsw.efSearch = int(self.params["ef_search"])
+        elif self.kind == "ivf":
+            self._index.nprobe = int(self.params["nprobe"])
+        return self
+
+    def _adopt(self, path, metric):
+        """Settings of a plain FAISS index (no ``.json``): read from the index object."""
+        faiss = _faiss()
+        if metric not in ("cosine", "dot"):
+            raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+        # read_index already gives the concrete type; downcast only a generic wrapper (the
+        # downcast one does not own the C++ object, so the original is kept alive beside it)
+        index = self._index if type(self._index) is not faiss.Index else faiss.downcast_index(self._index)
+        self._owner = self._index
+        if index.metric_type != faiss.METRIC_INNER_PRODUCT:
+            raise ValueError(f"{path} holds an index with FAISS metric {index.metric_type}; embgeo searches "
+                             f"by inner product (METRIC_INNER_PRODUCT) only")
+        if isinstance(index, faiss.IndexFlat):
+            kind, params = "flat", {}
+        elif isinstance(index, faiss.IndexHNSWFlat):
+            kind = "hnsw"
+            params = {"M": int(index.hnsw.nb_neighbors(1)), "ef_construction": int(index.hnsw.efConstruction),
+                      "ef_search": int(index.hnsw.efSearch)}
+        elif isinstance(index, faiss.IndexIVFFlat):
+            kind, params = "ivf", {"nlist": int(index.nlist), "nprobe": int(index.nprobe)}
+            self._quantizer = index.quantizer
+        else:
+            raise ValueError(f"{path} holds a {type(index).__name__}; FaissIndex adopts IndexFlatIP, "
+                             f"IndexHNSWFlat and IndexIVFFlat")
+        self._index = index
+        self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
+
+
+def cached_index(e, kind: str = "flat", metric: str = "cosine", **params) -> FaissIndex:
+    """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
+
+    Indexes are kept beside ``e`` (dropped with it), one per (kind, parameters, metric), so
+    repeated searches (``e.neighbors(..., backend="faiss", kind="hnsw")``) build once. The
+    index knows ``e``'s words (so it can be saved and reloaded for ``e``).
+
+    Parameters
+    ----------
+    e : Embeddings
+    kind, metric, **params
+        As for :class:`FaissIndex`.
+    """
+    _check_kind(kind, params)
+    key = ("faiss index", kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
+    return derived(e, key, lambda: _build_over(e, kind, metric, params))
+
+
+def _build_over(e, kind, metric, params) -> FaissIndex:
+    index = FaissIndex(e.dim, metric=metric, kind=kind, **params)
+    V = e.vectors
+    # blocks: the index holds its own copy, no second temporary one is made (IVF trains on its
+    # first add, so it takes everything at once); float32 rows in a quarter of the budget
+    step = len(e) if kind == "ivf" else block_rows(e.dim, 4, budget_bytes() // 4)
+    for s in range(0, len(e), step):
+        index.add(V[s:s + step, ...])
+    index.words = list(e.words)
+    return index
+
+
+def faiss_search(queries, database, k: int = 10, metric: str = "cosine", exclude=None, kind: str = "flat",
+                 **params):
+    """One-shot FAISS search with :func:`embgeo.neighbors.topk`'s conventions.
+
+    Builds a :class:`FaissIndex` of ``kind`` over ``database``, searches ``queries`` and returns
+    ``(scores, indices)`` of shape (q, k), best first, ties to the lower row, ``exclude`` honoured.
+    With ``kind="flat"`` the answer equals :func:`~embgeo.neighbors.topk` up to float32 rounding
+    (rows can swap only at near-ties). Results come back in the array library of ``queries``.
+    """
+    like = queries if not xb.is_numpy(queries) and not isinstance(queries, (list, tuple)) else None
+    D = _as_float32(database, "database")
+    if D.shape[0] == 0:
+        raise ValueError("database is empty")
+    index = FaissIndex(D.shape[1], metric=metric, kind=kind, **params)
+    Q = _as_float32(queries, "queries")
+    if Q.shape[1] != D.shape[1]:
+        raise ValueError(f"queries have dimension {Q.shape[1]} but the database has {D.shape[1]}")
+    index.add(D)
+    s, i = index.search(Q, k, exclude=exclude)
+    if like is not None:
+        xp = xb.get_namespace(like)
+        s, i = xp.asarray(s), xp.asarray(i)
+    return s, i
