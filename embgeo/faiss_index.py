@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from . import backend as xb
-from .atomic import atomic_path
+from .io.atomic import atomic_path
 from .validation import check_k, exclusion_csr, max_excluded
 
 __all__ = ["FaissIndex", "faiss_search", "cached_index"]
