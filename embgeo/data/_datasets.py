@@ -516,7 +516,7 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
         q_lines = [(no, line.split()) for no, line in read_lines(path) if line.strip()]
         a_lines = [(no, line.split()) for no, line in read_lines(answers) if line.strip()]
         if len(q_lines) != len(a_lines):
-            raise FormatError(path, f"{len(q_lines)} questions, but {answers} has {len(a_lines)} answers")
+            raise FormatError(path, f"{len(q_lines)} questions but {answers} has {len(a_lines)} answers")
         for (qno, q), (ano, a) in zip(q_lines, a_lines):
             if len(q) != 3:
                 raise FormatError(path, f"expected 3 words (a b c), got {len(q)}: {' '.join(q)[:80]!r}", line=qno)

@@ -91,7 +91,7 @@ def _load_embeddings(source: str, limit):
 
 def run(args) -> int:
     """Evaluate and print the report; returns the exit code."""
-    from .. import set_progress
+    from ..progress import set_progress
     from . import check_names, evaluate
 
     if args.quiet:
