@@ -282,7 +282,7 @@ def _checksum_script():
 def test_checksum_tables_are_package_data_in_the_format_their_script_writes(table, group, count):
     import importlib.resources
 
-    text = importlib.resources.files("embgeo.data").joinpath("checksums", f"{table}.json").read_text("utf-8")
+    text = (importlib.resources.files("embgeo.data") / "checksums" / f"{table}.json").read_text("utf-8")
     t = json.loads(text)
     script = _checksum_script()
     assert script.dumps(t) == text  # regenerating at the pinned commit rewrites the file byte for byte

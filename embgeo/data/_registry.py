@@ -252,7 +252,7 @@ class _GitTable:
     written by ``benchmarks/reference/registry_checksums.py``)."""
 
     def __init__(self, name: str):
-        text = importlib.resources.files(__package__).joinpath("checksums", f"{name}.json").read_text("utf-8")
+        text = (importlib.resources.files(__package__) / "checksums" / f"{name}.json").read_text("utf-8")
         t = json.loads(text)
         self.repository, self.commit, self.prefix = t["repository"], t["commit"], t["prefix"]
         self.files = {path: (int(size), sha) for path, size, sha in t["files"]}
