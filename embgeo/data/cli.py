@@ -10,6 +10,8 @@ Examples
 """
 from __future__ import annotations
 
+import importlib.util
+
 from ._registry import KINDS, cache_dir, cached, fetch, registry
 
 __all__ = ["add_arguments", "run"]
@@ -34,6 +36,13 @@ def _checksum(r) -> str:
     return "package" if r.package else "loader" if r.loader else "unverified"
 
 
+def _installed(r) -> str | None:
+    """Where an installed package holds resource ``r`` (a resource of a package is never cached)."""
+    if r.package is None or importlib.util.find_spec(r.package) is None:
+        return None
+    return f"{fetch(r.name)} (package)"
+
+
 def run(args) -> int:
     """Run ``embgeo datasets``."""
     if args.fetch:
@@ -41,7 +50,7 @@ def run(args) -> int:
         return 0
     have = cached()
     rows = [(name, r.kind, "-" if r.size is None else str(r.size), _checksum(r),
-             str(have[name]) if name in have else "-")
+             str(have[name]) if name in have else _installed(r) or "-")
             for name, r in registry(args.kind).items() if name in have or not args.cached]
     head = ("name", "kind", "bytes", "checksum", "cached at")
     widths = [max(len(row[i]) for row in [head, *rows]) for i in range(4)]
