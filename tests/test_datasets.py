@@ -274,3 +274,15 @@ def test_data_and_io_modules_import_at_the_top_only():
             elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
                 seen_code = True
     assert late == []
+
+
+def test_the_data_package_exports_one_curated_api():
+    expected = {
+        "WordPairs", "AnalogyQuestions", "SemEvalCategory", "BUILTIN", "load_dataset", "as_dataset", "dataset_path",
+        "list_datasets", "read_word_pairs", "read_compounds", "read_analogies", "read_msr_analogies",
+        "read_semeval2012", "read_dictionary", "group_dictionary", "split_dictionary",
+        "Resource", "KINDS", "UNVERIFIED", "PACKAGED", "registry", "register", "fetch", "cache_dir", "cache_path",
+        "cached", "find_local", "FormatError", "ChecksumError", "DownloadError", "UnverifiedResourceError",
+    }
+    assert set(data.__all__) == expected and len(data.__all__) == len(expected)
+    assert all(hasattr(data, name) for name in data.__all__)

@@ -726,3 +726,13 @@ def test_textparse_returns_words_and_matrix_for_io_to_wrap(tmp_path):
     assert words == ["cat", "dog"] and type(V) is np.ndarray
     assert V.tolist() == np.array([[1, 2, 3], [0.5, -1e-3, 4]], dtype=np.float32).tolist()
     assert textparse.parse_header(b"2 3") == (2, 3)
+
+
+def test_the_io_package_exports_one_curated_api():
+    from embgeo.io import atomic
+
+    assert sorted(io.__all__) == sorted(["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError",
+                                         "available", "register"])
+    assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
+    assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "fsync_dir", "fsync_file", "reap_stale",
+                                      "temp_name"]
