@@ -104,7 +104,7 @@ class AlphaAnalogySweep:
 
     def setup(self):
         from embgeo.alpha import AlphaEmbeddings
-        from embgeo.datasets import AnalogyQuestions
+        from embgeo.data import AnalogyQuestions
 
         U, V, counts = _model(3000, 50)
         self.ae = AlphaEmbeddings(U, V, counts=counts, p0="0", variant="U+V")

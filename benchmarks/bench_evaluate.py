@@ -1,7 +1,7 @@
 """asv benchmarks for embgeo.evaluate: analogy on a restricted vocabulary, word similarity."""
 import numpy as np
 
-from embgeo.datasets import AnalogyQuestions, WordPairs
+from embgeo.data import AnalogyQuestions, WordPairs
 from embgeo.evaluate import analogy, word_similarity
 from embgeo.linalg import cached_inverse_norms
 

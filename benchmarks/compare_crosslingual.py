@@ -39,7 +39,7 @@ import embgeo  # noqa: E402
 from embgeo.crosslingual import Mapper, induce_dictionary, retrieval_factors  # noqa: E402
 from embgeo.normalize import normalize  # noqa: E402
 from embgeo.neighbors import topk  # noqa: E402
-from embgeo.datasets import read_dictionary, split_dictionary  # noqa: E402
+from embgeo.data import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.evaluate.lexicon import bli  # noqa: E402
 
 DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))

@@ -4,7 +4,7 @@
 
 GloVe 6B 50d (English, first ``--max-load`` words, as fastText's align.py loads 200k) → floret
 300d (Finnish, 30k words), both unit-normalised. The yacle en-fi dictionary is split by source
-word (``embgeo.datasets.split_dictionary``, 20 % held out, seed 0); both maps are learned on
+word (``embgeo.data.split_dictionary``, 20 % held out, seed 0); both maps are learned on
 the training part and scored by P@1 with nearest-neighbour and CSLS retrieval on the held-out
 part. RCSLS runs with fastText's defaults (knn 10, lr 1, 10 iterations, 200k negatives).
 """
@@ -27,7 +27,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     import embgeo
     from embgeo.crosslingual import dictionary_indices, procrustes
-    from embgeo.datasets import read_dictionary, split_dictionary
+    from embgeo.data import read_dictionary, split_dictionary
     from embgeo.evaluate import bli
     from embgeo.normalize import normalize
     from embgeo.rcsls import rcsls

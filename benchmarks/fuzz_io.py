@@ -32,7 +32,7 @@ def main():
     if args.small_parts:
         import os
 
-        from embgeo import textparse
+        from embgeo.io import _textparse as textparse
 
         textparse._PARALLEL_MIN_BYTES, textparse._STREAM_PART = 0, 1
         os.cpu_count = lambda: 4

@@ -20,7 +20,7 @@ os.environ.setdefault("EMBGEO_QUIET", "1")
 
 import embgeo  # noqa: E402
 from embgeo.crosslingual import Mapper  # noqa: E402
-from embgeo.datasets import read_dictionary, split_dictionary  # noqa: E402
+from embgeo.data import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.evaluate.lexicon import bli, postproc_grid_search  # noqa: E402
 
 DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))

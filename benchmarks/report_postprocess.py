@@ -43,7 +43,7 @@ def load_glove():
 
 
 def make_evaluate():
-    from embgeo.datasets import read_word_pairs
+    from embgeo.data import read_word_pairs
     from embgeo.evaluate import word_similarity
 
     data = {k: read_word_pairs(SIM_DIR / f"{v}.txt", lowercase=True) for k, v in SETS.items()}

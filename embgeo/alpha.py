@@ -1094,7 +1094,7 @@ def _pairs(benchmark, lowercase):
     if hasattr(benchmark, "words1"):
         ds = benchmark
     else:
-        from .datasets import load_dataset
+        from .data import load_dataset
 
         ds = load_dataset(benchmark, lowercase=bool(lowercase))
     return list(ds.words1), list(ds.words2), np.asarray(ds.scores, dtype=np.float64), getattr(ds, "name", "")
@@ -1131,8 +1131,8 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     model : AlphaEmbeddings, or anything :class:`AlphaEmbeddings` accepts
     alphas : sequence of float
         The grid; ``-np.inf`` stands for the limit embedding (eq. 9, ``limit(top=1)``).
-    benchmark : str, path, :class:`embgeo.datasets.WordPairs`, or (words1, words2, scores)
-        Names resolve through :func:`embgeo.datasets.load_dataset` (``"wordsim353"``,
+    benchmark : str, path, :class:`embgeo.data.WordPairs`, or (words1, words2, scores)
+        Names resolve through :func:`embgeo.data.load_dataset` (``"wordsim353"``,
         ``"simlex999"``, or a file path).
     folds : int
         Number of cross-validation folds (≥ 2).
@@ -1345,7 +1345,7 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
     of eq. 6 are bounded by ``memory_budget`` too. Questions with a word outside the candidates are
     left out (``oov="skip"``), as in gensim; the coverage is reported.
     """
-    from .datasets import as_dataset
+    from .data import as_dataset
 
     geometry = _geometry(geometry)
     normalize = _normalization(normalize, geometry)

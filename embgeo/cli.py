@@ -21,7 +21,7 @@ __all__ = ["main", "COMMANDS"]
 COMMANDS = {
     "evaluate": "embgeo.evaluate.cli",
     "bli": "embgeo.evaluate.lexicon",
-    "datasets": "embgeo.registry",
+    "datasets": "embgeo.data.cli",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",

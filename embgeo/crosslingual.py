@@ -19,7 +19,7 @@ word pairs are mapped into one space in which translations are nearest neighbour
   softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
 
 BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
-:mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.datasets`.
+:mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.data`.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from . import backend
-from .datasets import read_dictionary
+from .data import read_dictionary
 from .embeddings import Embeddings
 from .errors import NotFittedError
 from .linalg import centred_scatter, eigh_desc, gram
@@ -935,7 +935,7 @@ class Mapper(BaseEstimator):
         src, tgt : Embeddings (or arrays, then dictionaries are (m, 2) int row pairs)
             Rows in frequency order (the vocabulary cutoff keeps the first rows).
         seed_dictionary : word pairs, int (m, 2) array, or a path (read with
-            :func:`embgeo.datasets.read_dictionary`); ignored for ``init`` "identical"/"numerals".
+            :func:`embgeo.data.read_dictionary`); ignored for ``init`` "identical"/"numerals".
             Pairs with out-of-vocabulary words are skipped.
         validation : word pairs, array or path, optional
             Scored (NN P@1 and mean similarity of the best gold translation) at every

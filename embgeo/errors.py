@@ -1,7 +1,10 @@
 """Exceptions with messages that name the problem.
 
 :class:`UnknownWordError` is the one exception type for an out-of-vocabulary word everywhere in
-embgeo (``oov="raise"``), including :class:`embgeo.KeyedVectors`. :class:`NotFittedError` is
+embgeo (``oov="raise"``), including :class:`embgeo.KeyedVectors`. :class:`FormatError` is the one
+type for a malformed file, embeddings or evaluation data, its message starting ``path, line N:``.
+:class:`ChecksumError`, :class:`DownloadError` and :class:`UnverifiedResourceError` are raised by
+:func:`embgeo.data.fetch`. :class:`NotFittedError` is
 scikit-learn's ``NotFittedError`` subclassed, so ``except sklearn.exceptions.NotFittedError``
 catches embgeo's too; it is built on first access, so ``import embgeo`` does not import
 scikit-learn.
@@ -10,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["UnknownWordError", "NotFittedError", "FormatError"]
+__all__ = ["UnknownWordError", "NotFittedError", "FormatError", "ChecksumError", "DownloadError",
+           "UnverifiedResourceError"]
 
 
 class UnknownWordError(KeyError):
@@ -41,7 +45,8 @@ class UnknownWordError(KeyError):
 
 
 class FormatError(ValueError):
-    """A malformed embeddings file. The message starts with where: ``path, line N:`` (text),
+    """A malformed file: embeddings (:func:`embgeo.io.load`) or evaluation data (the readers of
+    :mod:`embgeo.data`). The message starts with where: ``path, line N:`` (text),
     ``path, record N (byte offset B):`` (binary) or ``path:``.
 
     Attributes ``path``, ``line`` (1-based, text), ``record`` (1-based, binary) and ``offset``
@@ -63,6 +68,18 @@ class FormatError(ValueError):
             where += f" (byte offset {offset})" if record is not None else f", byte offset {offset}"
         self.message = message
         super().__init__(f"{where}: {message}")
+
+
+class ChecksumError(ValueError):
+    """A file's checksum differs from the registered (or first-use) one; the file was not kept."""
+
+
+class DownloadError(OSError):
+    """A resource could not be downloaded; the message names the URL and where to place it by hand."""
+
+
+class UnverifiedResourceError(ValueError):
+    """A resource without a known checksum was fetched without ``verify=False``."""
 
 
 def _make_not_fitted_error() -> type:

@@ -64,6 +64,7 @@ import numpy as np
 
 from . import backend
 from . import backend as xb  # where a method's `backend=` parameter shadows the module
+from .data import read_compounds  # moved to embgeo.data; still exported here
 from .embeddings import Embeddings
 from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
 from .neighbors import select_topk
@@ -1051,7 +1052,7 @@ class FuzzyEmbeddings:
         Examples
         --------
         >>> import numpy as np, embgeo
-        >>> from embgeo.datasets import AnalogyQuestions
+        >>> from embgeo.data import AnalogyQuestions
         >>> from embgeo.evaluate import analogy
         >>> F = FuzzyEmbeddings.from_embeddings(embgeo.Embeddings(list("abcdefgh"), np.eye(8) * 3))
         >>> qs = AnalogyQuestions({"s": np.array([["a", "b", "c", "d"]])})
@@ -1394,50 +1395,6 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
     frq_words = [F.words[i] for i in order[:kmax]]
     hits = {int(c): (sum(w in stop for w in ent_words[:c]), sum(w in stop for w in frq_words[:c])) for c in cutoffs}
     return FunctionWordReport(ent_words, frq_words, hits, int(order.size), source, highest)
-
-
-def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, score_column: int = 10,
-                   n_columns: int | None = 13, name: str | None = None):
-    """Nominal compounds with human compositionality scores, as word pairs (Bhat et al. 2020, Sec. 5.3, Table 11).
-
-    Reads the tab-separated file of Ramisch et al. (2016) the way the released Table 11 program
-    (``compute-composition.cpp``) does: 13 columns, the head lemma in column 3, the modifier in column 4
-    and the compositionality score in column 10 (0-based). The result is a
-    :class:`~embgeo.datasets.WordPairs` (head, modifier, score), so Table 11 is
-    ``embgeo.evaluate.word_similarity(F, read_compounds(path), measure="symmetric_kl")`` with
-    ``F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition")``; its ``spearman`` and
-    ``pearson`` are the table's two rows.
-
-    Raises
-    ------
-    ValueError
-        A line with another number of columns (``n_columns=None`` accepts any number that reaches the
-        columns used), or a score that is not a number, naming the line.
-    """
-    from pathlib import Path
-
-    from .datasets import WordPairs
-
-    heads, mods, scores = [], [], []
-    need = max(head_column, modifier_column, score_column) + 1
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                continue
-            cols = line.split("\t")
-            if (n_columns is not None and len(cols) != n_columns) or len(cols) < need:
-                raise ValueError(f"{path}, line {no}: {len(cols)} tab-separated columns, expected "
-                                 f"{n_columns if n_columns is not None else f'at least {need}'}")
-            try:
-                scores.append(float(cols[score_column]))
-            except ValueError:
-                raise ValueError(f"{path}, line {no}: score {cols[score_column]!r} is not a number") from None
-            heads.append(cols[head_column])
-            mods.append(cols[modifier_column])
-    if not heads:
-        raise ValueError(f"{path}: no compound")
-    return WordPairs(heads, mods, np.array(scores), name=name or Path(path).stem, path=str(path))
 
 
 def polysemy(F: FuzzyEmbeddings, word: str, contexts, topn: int = 10, *, measure: str = "cross_entropy",

@@ -330,7 +330,7 @@ class KeyedVectors(GensimKeyedVectors):
         """
         from gensim import utils as gutils
 
-        from .datasets import AnalogyQuestions
+        from .data import AnalogyQuestions
         from .evaluate.analogy import analogy
 
         view = self._view()
@@ -410,7 +410,7 @@ class KeyedVectors(GensimKeyedVectors):
         """
         from gensim import utils as gutils
 
-        from .datasets import WordPairs
+        from .data import WordPairs
         from .evaluate.similarity import word_similarity
 
         view = self._view()

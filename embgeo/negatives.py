@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import backend as xb
-from .atomic import atomic_dir, atomic_path
+from .io.atomic import atomic_dir, atomic_path
 from .embeddings import Embeddings
 from .errors import UnknownWordError
 

@@ -54,7 +54,7 @@ __all__ = [
     "DEFAULT_DATASETS",
 ]
 
-#: Word-similarity sets used when no ``evaluate`` callable is given (names for embgeo.datasets).
+#: Word-similarity sets used when no ``evaluate`` callable is given (names for embgeo.data).
 DEFAULT_DATASETS = ("wordsim353", "simlex999")
 
 

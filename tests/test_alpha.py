@@ -496,7 +496,7 @@ def test_alpha_sweep_scores_are_spearman_of_eq5_similarities(model):
 
 @pytest.fixture(scope="module")
 def analogy_questions():
-    from embgeo.datasets import AnalogyQuestions
+    from embgeo.data import AnalogyQuestions
 
     rng = np.random.default_rng(5)
     q = rng.choice(N, size=(90, 4), replace=True)
@@ -507,7 +507,7 @@ def analogy_questions():
 @pytest.mark.parametrize("variant,geometry,normalize", [("U+V", "euclidean", "fisher"), ("U", "fisher", True)])
 def test_analogy_sweep_is_eq6_with_the_papers_cross_validation(model, analogy_questions, variant, geometry,
                                                                normalize):
-    from embgeo.datasets import AnalogyQuestions
+    from embgeo.data import AnalogyQuestions
 
     U, V, counts = model
     alphas = [-np.inf, -4.0, -1.0, 0.5, 1.0, 2.0]  # −∞: the limit embedding, selectable as in Table 3

@@ -165,11 +165,11 @@ def test_read_dictionary_formats(tmp_path):
 def test_read_dictionary_malformed_lines_name_the_line(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_text("a b\nc d\nlonely\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.txt:3: malformed dictionary line 'lonely'"):
+    with pytest.raises(ValueError, match=r"bad\.txt, line 3: malformed dictionary line 'lonely'"):
         read_dictionary(p)
     q = tmp_path / "bad.tsv"
     q.write_text("a\tb\tc\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"bad.tsv:1: .*expected 2 fields.*found 3"):
+    with pytest.raises(ValueError, match=r"bad\.tsv, line 1: .*expected 2 fields.*found 3"):
         read_dictionary(q)
     e = tmp_path / "empty.txt"
     e.write_text("\n\n", encoding="utf-8")
@@ -192,9 +192,9 @@ def test_split_is_by_source_word_deterministic_and_nested():
         split_dictionary(pairs, 1.5)
     with pytest.warns(DeprecationWarning, match="random_state"):
         assert split_dictionary(pairs, 0.2, seed=3) == split_dictionary(pairs, 0.2, random_state=3)
-    # the readers moved to embgeo.datasets; lexicon re-exports the same functions
-    from embgeo import datasets
-    assert datasets.split_dictionary is split_dictionary and datasets.read_dictionary is read_dictionary
+    # the readers live in embgeo.data; lexicon re-exports the same functions
+    from embgeo import data
+    assert data.split_dictionary is split_dictionary and data.read_dictionary is read_dictionary
 
 
 # ------------------------------------------------------------------------------------- CLI

@@ -1,11 +1,11 @@
-"""Readers and locators of evaluation data (embgeo.datasets)."""
+"""Readers and locators of evaluation data (embgeo.data)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from embgeo import datasets
-from embgeo.datasets import AnalogyQuestions, WordPairs, dataset_path, load_dataset, read_analogies, read_word_pairs
+from embgeo import data
+from embgeo.data import AnalogyQuestions, WordPairs, dataset_path, load_dataset, read_analogies, read_word_pairs
 
 
 def _write(tmp_path, name, text):
@@ -117,7 +117,7 @@ def test_names_in_data_dir_and_environment(tmp_path, monkeypatch):
     # the collection root works too (files in its wordsim/ folder)
     monkeypatch.setenv("EMBGEO_DATA", str(tmp_path / "data"))
     assert len(load_dataset("EN-TOY-3")) == 2
-    assert "EN-TOY-3" in datasets.list_datasets()
+    assert "EN-TOY-3" in data.list_datasets()
 
 
 def test_unknown_name_and_missing_path_raise_clear_errors(tmp_path, monkeypatch):
@@ -151,13 +151,11 @@ def _sections(q):
 
 def test_msr_registry_name_and_files_load_like_the_other_analogy_sets(tmp_path, monkeypatch):
     """The registry's msr-analogy (format "msr": a b c TAG d) used to be refused by load_dataset."""
-    from embgeo import registry
-
     monkeypatch.setenv("EMBGEO_DATA", str(tmp_path / "cache"))
-    placed = registry.cache_path("msr-analogy")  # placed by hand, trusted on first use: no download
+    placed = data.cache_path("msr-analogy")  # placed by hand, trusted on first use: no download
     placed.parent.mkdir(parents=True, exist_ok=True)
     placed.write_text(_MSR_LINES, encoding="utf8")
-    datasets.fetch("msr-analogy", verify=False)
+    data.fetch("msr-analogy", verify=False)
     for name in ("msr-analogy", "msr", "MSR"):
         q = load_dataset(name)
         assert isinstance(q, AnalogyQuestions) and q.name == "msr-analogy"
@@ -173,9 +171,118 @@ def test_msr_registry_name_and_files_load_like_the_other_analogy_sets(tmp_path, 
     for src in (d, d / "word_relationship.questions"):
         assert _sections(load_dataset(src)) == {k: v for k, v in _MSR_EXPECTED.items() if k != "gram-VB_VBD"}
     # an analogy evaluation takes the name too
-    assert isinstance(datasets.as_dataset("msr", "analogy"), AnalogyQuestions)
+    assert isinstance(data.as_dataset("msr", "analogy"), AnalogyQuestions)
     # three columns are still word pairs
     assert isinstance(load_dataset(_write(tmp_path, "p.txt", "a b 1\n")), WordPairs)
     with pytest.raises(ValueError, match="format must be one of"):
         load_dataset(f, format="csv")
     assert isinstance(load_dataset(f, format="msr"), AnalogyQuestions)
+
+
+# ------------------------------------------------------------------ one error format, one package
+def _semeval_bad_gold(tmp_path):
+    root = tmp_path / "semeval"
+    root.mkdir()
+    (root / "Phase1Questions-1a.txt").write_text("x\nhot:cold\n", encoding="utf8")
+    (root / "Phase2Answers-1a.txt").write_text(
+        "header\nhot:cold\tup:down\tbig:small\twet:dry\thot:cold\tup:down\tR\n", encoding="utf8")
+    (root / "GoldRatings-1a.txt").write_text('10.0 "hot:cold"\nnot a rating line\n', encoding="utf8")
+    return root, root / "GoldRatings-1a.txt"
+
+
+@pytest.mark.parametrize("reader, text, line", [
+    (data.read_word_pairs, "a b 1\nc d\n", 2),
+    (data.read_analogies, ": s\na b c\n", 2),
+    (data.read_msr_analogies, "a b c d\n\na b c\n", 3),
+    (data.read_dictionary, "a b\nc d e\n", 2),
+    (data.read_compounds, "\t".join(["x"] * 10 + ["1.5", "x", "x"]) + "\nx\ty\n", 2),
+    ("semeval", None, 2),
+])
+def test_every_reader_names_file_and_line_in_one_format(tmp_path, reader, text, line):
+    """A malformed line is a FormatError (a ValueError) whose message starts ``path, line N:``."""
+    if reader == "semeval":
+        root, path = _semeval_bad_gold(tmp_path)
+        call = lambda: data.read_semeval2012(root)  # noqa: E731
+    else:
+        path = _write(tmp_path, "bad.txt", text)
+        call = lambda: reader(path)  # noqa: E731
+    with pytest.raises(data.FormatError) as info:
+        call()
+    assert isinstance(info.value, ValueError) and info.value.line == line
+    assert str(info.value).startswith(f"{path}, line {line}: ")
+
+
+def test_a_file_that_is_not_text_is_a_format_error(tmp_path):
+    p = tmp_path / "latin1.txt"
+    p.write_bytes("caf\xe9 cafe\n".encode("latin-1"))
+    with pytest.raises(data.FormatError, match=r"latin1\.txt: not UTF-8 text"):
+        read_word_pairs(p)
+    with pytest.raises(data.FormatError, match=r"latin1\.txt: not UTF-8 text"):
+        data.read_dictionary(p)
+    assert data.read_dictionary(p, encoding="latin-1") == [("café", "cafe")]
+
+
+def test_read_compounds_lives_in_data_and_fuzzy_still_exports_it(tmp_path):
+    from embgeo import fuzzy
+
+    assert fuzzy.read_compounds is data.read_compounds
+    p = _write(tmp_path, "compounds.tsv", "\t".join(["x", "x", "x", "fish", "sword", *["x"] * 5, "1.5", "x", "x"]))
+    wp = data.read_compounds(p)
+    assert (wp.words1, wp.words2, wp.scores.tolist(), wp.name) == (["fish"], ["sword"], [1.5], "compounds")
+
+
+@pytest.mark.parametrize("old, names", [
+    ("embgeo.datasets", ["WordPairs", "AnalogyQuestions", "BUILTIN", "dataset_path", "load_dataset", "as_dataset",
+                         "read_word_pairs", "read_analogies", "list_datasets", "registry", "fetch",
+                         "read_msr_analogies", "read_semeval2012", "SemEvalCategory", "read_dictionary",
+                         "split_dictionary", "group_dictionary"]),
+    ("embgeo.registry", ["Resource", "KINDS", "registry", "fetch", "cache_dir", "cache_path", "cached",
+                         "find_local", "ChecksumError", "DownloadError", "UnverifiedResourceError", "UNVERIFIED",
+                         "add_arguments", "run"]),
+])
+def test_old_data_module_paths_warn_and_keep_their_names(monkeypatch, old, names):
+    import importlib
+    import sys
+
+    from embgeo import errors
+    from embgeo.data import cli as data_cli
+
+    monkeypatch.delitem(sys.modules, old, raising=False)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated; import from embgeo.data"):
+        shim = importlib.import_module(old)
+    for name in names:
+        new = getattr(data, name, None) or getattr(errors, name, None) or getattr(data_cli, name)
+        assert getattr(shim, name) is new, name
+
+
+def test_data_and_io_modules_import_at_the_top_only():
+    """No import after the first statement that is not an import (the docstring and __future__ aside)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(data.__file__).parents[1]
+    late = []
+    for path in sorted([*(root / "data").glob("*.py"), *(root / "io").glob("*.py")]):
+        body = ast.parse(path.read_text(encoding="utf8")).body
+        seen_code = False
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                if seen_code:
+                    late.append(f"{path.name}:{node.lineno}")
+            elif isinstance(node, ast.Try) and all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in node.body):
+                continue  # an optional module (fcntl)
+            elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+                seen_code = True
+    assert late == []
+
+
+def test_the_data_package_exports_one_curated_api():
+    expected = {
+        "WordPairs", "AnalogyQuestions", "SemEvalCategory", "BUILTIN", "load_dataset", "as_dataset", "dataset_path",
+        "list_datasets", "read_word_pairs", "read_compounds", "read_analogies", "read_msr_analogies",
+        "read_semeval2012", "read_dictionary", "group_dictionary", "split_dictionary",
+        "Resource", "KINDS", "UNVERIFIED", "PACKAGED", "registry", "register", "fetch", "cache_dir", "cache_path",
+        "cached", "find_local", "FormatError", "ChecksumError", "DownloadError", "UnverifiedResourceError",
+    }
+    assert set(data.__all__) == expected and len(data.__all__) == len(expected)
+    assert all(hasattr(data, name) for name in data.__all__)

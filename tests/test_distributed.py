@@ -355,7 +355,7 @@ def test_dask_results_are_the_local_ones_bit_for_bit(client):
 def test_alpha_sweeps_run_as_dask_tasks_and_equal_the_local_sweeps(client):
     """Issue 17: α sweeps as Dask tasks, one group of α per worker; the results are the local ones."""
     from embgeo.alpha import AlphaEmbeddings, alpha_sweep, analogy_sweep
-    from embgeo.datasets import AnalogyQuestions
+    from embgeo.data import AnalogyQuestions
 
     rng = np.random.default_rng(13)
     n = 120

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import embgeo
-from embgeo.datasets import AnalogyQuestions, WordPairs, load_dataset
+from embgeo.data import AnalogyQuestions, WordPairs, load_dataset
 from embgeo.errors import UnknownWordError
 from embgeo.evaluate import Report, analogy, evaluate, word_similarity
 from embgeo.evaluate.similarity import resolve_measure
@@ -54,7 +54,7 @@ def test_spearman_equals_a_direct_scipy_computation(small_embeddings, rng):
 @pytest.mark.parametrize("oov, dummy", [("skip", False), ("zero", True)])
 def test_spearman_and_coverage_equal_gensim_evaluate_word_pairs(glove_small, name, oov, dummy):
     kv = _kv(glove_small)
-    path = embgeo.datasets.dataset_path(name)
+    path = embgeo.data.dataset_path(name)
     pearson, spearman, oov_ratio = kv.evaluate_word_pairs(path, restrict_vocab=len(glove_small),
                                                           dummy4unknown=dummy)
     r = word_similarity(glove_small, name, oov=oov)

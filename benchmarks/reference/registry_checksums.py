@@ -1,27 +1,68 @@
-"""Regenerate the sha256 tables of ``embgeo/registry.py`` from the canonical git repositories.
+"""Regenerate the sha256 tables of the data registry (``embgeo/data/checksums/*.json``) from git.
 
-The word-similarity files (Faruqui & Dyer's eval-word-vectors), the Glavaš et al. (2019) BLI
-dictionaries (xling-eval) and gensim's test data are served by GitHub from git; the sha256 of the
-file at a pinned commit is the sha256 of what the pinned ``raw.githubusercontent.com`` URL returns.
-This script reads bare clones (``git clone --bare``) and prints ``path size sha256`` lines::
+The word-similarity files (Faruqui & Dyer's eval-word-vectors) and the Glavaš et al. (2019) BLI
+dictionaries (xling-eval) are served by GitHub from git; the sha256 of the file at a pinned commit
+is the sha256 of what the pinned ``raw.githubusercontent.com`` URL returns. This script reads a
+clone (``git clone --bare`` is enough) and writes the table the registry reads, with the
+repository, commit and folder its URLs are built from::
 
-    python benchmarks/reference/registry_checksums.py GITDIR COMMIT PREFIX
+    python benchmarks/reference/registry_checksums.py eval-word-vectors eval-word-vectors.git
+    python benchmarks/reference/registry_checksums.py xling-eval xling-eval.git --commit COMMIT
 
-e.g. ``GITDIR=eval-word-vectors.git COMMIT=94b3dd9fdbac7ed08dbee7179cd5ee464acf0594 PREFIX=data/word-sim``.
+Without ``--commit`` the table is recomputed at the commit it already pins (a check that nothing
+changed: ``git diff`` shows no difference); with it, the registry moves to that commit.
 """
+from __future__ import annotations
+
+import argparse
 import hashlib
+import json
 import subprocess
-import sys
+from pathlib import Path
+
+CHECKSUMS = Path(__file__).resolve().parents[2] / "embgeo" / "data" / "checksums"
+#: table name -> (GitHub repository, folder of the files in it)
+SOURCES = {
+    "eval-word-vectors": ("mfaruqui/eval-word-vectors", "data/word-sim"),
+    "xling-eval": ("codogogo/xling-eval", "bli_datasets"),
+}
 
 
-def main(gitdir: str, commit: str, prefix: str) -> None:
-    names = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "--name-only", commit, prefix],
-                           check=True, capture_output=True, text=True).stdout.split()
-    for name in names:
-        data = subprocess.run(["git", "--git-dir", gitdir, "show", f"{commit}:{name}"],
-                              check=True, capture_output=True).stdout
-        print(name, len(data), hashlib.sha256(data).hexdigest())
+def _git(gitdir: str, *args: str) -> bytes:
+    return subprocess.run(["git", "--git-dir", gitdir, *args], check=True, capture_output=True).stdout
+
+
+def table(gitdir: str, repository: str, commit: str, prefix: str) -> dict:
+    """``{"repository", "commit", "prefix", "files": [[path under prefix, size, sha256], ...]}``."""
+    names = _git(gitdir, "ls-tree", "-r", "--name-only", commit, prefix).decode().split()
+    files = []
+    for name in sorted(names):
+        data = _git(gitdir, "show", f"{commit}:{name}")
+        files.append([name[len(prefix) + 1:], len(data), hashlib.sha256(data).hexdigest()])
+    return {"repository": repository, "commit": commit, "prefix": prefix,
+            "generated_by": "benchmarks/reference/registry_checksums.py", "files": files}
+
+
+def dumps(t: dict) -> str:
+    """JSON with one file a line, so that a change of commit reads as a short diff."""
+    head = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in t.items() if k != "files")
+    rows = ",\n".join(f"  {json.dumps(row)}" for row in t["files"])
+    return f"{{\n{head},\n \"files\": [\n{rows}\n ]\n}}\n"
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("name", choices=sorted(SOURCES), help="which table")
+    p.add_argument("gitdir", help="a clone of the table's repository (its .git folder, or a bare clone)")
+    p.add_argument("--commit", help="pin this commit (default: the one the table pins now)")
+    args = p.parse_args(argv)
+    out = CHECKSUMS / f"{args.name}.json"
+    repository, prefix = SOURCES[args.name]
+    commit = args.commit or json.loads(out.read_text(encoding="utf-8"))["commit"]
+    commit = _git(args.gitdir, "rev-parse", f"{commit}^{{commit}}").decode().strip()
+    out.write_text(dumps(table(args.gitdir, repository, commit, prefix)), encoding="utf-8")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main()

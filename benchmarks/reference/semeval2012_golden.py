@@ -17,7 +17,7 @@ Usage (the package comes from ``fetch github:SBelkaid/degrees_of_similarities``)
     python benchmarks/reference/semeval2012_golden.py /path/to/SemEval-2012-Complete-Data-Package
 
 With a second argument, the published ``SemEval-2012-Gold-Ratings`` folder, it also checks that
-the gold ratings ``embgeo.datasets.read_semeval2012`` derives for every category of the package
+the gold ratings ``embgeo.data.read_semeval2012`` derives for every category of the package
 (Testing and Training) equal the official GoldRatings files exactly, and prints the count.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ def main(package: Path) -> None:
 
 
 def check_gold(package: Path, gold_ratings: Path) -> None:
-    from embgeo.datasets import read_semeval2012
+    from embgeo.data import read_semeval2012
 
     n = bad = 0
     for split in ("Testing", "Training"):

@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from ..datasets import AnalogyQuestions, WordPairs, load_dataset
+from ..data import AnalogyQuestions, WordPairs, load_dataset
 from ..progress import progress_bar
 from .analogy import METHODS, AnalogyResult, analogy
 from .report import Report

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import backend
-from ..datasets import as_dataset
+from ..data import as_dataset
 from ..blocking import block_rows
 from ..linalg import cached_inverse_norms
 from ..neighbors import select_topk

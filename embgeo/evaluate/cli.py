@@ -91,7 +91,7 @@ def _load_embeddings(source: str, limit):
 
 def run(args) -> int:
     """Evaluate and print the report; returns the exit code."""
-    from .. import set_progress
+    from ..progress import set_progress
     from . import check_names, evaluate
 
     if args.quiet:
@@ -106,7 +106,7 @@ def run(args) -> int:
     datasets = _expand_datasets(args.datasets) if args.datasets else None
     if datasets is not None:
         # Fail on a bad dataset name before loading (possibly large) embeddings.
-        from ..datasets import load_dataset
+        from ..data import load_dataset
 
         datasets = [load_dataset(d, data_dir=args.data_dir) for d in datasets]
     e = _load_embeddings(args.embeddings, args.limit)

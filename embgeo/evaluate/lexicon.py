@@ -1,7 +1,7 @@
 """Bilingual lexicon induction (BLI): P@k / MRR of mapped embeddings, the POSTPROC grid, and the CLI.
 
 The dictionary readers (:func:`read_dictionary`, :func:`split_dictionary`,
-:func:`group_dictionary`) live in :mod:`embgeo.datasets` and are re-exported here.
+:func:`group_dictionary`) live in :mod:`embgeo.data` and are re-exported here.
 
 Protocol (MUSE, Conneau et al. 2018; VecMap's ``eval_translation.py``, Artetxe et al. 2018;
 Glavaš et al. 2019, "How to (properly) evaluate cross-lingual word embeddings"):
@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import backend
 from ..crosslingual import Mapper, retrieval_factors
-from ..datasets import group_dictionary, read_dictionary, split_dictionary
+from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..progress import progress_bar
 from ..validation import renamed_parameter

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from .. import backend as xb
-from ..datasets import SemEvalCategory, read_semeval2012
+from ..data import SemEvalCategory, read_semeval2012
 from ..errors import UnknownWordError
 
 __all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdiff_accuracy"]
@@ -189,7 +189,7 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     ----------
     e : Embeddings
     data : path or dict of SemEvalCategory
-        The published directory (:func:`embgeo.datasets.read_semeval2012`) or what it returned.
+        The published directory (:func:`embgeo.data.read_semeval2012`) or what it returned.
     categories : list of str, optional
         Category ids to score (default all).
     oov : {"skip", "zero", "raise"}, default "skip"

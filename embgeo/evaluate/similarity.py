@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..datasets import as_dataset
+from ..data import as_dataset
 from ..errors import UnknownWordError
 
 __all__ = ["word_similarity", "SimilarityResult", "MEASURES", "resolve_measure"]
@@ -138,7 +138,7 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
         returning similarities (higher = more similar): :class:`~embgeo.Embeddings`, fuzzy and alpha
         embeddings, or an adapter from :func:`resolve_measure`.
     dataset : WordPairs, or str / Path
-        Pairs, or a dataset name or path for :func:`embgeo.datasets.load_dataset`.
+        Pairs, or a dataset name or path for :func:`embgeo.data.load_dataset`.
     measure : str, optional
         Passed to ``similarity_pairs`` (None: the model's default, cosine for Embeddings).
     lowercase : bool or None, default None

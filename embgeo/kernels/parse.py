@@ -1,6 +1,6 @@
 """Numba kernels for word-vector text files: a bulk number parser and a shortest-repr writer.
 
-Only the byte loops live here; :mod:`embgeo.textparse` owns the file handling and the error messages.
+Only the byte loops live here; the text parser of :mod:`embgeo.io` owns the file handling and the error messages.
 
 Parsing follows the contract "decimal -> correctly rounded float64 -> cast to the output dtype",
 which is what ``np.array(tokens, dtype=np.float64).astype(np.float32)`` does. The kernel takes

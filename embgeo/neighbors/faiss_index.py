@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as xb
-from ..atomic import atomic_path
+from ..io.atomic import atomic_path
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
 from ..validation import check_k, exclusion_csr, max_excluded

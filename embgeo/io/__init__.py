@@ -1,0 +1,68 @@
+"""Reading and writing word embeddings: every format, exact round trips, atomic writes.
+
+=====================  ==============================================  ======  ======
+format                 what it is                                      load    save
+=====================  ==============================================  ======  ======
+``"word2vec"``         text, ``N D`` header, then ``word v1 ... vD``   yes     yes
+``"fasttext"``         the same layout (fastText's ``.vec``)           yes     yes
+``"glove"``            text without header                             yes     yes
+``"word2vec_binary"``  word2vec C binary (float32)                     yes     yes
+``"fasttext_binary"``  fastText's native ``.bin`` (via gensim)         yes     no
+``"gensim"``           ``KeyedVectors.save`` / ``Word2Vec.save`` file  yes     no
+``"embgeo"``           ``vectors.npy`` + ``vocab.txt`` (+ counts)      yes     yes
+=====================  ==============================================  ======  ======
+
+Text formats may be gzipped (``.gz``). Named embeddings (``load("glove-6b-50d")``,
+``load("glove-wiki-gigaword-100")``) are the ``"vectors"`` entries of the registry
+(:func:`embgeo.data.registry`): fetched into the cache and verified, or read from the installed
+Python package that holds them.
+
+Text is parsed in bulk (by the private ``embgeo.io._textparse``): the file's bytes go to a Numba
+kernel (:mod:`embgeo.kernels.parse`), one thread per core, that finds words and numbers and
+converts each number exactly (decimal -> correctly rounded float64 -> output dtype, the same
+result as NumPy); gzipped files are inflated (python-isal when installed) by a thread while the
+inflated lines are parsed. The format is decided from the first bytes by structure, never by
+trying a reader and falling back; a bad file raises :class:`~embgeo.errors.FormatError` naming the
+line, or the record and byte offset. Text is written with the shortest decimal that reads back to
+the same float32, so ``load(save(e))`` is bit-exact for every format.
+
+Every write is atomic and durable (:mod:`embgeo.io.atomic`, public: other packages write through
+it). :func:`available` and :func:`register` are deprecated: names live in the one registry of
+:mod:`embgeo.data` (``embgeo.data.registry("vectors")``, ``embgeo.data.register``).
+"""
+from __future__ import annotations
+
+import warnings
+
+from ..errors import FormatError
+from ._formats import FORMATS, detect_format, load, load_fasttext, save
+
+__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available", "register"]
+
+
+def available() -> dict[str, str]:
+    """Deprecated: the ``"vectors"`` names of :func:`embgeo.data.registry`, with a line each.
+
+    Every one of them is accepted by :func:`load`.
+    """
+    warnings.warn("embgeo.io.available is deprecated; use embgeo.data.registry('vectors')",
+                  DeprecationWarning, stacklevel=2)
+    from ..data import registry  # see load(): embgeo.data imports embgeo.io.atomic
+
+    return {name: r.description or r.citation for name, r in registry("vectors").items()}
+
+
+def register(name: str, loader, description: str = "", install: str = "") -> None:
+    """Deprecated: make ``load(name)`` call ``loader(limit=, dtype=, mmap=)`` (which returns an Embeddings).
+
+    Use ``embgeo.data.register(embgeo.data.Resource(name, "vectors", url, "", "", loader=loader,
+    description=..., install=...))``; this wrapper does that (replacing an entry of the same name).
+    ``install`` is the command shown when the loader raises ImportError.
+    """
+    warnings.warn("embgeo.io.register is deprecated; use embgeo.data.register(embgeo.data.Resource(name, "
+                  "'vectors', ..., loader=loader))", DeprecationWarning, stacklevel=2)
+    from ..data import Resource
+    from ..data import register as register_resource
+
+    register_resource(Resource(name, "vectors", "", "", "", description=description, install=install, loader=loader),
+                      replace=True)
