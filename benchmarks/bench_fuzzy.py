@@ -89,3 +89,51 @@ class Statistics:
         from embgeo.fuzzy import FuzzyEmbeddings
 
         FuzzyEmbeddings(_embeddings(200000, 50).words, self.P, check=False).entropy()
+
+
+class GloveCrossEntropyVsCosine:
+    """Top-10 by cross-entropy H(q, w) against cosine top-10, GloVe 6B 50d (400k words), 1,000 query words.
+
+    ``track_ratio`` is the guard of issue 22 (fuzzy search had drifted to 11.8× cosine): the ratio of
+    the two times, each the best of three, measured in one process. Skipped without the data extra."""
+
+    timeout = 600
+    number = 1
+    repeat = 3
+
+    def setup(self):
+        try:
+            import embgeo
+
+            e = embgeo.load("glove-6b-50d")
+        except Exception as exc:  # no data extra: asv skips a benchmark whose setup raises this
+            raise NotImplementedError(f"GloVe 6B 50d not available: {exc}")
+        from embgeo.fuzzy import FuzzyEmbeddings
+        from embgeo.neighbors import topk
+
+        self.e, self.F, self.topk = e, FuzzyEmbeddings.from_embeddings(e), topk
+        qi = np.sort(np.random.default_rng(0).choice(len(e), 1000, replace=False))
+        self.qi, self.words = qi, [e.words[i] for i in qi]
+        self.F.neighbors(self.words[:2], 10, progress=False)  # JIT outside the timing
+        self.time_cosine()
+
+    def time_cross_entropy(self):
+        self.F.neighbors(self.words, 10, progress=False)
+
+    def time_cosine(self):
+        self.topk(self.e.vectors[self.qi], self.e.vectors, 10, exclude=self.qi, progress=False)
+
+    def track_ratio(self):
+        import time
+
+        def best(f):
+            ts = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                f()
+                ts.append(time.perf_counter() - t0)
+            return min(ts)
+
+        return best(self.time_cross_entropy) / best(self.time_cosine)
+
+    track_ratio.unit = "x cosine"

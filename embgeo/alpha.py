@@ -58,16 +58,15 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
-from . import backend
-from .embeddings import Embeddings
+from . import backend as xb
 from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
+from .embeddings import Embeddings
+from .io import GloveModel, read_glove
 from .neighbors import select_topk
-from .normalize import normalize as normalize_rows
 from .progress import progress_bar
 from .validation import renamed_parameter
 
@@ -78,7 +77,6 @@ P0_CHOICES = ("0", "u", "ud")
 VARIANTS = ("U", "U+V")
 GEOMETRIES = ("fisher", "euclidean")
 #: Deprecated spellings of :data:`GEOMETRIES` (the paper's letters "F" and "I").
-METRICS = ("F", "I")
 _OLD_GEOMETRY = {"F": "fisher", "I": "euclidean"}
 
 _NO_V = (
@@ -120,9 +118,9 @@ def fisher_cosine(X, Y, fisher=None):
     >>> fisher_cosine([[1.0, 0.0]], [[1.0, 2.0]], G).round(6).tolist()   # 4 / (2 · √8)
     [0.707107]
     """
-    X = np.atleast_2d(np.asarray(backend.to_numpy(X), dtype=np.float64))
-    Y = np.atleast_2d(np.asarray(backend.to_numpy(Y), dtype=np.float64))
-    G = None if fisher is None else np.asarray(backend.to_numpy(fisher), dtype=np.float64)
+    X = np.atleast_2d(np.asarray(xb.to_numpy(X), dtype=np.float64))
+    Y = np.atleast_2d(np.asarray(xb.to_numpy(Y), dtype=np.float64))
+    G = None if fisher is None else np.asarray(xb.to_numpy(fisher), dtype=np.float64)
     GY = Y if G is None else Y @ G
     GX = X if G is None else X @ G
     num = np.sum(X * GY, axis=1)
@@ -194,8 +192,8 @@ class AlphaEmbeddings:
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
         U, V, counts, words = _unpack(model_or_U, V, counts, words)
-        U = backend.check_matrix(U, "U", check_finite=check_finite)
-        V = backend.check_matrix(backend.asarray(V, like=U), "V", check_finite=check_finite)
+        U = xb.check_matrix(U, "U", check_finite=check_finite)
+        V = xb.check_matrix(xb.asarray(V, like=U), "V", check_finite=check_finite)
         if U.shape != V.shape:
             raise ValueError(
                 f"U and V must have the same shape (one input and one output vector per word), "
@@ -210,7 +208,7 @@ class AlphaEmbeddings:
         if len(words) != n:
             raise ValueError(f"{len(words)} words for {n} vector rows")
         if counts is not None:
-            counts = np.asarray(backend.to_numpy(counts), dtype=np.float64)
+            counts = np.asarray(xb.to_numpy(counts), dtype=np.float64)
             if counts.shape != (n,):
                 raise ValueError(f"counts must have shape ({n},), got {counts.shape}")
             if not np.all(np.isfinite(counts)) or np.any(counts < 0) or counts.sum() <= 0:
@@ -226,20 +224,20 @@ class AlphaEmbeddings:
         self.variant = variant
         self.counts = counts
         self.memory_budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-        xp = backend.get_namespace(U)
+        xp = xb.get_namespace(U)
         self._xp = xp
-        self._dt = backend.resolve_dtype(dtype, xp)
+        self._dt = xb.resolve_dtype(dtype, xp)
         self._U = xp.astype(U, self._dt)
         self._V = xp.astype(V, self._dt)
         self._bias = None
         if context_bias is not None:
-            b = np.asarray(backend.to_numpy(context_bias), dtype=np.float64)
+            b = np.asarray(xb.to_numpy(context_bias), dtype=np.float64)
             if b.shape != (n,):
                 raise ValueError(f"context_bias must have shape ({n},) (one per context word), got {b.shape}")
             if check_finite and not np.all(np.isfinite(b)):
                 bad = int(np.flatnonzero(~np.isfinite(b))[0])
                 raise ValueError(f"context_bias is not finite at row {bad} (word {words[bad]!r})")
-            self._bias = xp.reshape(backend.asarray(b, like=self._U, dtype=self._dt), (1, -1))
+            self._bias = xp.reshape(xb.asarray(b, like=self._U, dtype=self._dt), (1, -1))
         self._index = {w: i for i, w in enumerate(words)}
         if len(self._index) != n:
             raise ValueError("duplicate words in the vocabulary")
@@ -297,7 +295,7 @@ class AlphaEmbeddings:
 
     @property
     def _is_np(self) -> bool:
-        return backend.is_numpy(self._U)
+        return xb.is_numpy(self._U)
 
     @property
     def input_vectors(self):
@@ -309,7 +307,7 @@ class AlphaEmbeddings:
     def _logits(self, idx):
         """``u_wᵀ v_χ (+ b̃_χ)`` for the rows ``idx``, float64 (array-API path)."""
         xp = self._xp
-        S = backend.take_rows(self.input_vectors, idx) @ xp.matrix_transpose(self._V)
+        S = xb.take_rows(self.input_vectors, idx) @ xp.matrix_transpose(self._V)
         if self._bias is not None:
             S = S + self._bias
         return xp.astype(S, xp.float64)
@@ -324,7 +322,7 @@ class AlphaEmbeddings:
             if self.p0_kind == "0":
                 p = xp.full((n,), 1.0 / n, dtype=xp.float64)
             elif self.p0_kind == "ud":
-                p = backend.asarray(self.counts / self.counts.sum(), like=self._U, dtype="float64")
+                p = xb.asarray(self.counts / self.counts.sum(), like=self._U, dtype="float64")
             else:
                 p = self._model_unigram()
             self._p0 = p
@@ -349,7 +347,7 @@ class AlphaEmbeddings:
             S = S - xp.max(S, axis=1, keepdims=True)
             P = xp.exp(S)
             P = P / xp.sum(P, axis=1, keepdims=True)
-            acc = acc + xp.reshape(backend.asarray(pi[idx], like=P, dtype="float64"), (1, -1)) @ P
+            acc = acc + xp.reshape(xb.asarray(pi[idx], like=P, dtype="float64"), (1, -1)) @ P
         acc = xp.reshape(acc, (-1,))
         return acc / xp.sum(acc)
 
@@ -479,14 +477,14 @@ class AlphaEmbeddings:
             if beta < 0:
                 G = -G
         else:
-            ls = log_scale if self._is_np else backend.to_numpy(log_scale)
+            ls = log_scale if self._is_np else xb.to_numpy(log_scale)
             big = float(np.max(ls)) if len(ls) else 0.0
             if big > 700.0:
                 raise OverflowError(
                     f"W^α overflows for α={alpha}: a row's scale is exp({big:.0f}); use normalize=True "
                     "(unit vectors in the chosen geometry, as the paper evaluates them) or limit()"
                 )
-            f = xp.exp(backend.asarray(ls, like=G, dtype="float64")) / (beta if beta != 0 else 1.0)
+            f = xp.exp(xb.asarray(ls, like=G, dtype="float64")) / (beta if beta != 0 else 1.0)
             G = G * xp.reshape(f, (-1, 1))
         Lc = self.fisher_cholesky
         frames = {
@@ -563,7 +561,7 @@ class AlphaEmbeddings:
 
     def _to_embeddings(self, Y, rows, dtype_out):
         xp = self._xp
-        Y = xp.astype(Y, backend.resolve_dtype(dtype_out, xp))
+        Y = xp.astype(Y, xb.resolve_dtype(dtype_out, xp))
         if not bool(xp.all(xp.isfinite(Y))):
             raise OverflowError(f"alpha embeddings overflow {dtype_out}; use normalize=True or dtype_out='float64'")
         counts = None if self.counts is None else self.counts[rows]
@@ -635,7 +633,7 @@ class AlphaEmbeddings:
         """Cosine of W^α(w1) and W^α(w2) in ``geometry`` (eq. 5); computes only the two rows."""
         geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.similarity"))
         Y = self.alpha_vectors(alpha, [w1, w2], geometry=geometry, normalize=True, progress=False)
-        Y = backend.to_numpy(Y)
+        Y = xb.to_numpy(Y)
         return float(np.dot(Y[0], Y[1]))
 
 
@@ -737,127 +735,6 @@ def _present(xp, frames: dict, geometry: str, normalize):
     return Y / xp.reshape(norms, (-1, 1))
 
 
-# ------------------------------------------------------------------ GloVe
-@dataclass
-class GloveModel:
-    """All parameters of a GloVe model: ``log X_wχ ≈ w_wᵀ c_χ + b_w + b̃_χ`` (Pennington et al. 2014).
-
-    Attributes
-    ----------
-    words : list of str
-    word_vectors, context_vectors : ndarray (n, d), float64
-        GloVe's W and W̃: U and V of the alpha model.
-    word_bias, context_bias : ndarray (n,), float64
-    counts : ndarray (n,) or None
-        From the vocabulary file, when given.
-    """
-
-    words: list
-    word_vectors: np.ndarray
-    word_bias: np.ndarray
-    context_vectors: np.ndarray
-    context_bias: np.ndarray
-    counts: np.ndarray | None = None
-
-
-def _read_glove_vocab(path):
-    words, counts = [], []
-    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 2:
-                raise ValueError(f"{path}, line {lineno}: expected 'word count' (vocab_count's output), "
-                                 f"got {len(parts)} fields")
-            try:
-                counts.append(float(parts[1]))
-            except ValueError:
-                raise ValueError(f"{path}, line {lineno}: count {parts[1]!r} of {parts[0]!r} is not a number") from None
-            words.append(parts[0])
-    if not words:
-        raise ValueError(f"{path}: empty vocabulary file")
-    return words, np.asarray(counts)
-
-
-def read_glove(path, vocab=None) -> GloveModel:
-    """Read a GloVe model with its context vectors and biases (``glove -model 0``, text or binary).
-
-    The natural alpha embeddings of Volpi & Malagò (2020, Sec. 3) are computed from GloVe's word
-    vectors (U), context vectors (V) and context biases (p_w of eq. 1 with the base measure
-    exp(b̃_χ)); GloVe's usual ``-model 2`` output
-    (``w + c`` only) loses V and cannot be used.
-
-    Parameters
-    ----------
-    path : str or Path
-        ``X.txt`` written by ``glove -save-file X -model 0``: per line a word, its d + 1 word
-        parameters (vector then bias) and d + 1 context parameters; an optional ``n d`` header
-        (``-write-header 1``) and GloVe's appended ``<unk>`` row are skipped. Or ``X.bin``
-        (``-binary 1`` or ``2``): 2·n·(d + 1) native float64 numbers, word rows then context rows,
-        each vector then bias; it carries no words, so ``vocab`` is required.
-    vocab : str or Path, optional
-        The ``vocab.txt`` of ``vocab_count`` (``word count`` per line, the order of the rows):
-        words for the binary file, counts for ``p0="u"`` / ``"ud"``.
-
-    Returns
-    -------
-    GloveModel
-
-    Raises
-    ------
-    ValueError
-        A malformed line (named by number), a size that does not fit the vocabulary, a missing
-        vocabulary for a binary file.
-    """
-    path = Path(path)
-    vwords, counts = _read_glove_vocab(vocab) if vocab is not None else (None, None)
-    if path.suffix == ".bin":
-        if vwords is None:
-            raise ValueError(f"{path}: a binary GloVe file holds no words; pass vocab= (vocab_count's file)")
-        n = len(vwords)
-        size = path.stat().st_size
-        if size % (16 * n) != 0 or size // (16 * n) < 2:
-            raise ValueError(f"{path}: {size} bytes is not 2·n·(d+1) float64 numbers for the n = {n} words "
-                             f"of {vocab}")
-        P = np.fromfile(path, dtype="<f8").reshape(2 * n, -1)
-        words = vwords
-    else:
-        words, rows = [], []
-        width = None
-        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-            for lineno, line in enumerate(fh, 1):
-                parts = line.rstrip("\n").split(" ")
-                if lineno == 1 and len(parts) == 2:
-                    continue  # "-write-header 1": "n d"
-                if parts[0] == "<unk>":
-                    continue  # GloVe's appended average of rare words, not a vocabulary word
-                if width is None:
-                    width = len(parts) - 1
-                    if width < 4 or width % 2:
-                        raise ValueError(f"{path}, line {lineno}: {width} numbers; `glove -model 0` writes "
-                                         "2·(d+1) (word vector, bias, context vector, bias)")
-                if len(parts) - 1 != width:
-                    raise ValueError(f"{path}, line {lineno}: {len(parts) - 1} numbers after {parts[0]!r}, "
-                                     f"expected {width}")
-                try:
-                    rows.append([float(x) for x in parts[1:]])
-                except ValueError:
-                    raise ValueError(f"{path}, line {lineno}: a value of {parts[0]!r} is not a number") from None
-                words.append(parts[0])
-        if not rows:
-            raise ValueError(f"{path}: no vectors")
-        A = np.asarray(rows)
-        half = A.shape[1] // 2
-        P = np.concatenate([A[:, :half], A[:, half:]], axis=0)
-        n = len(words)
-        if vwords is not None and vwords != words:
-            raise ValueError(f"{path} and {vocab} list different words (or in another order)")
-    d = P.shape[1] - 1
-    return GloveModel(words=list(words), word_vectors=P[:n, :d], word_bias=P[:n, d],
-                      context_vectors=P[n:, :d], context_bias=P[n:, d], counts=counts)
-
-
 # ------------------------------------------------------------------ choosing α (Tables 2–3, 11)
 def _cross_validate(score: Callable[[int, np.ndarray], float], n_alphas: int, n_items: int, folds: int,
                     top: int, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -902,11 +779,11 @@ def _alpha_rows(model: AlphaEmbeddings, grid, rows, geometry, normalize, progres
     for s in range(0, len(finite), per_chunk):
         chunk = finite[s:s + per_chunk]
         for a, (G, ls) in zip(chunk, model._gradients(chunk, rows, progress, shared)):
-            yield a, np.asarray(backend.to_numpy(model._finish(G, ls, a, geometry, normalize)), dtype=np.float64)
+            yield a, np.asarray(xb.to_numpy(model._finish(G, ls, a, geometry, normalize)), dtype=np.float64)
     if np.any(np.isneginf(grid)):
         lim = model.limit(1, geometry=geometry, normalize=normalize, words=[model.words[i] for i in rows],
                           dtype_out="float64", progress=progress)
-        yield -np.inf, np.asarray(backend.to_numpy(lim.vectors), dtype=np.float64)
+        yield -np.inf, np.asarray(xb.to_numpy(lim.vectors), dtype=np.float64)
 
 
 def _alpha_group(model: AlphaEmbeddings, alphas, rows, geometry, normalize, evaluate, progress=False,
@@ -1183,7 +1060,7 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     rows = model._rows(vocab)
     sims = np.array(_per_alpha(model, grid, rows, geometry, normalize, partial(_pair_products, i1, i2), progress,
                                client, local))
-    Ub = np.asarray(backend.to_numpy(backend.take_rows(model.input_vectors, rows)), dtype=np.float64)
+    Ub = np.asarray(xb.to_numpy(xb.take_rows(model.input_vectors, rows)), dtype=np.float64)
     base = fisher_cosine(Ub[i1], Ub[i2])
 
     def rho(s, sel):
@@ -1370,7 +1247,7 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
     correct = np.array(_per_alpha(model, grid, rows, geometry, normalize,
                                   partial(_analogy_correct, q, model.memory_budget), progress, client, local),
                        dtype=bool).reshape(len(grid), len(q))
-    U0 = np.asarray(backend.to_numpy(model.input_vectors[:n_r, ...]), dtype=np.float64)
+    U0 = np.asarray(xb.to_numpy(model.input_vectors[:n_r, ...]), dtype=np.float64)
     U0 = U0 / np.where((nrm := np.linalg.norm(U0, axis=1, keepdims=True)) > 0, nrm, 1.0)
     base_ok = _analogy_answers(U0, q, model.memory_budget) == q[:, 3]
     groups = {"semantic": ~syntactic, "syntactic": syntactic, "total": np.ones(len(q), dtype=bool)}

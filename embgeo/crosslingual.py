@@ -30,7 +30,7 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from . import backend
+from . import backend as xb
 from .data import read_dictionary
 from .embeddings import Embeddings
 from .errors import NotFittedError
@@ -97,7 +97,7 @@ _NUMERAL = re.compile(r"[0-9]+\Z")
 def _matrix(e, name):
     if isinstance(e, Embeddings):
         return e.vectors
-    return backend.check_matrix(e, name)
+    return xb.check_matrix(e, name)
 
 
 def dictionary_indices(src, tgt, pairs, *, oov: str = "skip"):
@@ -236,9 +236,9 @@ def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
     True
     """
     Xd, Zd = _dictionary_rows(X, Z, pairs, check_finite)
-    xp = backend.get_namespace(Xd, Zd)
+    xp = xb.get_namespace(Xd, Zd)
     dt = Xd.dtype
-    if backend.is_numpy(Xd) and backend.is_numpy(Zd) and Xd.shape[1] == Zd.shape[1]:
+    if xb.is_numpy(Xd) and xb.is_numpy(Zd) and Xd.shape[1] == Zd.shape[1]:
         from scipy.linalg import orthogonal_procrustes
 
         W, _ = orthogonal_procrustes(Xd.astype(np.float64), Zd.astype(np.float64), check_finite=False)
@@ -258,9 +258,9 @@ def _dictionary_rows(X, Z, pairs, check_finite=True):
         Xd, Zd = Xm, Zm
     else:
         si, ti = dictionary_indices(X, Z, pairs)
-        Xd, Zd = backend.take_rows(_matrix(X, "X"), si), backend.take_rows(_matrix(Z, "Z"), ti)
+        Xd, Zd = xb.take_rows(_matrix(X, "X"), si), xb.take_rows(_matrix(Z, "Z"), ti)
     if check_finite:
-        Xd, Zd = backend.check_matrix(Xd, "X_D"), backend.check_matrix(Zd, "Z_D")
+        Xd, Zd = xb.check_matrix(Xd, "X_D"), xb.check_matrix(Zd, "Z_D")
     return Xd, Zd
 
 
@@ -304,9 +304,9 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
                          "hubness correction runs over (e.g. the whole mapped source space)")
     if retrieval == "csls" and int(csls_knn) < 1:
         raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
-    T = normalize(backend.check_matrix(target, "target"), "unit")
-    xp = backend.get_namespace(T)
-    Q = backend.asarray(queries, like=T)
+    T = normalize(xb.check_matrix(target, "target"), "unit")
+    xp = xb.get_namespace(T)
+    Q = xb.asarray(queries, like=T)
     if Q.ndim == 1:
         Q = xp.reshape(Q, (1, -1))
     if Q.shape[1] != T.shape[1]:
@@ -314,7 +314,7 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     Q = normalize(xp.astype(Q, T.dtype), "unit")
     S = Q
     if source is not None:
-        S = backend.check_matrix(backend.asarray(source, like=T), "source")
+        S = xb.check_matrix(xb.asarray(source, like=T), "source")
         if S.shape[1] != T.shape[1]:
             raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
         S = normalize(xp.astype(S, T.dtype), "unit")
@@ -335,7 +335,7 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
 
 def _log_partition(T, S, beta, memory_budget, progress):
     """log Σ_x exp(β t·x) for every target row t, blocked over targets, stabilised by the row max."""
-    xp = backend.get_namespace(T)
+    xp = xb.get_namespace(T)
     n = T.shape[0]
     step = block_rows(S.shape[0], 4, memory_budget)
     out = []
@@ -378,12 +378,12 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
     every score is set to 0 with probability 1 − p, *after* the CSLS correction, as VecMap does.
     The mask is drawn with 8 bits of resolution (p is rounded to a multiple of 1/256).
     """
-    xp = backend.get_namespace(A)
+    xp = xb.get_namespace(A)
     n = A.shape[0]
     step = block_rows(B.shape[0], 4, memory_budget)
     BT = xp.matrix_transpose(B)
     thr = _dropout_threshold(keep_prob)
-    if backend.is_numpy(A):
+    if xb.is_numpy(A):
         from .kernels.crosslingual import dropout_argmax as kernel
         seed = np.uint64(rng.integers(0, 2**63))
         r_half = np.zeros(B.shape[0], dtype=np.float32) if r_B is None else (np.asarray(r_B) / 2).astype(np.float32)
@@ -405,8 +405,8 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
             keep = xp.asarray(rng.random(tuple(S.shape)) < thr / 256)  # boolean, in S's library
             S = xp.where(keep, S, xp.zeros_like(S))
         best.append(xp.argmax(S, axis=1))
-    return (backend.to_numpy(xp.concat(best, axis=0)).astype(np.int64),
-            backend.to_numpy(xp.concat(sims, axis=0)).astype(np.float64))
+    return (xb.to_numpy(xp.concat(best, axis=0)).astype(np.int64),
+            xb.to_numpy(xp.concat(sims, axis=0)).astype(np.float64))
 
 
 #: a fused induction tile is at most this many rows × columns (1 MiB of float32 scores): the GEMM
@@ -460,7 +460,7 @@ def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
     bufs = [np.empty((rows, cols), dtype=np.float32) for _ in range(jobs)]
 
     def run(task):
-        with backend.single_blas_thread():
+        with xb.single_blas_thread():
             if jobs == 1:
                 task(0)
             else:
@@ -550,8 +550,8 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         raise ValueError(f"retrieval must be 'nn' or 'csls' for dictionary induction, got {retrieval!r}")
     if not 0 < keep_prob <= 1:
         raise ValueError(f"keep_prob must be in (0, 1], got {keep_prob}")
-    X = backend.check_matrix(X, "X")
-    Z = backend.check_matrix(backend.asarray(Z, like=X), "Z")
+    X = xb.check_matrix(X, "X")
+    Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X and Z must share their dimension ({X.shape[1]} vs {Z.shape[1]})")
     rng = np.random.default_rng(random_state)
@@ -563,7 +563,7 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     do_f = direction in ("forward", "union", "mutual")
     do_b = direction in ("backward", "union", "mutual")
     parts, objs = [], []
-    if backend.is_numpy(X):
+    if xb.is_numpy(X):
         # both directions from one score matrix, two GEMM passes (seeds drawn in the order below)
         t, sim_f, s, sim_b = _fused_induction(X, Z, do_f, do_b, csls_knn if csls else 0, keep_prob, rng,
                                               memory_budget)
@@ -616,15 +616,15 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     -------
     pairs : int64 array (m, 2) of (source_row, target_row)
     """
-    X = backend.check_matrix(X, "X")
-    Z = backend.check_matrix(backend.asarray(Z, like=X), "Z")
+    X = xb.check_matrix(X, "X")
+    Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
     if csls_knn < 0:
         raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {csls_knn}")
     n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
     if n > 20000:
         raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
                          "too large: pass vocabulary (VecMap uses 4000)")
-    xp = backend.get_namespace(X, Z)
+    xp = xb.get_namespace(X, Z)
     steps = (normalize,) if isinstance(normalize, str) else tuple(normalize or ())
 
     def signature(M):
@@ -895,7 +895,7 @@ class Mapper(BaseEstimator):
         centering steps"), whose pipeline runs uncovec's ``post-process.py`` on the input files
         and then VecMap, which normalises.
         """
-        xp = backend.get_namespace(X)
+        xp = xb.get_namespace(X)
         if self.postproc is not None:
             alpha = float(tuple(self.postproc)[0 if side == "src" else 1])
             if fit:
@@ -953,7 +953,7 @@ class Mapper(BaseEstimator):
         """fit without releasing the pre-processed matrices (kept for fit_transform)."""
         self._check_params()
         X0, Z0 = _matrix(src, "src"), _matrix(tgt, "tgt")
-        backend.get_namespace(X0, Z0)  # both sides must share one array library
+        xb.get_namespace(X0, Z0)  # both sides must share one array library
         self._dims = (X0.shape[1], Z0.shape[1])
         if self.init == "identical":
             seed_dictionary = identical_dictionary(src, tgt)
@@ -988,7 +988,7 @@ class Mapper(BaseEstimator):
             si, ti = self._muse_refine(X, Z, si, ti, val, self._csls_knn())
         elif self.self_learning:
             si, ti = self._self_learn(X, Z, si, ti, val, self._csls_knn())
-        with backend.single_blas_thread():
+        with xb.single_blas_thread():
             # d × d work on the dictionary rows: BLAS threads only wait on each other
             self._final_mapping(X, Z, si, ti)
         self.dictionary_ = np.stack([si, ti], axis=1)
@@ -997,8 +997,8 @@ class Mapper(BaseEstimator):
         return self
 
     def _final_mapping(self, X, Z, si, ti):
-        xp = backend.get_namespace(X)
-        Xd, Zd = backend.take_rows(X, si), backend.take_rows(Z, ti)
+        xp = xb.get_namespace(X)
+        Xd, Zd = xb.take_rows(X, si), xb.take_rows(Z, ti)
         ds, dt = X.shape[1], Z.shape[1]
         f64 = xp.float64
         if self.mapping == "orthogonal":
@@ -1009,8 +1009,8 @@ class Mapper(BaseEstimator):
         elif self.mapping == "rcsls":
             from .rcsls import rcsls
 
-            W = rcsls(backend.to_numpy(X), backend.to_numpy(Z), np.asarray(backend.to_numpy(si)),
-                      np.asarray(backend.to_numpy(ti)), csls_knn=self._csls_knn() or 10, random_state=self.random_state)
+            W = rcsls(xb.to_numpy(X), xb.to_numpy(Z), np.asarray(xb.to_numpy(si)),
+                      np.asarray(xb.to_numpy(ti)), csls_knn=self._csls_knn() or 10, random_state=self.random_state)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
@@ -1077,10 +1077,10 @@ class Mapper(BaseEstimator):
                     last_improvement = it
                 if end or (self.max_iter is not None and it > int(self.max_iter)):
                     break
-                with backend.single_blas_thread():
+                with xb.single_blas_thread():
                     # a 50 × 50 problem: BLAS threads only wait on each other (0.7 s against
                     # 0.01 s for 40k dictionary rows on a loaded 2-core machine)
-                    W = procrustes(backend.take_rows(X, si), backend.take_rows(Z, ti), check_finite=False)
+                    W = procrustes(xb.take_rows(X, si), xb.take_rows(Z, ti), check_finite=False)
                     A, B = _shared_space(Xc, Zc, W)
                 pairs, objective = induce_dictionary(
                     A, B, direction=self.direction, retrieval=retrieval,
@@ -1117,7 +1117,7 @@ class Mapper(BaseEstimator):
         try:
             for it in range(1, n_rounds + 1):
                 t0 = time.perf_counter()
-                W = procrustes(backend.take_rows(X, si), backend.take_rows(Z, ti), check_finite=False)
+                W = procrustes(xb.take_rows(X, si), xb.take_rows(Z, ti), check_finite=False)
                 A, B = _shared_space(X, Z, W)
                 # Trainer.build_dictionary: cosines of the mapped source and the target rows
                 A, B = normalize(A, "unit"), normalize(B, "unit")
@@ -1133,15 +1133,15 @@ class Mapper(BaseEstimator):
 
     def _score_validation(self, X, Z, W, val):
         src_rows = np.fromiter(val.keys(), dtype=np.int64)
-        Q, Zs = _shared_space(backend.take_rows(X, src_rows), Z, W)
+        Q, Zs = _shared_space(xb.take_rows(X, src_rows), Z, W)
         scores, idx = topk(Q, Zs, 1, metric="dot", memory_budget=self.memory_budget, progress=False)
-        nn = backend.to_numpy(idx)[:, 0]
+        nn = xb.to_numpy(idx)[:, 0]
         acc = float(np.mean([nn[i] in val[s] for i, s in enumerate(src_rows.tolist())]))
         sims = []
-        Qn = backend.to_numpy(Q).astype(np.float64)
+        Qn = xb.to_numpy(Q).astype(np.float64)
         for i, s in enumerate(src_rows.tolist()):
             g = np.fromiter(val[s], dtype=np.int64)
-            sims.append(float(np.max(backend.to_numpy(backend.take_rows(Zs, g)).astype(np.float64) @ Qn[i])))
+            sims.append(float(np.max(xb.to_numpy(xb.take_rows(Zs, g)).astype(np.float64) @ Qn[i])))
         cov = len(val) / max(1, getattr(self, "_val_total", len(val)))
         return {"val_accuracy": acc, "val_similarity": float(np.mean(sims)), "val_coverage": cov}
 
@@ -1158,9 +1158,9 @@ class Mapper(BaseEstimator):
         return self._map(e, self._preprocess(vec, side, fit=False), side)
 
     def _map(self, e, X, side):
-        xp = backend.get_namespace(X)
+        xp = xb.get_namespace(X)
         T = getattr(self, f"{side}_transform_")
-        Y = xp.astype(X @ xp.astype(backend.asarray(T, like=X), X.dtype), X.dtype)
+        Y = xp.astype(X @ xp.astype(xb.asarray(T, like=X), X.dtype), X.dtype)
         return e.with_vectors(Y, check_finite=False) if isinstance(e, Embeddings) else Y
 
     def transform(self, src, tgt=None):
@@ -1198,7 +1198,7 @@ def _shared_space(X, Z, W):
     GEMM; as the projection (or, for d_s > d_t, the map) drops part of a vector, the projected rows
     are re-normalised so that dot products remain cosines.
     """
-    xp = backend.get_namespace(X)
+    xp = xb.get_namespace(X)
     if W.shape[0] < W.shape[1]:
         return X, normalize(Z @ xp.matrix_transpose(W), "unit")
     if W.shape[0] > W.shape[1]:

@@ -6,7 +6,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from . import backend
+from . import backend as xb
 from .errors import UnknownWordError
 from .validation import renamed_parameter
 
@@ -64,7 +64,7 @@ class Embeddings:
         words = [w if isinstance(w, str) else str(w) for w in words]
         if len(words) == 0:
             raise ValueError("empty vocabulary: an Embeddings needs at least one word")
-        vectors = backend.asarray(vectors)
+        vectors = xb.asarray(vectors)
         if vectors.ndim != 2:
             raise ValueError(f"vectors must be 2-D (n_words, dim), got shape {tuple(vectors.shape)}")
         if vectors.shape[0] != len(words):
@@ -80,7 +80,7 @@ class Embeddings:
         if check_finite:
             _check_rows_finite(vectors, words, "vectors")
         if counts is not None:
-            counts = np.asarray(backend.to_numpy(counts))
+            counts = np.asarray(xb.to_numpy(counts))
             # int64 or float64: unsigned counts would wrap under negation (top() sorts by -counts)
             counts = counts.astype(np.int64 if counts.dtype.kind in "iub" else np.float64)
             if counts.shape != (len(words),):
@@ -88,7 +88,7 @@ class Embeddings:
             if not np.all(np.isfinite(counts)) or np.any(counts < 0):
                 raise ValueError("counts must be finite and non-negative")
         if output_vectors is not None:
-            output_vectors = backend.asarray(output_vectors, like=vectors)
+            output_vectors = xb.asarray(output_vectors, like=vectors)
             if output_vectors.ndim != 2 or output_vectors.shape[0] != len(words):
                 raise ValueError(
                     f"output_vectors must have shape ({len(words)}, d), got {tuple(output_vectors.shape)}"
@@ -141,7 +141,7 @@ class Embeddings:
 
     @property
     def device(self) -> str:
-        return "cuda" if backend.is_cupy(self._vectors) else "cpu"
+        return "cuda" if xb.is_cupy(self._vectors) else "cpu"
 
     def __len__(self) -> int:
         return len(self._words)
@@ -169,7 +169,7 @@ class Embeddings:
                 f"Embeddings are indexed by a word (str) or a list of words, not {type(word).__name__} "
                 f"{word!r}; for rows by position use e.vectors[...] and e.words[...]"
             )
-        return backend.take_rows(self._vectors, self.indices(word))
+        return xb.take_rows(self._vectors, self.indices(word))
 
     def index(self, word: str) -> int:
         """Row of ``word``; :class:`~embgeo.errors.UnknownWordError` (a KeyError) names it if absent."""
@@ -219,8 +219,8 @@ class Embeddings:
 
     # ------------------------------------------------------------ derivations
     def _take_rows(self, idx: np.ndarray) -> "Embeddings":
-        vec = backend.take_rows(self._vectors, idx)
-        out = None if self._output_vectors is None else backend.take_rows(self._output_vectors, idx)
+        vec = xb.take_rows(self._vectors, idx)
+        out = None if self._output_vectors is None else xb.take_rows(self._output_vectors, idx)
         counts = None if self._counts is None else self._counts[idx]
         return Embeddings([self._words[i] for i in idx], vec, counts, output_vectors=out, check_finite=False)
 
@@ -259,7 +259,7 @@ class Embeddings:
         The word index is shared, not rebuilt, so this costs only the checks on ``vectors``.
         Output vectors are dropped: they belong to the original input space.
         """
-        vectors = backend.asarray(vectors)
+        vectors = xb.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[0] != len(self._words) or vectors.shape[1] == 0:
             raise ValueError(
                 f"new vectors must have shape ({len(self._words)}, d), got {tuple(vectors.shape)}"
@@ -273,13 +273,13 @@ class Embeddings:
 
     def to(self, device: str) -> "Embeddings":
         """Copy to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy)."""
-        vec = backend.to_device(self._vectors, device)
-        out = None if self._output_vectors is None else backend.to_device(self._output_vectors, device)
+        vec = xb.to_device(self._vectors, device)
+        out = None if self._output_vectors is None else xb.to_device(self._output_vectors, device)
         return Embeddings(self._words, vec, self._counts, output_vectors=out, check_finite=False)
 
     def astype(self, dtype) -> "Embeddings":
-        xp = backend.get_namespace(self._vectors)
-        dt = backend.resolve_dtype(dtype, xp)
+        xp = xb.get_namespace(self._vectors)
+        dt = xb.resolve_dtype(dtype, xp)
         out = None if self._output_vectors is None else xp.astype(self._output_vectors, dt)
         return Embeddings(self._words, xp.astype(self._vectors, dt), self._counts, output_vectors=out,
                           check_finite=False)
@@ -396,12 +396,12 @@ class Embeddings:
 
         # n inverse norms stand in for gensim's unit rows: no unit-length copy of the matrix
         V, inv = self._vectors, cached_inverse_norms(self)
-        xp = backend.get_namespace(V)
+        xp = xb.get_namespace(V)
         query, rows = self._gensim_mean(keys, weights, V, inv)
         if indexer is not None and isinstance(topn, int):
-            return indexer.most_similar(backend.to_numpy(query), topn)
+            return indexer.most_similar(xb.to_numpy(query), topn)
         if clip_end <= clip_start:
-            return backend.to_numpy(xp.zeros((0,), dtype=V.dtype)) if not topn else []
+            return xb.to_numpy(xp.zeros((0,), dtype=V.dtype)) if not topn else []
         excl = np.unique(np.asarray([r - clip_start for r in rows if clip_start <= r < clip_end], dtype=np.int64))
         k = min(int(topn), clip_end - clip_start - excl.size) if topn else 0
         if topn and k < 1:
@@ -414,15 +414,15 @@ class Embeddings:
         else:
             scores = (V[clip_start:clip_end, ...] @ query) * inv[clip_start:clip_end, ...]
             if not topn:
-                return backend.to_numpy(scores)
+                return xb.to_numpy(scores)
             s, i = select_topk(xp.reshape(scores, (1, -1)), k, exclude=[excl])
-        s, i = backend.to_numpy(s)[0], backend.to_numpy(i)[0]
+        s, i = xb.to_numpy(s)[0], xb.to_numpy(i)[0]
         return [(self._words[j + clip_start], float(v)) for v, j in zip(s, i)]
 
     def _gensim_mean(self, keys, weights, V, inv):
         """gensim's ``get_mean_vector(..., pre_normalize=True, post_normalize=True)`` and the rows
         of the key entries (to exclude from the results); ``inv`` holds the rows' inverse norms."""
-        xp = backend.get_namespace(V)
+        xp = xb.get_namespace(V)
         mean = xp.zeros((self.dim,), dtype=V.dtype)
         total, rows = 0.0, []
         for key, w in zip(keys, weights):
@@ -431,7 +431,7 @@ class Embeddings:
                 rows.append(r)
                 v = V[r, ...] * inv[r]
             else:
-                v = backend.asarray(key, like=V, dtype=V.dtype)
+                v = xb.asarray(key, like=V, dtype=V.dtype)
                 if tuple(v.shape) != (self.dim,):
                     raise ValueError(f"a query vector must have shape ({self.dim},), got {tuple(v.shape)}")
             mean = mean + float(w) * v
@@ -481,7 +481,7 @@ class Embeddings:
         kv = KeyedVectors(self.dim, count=0, dtype=np.dtype(self.dtype))
         kv.index_to_key = list(self.words)
         kv.key_to_index = {w: i for i, w in enumerate(kv.index_to_key)}
-        kv.vectors = np.array(backend.to_numpy(self.vectors), copy=True)
+        kv.vectors = np.array(xb.to_numpy(self.vectors), copy=True)
         kv.next_index = len(self)
         if self.counts is not None:
             kv.expandos["count"] = np.asarray(self.counts, dtype=np.int64).copy()
@@ -538,25 +538,25 @@ def _row_products(M, i, j, *, cosine: bool, block: int = 8192) -> np.ndarray:
 
     Blocks of ``block`` pairs: the temporaries are a few float64 blocks of rows, whatever ``M``'s size.
     """
-    xp = backend.get_namespace(M)
+    xp = xb.get_namespace(M)
     out = np.empty(len(i), dtype=np.float64)
     for s in range(0, len(i), block):
         a, b = i[s:s + block], j[s:s + block]
-        A = xp.astype(backend.take_rows(M, a), xp.float64)
-        B = xp.astype(backend.take_rows(M, b), xp.float64)
+        A = xp.astype(xb.take_rows(M, a), xp.float64)
+        B = xp.astype(xb.take_rows(M, b), xp.float64)
         p = xp.sum(A * B, axis=1)
         if cosine:
             nn = xp.sqrt(xp.sum(A * A, axis=1)) * xp.sqrt(xp.sum(B * B, axis=1))
             p = xp.where(nn > 0, p / xp.where(nn > 0, nn, 1.0), xp.zeros_like(p))
-        out[s:s + len(a)] = backend.to_numpy(p)
+        out[s:s + len(a)] = xb.to_numpy(p)
     return out
 
 
 def _check_rows_finite(M, words, name):
-    xp = backend.get_namespace(M)
+    xp = xb.get_namespace(M)
     ok = xp.all(xp.isfinite(M), axis=1)
     if not bool(xp.all(ok)):
-        row = int(np.flatnonzero(~backend.to_numpy(ok))[0])
+        row = int(np.flatnonzero(~xb.to_numpy(ok))[0])
         raise ValueError(f"{name} hold NaN or inf: first at row {row} (word {words[row]!r})")
 
 
@@ -570,7 +570,7 @@ def unwrap(e, name: str = "e"):
     """
     if isinstance(e, Embeddings):
         return e.vectors, lambda Y: e.with_vectors(Y, check_finite=False)
-    X = backend.asarray(e)
+    X = xb.asarray(e)
     if X.ndim != 2:
         raise ValueError(f"{name} must be an Embeddings or a 2-D array (n_words, dim); "
                          f"expected ndim to be 2, but observed {X.ndim}")

@@ -62,12 +62,11 @@ from typing import Any
 
 import numpy as np
 
-from . import backend
 from . import backend as xb  # where a method's `backend=` parameter shadows the module
 from .data import read_compounds  # moved to embgeo.data; still exported here
 from .embeddings import Embeddings
-from .blocking import DEFAULT_MEMORY_BUDGET, block_rows
-from .neighbors import select_topk
+from .blocking import block_rows, budget_bytes
+from .neighbors import merge_topk, select_topk
 from .validation import mask_excluded
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
@@ -196,11 +195,11 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, l2_normalize: 
     base = float(base)
     if not math.isfinite(base) or base <= 1.0:
         raise ValueError(f"base must be a finite number greater than 1, got {base!r}")
-    X = backend.check_matrix(X, "X")
-    xp = backend.get_namespace(X)
-    dt = backend.resolve_dtype(dtype, xp)
+    X = xb.check_matrix(X, "X")
+    xp = xb.get_namespace(X)
+    dt = xb.resolve_dtype(dtype, xp)
     scale = math.log(base)
-    if backend.is_numpy(X):
+    if xb.is_numpy(X):
         from .kernels import fuzzy as kern
 
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
@@ -232,7 +231,7 @@ def _fuzzify_xp(xp, X, axis, scale, l2_normalize, dt, memory_budget, progress):
         A = xp.astype(X[s:min(s + step, n), ...], xp.float64)
         if l2_normalize:
             norms = xp.sqrt(xp.sum(A * A, axis=1, keepdims=True))
-            zero = backend.to_numpy(norms == 0).reshape(-1)
+            zero = xb.to_numpy(norms == 0).reshape(-1)
             if zero.any():
                 _check_nonzero_rows(np.concatenate([np.zeros(s, dtype=bool), zero]))
             A = A / norms
@@ -396,10 +395,10 @@ def _resolve_measure(measure):
 
 def _check_memberships(M, name="memberships"):
     """Validate memberships: floating, finite, in [0, 1], non-empty last axis."""
-    xp = backend.get_namespace(M)
+    xp = xb.get_namespace(M)
     M = xp.asarray(M)
     if not xp.isdtype(M.dtype, "real floating"):
-        M = xp.astype(M, backend.resolve_dtype(None, xp))
+        M = xp.astype(M, xb.resolve_dtype(None, xp))
     if M.ndim == 0 or M.shape[-1] == 0 or any(s == 0 for s in M.shape):
         raise ValueError(f"{name} is empty (shape {tuple(M.shape)})")
     if not bool(xp.all(xp.isfinite(M))):
@@ -413,7 +412,7 @@ def _pair_arrays(A, B):
     A, B = _check_memberships(A, "A"), _check_memberships(B, "B")
     if A.shape[-1] != B.shape[-1]:
         raise ValueError(f"fuzzy sets over different numbers of features ({A.shape[-1]} vs {B.shape[-1]})")
-    return backend.get_namespace(A, B), A, B
+    return xb.get_namespace(A, B), A, B
 
 
 def _public_op(name, fn, doc):
@@ -502,37 +501,22 @@ def is_subset(S, T):
 def cardinality(A):
     """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (Bhat et al. 2020, Sec. 3; float64), over the last axis."""
     A = _check_memberships(A, "A")
-    return _m_cardinality(backend.get_namespace(A), A)
+    return _m_cardinality(xb.get_namespace(A), A)
 
 
 def entropy(A):
     """Fuzzy entropy ``H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)`` with ``0·ln 0 = 0``
     (Bhat et al. 2020, Sec. 3 and 4.3), in nats, float64."""
     A = _check_memberships(A, "A")
-    return _m_entropy(backend.get_namespace(A), A)
+    return _m_entropy(xb.get_namespace(A), A)
 
 
-def _exclude_block(G, ex, c0, c1, is_np):
-    """Set the excluded candidates of rows ``ex`` (global column indices) that fall in [c0, c1) to −inf."""
-    rows, cols = [], []
-    for r, e in enumerate(ex):
-        e = e[(e >= c0) & (e < c1)] - c0
-        rows.append(np.full(len(e), r, dtype=np.int64))
-        cols.append(e)
+def _excluded_to_minus_inf(xp, G, ex, is_np):
+    """Scores ``G`` with the columns ``ex[r]`` of each row r set to −inf (never selected)."""
+    rows = [np.full(len(e), r, dtype=np.int64) for r, e in enumerate(ex)]
     if not rows:
         return G
-    return mask_excluded(G, np.concatenate(rows), np.concatenate(cols), in_place=is_np)
-
-
-def _merge_topk(xp, S, idx, k, is_np):
-    """Best ``k`` per row of candidate lists from several blocks: score descending, ties to the lower row."""
-    if is_np:
-        order = np.lexsort((idx, -S), axis=1)[:, :k]
-        return np.take_along_axis(S, order, axis=1), np.take_along_axis(idx, order, axis=1)
-    o1 = xp.argsort(idx, axis=1, stable=True)
-    S, idx = xp.take_along_axis(S, o1, axis=1), xp.take_along_axis(idx, o1, axis=1)
-    o2 = xp.argsort(-S, axis=1, stable=True)[:, :k]
-    return xp.take_along_axis(S, o2, axis=1), xp.take_along_axis(idx, o2, axis=1)
+    return mask_excluded(G, np.concatenate(rows), np.concatenate(ex), in_place=is_np)
 
 
 # ================================================================== FuzzySet
@@ -562,7 +546,7 @@ class FuzzySet:
         mu = _check_memberships(memberships) if check else memberships
         if mu.ndim not in (1, 2):
             raise ValueError(f"a FuzzySet holds a vector (d,) or a batch (m, d), got shape {tuple(mu.shape)}")
-        xp = backend.get_namespace(mu)
+        xp = xb.get_namespace(mu)
         self._single = mu.ndim == 1
         self._mu = xp.reshape(mu, (1, -1)) if self._single else mu
         m = self._mu.shape[0]
@@ -610,7 +594,7 @@ class FuzzySet:
             o = other
         else:
             try:
-                o = FuzzySet(backend.asarray(other, like=self._mu))
+                o = FuzzySet(xb.asarray(other, like=self._mu))
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"cannot combine a FuzzySet with {type(other).__name__}: {exc}") from None
         if o.dim != self.dim:
@@ -629,7 +613,7 @@ class FuzzySet:
 
     def _binary(self, other, fn, symbol):
         o = self._coerce(other)
-        xp = backend.get_namespace(self._mu, o._mu)
+        xp = xb.get_namespace(self._mu, o._mu)
         mu = fn(xp, self._mu, o._mu)
         out = FuzzySet(mu, sources=self._sources_with(o), check=False)
         out._single = self._single and o._single
@@ -673,13 +657,13 @@ class FuzzySet:
 
     # -------------------------------------------------------------- measures
     def _unary_value(self, fn):
-        xp = backend.get_namespace(self._mu)
+        xp = xb.get_namespace(self._mu)
         v = fn(xp, self._mu)
         return float(v[0]) if self._single else v
 
     def _pair_value(self, other, fn):
         o = self._coerce(other)
-        xp = backend.get_namespace(self._mu, o._mu)
+        xp = xb.get_namespace(self._mu, o._mu)
         v = fn(xp, self._mu, o._mu)
         return float(v[0]) if (self._single and o._single) else v
 
@@ -694,7 +678,7 @@ class FuzzySet:
     def issubset(self, other):
         """Crisp inclusion ``self ⊆ other`` (also ``self <= other``; Sec. 3)."""
         o = self._coerce(other)
-        xp = backend.get_namespace(self._mu, o._mu)
+        xp = xb.get_namespace(self._mu, o._mu)
         v = xp.all(self._mu <= o._mu, axis=-1)
         return bool(v[0]) if (self._single and o._single) else v
 
@@ -846,10 +830,10 @@ class FuzzyEmbeddings:
         c = self._cache
         if "entropy" not in c:
             P = self.memberships
-            xp = backend.get_namespace(P)
+            xp = xb.get_namespace(P)
             n, d = P.shape
-            step = min(n, block_rows(d + 1, 8, 4 * 2**20))
-            if backend.is_numpy(P):
+            step = min(n, block_rows(d + 1, 8, budget_bytes(None) // 64))
+            if xb.is_numpy(P):
                 from .kernels import fuzzy as kern
 
                 ent, card = np.empty(n), np.empty(n)
@@ -867,9 +851,9 @@ class FuzzyEmbeddings:
         v = self._stats()[key]
         if words is None:
             return v
-        xp = backend.get_namespace(v)
+        xp = xb.get_namespace(v)
         idx = self.indices(list(words))
-        return xp.take(v, idx if backend.is_numpy(v) else xp.asarray(idx), axis=0)
+        return xp.take(v, idx if xb.is_numpy(v) else xp.asarray(idx), axis=0)
 
     def entropy(self, words=None):
         """Fuzzy entropy of every word (or of ``words``; Sec. 3 and 4.3), float64 (same library as the memberships)."""
@@ -909,14 +893,14 @@ class FuzzyEmbeddings:
         if reverse:
             words1, words2 = words2, words1
         P = self.memberships
-        xp = backend.get_namespace(P)
+        xp = xb.get_namespace(P)
         i, j = self.indices(words1), self.indices(words2)
-        if not backend.is_numpy(P):
+        if not xb.is_numpy(P):
             i, j = xp.asarray(i), xp.asarray(j)
         v = _MEASURE_FUNCS[measure](xp, xp.take(P, i, axis=0), xp.take(P, j, axis=0))
         if measure in _DIVERGENCES:
             v = -v
-        return backend.to_numpy(v).astype(np.float64)
+        return xb.to_numpy(v).astype(np.float64)
 
     # ------------------------------------------------------- vocabulary-wide
     def _as_query(self, queries) -> FuzzySet:
@@ -927,7 +911,7 @@ class FuzzyEmbeddings:
         elif isinstance(queries, (list, tuple)) and queries and all(isinstance(w, str) for w in queries):
             q = self[list(queries)]
         else:
-            q = FuzzySet(backend.asarray(queries, like=self.memberships))
+            q = FuzzySet(xb.asarray(queries, like=self.memberships))
         if q.dim != self.dim:
             raise ValueError(f"queries have {q.dim} features but the vocabulary has {self.dim}")
         return q
@@ -949,11 +933,21 @@ class FuzzyEmbeddings:
         ``H(S, T) = −S·logit(T)ᵀ + c(T)`` (the expansion −S·ln Tᵀ − (1 − S)·ln(1 − T)ᵀ with its two
         products merged); reversed, ``H(T, S) = −T·logit(S)ᵀ + c(S)`` and ``D(T‖S) = H(T, S) − H(T)``;
         the categorical forms use ``ln T`` (or ``ln S``) alone; Jaccard uses ``|S ∩ T| = S·Tᵀ`` and
-        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. The candidate-side transforms are computed block by block:
-        extra memory stays within ``memory_budget`` (one float64 block of transformed candidates and
-        one block of scores), never a transformed copy of the vocabulary unless ``precompute=True``
-        (cached on this object; faster for many separate calls). Candidates are selected with products
-        in the storage dtype (float32), then the k returned scores are recomputed exactly in float64.
+        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. The candidate-side transforms are computed block by block,
+        so that extra memory stays within ``memory_budget`` (one block of transformed candidates in
+        the storage dtype, the search's tiles, the float64 rescoring); a transformed copy of the
+        vocabulary is kept only with ``precompute=True`` (cached on this object; faster for many
+        separate calls).
+
+        The linear measures are searched in the storage dtype (float32) for 2k candidates by
+        :func:`embgeo.neighbors.topk`, on a conditioned form of the product (candidate columns
+        centred, both sides scaled column by column: the same ranking, a far smaller rounding
+        bound), and the candidates are rescored in float64. A query's list is kept when its k-th
+        float64 score beats the best float32 score left out by more than a rigorous bound of the
+        float32 rounding; the rare queries that fail are searched again in float64. The lists are
+        therefore those of a float64 brute force (ties to the lower row). Jaccard and the reversed
+        intersection ratio divide pair by pair: they select in the storage dtype and rescore in
+        float64, so their lists may differ from a float64 brute force at float32 near-ties.
 
         Parameters
         ----------
@@ -974,11 +968,11 @@ class FuzzyEmbeddings:
         progress : bool, optional
         backend : {"exact", "dask"}
             ``"dask"`` selects the candidates on the current ``dask.distributed`` client
-            (:func:`embgeo.distributed.topk` of the transformed queries against the transformed
-            vocabulary, built row chunk by row chunk on the workers, never whole in one process);
-            the k scores are then recomputed here in float64, as locally. NumPy memberships and the
-            measures that are one product (all but ``"jaccard"`` and reversed ``"intersection_ratio"``).
-            Indices equal the local ones up to float32 near-ties.
+            (:func:`embgeo.neighbors.topk` with ``backend="dask"``, of the conditioned queries
+            against the conditioned vocabulary, built row chunk by row chunk on the workers, never
+            whole in one process) and certifies them here in float64, as locally: the same lists.
+            NumPy memberships and the measures that are one product (all but ``"jaccard"`` and
+            reversed ``"intersection_ratio"``).
 
         Returns
         -------
@@ -1111,97 +1105,223 @@ class FuzzyEmbeddings:
                 cols.append(-xp.sum(xp.where(A > 0, A * _safe_log(xp, A), xp.zeros_like(A)), axis=1, keepdims=True))
         return cols[0] if len(cols) == 1 else xp.concat(cols, axis=1)
 
-    def _candidate_block(self, key, c0, c1, precompute):
-        """Candidate side of rows [c0, c1) in the storage dtype; the whole vocabulary cached if asked."""
-        P = self.memberships
-        xp = backend.get_namespace(P)
-        names = self._LINEAR[key][1]
-        if names == ("T",):
-            return P[c0:c1, ...]
-        if backend.is_numpy(P) and names == ("logit", "sum_log1m") and not precompute:
-            from .kernels import fuzzy as kern
+    def _conditioning(self, key):
+        """Centre ``c`` and scale ``β`` of the linear form's columns, cached per measure.
 
-            # one parallel pass writes [ln t − ln(1 − t), Σ ln(1 − t)] (and entropies, discarded here)
-            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=P.dtype)
-            kern.logit_stats(np.ascontiguousarray(P[c0:c1]), LOG_TINY, out, np.empty(c1 - c0), np.empty(c1 - c0))
-            return out
+        Any values rank alike: centring the candidate side (``D − c``) lowers every score of a query
+        by the same ``Qa·c``, and scaling the columns (``Qa·β``, ``(D − c)/β``) leaves the products
+        as they are. What they change is the rounding of a float32 search, whose error bound is
+        ``Σ|q||d|``: for the vocabulary-axis memberships of GloVe 400k the logits are all near
+        ln(1/400k) ≈ −13 and the ``1 · Σ ln(1 − t)`` column is 10⁵ times larger than the rest, so
+        that the raw form's bound exceeds the gaps between neighbours and nothing can be certified
+        cheaply. ``c`` is the median of each candidate column and ``β`` balances the two sides'
+        ranges, both on a sample of about 4,096 evenly spaced rows.
+        """
+        ck = ("conditioning",) + key
+        if ck not in self._cache:
+            P = self.memberships
+            xp = xb.get_namespace(P)
+            q_names, c_names = self._LINEAR[key]
+            rows = P[::max(1, P.shape[0] // 4096), ...]
+            D = xb.to_numpy(self._parts(xp, rows, c_names))
+            centre = np.median(D, axis=0)
+            d_range = np.max(np.abs(D - centre), axis=0)
+            q_range = np.max(np.abs(xb.to_numpy(self._parts(xp, rows, q_names))), axis=0)
+            ok = (d_range > 0) & (q_range > 0)
+            beta = np.where(ok, np.sqrt(np.where(ok, d_range, 1.0) / np.where(ok, q_range, 1.0)), 1.0)
+            self._cache[ck] = (centre, beta)
+        return self._cache[ck]
+
+    def _conditioned_rows(self, key, c0, c1, precompute):
+        """Candidate side of rows [c0, c1), conditioned (:meth:`_conditioning`), in the storage dtype:
+        computed in float64 and rounded once; the whole vocabulary cached if asked."""
+        P = self.memberships
+        xp = xb.get_namespace(P)
         if precompute:
-            ck = ("database",) + names
+            ck = ("database",) + key
             if ck not in self._cache:
                 n = P.shape[0]
-                step = min(n, block_rows(P.shape[1] + 3, 8, 64 * 2**20))
-                self._cache[ck] = xp.concat([xp.astype(self._parts(xp, P[s:min(s + step, n), ...], names), P.dtype)
+                step = min(n, block_rows(48 * (P.shape[1] + 3), 1, budget_bytes(None) // 4))
+                self._cache[ck] = xp.concat([self._conditioned_rows(key, s, min(s + step, n), False)
                                              for s in range(0, n, step)], axis=0)
             return self._cache[ck][c0:c1, ...]
-        return xp.astype(self._parts(xp, P[c0:c1, ...], names), P.dtype)
+        centre, beta = self._conditioning(key)
+        names = self._LINEAR[key][1]
+        if xb.is_numpy(P) and names == ("logit", "sum_log1m"):
+            from .kernels import fuzzy as kern
+
+            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=P.dtype)
+            kern.conditioned_logit(np.ascontiguousarray(P[c0:c1]), LOG_TINY, centre, 1.0 / beta, out)
+            return out
+        D = self._parts(xp, P[c0:c1, ...], names)
+        return xp.astype((D - xb.asarray(centre, like=D)) / xb.asarray(beta, like=D), P.dtype)
 
     def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
-        """Indices of the top-k candidates among the first ``n`` rows (selection in the storage dtype)."""
-        P = self.memberships
-        xp = backend.get_namespace(P)
-        is_np = backend.is_numpy(P)
+        """Indices of the top-k candidates among the first ``n`` rows."""
         key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
-        Qa = xp.astype(self._parts(xp, Q, self._LINEAR[key][0]), P.dtype)
+        if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
+            return self._ratio_search(Q, k, measure, ex, n, memory_budget, progress)
+        return self._linear_search(Q, k, key, ex, n, memory_budget, progress, precompute)
+
+    def _linear_search(self, Q, k, key, ex, n, memory_budget, progress, precompute):
+        """Top-k of a linear measure: a float32 search for ``2k`` candidates, certified in float64.
+
+        The candidates' scores are recomputed in float64 from the memberships. A query's list is
+        certified when its k-th float64 score beats, by more than the rounding bound of the float32
+        scores (:meth:`_rounding_bound`), the best float32 score left out; then it is the list of a
+        float64 brute force (ties to the lower row). The few queries that are not certified (near-ties
+        across the cut) are searched again in float64.
+        """
+        P = self.memberships
+        xp = xb.get_namespace(P)
+        q_names, c_names = self._LINEAR[key]
+        centre, beta = self._conditioning(key)
+        Qa = self._parts(xp, Q, q_names)  # float64: the exact query side
+        Qs = xp.astype(Qa * xb.asarray(beta, like=Qa), P.dtype)
+        m, w = Qa.shape
+        n_ex = np.array([len(e) for e in ex], dtype=np.int64)
+        kk = min(2 * k, n - int(n_ex.max(initial=0)))
+        budget = budget_bytes(memory_budget)
+        # a block of candidates in float64 with its temporaries (about 6 copies; the kernel needs
+        # only its output) in half the budget, the search's tiles in the other half; every block
+        # keeps at least kk candidates for every query
+        per_row = P.dtype.itemsize * w if (xb.is_numpy(P) and c_names == ("logit", "sum_log1m")) else 48 * w
+        left_out = np.full(m, -np.inf)  # per query: the best float32 score not kept
+        d_max = np.zeros(w)
+        best = None
+        blocks = _row_blocks(n, block_rows(per_row, 1, budget // 2), kk + int(n_ex.max(initial=0)))
+        for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress, unit="block"):
+            D = self._conditioned_rows(key, c0, c1, precompute)
+            d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)), -xb.to_numpy(xp.min(D, axis=0))))
+            exb = [e[(e >= c0) & (e < c1)] for e in ex]
+            s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 2,
+                               progress=False, check_finite=False)
+            avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
+            left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
+            best = (s_, i_) if best is None else merge_topk([best, (s_, i_)], kk)
+        idx = self._certified(Qa, key, best, left_out, d_max, k, ex, n, budget)
+        return idx if xb.is_numpy(P) else xp.asarray(idx)
+
+    def _certified(self, Qa, key, best, left_out, d_max, k, ex, n, budget):
+        """The top-k indices of a float32 candidate list ``best`` (m, kk), certified in float64.
+
+        ``left_out``: per query, the best float32 score of a row not in the list (−inf if none);
+        ``d_max``: the largest |value| of each conditioned candidate column. Queries that fail the
+        certificate are searched again in float64."""
+        P = self.memberships
+        xp = xb.get_namespace(P)
+        centre, beta = self._conditioning(key)
+        s_, idx = (xb.to_numpy(a) for a in best)
+        kk = idx.shape[1]
+        n_ex = np.array([len(e) for e in ex], dtype=np.int64)
+        left_out = np.maximum(left_out, np.where(n - n_ex > kk, s_[:, kk - 1], -np.inf))
+        r = self._linear_scores(Qa, idx, key, centre, budget)
+        order = np.lexsort((idx, -r), axis=1)
+        r, idx = np.take_along_axis(r, order, axis=1), np.take_along_axis(idx, order, axis=1)[:, :k]
+        bound = self._rounding_bound(Qa, beta, centre, d_max, float(xp.finfo(P.dtype).eps))
+        redo = np.flatnonzero(~(r[:, k - 1] > left_out + bound))
+        if redo.size:
+            rows = redo if xb.is_numpy(Qa) else xp.asarray(redo)
+            idx[redo] = self._float64_search(xp.take(Qa, rows, axis=0), k, key, [ex[i] for i in redo], n, budget)
+        return idx
+
+    @staticmethod
+    def _rounding_bound(Qa, beta, centre, d_max, eps):
+        """Per query, a bound of |float32 score − float64 score| for every candidate (twice the sum below).
+
+        The float32 search multiplies ``q' = fl(Qa·β)`` by ``d' = fl((D − c)/β)`` (each one rounding,
+        ≤ u) with error ≤ γ_w Σ|q'||d'| (Higham, *Accuracy and Stability of Numerical Algorithms*,
+        Lemma 3.1; also a bound of the canonical scores of :func:`embgeo.neighbors.topk`); ``D``
+        itself differs from the float64 transform by ≤ 3(d + 2)·2⁻⁵³·(1 + |D|) per value
+        (:func:`embgeo.kernels.fuzzy.conditioned_logit`). With ``d_max`` the largest |d'| of each
+        column: ``Σ_l |q'_l|·((w + 3)·u·d_max_l + 3(d + 2)·2⁻⁵³·(1 + |c_l| + β_l d_max_l)/β_l)``.
+        """
+        u = eps / 2
+        w = d_max.shape[0]
+        q = np.abs(xb.to_numpy(Qa)) * beta
+        per_col = (w + 3) * u * d_max + 3 * (w + 2) * 2.0 ** -53 * (1 + np.abs(centre) + beta * d_max) / beta
+        return 2 * (q @ per_col) + 1e-300
+
+    def _linear_scores(self, Qa, idx, key, centre, budget):
+        """``Qa·(D − c)`` in float64 for the candidates ``idx`` (m, kk) of each query, from the memberships."""
+        P = self.memberships
+        xp = xb.get_namespace(P)
+        names = self._LINEAR[key][1]
+        m, kk = idx.shape
+        step = min(m, block_rows(48 * kk * Qa.shape[1], 1, budget // 2))
+        out = np.empty((m, kk))
+        for r0 in range(0, m, step):
+            r1 = min(r0 + step, m)
+            rows = idx[r0:r1].reshape(-1)
+            D = self._parts(xp, xp.take(P, rows if xb.is_numpy(P) else xp.asarray(rows), axis=0), names)
+            D = xb.to_numpy(D).reshape(r1 - r0, kk, -1) - centre
+            out[r0:r1] = np.einsum("qkw,qw->qk", D, xb.to_numpy(Qa[r0:r1, ...]))
+        return out
+
+    def _float64_search(self, Qa, k, key, ex, n, budget):
+        """The top-k of ``Qa·(D − c)`` computed in float64 over the first ``n`` rows (the brute force
+        that certifies the float32 search; run for the queries it could not certify)."""
+        P = self.memberships
+        xp = xb.get_namespace(P)
+        centre, _ = self._conditioning(key)
+        names = self._LINEAR[key][1]
+        best = None
+        for c0, c1 in _row_blocks(n, block_rows(48 * Qa.shape[1], 1, budget // 2),
+                                  k + max((len(e) for e in ex), default=0)):
+            D = self._parts(xp, P[c0:c1, ...], names) - xb.asarray(centre, like=Qa)
+            exb = [e[(e >= c0) & (e < c1)] for e in ex]
+            part = _dot_topk(Qa, D, k, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 2,
+                             progress=False, check_finite=False)
+            best = part if best is None else merge_topk([best, part], k)
+        return xb.to_numpy(best[1])
+
+    def _ratio_search(self, Q, k, measure, ex, n, memory_budget, progress):
+        """Top-k of a ratio measure (Jaccard, reversed intersection ratio): blocks of G = Q·Tᵀ, divided
+        pair by pair, selected in the storage dtype (the k are rescored in float64 afterwards)."""
+        P = self.memberships
+        xp = xb.get_namespace(P)
+        is_np = xb.is_numpy(P)
         m = Q.shape[0]
-        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
-        # half the budget for one block of transformed candidates (float64, with the temporaries of its
-        # logarithms: about 6 copies), half for one block of scores (about 3 copies with the ratios)
-        c_step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
+        budget = budget_bytes(memory_budget)
+        # half the budget for one block of candidates, half for one block of scores (about 3 copies
+        # with the ratios)
+        c_step = min(n, block_rows(6 * (Q.shape[1] + 1), 8, budget // 2))
         q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
-        post = measure == "jaccard" or (measure == "intersection_ratio" and reverse)
-        if not post and (precompute or self._LINEAR[key][1] == ("T",)):
-            # the candidate side exists whole (the memberships themselves, or the cache asked for): the
-            # tiled GEMM + selection of embgeo.neighbors.topk, within the same memory budget
-            D = self._candidate_block(key, 0, n, precompute)
-            return _dot_topk(Qa, D, k, metric="dot", exclude=ex, memory_budget=memory_budget, progress=progress)[1]
-        fused = False
-        if post:
-            card = self._stats()["cardinality"]
-            a = _m_cardinality(xp, Q)
-            # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
-            fused = is_np and bool(np.all(card[:n] > 0)) and bool(np.all(a > 0))
-            if fused:
-                from .kernels import fuzzy as kern
-        best_s = best_i = None
+        card = self._stats()["cardinality"]
+        a = _m_cardinality(xp, Q)
+        # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
+        fused = is_np and bool(np.all(card[:n] > 0)) and bool(np.all(a > 0))
+        if fused:
+            from .kernels import fuzzy as kern
+        best = None
         starts = range(0, n, c_step)
         for c0 in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
             c1 = min(c0 + c_step, n)
-            D = self._candidate_block(key, c0, c1, precompute)
+            D = P[c0:c1, ...]
             kb = min(k, c1 - c0)
-            exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex]
-            if not post and kb <= (c1 - c0) - max((len(e) for e in exb), default=0):
-                # a plain dot product: the tiled GEMM + selection of embgeo.neighbors.topk
-                bs, bi = _dot_topk(Qa, D, kb, metric="dot", exclude=exb, memory_budget=budget // 2, progress=False)
-                bi = xp.astype(bi, xp.int64) + c0
-                best_s, best_i = (bs, bi) if best_s is None else _merge_topk(
-                    xp, xp.concat([best_s, bs], axis=1), xp.concat([best_i, bi], axis=1), k, is_np)
-                continue
             DT = D.T if is_np else xp.matrix_transpose(D)
             blk_s, blk_i = [], []
             for q0 in range(0, m, q_step):
                 q1 = min(q0 + q_step, m)
-                G = Qa[q0:q1, ...] @ DT
-                if post and fused:  # one in-place pass instead of the temporaries of _ratio
+                G = Q[q0:q1, ...] @ DT
+                if fused:  # one in-place pass instead of the temporaries of _ratio
                     if measure == "jaccard":
                         kern.jaccard_inplace(G, a[q0:q1].astype(G.dtype), card[c0:c1].astype(G.dtype))
                     else:
                         np.divide(G, card[c0:c1].astype(G.dtype).reshape(1, -1), out=G)
-                elif post:
+                else:
                     cb = xp.reshape(xp.astype(card[c0:c1], G.dtype), (1, -1))
                     den = (xp.reshape(xp.astype(a[q0:q1], G.dtype), (-1, 1)) + cb - G if measure == "jaccard"
                            else xp.broadcast_to(cb, G.shape))
                     G = _ratio(xp, G, den)
-                G = _exclude_block(G, ex[q0:q1], c0, c1, is_np)
+                exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex[q0:q1]]
+                G = _excluded_to_minus_inf(xp, G, exb, is_np)
                 s_, i_ = select_topk(G, kb)
                 blk_s.append(s_)
                 blk_i.append(xp.astype(i_, xp.int64) + c0)
-            bs, bi = xp.concat(blk_s, axis=0), xp.concat(blk_i, axis=0)
-            if best_s is None:
-                best_s, best_i = bs, bi
-            else:
-                best_s, best_i = _merge_topk(xp, xp.concat([best_s, bs], axis=1), xp.concat([best_i, bi], axis=1),
-                                             k, is_np)
-        return best_i[:, :k]
+            part = (xp.concat(blk_s, axis=0), xp.concat(blk_i, axis=0))
+            best = part if best is None else merge_topk([best, part], min(k, best[0].shape[1] + kb))
+        return best[1][:, :k]
 
     def _search_dask(self, Q, k, measure, reverse, ex, n, memory_budget):
         """:meth:`_search` on a Dask cluster: one sharded top-k of transformed rows (linear measures)."""
@@ -1215,22 +1335,29 @@ class FuzzyEmbeddings:
         if not xb.is_numpy(P):
             raise ValueError("backend='dask' needs NumPy memberships")
         q_names, c_names = self._LINEAR[key]
-        Qa = self._parts(np, Q, q_names).astype(P.dtype)
-        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        centre, beta = self._conditioning(key)
+        Qa = self._parts(np, Q, q_names)
+        budget = budget_bytes(memory_budget)
+        n_ex = np.array([len(e) for e in ex], dtype=np.int64)
+        kk = min(2 * k, n - int(n_ex.max(initial=0)))
         # row chunks of the vocabulary; each is transformed where it is (float64 temporaries: ~6 copies)
-        step = min(n, block_rows(6 * (Qa.shape[1] + 1), 8, budget // 2))
+        step = min(n, block_rows(48 * Qa.shape[1], 1, budget // 2))
         A = da.from_array(P[:n], chunks=(step, P.shape[1]))
-        D = A.map_blocks(_candidate_rows, c_names, dtype=P.dtype, chunks=(A.chunks[0], (Qa.shape[1],)))
-        return _dot_topk(Qa, D, k, metric="dot", exclude=ex, backend="dask")[1]
+        D = A.map_blocks(_conditioned_chunk, c_names, centre, beta, dtype=P.dtype,
+                         chunks=(A.chunks[0], (Qa.shape[1],)))
+        best = _dot_topk((Qa * beta).astype(P.dtype), D, kk, metric="dot", exclude=ex, backend="dask")
+        d_max = da.max(da.abs(D.astype(np.float64)), axis=0).compute()
+        # a sharded search merges to one list: what it left out scored at most its last score
+        return self._certified(Qa, key, best, np.full(Q.shape[0], -np.inf), d_max, k, ex, n, budget)
 
     def _rescore(self, Q, idx, measure, reverse, memory_budget=None):
         """Exact float64 scores of the selected candidates, re-sorted (best first, ties to the lower row).
 
         Blocks of queries keep the float64 temporaries (about 8 copies of k × dim per query) in budget."""
         P = self.memberships
-        xp = backend.get_namespace(P)
+        xp = xb.get_namespace(P)
         m, k = idx.shape
-        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        budget = budget_bytes(memory_budget)
         step = min(m, block_rows(8 * k * self.dim, 8, budget // 2))
         parts = []
         for r0 in range(0, m, step):
@@ -1243,7 +1370,7 @@ class FuzzyEmbeddings:
         v = parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
         if measure in _DIVERGENCES:
             v = -v
-        if backend.is_numpy(v):
+        if xb.is_numpy(v):
             order = np.lexsort((idx, -v), axis=1)
             return np.take_along_axis(v, order, axis=1), np.take_along_axis(idx, order, axis=1).astype(np.int64)
         order = xp.argsort(-v, axis=1, stable=True)
@@ -1268,9 +1395,17 @@ class FuzzyEmbeddings:
         return [(self.words[j], float(v)) for v, j in zip(s, i)]
 
 
-def _candidate_rows(block, names):
-    """Candidate-side transform of one row chunk in its storage dtype (a Dask task of ``backend="dask"``)."""
-    return FuzzyEmbeddings._parts(np, block, names).astype(block.dtype)
+def _conditioned_chunk(block, names, centre, beta):
+    """Conditioned candidate side of one row chunk in its storage dtype (a Dask task of ``backend="dask"``)."""
+    return ((FuzzyEmbeddings._parts(np, block, names) - centre) / beta).astype(block.dtype)
+
+
+def _row_blocks(n, rows, least):
+    """[c0, c1) bounds of about ``rows`` rows each over n rows, every block at least ``least`` rows long
+    (so that each keeps a query's whole list); n < least gives one block."""
+    n_blocks = max(1, min(-(-n // max(1, rows)), n // max(1, least)))
+    bounds = [n * i // n_blocks for i in range(n_blocks + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 class _AnalogyScorer:
@@ -1284,11 +1419,11 @@ class _AnalogyScorer:
     def __call__(self, ia, ib, ic, exclude, k, n):
         F = self.F
         P = F.memberships
-        xp = backend.get_namespace(P)
+        xp = xb.get_namespace(P)
 
         def rows(i):
             i = np.asarray(i, dtype=np.int64)
-            return xp.take(P, i if backend.is_numpy(P) else xp.asarray(i), axis=0)
+            return xp.take(P, i if xb.is_numpy(P) else xp.asarray(i), axis=0)
 
         Q = _op_difference(xp, _op_disjoint_union(xp, rows(ib), rows(ic)), rows(ia))
         ex = [np.asarray(e, dtype=np.int64)[np.asarray(e) < n] for e in exclude]
@@ -1363,7 +1498,7 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
         if isinstance(frequencies, dict):
             freq = np.array([float(frequencies.get(w, 0)) for w in F.words])
         else:
-            freq = np.asarray(backend.to_numpy(frequencies), dtype=np.float64)
+            freq = np.asarray(xb.to_numpy(frequencies), dtype=np.float64)
             if freq.shape != (n,):
                 raise ValueError(f"frequencies must have shape ({n},), got {freq.shape}")
         source = "user"
@@ -1388,7 +1523,7 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
 
         stopwords = ENGLISH_STOP_WORDS
     stop = set(stopwords)
-    H = backend.to_numpy(F.entropy())[order]
+    H = xb.to_numpy(F.entropy())[order]
     by_h = order[np.argsort(-H if highest else H, kind="stable")]
     kmax = max(cutoffs)
     ent_words = [F.words[i] for i in by_h[:kmax]]
@@ -1409,7 +1544,7 @@ def polysemy(F: FuzzyEmbeddings, word: str, contexts, topn: int = 10, *, measure
         raise ValueError("polysemy needs at least one context word")
     q = F[word] & F[contexts]
     s, i = F.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab, progress=False)
-    s, i = backend.to_numpy(s), backend.to_numpy(i)
+    s, i = xb.to_numpy(s), xb.to_numpy(i)
     return {c: [(F.words[j], float(v)) for v, j in zip(s[r], i[r])] for r, c in enumerate(contexts)}
 
 

@@ -14,7 +14,6 @@ import weakref
 
 import numpy as np
 
-from . import backend
 from . import backend as xb
 from . import blocking
 
@@ -49,13 +48,13 @@ def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_bu
     -------
     G : array, shape (d1, d2), float64 (same array library as ``X``)
     """
-    xp = backend.get_namespace(X, Z)
+    xp = xb.get_namespace(X, Z)
     if X.ndim != 2 or (Z is not None and Z.ndim != 2):
         raise ValueError("gram expects 2-D matrices")
     if Z is not None and Z.shape[0] != X.shape[0]:
         raise ValueError(f"X and Z must have the same number of rows ({X.shape[0]} vs {Z.shape[0]})")
-    dt = backend.resolve_dtype(dtype, xp)
-    if backend.is_dask(X) or backend.is_dask(Z):
+    dt = xb.resolve_dtype(dtype, xp)
+    if xb.is_dask(X) or xb.is_dask(Z):
         # d1 × d2 is small: dask sums the per-chunk products in a tree (on the current
         # dask.distributed client, if any) and the result comes back as NumPy, so the
         # eigendecompositions that follow run here
@@ -84,7 +83,7 @@ def sym_power(S, power: float, *, eps: float | None = None):
     they stay zero for positive powers and raise ``ValueError`` for negative ones, whose result
     would otherwise be silently huge.
     """
-    xp = backend.get_namespace(S)
+    xp = xb.get_namespace(S)
     S = xp.asarray(S)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
         raise ValueError(f"sym_power expects a square matrix, got shape {tuple(S.shape)}")
@@ -114,13 +113,13 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
     mu : (d,) float64 or None
     """
     G = gram(X)
-    xp = backend.get_namespace(G)
+    xp = xb.get_namespace(G)
     mu = None
     if mean:
-        mu = backend.get_namespace(X).sum(X, axis=0, dtype=xp.float64) / X.shape[0]
-        mu = np.asarray(mu.compute()) if backend.is_dask(mu) else mu
+        mu = xb.get_namespace(X).sum(X, axis=0, dtype=xp.float64) / X.shape[0]
+        mu = np.asarray(mu.compute()) if xb.is_dask(mu) else mu
     if not bool(xp.all(xp.isfinite(G))) or (mean and not bool(xp.all(xp.isfinite(mu)))):
-        backend.check_matrix(X, name)  # raises, naming the first bad row
+        xb.check_matrix(X, name)  # raises, naming the first bad row
         raise ValueError(f"{name} is too large: its Gram matrix overflows float64")
     return G, mu
 
@@ -128,7 +127,7 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
 def centred_scatter(X, name: str = "X"):
     """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made."""
     G, mu = checked_gram(X, name, mean=True)
-    xp = backend.get_namespace(G)
+    xp = xb.get_namespace(G)
     m = xp.reshape(mu, (-1, 1))
     return G - X.shape[0] * (m @ xp.matrix_transpose(m)), mu
 
@@ -143,7 +142,7 @@ def eigh_desc(S):
     >>> w.tolist()
     [3.0, 2.0, 1.0]
     """
-    xp = backend.get_namespace(S)
+    xp = xb.get_namespace(S)
     w, Q = xp.linalg.eigh((S + xp.matrix_transpose(S)) / 2)
     return xp.flip(w), xp.flip(Q, axis=1)
 
@@ -151,17 +150,17 @@ def eigh_desc(S):
 def apply_matrix(X, M, offset=None):
     """``X @ M − offset`` in X's dtype: one GEMM, no float64 copy of X; the result is the only
     n-sized allocation."""
-    if backend.is_dask(X):
+    if xb.is_dask(X):
         # fitted d×d statistics come back as NumPy (see gram); dask maps them over the chunks lazily
-        Y = X @ np.asarray(backend.to_numpy(M), dtype=X.dtype)
+        Y = X @ np.asarray(xb.to_numpy(M), dtype=X.dtype)
         if offset is not None:
-            Y = Y - np.asarray(backend.to_numpy(offset), dtype=X.dtype).reshape(1, -1)
+            Y = Y - np.asarray(xb.to_numpy(offset), dtype=X.dtype).reshape(1, -1)
         return Y
-    xp = backend.get_namespace(X)
+    xp = xb.get_namespace(X)
     Y = X @ xp.astype(M, X.dtype)
     if offset is not None:
         off = xp.astype(xp.reshape(offset, (1, -1)), X.dtype)
-        if backend.is_numpy(Y):
+        if xb.is_numpy(Y):
             Y -= off  # Y is ours: save an n×k temporary
         else:
             Y = Y - off

@@ -70,7 +70,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from . import backend
+from . import backend as xb
 from .embeddings import Embeddings
 from .errors import NotFittedError
 from .linalg import gram, sym_power
@@ -115,7 +115,7 @@ def _aligned_sources(sources, name="sources"):
         arrays = list(sources)
     out = []
     for k, X in enumerate(arrays):
-        X = backend.check_matrix(X, f"{name}[{k}]")
+        X = xb.check_matrix(X, f"{name}[{k}]")
         out.append(X)
     n = {int(X.shape[0]) for X in out}
     if len(n) > 1:
@@ -138,7 +138,7 @@ def _prepared(sources, normalize):
     """Aligned, normalised sources, their common words (or None) and their array namespace."""
     arrays, words = _aligned_sources(sources)
     arrays = _normalized(arrays, normalize)
-    return arrays, words, backend.get_namespace(*arrays)
+    return arrays, words, xb.get_namespace(*arrays)
 
 
 def _wrap(result, words):
@@ -152,7 +152,7 @@ def _pair_grams(arrays, progress=None):
     pairs = [(i, j) for i in range(k) for j in range(i, k)]
     G = [[None] * k for _ in range(k)]
     for i, j in progress_bar(pairs, total=len(pairs), desc="meta: Gram blocks", progress=progress):
-        G[i][j] = backend.to_numpy(gram(arrays[i], arrays[j])).astype(np.float64, copy=False)
+        G[i][j] = xb.to_numpy(gram(arrays[i], arrays[j])).astype(np.float64, copy=False)
         if i != j:
             G[j][i] = G[i][j].T
     return G
@@ -284,8 +284,8 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
     arrays, _ = _aligned_sources(sources)
     if len(rotations) != len(arrays):
         raise ValueError(f"{len(arrays)} sources but {len(rotations)} rotations")
-    M = [np.asarray(backend.to_numpy(m), dtype=np.float64) for m in rotations]
-    B = np.asarray(backend.to_numpy(B), dtype=np.float64)
+    M = [np.asarray(xb.to_numpy(m), dtype=np.float64) for m in rotations]
+    B = np.asarray(xb.to_numpy(B), dtype=np.float64)
     for k, (m, X) in enumerate(zip(M, arrays)):
         if m.ndim != 2 or m.shape != (B.shape[0], X.shape[1]):
             raise ValueError(f"rotations[{k}] must have shape ({B.shape[0]}, {X.shape[1]}), got {m.shape}")
@@ -476,7 +476,7 @@ class GeometricMetaEmbedding(BaseEstimator):
         else:
             optimizer = pymanopt.optimizers.TrustRegions(**opts)
         try:
-            with backend.single_blas_thread():
+            with xb.single_blas_thread():
                 x0 = self._initial_point(obj, dims, d, tall)
                 result = optimizer.run(problem, initial_point=x0)
         finally:
@@ -563,9 +563,9 @@ class GeometricMetaEmbedding(BaseEstimator):
             if X.shape[1] != M.shape[1]:
                 raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
         arrays = _normalized(arrays, self.normalize)
-        with backend.single_blas_thread():
+        with xb.single_blas_thread():
             Bh = sym_power(self.metric_, 0.5)
-        xp = backend.get_namespace(*arrays)
+        xp = xb.get_namespace(*arrays)
         mapped = []
         for X, M in zip(arrays, self.rotations_):
             T = xp.asarray(np.ascontiguousarray(M.T @ Bh), dtype=X.dtype)
@@ -654,14 +654,14 @@ def concatenate_svd(sources: Sequence, dim: int | None = None, normalize="unit",
     if not 1 <= dim <= D:
         raise ValueError(f"dim must be between 1 and the concatenated dimension {D}, got {dim}")
     G = np.block(_pair_grams(arrays, progress))
-    with backend.single_blas_thread():
+    with xb.single_blas_thread():
         w, V = np.linalg.eigh(G)
     V = V[:, ::-1][:, :dim]
     sign = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(dim)])
     V = V * np.where(sign == 0, 1.0, sign)
     out, start = None, 0
     for X, di in zip(arrays, dims):
-        P = backend.get_namespace(X).asarray(np.ascontiguousarray(V[start:start + di]), dtype=X.dtype)
+        P = xb.get_namespace(X).asarray(np.ascontiguousarray(V[start:start + di]), dtype=X.dtype)
         out = X @ P if out is None else out + X @ P
         start += di
     return _wrap(out, words)

@@ -23,7 +23,7 @@ full-size allocation is the result): a float64 copy of a block fits ``memory_bud
 """
 from __future__ import annotations
 
-from . import backend
+from . import backend as xb
 from .blocking import PASS_ROWS, block_rows
 
 __all__ = ["normalize", "Normalizer", "STEPS"]
@@ -101,7 +101,7 @@ def normalize(X, *steps: str, memory_budget: int | None = None):
     [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
     """
     X = _check(X)  # integer input becomes float, not truncated on the way back
-    xp = backend.get_namespace(X)
+    xp = xb.get_namespace(X)
     if len(steps) == 1 and isinstance(steps[0], (list, tuple)):
         steps = tuple(steps[0])
     for step in steps:
@@ -160,7 +160,7 @@ class Normalizer:
     def fit_transform(self, X):
         """Fit on ``X`` and return it normalised (one pass per step, as :func:`normalize`)."""
         X = _check(X)
-        xp = backend.get_namespace(X)
+        xp = xb.get_namespace(X)
         stats = []
         for step in self.steps:
             if step == "center":
@@ -180,7 +180,7 @@ class Normalizer:
 
             raise NotFittedError("this Normalizer is not fitted yet; call fit(X) first")
         X = _check(X)
-        xp = backend.get_namespace(X)
+        xp = xb.get_namespace(X)
         for step, st in zip(self.steps, self.statistics_):
             X = self._step(xp, X, step, st)
         return X
@@ -188,8 +188,8 @@ class Normalizer:
     def _step(self, xp, X, step, st):
         if st is None:
             return _FUNCS[step](xp, X, self.memory_budget)
-        st = backend.asarray(backend.to_numpy(st), like=X, dtype="float64") \
-            if backend.get_namespace(st) is not xp else st
+        st = xb.asarray(xb.to_numpy(st), like=X, dtype="float64") \
+            if xb.get_namespace(st) is not xp else st
         if step == "center":
             return _rowwise(xp, X, lambda B: B - st, self.memory_budget)
         return _rowwise(xp, X, lambda B: B / st, self.memory_budget)
@@ -199,7 +199,7 @@ class Normalizer:
 
 
 def _check(X):
-    X = backend.asarray(X)
+    X = xb.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"normalize expects a 2-D matrix, got ndim={X.ndim}")
     return X

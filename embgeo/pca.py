@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import backend
+from . import backend as xb
 from .embeddings import Embeddings
 from .embeddings import unwrap as _unwrap
 from .evaluate.report import Report
@@ -178,11 +178,11 @@ class VarianceProfile:
     def transform_matrix(self, components=slice(None)):
         """The (d, k) projection matrix of ``components`` (columns are principal axes)."""
         idx = _component_index(components, self.n_components)
-        xp = backend.get_namespace(self.components)
+        xp = xb.get_namespace(self.components)
         V = xp.matrix_transpose(self.components)
         if isinstance(idx, slice):
             return V[:, idx]
-        return xp.take(V, xp.asarray(idx) if not backend.is_numpy(V) else idx, axis=1)
+        return xp.take(V, xp.asarray(idx) if not xb.is_numpy(V) else idx, axis=1)
 
 
 def variance_profile(e, *, center: bool = True) -> VarianceProfile:
@@ -215,16 +215,16 @@ def variance_profile(e, *, center: bool = True) -> VarianceProfile:
         C, mu = _centred_scatter(X, "vectors")
     else:
         C, _ = _statistics(X, "vectors")
-        xp = backend.get_namespace(C)
+        xp = xb.get_namespace(C)
         mu = xp.zeros((X.shape[1],), dtype=xp.float64)
     w, Q = _eigh_desc(C)
-    xp = backend.get_namespace(Q)
+    xp = xb.get_namespace(Q)
     # scikit-learn's svd_flip(u_based_decision=False): the largest |loading| of each axis is positive
-    Qn = backend.to_numpy(Q)
+    Qn = xb.to_numpy(Q)
     signs = np.sign(Qn[np.argmax(np.abs(Qn), axis=0), np.arange(Qn.shape[1])])
     signs[signs == 0] = 1.0
-    Q = Q * backend.asarray(signs.reshape(1, -1), like=Q, dtype="float64")
-    var = np.clip(backend.to_numpy(w), 0.0, None) / (n - 1)
+    Q = Q * xb.asarray(signs.reshape(1, -1), like=Q, dtype="float64")
+    var = np.clip(xb.to_numpy(w), 0.0, None) / (n - 1)
     total = var.sum()
     ratio = var / total if total > 0 else np.zeros_like(var)
     return VarianceProfile(xp.matrix_transpose(Q), mu, var, ratio, np.cumsum(ratio), int(n), bool(center))
@@ -494,7 +494,7 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
     comp = _component_index(slice(None) if components is None else components, p.n_components)
     comp = np.arange(p.n_components)[comp] if isinstance(comp, slice) else comp
     labelled = e.subset([e.words[i] for i in idx])
-    Z = backend.to_numpy(principal_space(labelled.vectors, slice(None), profile=p)).astype(np.float64)
+    Z = xb.to_numpy(principal_space(labelled.vectors, slice(None), profile=p)).astype(np.float64)
     clf = classifier if classifier is not None else make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
     folds = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=random_state)
 

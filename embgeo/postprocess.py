@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from . import backend, linalg
+from . import backend as xb, linalg
 from .embeddings import unwrap as _unwrap
 # the shared d×d plumbing lives in embgeo.linalg (also used by embgeo.pca); short local names
 from .linalg import apply_matrix as _apply
@@ -74,16 +74,16 @@ __all__ = [
 # ---------------------------------------------------------------------------- plumbing
 def _tolerance(w, d):
     # The rule of linalg.sym_power: relative to the largest eigenvalue, d·eps of float64.
-    xp = backend.get_namespace(w)
+    xp = xb.get_namespace(w)
     return float(xp.max(xp.abs(w))) * d * float(xp.finfo(xp.float64).eps)
 
 
 def _like(A, X):
     """``A`` in the array library of ``X`` (fitted transforms may come from another backend)."""
-    A = backend.asarray(A)
-    if backend.get_namespace(A) is backend.get_namespace(X):
+    A = xb.asarray(A)
+    if xb.get_namespace(A) is xb.get_namespace(X):
         return A
-    return backend.asarray(backend.to_numpy(A), like=X, dtype="float64")
+    return xb.asarray(xb.to_numpy(A), like=X, dtype="float64")
 
 
 def _as_matrix(T, X, name):
@@ -135,7 +135,7 @@ class AffineTransform:
     @property
     def offset(self):
         """``mean @ matrix``: the transform is ``x @ matrix - offset``."""
-        xp = backend.get_namespace(self.matrix)
+        xp = xb.get_namespace(self.matrix)
         return xp.reshape(xp.reshape(self.mean, (1, -1)) @ self.matrix, (-1,))
 
     def apply(self, e):
@@ -178,7 +178,7 @@ def _check_alpha(alpha):
 
 
 def _order_matrix(G, alpha, tol):
-    xp = backend.get_namespace(G)
+    xp = xb.get_namespace(G)
     w, Q = _eigh_desc(G)
     if alpha == 0:
         return Q  # exactly a rotation, whatever the rank
@@ -288,7 +288,7 @@ def dewhitening_transform(X, rotation=None):
     S = linalg.sym_power(G, 0.5)
     if rotation is None:
         return S
-    xp = backend.get_namespace(S)
+    xp = xb.get_namespace(S)
     R = xp.astype(_as_matrix(rotation, S, "rotation"), xp.float64)
     if R.shape != S.shape:
         raise ValueError(f"rotation must be {tuple(S.shape)}, got {tuple(R.shape)}")
@@ -359,11 +359,11 @@ def cross_covariance_svd(X, Z):
     Z, _ = _unwrap(Z, "Z")
     if X.shape[0] != Z.shape[0]:
         raise ValueError(f"X and Z must hold aligned rows ({X.shape[0]} vs {Z.shape[0]})")
-    xp = backend.get_namespace(X, Z)
+    xp = xb.get_namespace(X, Z)
     C = linalg.gram(X, Z)
     if not bool(xp.all(xp.isfinite(C))):
-        backend.check_matrix(X, "X")
-        backend.check_matrix(Z, "Z")
+        xb.check_matrix(X, "X")
+        xb.check_matrix(Z, "Z")
     return xp.linalg.svd(C, full_matrices=False)
 
 
@@ -384,7 +384,7 @@ def reweight(e, s, alpha: float):
     """
     X, wrap = _unwrap(e)
     alpha = _check_alpha(alpha)
-    s = np.asarray(backend.to_numpy(s), dtype=np.float64)
+    s = np.asarray(xb.to_numpy(s), dtype=np.float64)
     if s.shape != (X.shape[1],):
         raise ValueError(f"s must have shape ({X.shape[1]},), got {s.shape}")
     if not np.all(np.isfinite(s)) or np.any(s < 0):
@@ -392,7 +392,7 @@ def reweight(e, s, alpha: float):
     if alpha < 0 and np.any(s == 0):
         raise ValueError("s holds zeros: a negative reweighting power is undefined")
     scale = np.ones_like(s) if alpha == 0 else np.where(s == 0, 0.0, np.where(s == 0, 1.0, s) ** alpha)
-    scale = backend.asarray(scale.reshape(1, -1), like=X, dtype=X.dtype)
+    scale = xb.asarray(scale.reshape(1, -1), like=X, dtype=X.dtype)
     return wrap(X * scale)
 
 
@@ -408,7 +408,7 @@ def _check_D(D, dim, what="dim"):
 
 def _remove_top(C, M, D):
     """Right-multiply ``M`` by ``I - UUᵀ``, ``U`` the top-D eigenvectors of ``MᵀCM`` (one PPA)."""
-    xp = backend.get_namespace(C)
+    xp = xb.get_namespace(C)
     if D == 0:
         return M
     _, V = _eigh_desc(xp.matrix_transpose(M) @ C @ M)
@@ -425,7 +425,7 @@ def _subtracted_mean(mu, mean):
         raise ValueError(f"mean must be one of {_MEANS}, got {mean!r}")
     if mean == "vector":
         return mu
-    xp = backend.get_namespace(mu)
+    xp = xb.get_namespace(mu)
     return mu * 0 + xp.mean(mu)
 
 
@@ -473,7 +473,7 @@ def all_but_the_top(e, D: int, *, mean: str = "vector", return_transform: bool =
     X, wrap = _unwrap(e)
     D = _check_D(D, X.shape[1])
     C, mu = _centred_scatter(X, "vectors")
-    xp = backend.get_namespace(C)
+    xp = xb.get_namespace(C)
     M = _remove_top(C, xp.eye(X.shape[1], dtype=xp.float64), D)
     t = AffineTransform(M, _subtracted_mean(mu, mean))
     out = wrap(_apply(X, M, t.offset))
@@ -526,7 +526,7 @@ def ppa_pca_ppa(e, dim: int, D: int, *, return_transform: bool = False):
     dim = int(dim)
     D = _check_D(D, dim, "dim")
     C, mu = _centred_scatter(X, "vectors")
-    xp = backend.get_namespace(C)
+    xp = xb.get_namespace(C)
     M = _remove_top(C, xp.eye(d, dtype=xp.float64), D)
     _, V = _eigh_desc(xp.matrix_transpose(M) @ C @ M)
     M = M @ V[:, :dim]

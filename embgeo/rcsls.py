@@ -127,7 +127,7 @@ def rcsls_loss(W, Xs, Zt, src_idx, tgt_idx, *, csls_knn: int = 10, max_negatives
     Xs, Zt, src_idx, tgt_idx, csls_knn, max_negatives
         As in :func:`rcsls`.
     memory_budget : int, optional
-        Bytes for one block of scores (default: :data:`embgeo.neighbors.DEFAULT_MEMORY_BUDGET`).
+        Bytes for one block of scores (default: :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""The package's import graph: private names stay inside their package, and there is no import cycle.
+"""The package's import graph: its layers, private names inside their package, no import cycle.
 
 A subpackage (``embgeo/neighbors/``, ...) is one unit: its modules may import each other's private
 modules and names. Across packages (and between the flat modules of ``embgeo`` itself) only public
@@ -15,6 +15,37 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "embgeo"
+
+
+#: Layers, lowest first (docs/contributing.md draws them): a module imports only from its own
+#: layer or lower ones. A name covers a module and everything below it; the longest match wins.
+LAYERS = {
+    # foundation: array backend, errors, progress, argument checks, block sizes and threads,
+    # compiled loops, small linear algebra, normalisation, atomic writes
+    "embgeo.backend": 0, "embgeo.errors": 0, "embgeo.progress": 0, "embgeo.validation": 0,
+    "embgeo.blocking": 0, "embgeo.kernels": 0, "embgeo.linalg": 0, "embgeo.normalize": 0,
+    "embgeo.io.atomic": 0,
+    # data: benchmark files, dictionaries and the registry of downloadable resources
+    "embgeo.data": 1,
+    # search: the exact / screened / FAISS / Dask engines and the Dask client they shard over
+    "embgeo.cluster": 2, "embgeo.neighbors": 2,
+    # vectors: the Embeddings container and the file formats that make one; Dask for the methods
+    "embgeo.embeddings": 3, "embgeo.io": 3, "embgeo.distributed": 3,
+    # methods: one paper each
+    "embgeo.fuzzy": 4, "embgeo.alpha": 4, "embgeo.postprocess": 4, "embgeo.meta": 4,
+    "embgeo.crosslingual": 4, "embgeo.rcsls": 4, "embgeo.negatives": 4,
+    # evaluation: word similarity, analogy, relational similarity, BLI, reports
+    "embgeo.evaluate": 5,
+    # studies and adapters built on evaluation: Raunak et al.'s PCA protocol, gensim's API
+    "embgeo.pca": 6, "embgeo.keyedvectors": 6,
+    # entry points: the package namespace and the command line
+    "embgeo": 7, "embgeo.cli": 7, "embgeo.__main__": 7, "embgeo.evaluate.cli": 7, "embgeo.data.cli": 7,
+}
+
+
+def _layer(module: str) -> int:
+    best = max((k for k in LAYERS if module == k or module.startswith(k + ".")), key=len)
+    return LAYERS[best]
 
 
 def _module_name(path: Path) -> str:
@@ -145,3 +176,26 @@ def test_private_modules_are_private_to_their_package():
     assert _inside(_subpackage("embgeo.neighbors._dask", PACKAGE / "neighbors" / "_dask.py"), "embgeo.neighbors")
     assert not _inside(_subpackage("embgeo.distributed", PACKAGE / "distributed.py"), "embgeo.neighbors")
     assert _is_shim(PACKAGE / "exact.py") and not _is_shim(PACKAGE / "neighbors" / "__init__.py")
+
+
+def test_every_module_imports_only_its_own_layer_or_lower_ones():
+    graph, _ = _graph()
+    mods = _modules()
+    upward = []
+    for m, targets in graph.items():
+        if _is_shim(mods[m]):
+            continue
+        for target in targets:
+            if target.startswith(m + "."):
+                continue  # a package's __init__ re-exporting its own modules
+            if _layer(target) > _layer(m):
+                upward.append(f"{m} (layer {_layer(m)}) imports {target} (layer {_layer(target)})")
+    assert upward == []
+
+
+def test_every_layer_name_is_a_module_and_the_rule_can_fail():
+    mods = _modules()
+    assert set(LAYERS) <= set(mods), sorted(set(LAYERS) - set(mods))
+    assert _layer("embgeo.neighbors._exact") == LAYERS["embgeo.neighbors"]
+    assert _layer("embgeo.io.atomic") < _layer("embgeo.data") < _layer("embgeo.io")
+    assert _layer("embgeo.evaluate.cli") > _layer("embgeo.evaluate.similarity")

@@ -700,3 +700,46 @@ def test_cli_evaluates_the_released_table8_mode_by_measure_spelling(tmp_path, ca
     code = cli.main(["evaluate", "-e", str(REF / "vectors.txt"), "-d", str(data), "-q",
                      "--measures", "fuzzy-kl@nonsense"])
     assert code != 0 and "unknown measure 'fuzzy-kl@nonsense'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- certified float32 search
+LINEAR_CASES = [c for c in CASES if c not in (("jaccard", False), ("intersection_ratio", True))]
+
+
+@pytest.mark.parametrize("measure,reverse", LINEAR_CASES)
+def test_float32_search_returns_the_float64_lists_at_near_ties(rng, measure, reverse):
+    """Two clusters of 40 near-copies of a query's row, one membership moved by 1..40 float32 ulps
+    (up in one cluster, another membership down in the other): their float32 scores tie or cross at random, their
+    float64 scores are strictly ordered, so that a float32 top-2k can miss the float64 top-k.
+    The search certifies its lists in float64 and searches again where it cannot, so they are
+    the float64 brute force's exactly."""
+    M = (rng.random((200, 12)) * 0.9 + 0.05).astype(np.float32)
+    for base, col, direction in ((120, 0, 1.0), (160, 1, -1.0)):
+        for j in range(40):
+            M[base + j] = M[0]
+            M[base + j, col] = M[0, col] + np.float32(direction * (j + 1)) * np.spacing(M[0, col])
+    F = FuzzyEmbeddings([f"w{j}" for j in range(200)], M)
+    queries = ["w0"] + [f"w{j}" for j in range(1, 100, 9)]
+    _, i = F.neighbors(queries, 6, measure=measure, reverse=reverse)
+    for r, w in enumerate(queries):
+        q = int(w[1:])
+        _, ref = brute_topk(F, M[q], 6, measure, reverse, exclude=[q])
+        assert i[r].tolist() == ref.tolist(), (measure, reverse, w)
+
+
+def test_glove_cross_entropy_lists_equal_a_float64_brute_force(glove):
+    """The vocabulary-axis memberships of 50k GloVe words (logits near ln(1/50k), the case whose
+    float32 rounding the conditioning of the search is for): H(q, w) both ways, the lists of a
+    float64 evaluation of −S·ln Tᵀ − (1 − S)·ln(1 − T)ᵀ, ties to the lower row."""
+    e = glove.top(50_000)
+    F = FuzzyEmbeddings.from_embeddings(e)
+    qi = np.arange(0, 50_000, 2_500)
+    P = np.asarray(F.memberships, dtype=np.float64)
+    S = P[qi]
+    for reverse in (False, True):
+        H = (-(np.log(S) @ P.T) - (np.log1p(-S) @ (1 - P).T) if reverse
+             else -(S @ np.log(P).T) - ((1 - S) @ np.log1p(-P).T))
+        H[np.arange(len(qi)), qi] = np.inf
+        ref = np.lexsort((np.broadcast_to(np.arange(len(e)), H.shape), H), axis=1)[:, :10]
+        _, i = F.neighbors([e.words[j] for j in qi], 10, reverse=reverse)
+        assert np.array_equal(i, ref), reverse

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import backend
+from .. import backend as xb
 from ..data import as_dataset
 from ..blocking import block_rows
 from ..linalg import cached_inverse_norms
@@ -179,13 +179,13 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     if scorer is None:
         # cosines from the raw rows and their cached inverse norms: no unit-length copy of the matrix
         V = e.vectors[:n_r, ...]
-        xp = backend.get_namespace(V)
+        xp = xb.get_namespace(V)
         inv = cached_inverse_norms(e)[:n_r, ...]
-        is_np = backend.is_numpy(V)
+        is_np = xb.is_numpy(V)
         VT = V.T if is_np else xp.matrix_transpose(V)
 
         def unit(i):
-            return backend.take_rows(V, i) * xp.reshape(backend.take_rows(inv, i), (-1, 1))
+            return xb.take_rows(V, i) * xp.reshape(xb.take_rows(inv, i), (-1, 1))
     factor = 4 if method == "3cosmul" else 1
     if batch_size is None:
         budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
@@ -200,7 +200,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         ia, ib, ic = ids[batch, 0], ids[batch, 1], ids[batch, 2]
         excluded = _excluded_rows(ia, ib, ic, variants)
         if scorer is not None:
-            got = np.asarray(backend.to_numpy(scorer(ia, ib, ic, excluded, topn, n_r)), dtype=np.int64)
+            got = np.asarray(xb.to_numpy(scorer(ia, ib, ic, excluded, topn, n_r)), dtype=np.int64)
             if got.shape != (len(batch), topn):
                 raise ValueError(f"the analogy scorer returned shape {got.shape}, expected {(len(batch), topn)}")
             top[batch] = got
@@ -212,9 +212,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             S = _cosmul_scores(xp, C, len(ia), epsilon, is_np)
         S = _exclude(xp, S, excluded, is_np)
         if topn == 1:
-            top[batch, 0] = backend.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
+            top[batch, 0] = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
         else:
-            top[batch] = backend.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
+            top[batch] = xb.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
     predictions = top[:, 0].copy()
 
     ok = np.zeros(len(Qw), dtype=bool)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import backend
+from .. import backend as xb
 from ..crosslingual import Mapper, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
@@ -112,7 +112,7 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
     -------
     ranks : int64 NumPy array (q,)
     """
-    xp = backend.get_namespace(target_factors)
+    xp = xb.get_namespace(target_factors)
     nq, n = query_factors.shape[0], target_factors.shape[0]
     if len(gold) != nq:
         raise ValueError(f"{len(gold)} gold lists for {nq} queries")
@@ -128,7 +128,7 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
     for s in progress_bar(starts, total=len(starts), desc="BLI ranks", progress=progress, unit="block"):
         e = min(s + step, nq)
         S = query_factors[s:e, ...] @ TT
-        g = backend.asarray(pad[s:e], like=S, dtype=None) if not backend.is_numpy(S) else pad[s:e]
+        g = xb.asarray(pad[s:e], like=S, dtype=None) if not xb.is_numpy(S) else pad[s:e]
         g = xp.astype(xp.asarray(g), xp.int64)
         valid = g >= 0
         gi = xp.where(valid, g, xp.zeros_like(g))
@@ -138,7 +138,7 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
         best_col = xp.min(xp.where(gs == best, gi, xp.full_like(gi, n)), axis=1, keepdims=True)
         above = xp.sum(xp.astype(S > best, xp.int64), axis=1)
         tied = xp.sum(xp.astype((S == best) & (cols < best_col), xp.int64), axis=1)
-        out.append(backend.to_numpy(above + tied + 1))
+        out.append(xb.to_numpy(above + tied + 1))
     return np.concatenate(out).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
 
 
@@ -217,7 +217,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
             f"vocabularies (e.g. {s!r} in source: {s in src}, {ts[0]!r} in target: {ts[0] in tgt}); "
             "check the language direction and letter case (lowercase=True)")
     V = src.vectors
-    Q = backend.take_rows(V, np.asarray(queries, dtype=np.int64))
+    Q = xb.take_rows(V, np.asarray(queries, dtype=np.int64))
     source = V if source_size is None else V[:int(source_size), ...]
     Qa, Ta = retrieval_factors(Q, tgt.vectors, retrieval, source=source, csls_knn=csls_knn,
                                isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)

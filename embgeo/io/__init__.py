@@ -26,6 +26,9 @@ trying a reader and falling back; a bad file raises :class:`~embgeo.errors.Forma
 line, or the record and byte offset. Text is written with the shortest decimal that reads back to
 the same float32, so ``load(save(e))`` is bit-exact for every format.
 
+GloVe's own model files (every parameter of a trained model: W, W̃ and both biases) are read by
+:func:`read_glove` (:mod:`embgeo.io.glove`) for :mod:`embgeo.alpha`.
+
 Every write is atomic and durable (:mod:`embgeo.io.atomic`, public: other packages write through
 it). :func:`available` and :func:`register` are deprecated: names live in the one registry of
 :mod:`embgeo.data` (``embgeo.data.registry("vectors")``, ``embgeo.data.register``).
@@ -36,8 +39,10 @@ import warnings
 
 from ..errors import FormatError
 from ._formats import FORMATS, detect_format, load, load_fasttext, save
+from .glove import GloveModel, read_glove
 
-__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available", "register"]
+__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available", "register",
+           "GloveModel", "read_glove"]
 
 
 def available() -> dict[str, str]:

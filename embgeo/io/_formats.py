@@ -15,7 +15,7 @@ from typing import Literal
 
 import numpy as np
 
-from .. import backend
+from .. import backend as xb
 from .atomic import atomic_dir, atomic_path
 from ..embeddings import Embeddings
 from ..errors import FormatError
@@ -85,7 +85,7 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         limit = int(limit)
         if limit <= 0:
             raise ValueError(f"limit must be a positive number of words, got {limit}")
-    dtype = np.dtype(backend.resolve_dtype(dtype, np))
+    dtype = np.dtype(xb.resolve_dtype(dtype, np))
     if format is not None and format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
 
@@ -430,7 +430,7 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
     from gensim.models.fasttext import load_facebook_vectors
 
     path = Path(os.fspath(path)).expanduser()
-    dtype = np.dtype(backend.resolve_dtype(dtype, np))
+    dtype = np.dtype(xb.resolve_dtype(dtype, np))
     _check_fasttext_sizes(path)
     try:
         kv = load_facebook_vectors(str(path))
@@ -609,7 +609,7 @@ def _check_words_writable(words, fmt):
 def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
     from ..kernels import parse as k
 
-    V = backend.to_numpy(e.vectors)
+    V = xb.to_numpy(e.vectors)
     n, d = V.shape
     block = max(1, (1 << 20) // d)
     with atomic_path(path) as tmp:
@@ -643,7 +643,7 @@ def _maybe_gzip(raw, path: Path):
 def _save_word2vec_binary(e: Embeddings, path: Path) -> None:
     from gensim.models import KeyedVectors
 
-    V = backend.to_numpy(e.vectors)
+    V = xb.to_numpy(e.vectors)
     if V.dtype != np.float32:
         warnings.warn("the word2vec binary format stores float32: vectors are rounded", stacklevel=3)
     kv = KeyedVectors(vector_size=V.shape[1], count=0, dtype=np.float32)
@@ -660,11 +660,11 @@ def _save_word2vec_binary(e: Embeddings, path: Path) -> None:
 
 
 def _save_cache(e: Embeddings, path: Path) -> None:
-    arrays = {"vectors": backend.to_numpy(e.vectors)}
+    arrays = {"vectors": xb.to_numpy(e.vectors)}
     if e.counts is not None:
         arrays["counts"] = np.asarray(e.counts)
     if e.output_vectors is not None:
-        arrays["output"] = backend.to_numpy(e.output_vectors)
+        arrays["output"] = xb.to_numpy(e.output_vectors)
     vocab = ("\n".join(e.words) + "\n").encode("utf-8")
 
     def write_all(files):

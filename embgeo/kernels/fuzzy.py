@@ -11,7 +11,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["column_logsumexp", "write_column_softmax", "row_softmax", "inverse_row_norms", "logit_stats",
-           "jaccard_inplace"]
+           "conditioned_logit", "jaccard_inplace"]
 
 
 @nb.njit(cache=True, parallel=True)
@@ -135,6 +135,44 @@ def logit_stats(P, log_tiny, fwd, ent, card):
         fwd[r, d] = c
         ent[r] = h
         card[r] = a
+
+
+@nb.njit(cache=True, parallel=True)
+def conditioned_logit(P, log_tiny, centre, inv_scale, out):
+    """``out[r, j] = (logit µ_rj − centre[j]) · inv_scale[j]`` and ``out[r, d] = (Σ_j ln(1 − µ_rj) − centre[d]) ·
+    inv_scale[d]``, in float64, rounded once to ``out``'s dtype: the candidate side of the
+    cross-entropy search, conditioned.
+
+    One logarithm per membership: ``logit µ = ln(µ / (1 − µ))``, and the row's ``Σ ln(1 − µ)`` is
+    the logarithm of the product of the ``1 − µ`` (the sum of ``log1p`` where the product would
+    underflow). Each differs from the two-logarithm form by a few float64 roundings (|error| ≤
+    3(d + 1)·2⁻⁵³ per value, absolute, plus one rounding of the value): far below the float32 margin
+    the caller certifies with. ``ln 0`` is ``log_tiny``, as in :func:`logit_stats`.
+    """
+    n, d = P.shape
+    for r in nb.prange(n):
+        prod = 1.0
+        n_ones = 0
+        for j in range(d):
+            t = np.float64(P[r, j])
+            if t <= 0.0:
+                v = log_tiny
+            elif t >= 1.0:
+                v = -log_tiny
+                n_ones += 1
+            else:
+                v = np.log(t / (1.0 - t))
+                prod *= 1.0 - t
+            out[r, j] = (v - centre[j]) * inv_scale[j]
+        if prod > 1e-280:
+            c = np.log(prod)
+        else:  # the product would underflow: one log1p per membership
+            c = 0.0
+            for j in range(d):
+                t = np.float64(P[r, j])
+                if 0.0 < t < 1.0:
+                    c += np.log1p(-t)
+        out[r, d] = (c + n_ones * log_tiny - centre[d]) * inv_scale[d]
 
 
 @nb.njit(cache=True, parallel=True)
