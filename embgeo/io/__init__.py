@@ -27,7 +27,7 @@ line, or the record and byte offset. Text is written with the shortest decimal t
 the same float32, so ``load(save(e))`` is bit-exact for every format.
 
 GloVe's own model files (every parameter of a trained model: W, W̃ and both biases) are read by
-:func:`read_glove` (:mod:`embgeo.io.glove`) for :mod:`embgeo.alpha`.
+:func:`read_glove` for :mod:`embgeo.alpha`.
 
 Every write is atomic and durable (:mod:`embgeo.io.atomic`, public: other packages write through
 it). :func:`available` and :func:`register` are deprecated: names live in the one registry of
@@ -39,7 +39,7 @@ import warnings
 
 from ..errors import FormatError
 from ._formats import FORMATS, detect_format, load, load_fasttext, save
-from .glove import GloveModel, read_glove
+from ._glove import GloveModel, read_glove
 
 __all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available", "register",
            "GloveModel", "read_glove"]
