@@ -90,7 +90,7 @@ def speed(e, n_queries, k):
     for name, t in rows:
         print(f"{name:<44}{t:>9.2f}{t / t_cos:>10.2f}")
     agree = np.mean([len(set(a) & set(b)) / k for a, b in zip(results[("cross_entropy", False)], i_np)])
-    print(f"\nCE top-{k} overlap, embgeo (float32 select + float64 rescore) vs NumPy float64: {agree:.4%}")
+    print(f"\nCE top-{k} overlap, embgeo (certified float32 search) vs NumPy float64: {agree:.4%}")
     size = F.memberships.nbytes
     print(f"\npeak extra memory of one top-{k} call for the {n_queries} queries (tracemalloc; the memberships are "
           f"{size / 2**20:.0f} MiB, a transformed copy of them would add {size * 51 / 50 / 2**20:.0f} MiB):")

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import backend as xb
 from ..data import as_dataset
-from ..blocking import block_rows
+from ..blocking import block_rows, budget_bytes
 from ..linalg import cached_inverse_norms
 from ..neighbors import select_topk
 from ..progress import progress_bar
@@ -16,10 +16,6 @@ from ..progress import progress_bar
 __all__ = ["analogy", "AnalogyResult", "METHODS"]
 
 METHODS = ("3cosadd", "3cosmul")
-
-#: Bytes for one batch of question-by-vocabulary scores (and 3CosMul's temporaries).
-DEFAULT_MEMORY_BUDGET = 128 * 2**20
-
 
 @dataclass(frozen=True)
 class AnalogyResult:
@@ -133,7 +129,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         the first ``n``, best first, as an int array of shape (batch, k). ``method`` is then only the
         label reported (default: the scorer's ``label``), and ``e`` needs only ``words`` and ``len``.
     batch_size : int, optional
-        Questions per GEMM; by default as many as fit ``memory_budget`` bytes of scores.
+        Questions per GEMM; by default as many as fit half of ``memory_budget`` bytes of scores.
+    memory_budget : int, optional
+        Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB).
     progress : bool, optional
         Progress bar over batches.
 
@@ -188,7 +186,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             return xb.take_rows(V, i) * xp.reshape(xb.take_rows(inv, i), (-1, 1))
     factor = 4 if method == "3cosmul" else 1
     if batch_size is None:
-        budget = DEFAULT_MEMORY_BUDGET if memory_budget is None else int(memory_budget)
+        # half the budget for one batch of question-by-vocabulary scores (and 3CosMul's
+        # temporaries), the other half for the selection
+        budget = budget_bytes(memory_budget) // 2
         # a scorer keeps its own memory budget: give it every question at once
         batch_size = max(1, len(rows)) if scorer is not None else min(2048, block_rows(n_r * factor, 4, budget))
     batch_size = max(1, int(batch_size))
