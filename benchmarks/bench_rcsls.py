@@ -1,4 +1,4 @@
-"""asv benchmarks for embgeo.rcsls (Joulin et al. 2018): one loss/gradient evaluation and a short fit.
+"""asv benchmarks for embgeo.crosslingual.rcsls (Joulin et al. 2018): one loss/gradient evaluation and a short fit.
 
 The cost per iteration is two blocked scans, pairs × negatives on each side, with top-k selection.
 """
@@ -28,7 +28,7 @@ class LossGradient:
         self.W = np.eye(dims[0], dims[1])
 
     def time_loss_gradient(self, n_neg, dims):
-        from embgeo.rcsls import rcsls_loss
+        from embgeo.crosslingual.rcsls import rcsls_loss
 
         rcsls_loss(self.W, self.Xs, self.Zt, self.src, self.tgt)
 
@@ -44,6 +44,6 @@ class Fit:
         self.Xs, self.Zt, self.src, self.tgt = _problem(n_neg, 50, 300, 2000)
 
     def time_fit(self, n_neg):
-        from embgeo.rcsls import rcsls
+        from embgeo.crosslingual.rcsls import rcsls
 
         rcsls(self.Xs, self.Zt, self.src, self.tgt, n_epochs=2)

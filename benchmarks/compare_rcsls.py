@@ -1,4 +1,4 @@
-"""RCSLS vs orthogonal Procrustes on English → Finnish BLI (embgeo.rcsls).
+"""RCSLS vs orthogonal Procrustes on English → Finnish BLI (embgeo.crosslingual.rcsls).
 
     python benchmarks/compare_rcsls.py [--train 5k] [--epochs 10] [--max-load 200000]
 
@@ -30,7 +30,7 @@ def main(argv=None):
     from embgeo.data import read_dictionary, split_dictionary
     from embgeo.evaluate import bli
     from embgeo.normalize import normalize
-    from embgeo.rcsls import rcsls
+    from embgeo.crosslingual.rcsls import rcsls
 
     embgeo.set_progress(False)
     en = embgeo.load("glove-6b-50d").top(args.max_load)

@@ -23,7 +23,7 @@ from .progress import set_progress
 __version__ = "0.1.0.dev0"
 
 _SUBMODULES = {
-    "alpha", "backend", "crosslingual", "data", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
+    "alpha", "backend", "cluster", "crosslingual", "data", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
     "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index", "linalg",
     "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls", "registry", "distributed", "ranking",
     "validation",

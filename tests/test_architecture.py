@@ -33,7 +33,9 @@ LAYERS = {
     "embgeo.embeddings": 3, "embgeo.io": 3, "embgeo.distributed": 3,
     # methods: one paper each
     "embgeo.fuzzy": 4, "embgeo.alpha": 4, "embgeo.postprocess": 4, "embgeo.meta": 4,
-    "embgeo.crosslingual": 4, "embgeo.rcsls": 4, "embgeo.negatives": 4,
+    "embgeo.crosslingual": 4, "embgeo.crosslingual.rcsls": 4, "embgeo.negatives": 4,
+    "embgeo.crosslingual._dictionaries": 4, "embgeo.crosslingual._procrustes": 4, "embgeo.crosslingual._retrieval": 4,
+    "embgeo.crosslingual._induction": 4, "embgeo.crosslingual._muse": 4, "embgeo.crosslingual._mapper": 4,
     # evaluation: word similarity, analogy, relational similarity, BLI, reports
     "embgeo.evaluate": 5,
     # studies and adapters built on evaluation: Raunak et al.'s PCA protocol, gensim's API
@@ -176,6 +178,8 @@ def test_private_modules_are_private_to_their_package():
     assert _inside(_subpackage("embgeo.neighbors._dask", PACKAGE / "neighbors" / "_dask.py"), "embgeo.neighbors")
     assert not _inside(_subpackage("embgeo.distributed", PACKAGE / "distributed.py"), "embgeo.neighbors")
     assert _is_shim(PACKAGE / "exact.py") and not _is_shim(PACKAGE / "neighbors" / "__init__.py")
+    assert _is_shim(PACKAGE / "rcsls.py") and not _is_shim(PACKAGE / "crosslingual" / "rcsls.py")
+    assert _private_module("embgeo.crosslingual._induction") == "embgeo.crosslingual"
 
 
 def test_every_module_imports_only_its_own_layer_or_lower_ones():

@@ -299,14 +299,14 @@ def test_fused_union_induction_equals_dense_vecmap_formulation(rng, monkeypatch,
     # for bit; ties are frequent and must go to the lower index in both directions.
     # budget 9000 (9 rows of 250 float32 scores) forces tiles that split the rows unevenly;
     # 3 threads over column ranges and 11 × 37 tiles check the merge of rows across ranges
-    import embgeo.crosslingual as xl
+    from embgeo.crosslingual import _induction
 
     if jobs is not None:
-        monkeypatch.setattr(xl, "_FUSED_JOBS", jobs)
-        monkeypatch.setattr(xl, "_JOB_COLUMNS", 1)
+        monkeypatch.setattr(_induction, "_FUSED_JOBS", jobs)
+        monkeypatch.setattr(_induction, "_JOB_COLUMNS", 1)
     if tile is not None:
-        monkeypatch.setattr(xl, "_TILE_ROWS", tile[0])
-        monkeypatch.setattr(xl, "_TILE_COLS", tile[1])
+        monkeypatch.setattr(_induction, "_TILE_ROWS", tile[0])
+        monkeypatch.setattr(_induction, "_TILE_COLS", tile[1])
     X = (rng.integers(-8, 9, size=(300, 6)) / 8).astype(np.float32)
     Z = (rng.integers(-8, 9, size=(250, 6)) / 8).astype(np.float32)
     expect, obj = _dense_vecmap_induction(X, Z, 10, keep_prob, 7)
@@ -322,11 +322,11 @@ def test_fused_induction_where_every_kept_score_is_negative(rng, monkeypatch, jo
     # S < 0 everywhere: every kept score loses to a dropped one (0), so each row's and each
     # column's answer is its first dropped entry — the case where a run cannot be skipped
     # although none of its scores beats the best so far
-    import embgeo.crosslingual as xl
+    from embgeo.crosslingual import _induction
 
     if jobs is not None:
-        monkeypatch.setattr(xl, "_FUSED_JOBS", jobs)
-        monkeypatch.setattr(xl, "_JOB_COLUMNS", 1)
+        monkeypatch.setattr(_induction, "_FUSED_JOBS", jobs)
+        monkeypatch.setattr(_induction, "_JOB_COLUMNS", 1)
     X = (rng.integers(1, 9, size=(200, 4)) / 8).astype(np.float32)
     Z = (-rng.integers(1, 9, size=(150, 4)) / 8).astype(np.float32)
     for keep in (0.9, 0.99):
@@ -687,6 +687,24 @@ def test_stochastic_induction_runs_on_array_api_strict():
     assert pairs.shape == (40, 2) and pairs[:, 1].max() < 50
 
 
+def test_n_features_in_is_the_source_dimension_as_scikit_learn_defines_it(rng):
+    """Issue 23: n_features_in_ was the tuple (d_s, d_t); scikit-learn expects the int d_s."""
+    n = 200
+    X = rng.standard_normal((n, 6)).astype(np.float32)
+    Z = (X @ _orth(rng, 9)[:6]).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(n)], X)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(n)], Z)
+    m = Mapper(mapping="orthogonal", whiten=False, src_dewhiten=None, trg_dewhiten=None)
+    m.fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(80)])
+    assert type(m.n_features_in_) is int and m.n_features_in_ == 6
+    assert type(m.n_target_features_) is int and m.n_target_features_ == 9
+    m.transform(src, tgt)                                  # the dimension checks read both
+    with pytest.raises(ValueError, match="src has dimension 9 but the mapper was fitted on 6"):
+        m.transform(Z)
+    with pytest.raises(ValueError, match="tgt has dimension 6 but the mapper was fitted on 9"):
+        m.transform(src, X)
+
+
 # ------------------------------------------------------------------- scikit-learn estimator
 def test_mapper_is_a_scikit_learn_estimator(rng):
     from sklearn.base import BaseEstimator, clone
@@ -855,9 +873,9 @@ def test_unsupervised_dictionary_on_array_api_strict_matches_numpy(rng):
 
 # ------------------------------------------------------------------------------- RCSLS mapping
 def test_mapper_rcsls_is_rcsls_on_the_normalised_spaces_and_its_dictionary(rng):
-    """mapping="rcsls" hands the normalised spaces and the seed pairs to embgeo.rcsls.rcsls unchanged."""
+    """mapping="rcsls" hands the normalised spaces and the seed pairs to embgeo.crosslingual.rcsls.rcsls unchanged."""
     from embgeo.normalize import normalize
-    from embgeo.rcsls import rcsls
+    from embgeo.crosslingual.rcsls import rcsls
 
     src, tgt, Q = _pair(rng, n=300, d=8, noise=0.3)
     pairs = [(f"s{i}", f"t{i}") for i in range(150)]

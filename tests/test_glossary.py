@@ -37,7 +37,7 @@ SEARCH_MODULES = ("embgeo.neighbors", "embgeo.cluster", "embgeo.distributed", "e
                   "embgeo.screening", "embgeo.faiss_index", "embgeo.ranking")
 #: `method` is retired as the name of the retrieval method (BLI, mapping); elsewhere (analogy's
 #: 3CosAdd / 3CosMul) it is a paper's own word
-RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.evaluate.lexicon", "embgeo.rcsls")
+RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon", "embgeo.rcsls")
 SEARCH_CALLABLES = {"Embeddings.neighbors", "Embeddings.search", "FuzzyEmbeddings.neighbors"}
 
 

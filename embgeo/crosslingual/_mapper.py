@@ -1,53 +1,26 @@
-"""Cross-lingual embedding mappings: Procrustes, the VecMap pipeline, self-learning, retrieval.
-
-Two monolingual spaces X (source, n_s × d_s) and Z (target, n_t × d_t) and a seed dictionary D of
-word pairs are mapped into one space in which translations are nearest neighbours.
-
-- :func:`procrustes`: the orthogonal map W = UVᵀ, UΣVᵀ = SVD(X_DᵀZ_D) (Xing et al. 2015;
-  Smith et al. 2017; Conneau et al. 2018 eq. 2). With d_s ≠ d_t, W is semi-orthogonal (and, for
-  d_s > d_t, an alignment optimum rather than a least-squares one).
-- :class:`Mapper`: the multi-step framework of Artetxe, Labaka & Agirre (AAAI 2018, Section 3:
-  normalisation, whitening, orthogonal mapping, re-weighting, de-whitening, dimensionality
-  reduction) and their self-learning (ACL 2017; ACL 2018 Section 3.3: stochastic dictionary
-  induction, frequency-based vocabulary cutoff, CSLS, bidirectional induction), with the option
-  names and defaults of VecMap's ``map_embeddings.py`` and its recipes (including the fully
-  unsupervised initialisation of ACL 2018, :func:`unsupervised_dictionary`) and MUSE's refinement;
-  optional POSTPROC (Vulić, Korhonen & Glavaš, RepL4NLP 2020) on the raw spaces and PCA reduction
-  of the larger space.
-- :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
-- :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3) or inverted
-  softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
-
-BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
-:mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.data`.
-"""
+"""VecMap's mapping framework as a scikit-learn estimator (:class:`Mapper`), its recipes and history."""
 from __future__ import annotations
 
-import os
-import re
 import time
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from . import backend as xb
-from .data import read_dictionary
-from .embeddings import Embeddings
-from .errors import NotFittedError
-from .linalg import centred_scatter, eigh_desc, gram
-from .blocking import block_rows
-from .blocking import n_jobs as default_n_jobs
-from .neighbors import knn_mean_similarity, topk
-from .normalize import Normalizer, normalize
-from .normalize import normalize as _normalize_rows
-from .postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
-                          similarity_order_transform, whitening_transform)
-from .progress import progress_bar
-from .validation import renamed_parameter
-
-__all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors",
-           "dictionary_indices", "identical_dictionary", "numeral_dictionary",
-           "RECIPES"]
+from .. import backend as xb
+from ..embeddings import Embeddings
+from ..errors import NotFittedError
+from ..linalg import centred_scatter, eigh_desc, gram
+from ..neighbors import topk
+from ..normalize import Normalizer, normalize
+from ..postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
+                           similarity_order_transform, whitening_transform)
+from ..progress import progress_bar
+from ..validation import renamed_parameter
+from ._dictionaries import _matrix, _maybe_read, dictionary_indices, identical_dictionary, numeral_dictionary
+from ._induction import induce_dictionary, unsupervised_dictionary
+from ._muse import _muse_dictionary
+from ._procrustes import _shared_space, procrustes
+from .rcsls import rcsls
 
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters.
 RECIPES = {
@@ -89,552 +62,6 @@ RECIPES = {
 }
 
 RECIPES["acl2018"] = RECIPES["unsupervised"]
-
-_NUMERAL = re.compile(r"[0-9]+\Z")
-
-
-# ---------------------------------------------------------------------------- dictionaries
-def _matrix(e, name):
-    if isinstance(e, Embeddings):
-        return e.vectors
-    return xb.check_matrix(e, name)
-
-
-def dictionary_indices(src, tgt, pairs, *, oov: str = "skip"):
-    """Resolve a dictionary of word pairs to row indices of ``src`` and ``tgt``.
-
-    Parameters
-    ----------
-    src, tgt : Embeddings
-    pairs : iterable of (source_word, target_word), or an int array of shape (m, 2) of row pairs
-    oov : {"skip", "raise"}
-        Pairs with a word outside a vocabulary are dropped (VecMap's and MUSE's convention),
-        or raise :class:`~embgeo.errors.UnknownWordError` naming the first one.
-
-    Returns
-    -------
-    src_idx, tgt_idx : int64 NumPy arrays of equal length (≥ 1)
-
-    Raises
-    ------
-    ValueError
-        The dictionary is empty, or no pair has both words in the vocabularies.
-    """
-    if oov not in ("skip", "raise"):
-        raise ValueError(f"oov must be 'skip' or 'raise', got {oov!r}")
-    if isinstance(pairs, np.ndarray) and np.issubdtype(pairs.dtype, np.integer):
-        return _check_index_pairs(pairs, _n_rows(src), _n_rows(tgt))
-    pairs = list(pairs)
-    if not pairs:
-        raise ValueError("the dictionary is empty")
-    if all(isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(v, (int, np.integer)) for v in p)
-           for p in pairs):
-        return _check_index_pairs(np.asarray(pairs, dtype=np.int64), _n_rows(src), _n_rows(tgt))
-    if not (isinstance(src, Embeddings) and isinstance(tgt, Embeddings)):
-        raise TypeError("word-pair dictionaries need Embeddings for src and tgt; with arrays pass "
-                        "an int array of (source_row, target_row) pairs")
-    for n, p in enumerate(pairs):
-        if not (isinstance(p, (tuple, list)) and len(p) == 2):
-            raise ValueError(f"dictionary entry {n} is not a (source, target) pair: {p!r}")
-    si = src.indices([p[0] for p in pairs], oov="mark")
-    ti = tgt.indices([p[1] for p in pairs], oov="mark")
-    ok = (si >= 0) & (ti >= 0)
-    if oov == "raise" and not ok.all():
-        from .errors import UnknownWordError
-
-        bad = int(np.flatnonzero(~ok)[0])
-        word, side = (pairs[bad][0], "source") if si[bad] < 0 else (pairs[bad][1], "target")
-        raise UnknownWordError(word, context=f"{side} side of dictionary entry {bad}",
-                               n_missing=int((~ok).sum()))
-    if not ok.any():
-        ex = pairs[0]
-        raise ValueError(
-            f"none of the {len(pairs)} dictionary pairs has both words in the vocabularies "
-            f"(e.g. {ex[0]!r} in source: {ex[0] in src}, {ex[1]!r} in target: {ex[1] in tgt}); "
-            "check the language direction and letter case"
-        )
-    return si[ok], ti[ok]
-
-
-def _n_rows(e):
-    return len(e) if isinstance(e, Embeddings) else int(e.shape[0])
-
-
-def _check_index_pairs(P, ns, nt):
-    P = np.asarray(P, dtype=np.int64)
-    if P.ndim != 2 or P.shape[1] != 2:
-        raise ValueError(f"index pairs must have shape (m, 2), got {P.shape}")
-    if P.shape[0] == 0:
-        raise ValueError("the dictionary is empty")
-    if P[:, 0].min() < 0 or P[:, 0].max() >= ns or P[:, 1].min() < 0 or P[:, 1].max() >= nt:
-        raise ValueError(f"index pairs out of range for {ns} source and {nt} target rows")
-    return P[:, 0].copy(), P[:, 1].copy()
-
-
-def identical_dictionary(src: Embeddings, tgt: Embeddings):
-    """Pairs of identical strings in both vocabularies (VecMap's ``--init_identical``)."""
-    pairs = [(w, w) for w in src.words if w in tgt]
-    if not pairs:
-        raise ValueError("the two vocabularies share no identical string")
-    return pairs
-
-
-def numeral_dictionary(src: Embeddings, tgt: Embeddings):
-    """Pairs of identical Latin numerals ``[0-9]+`` (VecMap's ``--init_numerals``, ACL 2017)."""
-    pairs = [(w, w) for w in src.words if _NUMERAL.match(w) and w in tgt]
-    if not pairs:
-        raise ValueError("no numeral ([0-9]+) occurs in both vocabularies")
-    return pairs
-
-
-# -------------------------------------------------------------------------------- Procrustes
-def procrustes(X, Z, pairs=None, *, check_finite: bool = True):
-    """Orthogonal Procrustes map W = UVᵀ with UΣVᵀ = SVD(X_Dᵀ Z_D).
-
-    With d_s = d_t, W is the orthogonal matrix minimising ‖X_D W − Z_D‖_F (Schönemann 1966;
-    Xing et al. 2015; Smith et al. 2017, eq. 3; Conneau et al. 2018, eq. 2). With d_s < d_t it
-    minimises it over maps with orthonormal rows (W Wᵀ = I keeps ‖X_D W‖ = ‖X_D‖ constant). With
-    d_s > d_t it maximises tr(Wᵀ X_Dᵀ Z_D) over maps with orthonormal columns, which is *not* the
-    distance minimiser (‖X_D W‖ then depends on W; that "projection Procrustes" problem has no
-    closed form): VecMap, MUSE and this function use UVᵀ, the alignment (sum of dot products)
-    optimum.
-
-    Parameters
-    ----------
-    X : array (n_s, d_s) or Embeddings
-        Source vectors.
-    Z : array (n_t, d_t) or Embeddings
-        Target vectors.
-    pairs : optional
-        The dictionary D: word pairs (with Embeddings; OOV pairs are skipped) or an int array of
-        (source_row, target_row) pairs. ``None`` means the rows of X and Z are aligned.
-    check_finite : bool
-        Refuse NaN/inf.
-
-    Returns
-    -------
-    W : array (d_s, d_t), dtype of X
-        ``X @ W`` lies in the target space.
-
-    Notes
-    -----
-    With d_s = d_t W is orthogonal and SciPy's :func:`scipy.linalg.orthogonal_procrustes` computes
-    it (NumPy inputs). With d_s ≠ d_t the thin SVD gives a *semi-orthogonal* W (r = min(d_s, d_t)):
-    for d_s < d_t, W Wᵀ = I, so x ↦ xW is an isometry of the source into an r-dimensional subspace
-    of the target space (the target keeps its d_t - r other directions); for d_s > d_t, WᵀW = I and
-    W projects the source onto r directions that maximise the summed dot products with the target
-    (see above: not the least-squares fit). XᵀZ is accumulated in
-    float64 (:func:`embgeo.linalg.gram`), so memory is O(d_s d_t) beyond the dictionary rows.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((100, 5))
-    >>> Q, _ = np.linalg.qr(rng.standard_normal((5, 5)))
-    >>> np.allclose(procrustes(X, X @ Q), Q)
-    True
-    """
-    Xd, Zd = _dictionary_rows(X, Z, pairs, check_finite)
-    xp = xb.get_namespace(Xd, Zd)
-    dt = Xd.dtype
-    if xb.is_numpy(Xd) and xb.is_numpy(Zd) and Xd.shape[1] == Zd.shape[1]:
-        from scipy.linalg import orthogonal_procrustes
-
-        W, _ = orthogonal_procrustes(Xd.astype(np.float64), Zd.astype(np.float64), check_finite=False)
-        return W.astype(dt)
-    M = gram(Xd, Zd)
-    U, _, Vt = xp.linalg.svd(M, full_matrices=False)
-    return xp.astype(U @ Vt, dt)
-
-
-def _dictionary_rows(X, Z, pairs, check_finite=True):
-    """The aligned dictionary matrices X_D, Z_D."""
-    if pairs is None:
-        Xm, Zm = _matrix(X, "X"), _matrix(Z, "Z")
-        if Xm.shape[0] != Zm.shape[0]:
-            raise ValueError(f"without pairs, X and Z must have the same number of rows "
-                             f"({Xm.shape[0]} vs {Zm.shape[0]})")
-        Xd, Zd = Xm, Zm
-    else:
-        si, ti = dictionary_indices(X, Z, pairs)
-        Xd, Zd = xb.take_rows(_matrix(X, "X"), si), xb.take_rows(_matrix(Z, "Z"), ti)
-    if check_finite:
-        Xd, Zd = xb.check_matrix(Xd, "X_D"), xb.check_matrix(Zd, "Z_D")
-    return Xd, Zd
-
-
-
-
-# ---------------------------------------------------------------------------------- retrieval
-def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
-                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
-    """Query and target factors whose dot product ranks targets like ``retrieval`` does.
-
-    Every supported score is s(x, y) = a·cos(x, y) − c(y) + const(x), so it is the inner product
-    of [a·x̂, 1] with [ŷ, −c(y)]:
-
-    - ``"nn"``: a = 1, c = 0;
-    - ``"csls"``: a = 2, c(y) = r_S(y), the mean cosine of y to its ``csls_knn`` nearest mapped
-      source words (Conneau et al. 2018, eq. 3; the query term r_T(x) does not change the ranking);
-    - ``"isf"``: inverted softmax P(y|x) = exp(β cos(x, y)) / Σ_{x'} exp(β cos(x', y)) (Smith et al.
-      2017, eq. 4), ranked by its logarithm: a = β, c(y) = log Σ_{x'} exp(β cos(x', y)).
-
-    ``source`` is the mapped source vocabulary that r_S and the softmax denominators run over
-    (the whole, or top-n, mapped source space, as MUSE and VecMap use); it is required for
-    ``"csls"`` and ``"isf"``: the queries alone are no substitute (a single query would make
-    every inverted-softmax score 0). Work is blocked over target rows, so memory stays bounded.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``retrieval``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
-        dimensions that disagree.
-
-    Returns
-    -------
-    Qa : array (q, d + 1)
-    Ta : array (n_t, d + 1)
-    """
-    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieval_factors")
-    if retrieval not in ("nn", "csls", "isf"):
-        raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {retrieval!r}")
-    if retrieval != "nn" and source is None:
-        raise ValueError(f"retrieval={retrieval!r} needs source=, the mapped source vocabulary its "
-                         "hubness correction runs over (e.g. the whole mapped source space)")
-    if retrieval == "csls" and int(csls_knn) < 1:
-        raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
-    T = normalize(xb.check_matrix(target, "target"), "unit")
-    xp = xb.get_namespace(T)
-    Q = xb.asarray(queries, like=T)
-    if Q.ndim == 1:
-        Q = xp.reshape(Q, (1, -1))
-    if Q.shape[1] != T.shape[1]:
-        raise ValueError(f"queries have dimension {Q.shape[1]} but the target space has {T.shape[1]}")
-    Q = normalize(xp.astype(Q, T.dtype), "unit")
-    S = Q
-    if source is not None:
-        S = xb.check_matrix(xb.asarray(source, like=T), "source")
-        if S.shape[1] != T.shape[1]:
-            raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
-        S = normalize(xp.astype(S, T.dtype), "unit")
-    if retrieval == "nn":
-        a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
-    elif retrieval == "csls":
-        a = 2.0
-        c = knn_mean_similarity(T, S, min(int(csls_knn), S.shape[0]), metric="dot",
-                                memory_budget=memory_budget, progress=progress)
-    else:
-        a = float(isf_beta)
-        c = _log_partition(T, S, a, memory_budget, progress)
-    ones = xp.ones((Q.shape[0], 1), dtype=T.dtype)
-    Qa = xp.concat([Q * a, ones], axis=1)
-    Ta = xp.concat([T, xp.reshape(xp.astype(-c, T.dtype), (-1, 1))], axis=1)
-    return Qa, Ta
-
-
-def _log_partition(T, S, beta, memory_budget, progress):
-    """log Σ_x exp(β t·x) for every target row t, blocked over targets, stabilised by the row max."""
-    xp = xb.get_namespace(T)
-    n = T.shape[0]
-    step = block_rows(S.shape[0], 4, memory_budget)
-    out = []
-    starts = range(0, n, step)
-    ST = xp.matrix_transpose(S)
-    for s in progress_bar(starts, total=len(starts), desc="inverted softmax", progress=progress, unit="block"):
-        # exp in the storage dtype (float32 exp is several times cheaper), sums in float64;
-        # subtracting the row maximum keeps every term in (0, 1]
-        B = (T[s:min(s + step, n), ...] @ ST) * beta
-        m = xp.max(B, axis=1, keepdims=True)
-        lse = xp.log(xp.sum(xp.exp(B - m), axis=1, dtype=xp.float64))
-        out.append(xp.astype(xp.reshape(m, (-1,)), xp.float64) + lse)
-    return xp.concat(out, axis=0)
-
-
-def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
-             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
-    """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
-
-    See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
-    mapped source vocabulary (not just the queries). The search is exact and blocked
-    (:func:`embgeo.neighbors.topk`); ties go to the lower target row.
-
-    Returns
-    -------
-    scores, indices : arrays (q, k)
-        Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``).
-    """
-    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieve")
-    Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
-                               isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
-    return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)
-
-
-# ------------------------------------------------------------------------ dictionary induction
-def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
-    """For each row of A: argmax_j of dropout(a·b_j − r_B[j]/2), and max_j a·b_j (blocked).
-
-    Dropout is VecMap's stochastic dictionary induction (Artetxe et al. 2018, Section 3.3):
-    every score is set to 0 with probability 1 − p, *after* the CSLS correction, as VecMap does.
-    The mask is drawn with 8 bits of resolution (p is rounded to a multiple of 1/256).
-    """
-    xp = xb.get_namespace(A)
-    n = A.shape[0]
-    step = block_rows(B.shape[0], 4, memory_budget)
-    BT = xp.matrix_transpose(B)
-    thr = _dropout_threshold(keep_prob)
-    if xb.is_numpy(A):
-        from .kernels.crosslingual import dropout_argmax as kernel
-        seed = np.uint64(rng.integers(0, 2**63))
-        r_half = np.zeros(B.shape[0], dtype=np.float32) if r_B is None else (np.asarray(r_B) / 2).astype(np.float32)
-        best = np.empty(n, dtype=np.int64)
-        sims = np.empty(n, dtype=np.float64)
-        for s in range(0, n, step):
-            e = min(s + step, n)
-            S = np.ascontiguousarray(A[s:e] @ BT, dtype=np.float32)
-            kernel(S, r_half, thr, seed, s, best[s:e], sims[s:e])
-        return best, sims
-    best, sims = [], []
-    for s in range(0, n, step):
-        S = A[s:min(s + step, n), ...] @ BT
-        sims.append(xp.max(S, axis=1))
-        if r_B is not None:
-            # subtracting r_S/2 ranks like CSLS (the row term is constant), as in VecMap
-            S = S - xp.reshape(xp.astype(r_B, S.dtype), (1, -1)) / 2
-        if thr < 256:
-            keep = xp.asarray(rng.random(tuple(S.shape)) < thr / 256)  # boolean, in S's library
-            S = xp.where(keep, S, xp.zeros_like(S))
-        best.append(xp.argmax(S, axis=1))
-    return (xb.to_numpy(xp.concat(best, axis=0)).astype(np.int64),
-            xb.to_numpy(xp.concat(sims, axis=0)).astype(np.float64))
-
-
-#: a fused induction tile is at most this many rows × columns (1 MiB of float32 scores): the GEMM
-#: writes it and the kernel reads it while it is still in the core's cache
-_TILE_ROWS, _TILE_COLS = 256, 1024
-#: threads of the fused induction (None: one per available core), each with at least
-#: _JOB_COLUMNS columns; tests change both to check the merge of the ranges
-_FUSED_JOBS: int | None = None
-_JOB_COLUMNS = 256
-
-
-def _dropout_threshold(keep_prob):
-    # at least 1/256: a zero threshold would drop every score and send every row to column 0
-    return 256 if keep_prob >= 1.0 else max(1, int(round(keep_prob * 256)))
-
-
-def _n_jobs() -> int:
-    return default_n_jobs(_FUSED_JOBS)
-
-
-def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
-    """Forward and backward dropout-argmax induction from one score matrix S = X Zᵀ (NumPy).
-
-    Equal to :func:`_nn_induction` run on (X, Z) and on (Z, X) with the CSLS terms of
-    :func:`~embgeo.neighbors.knn_mean_similarity` (same masks, seeds drawn in the same order),
-    but S is computed tile by tile only twice: pass 1 gathers the top-``csls_knn`` scores of
-    every row and column (both r terms; skipped for NN), pass 2 takes the argmax along rows and
-    down columns (:mod:`embgeo.kernels.crosslingual`). VecMap computes four products per
-    iteration (two for the r terms, two for the argmaxes). Each thread owns a range of
-    columns (targets) with single-threaded BLAS; the row results of the ranges are merged.
-
-    Returns
-    -------
-    tgt_of_src, max_f, src_of_tgt, max_b : NumPy arrays (int64, float64, int64, float64); the
-    entries of a direction not asked for are empty.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .kernels import crosslingual as K
-
-    X = np.ascontiguousarray(X, dtype=np.float32)
-    Z = np.ascontiguousarray(Z, dtype=np.float32)
-    ns, nt = X.shape[0], Z.shape[0]
-    thr = _dropout_threshold(keep_prob)
-    seed_f = np.uint64(rng.integers(0, 2**63)) if do_f else np.uint64(0)
-    seed_b = np.uint64(rng.integers(0, 2**63)) if do_b else np.uint64(0)
-    jobs = max(1, min(_n_jobs(), nt // _JOB_COLUMNS))
-    bounds = np.linspace(0, nt, jobs + 1).astype(np.int64)
-    cols = max(1, min(_TILE_COLS, -(-nt // jobs)))
-    rows = max(1, min(_TILE_ROWS, block_rows(cols * jobs, 4, memory_budget)))
-    bufs = [np.empty((rows, cols), dtype=np.float32) for _ in range(jobs)]
-
-    def run(task):
-        with xb.single_blas_thread():
-            if jobs == 1:
-                task(0)
-            else:
-                with ThreadPoolExecutor(jobs) as pool:
-                    list(pool.map(task, range(jobs)))
-
-    r_col_half = np.zeros(nt, dtype=np.float32)   # r of each target over the sources (forward)
-    r_row_half = np.zeros(ns, dtype=np.float32)   # r of each source over the targets (backward)
-    if csls_knn > 0:
-        kc, kr = min(csls_knn, ns), min(csls_knn, nt)
-        col_vals = np.full((nt, kc), -np.inf, dtype=np.float32)
-        col_min = np.full(nt, -np.inf, dtype=np.float32)
-        row_vals = np.full((jobs, ns if do_b else 0, kr), -np.inf, dtype=np.float32)
-        row_min = np.full((jobs, ns if do_b else 0), -np.inf, dtype=np.float32)
-
-        def topk_pass(w):
-            K.topk_sweep(X, Z, int(bounds[w]), int(bounds[w + 1]), rows, bufs[w], row_vals[w], row_min[w],
-                         col_vals, col_min, do_b, do_f)
-
-        run(topk_pass)
-        if do_f:
-            r_col_half = (col_vals.astype(np.float64).mean(axis=1) / 2).astype(np.float32)
-        if do_b:
-            # the k largest of each row among its ranges' k largest
-            merged = np.concatenate(list(row_vals), axis=1)
-            top = -np.partition(-merged, kr - 1, axis=1)[:, :kr] if merged.shape[1] > kr else merged
-            r_row_half = (top.astype(np.float64).mean(axis=1) / 2).astype(np.float32)
-    nf = ns if do_f else 0
-    row_bv = np.full((jobs, nf), -np.inf, dtype=np.float32)
-    row_bi = np.zeros((jobs, nf), dtype=np.int64)
-    row_max = np.full((jobs, nf), -np.inf, dtype=np.float32)
-    col_bv = np.full(nt, -np.inf, dtype=np.float32)
-    col_bi = np.zeros(nt, dtype=np.int64)
-    col_max = np.full(nt, -np.inf, dtype=np.float32)
-
-    def argmax_pass(w):
-        K.argmax_sweep(X, Z, int(bounds[w]), int(bounds[w + 1]), rows, bufs[w], r_col_half, r_row_half, thr,
-                       seed_f, seed_b, row_bv[w], row_bi[w], row_max[w], col_bv, col_bi, col_max, do_f, do_b)
-
-    run(argmax_pass)
-    # forward: the first range holding the row's best value wins (its columns come first)
-    win = np.argmax(row_bv, axis=0)
-    best_f = row_bi[win, np.arange(nf)]
-    max_f = row_max.max(axis=0) if nf else np.zeros(0, dtype=np.float32)
-    return (best_f, max_f.astype(np.float64), col_bi if do_b else col_bi[:0],
-            col_max.astype(np.float64) if do_b else np.zeros(0))
-
-
-def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", csls_knn: int = 10,
-                      keep_prob: float = 1.0, random_state=None, memory_budget: int | None = None,
-                      return_objective: bool = False):
-    """Induce a dictionary from mapped spaces by nearest neighbours (dot product).
-
-    Parameters
-    ----------
-    X, Z : arrays (n_s, d), (n_t, d)
-        Mapped source and target vectors (already cut to the vocabulary to search; VecMap uses
-        length-normalised vectors, so dot products are cosines).
-    direction : {"forward", "backward", "union", "mutual"}
-        Source→target, target→source, their union (VecMap's default), or only mutual nearest
-        neighbours (pairs found in both directions; MUSE's "S2T&T2S").
-    retrieval : {"nn", "csls"}
-        CSLS subtracts r/2 of the candidate side (Conneau et al. 2018, eq. 3).
-    keep_prob : float
-        Stochastic dictionary induction: each similarity is zeroed with probability 1 − p
-        (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic. p is resolved in steps of
-        1/256 (at least 1/256). Ignored for ``direction="mutual"``.
-
-    Returns
-    -------
-    pairs : int64 array (m, 2)
-        (source_row, target_row) pairs; forward pairs first, then backward ones (union keeps
-        duplicates, as VecMap does, which weights pairs found twice).
-    objective : float, if ``return_objective``
-        Mean best similarity (averaged over the directions used), VecMap's objective.
-
-    Notes
-    -----
-    NumPy inputs are scored in float32 (VecMap's default ``--precision fp32``; float64 inputs
-    are cast) and both directions come from one score matrix S = X Zᵀ computed twice, tile by
-    tile: once for the CSLS terms of rows and columns, once for the argmaxes along rows and down
-    columns (VecMap computes it four times). Other array libraries run each direction by itself.
-    """
-    if direction not in ("forward", "backward", "union", "mutual"):
-        raise ValueError(f"direction must be forward, backward, union or mutual, got {direction!r}")
-    if retrieval not in ("nn", "csls"):
-        raise ValueError(f"retrieval must be 'nn' or 'csls' for dictionary induction, got {retrieval!r}")
-    if not 0 < keep_prob <= 1:
-        raise ValueError(f"keep_prob must be in (0, 1], got {keep_prob}")
-    X = xb.check_matrix(X, "X")
-    Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
-    if X.shape[1] != Z.shape[1]:
-        raise ValueError(f"X and Z must share their dimension ({X.shape[1]} vs {Z.shape[1]})")
-    rng = np.random.default_rng(random_state)
-    if direction == "mutual":
-        # dropout draws the two directions' choices independently, so almost no pair would be
-        # mutual: mutual induction is deterministic
-        keep_prob = 1.0
-    csls = retrieval == "csls"
-    do_f = direction in ("forward", "union", "mutual")
-    do_b = direction in ("backward", "union", "mutual")
-    parts, objs = [], []
-    if xb.is_numpy(X):
-        # both directions from one score matrix, two GEMM passes (seeds drawn in the order below)
-        t, sim_f, s, sim_b = _fused_induction(X, Z, do_f, do_b, csls_knn if csls else 0, keep_prob, rng,
-                                              memory_budget)
-    else:
-        if do_f:
-            r = knn_mean_similarity(Z, X, min(csls_knn, X.shape[0]), metric="dot",
-                                    memory_budget=memory_budget, progress=False) if csls else None
-            t, sim_f = _nn_induction(X, Z, r, keep_prob, rng, memory_budget)
-        if do_b:
-            r = knn_mean_similarity(X, Z, min(csls_knn, Z.shape[0]), metric="dot",
-                                    memory_budget=memory_budget, progress=False) if csls else None
-            s, sim_b = _nn_induction(Z, X, r, keep_prob, rng, memory_budget)
-    if do_f:
-        parts.append(np.stack([np.arange(X.shape[0]), t], axis=1))
-        objs.append(sim_f.mean())
-    if do_b:
-        parts.append(np.stack([s, np.arange(Z.shape[0])], axis=1))
-        objs.append(sim_b.mean())
-    if direction == "mutual":
-        fwd, bwd = parts
-        mutual = bwd[fwd[bwd[:, 0], 1] == bwd[:, 1]]
-        pairs = mutual[np.argsort(mutual[:, 0], kind="stable")]
-    else:
-        pairs = np.concatenate(parts, axis=0)
-    pairs = pairs.astype(np.int64)
-    return (pairs, float(np.mean(objs))) if return_objective else pairs
-
-
-def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("unit", "center", "unit"),
-                            direction: str = "union", csls_knn: int = 10, memory_budget: int | None = None):
-    """Initial dictionary without any seed: similarity-distribution signatures (ACL 2018).
-
-    Artetxe, Labaka & Agirre (2018, "A robust self-learning method for fully unsupervised
-    cross-lingual mappings of word embeddings", Section 3.2): for the first n = ``vocabulary``
-    words of each (normalised) space, ``M = (XXᵀ)^(1/2) = U S Uᵀ`` (X = USVᵀ); each row of M is
-    sorted, so that it no longer depends on the word order of the language, and the sorted
-    rows are normalised like the embeddings (VecMap's ``--normalize`` steps). Words are then paired
-    with their nearest neighbour across languages in that signature space, by CSLS when
-    ``csls_knn > 0``, in ``direction`` (as :func:`induce_dictionary`), as VecMap's
-    ``--init_unsupervised`` does.
-
-    Parameters
-    ----------
-    X, Z : arrays (n_s, d_s), (n_t, d_t)
-        Normalised source and target vectors, rows in frequency order.
-    vocabulary : int or None
-        n; ``None`` uses min(n_s, n_t). Memory and time are O(n²) and O(n² d): n is capped at 20000.
-
-    Returns
-    -------
-    pairs : int64 array (m, 2) of (source_row, target_row)
-    """
-    X = xb.check_matrix(X, "X")
-    Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
-    if csls_knn < 0:
-        raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {csls_knn}")
-    n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
-    if n > 20000:
-        raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
-                         "too large: pass vocabulary (VecMap uses 4000)")
-    xp = xb.get_namespace(X, Z)
-    steps = (normalize,) if isinstance(normalize, str) else tuple(normalize or ())
-
-    def signature(M):
-        U, s, _ = xp.linalg.svd(M[:n, ...], full_matrices=False)
-        S = (U * xp.reshape(s, (1, -1))) @ xp.matrix_transpose(U)
-        return _normalize_rows(xp.sort(S, axis=1), steps)
-
-    return induce_dictionary(signature(X), signature(Z), direction=direction,
-                             retrieval="csls" if csls_knn > 0 else "nn", csls_knn=max(1, int(csls_knn)),
-                             memory_budget=memory_budget)
 
 
 class History(list):
@@ -692,7 +119,7 @@ class Mapper(BaseEstimator):
         The full multi-step mapping (VecMap's default), a single orthogonal (Procrustes) map of
         the source (``-c``), least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013),
         or the relaxed CSLS loss of Joulin et al. (2018) optimised from the Procrustes solution
-        (:func:`embgeo.rcsls.rcsls` with ``csls_knn`` and ``random_state``; recipe ``"rcsls"``).
+        (:func:`embgeo.crosslingual.rcsls.rcsls` with ``csls_knn`` and ``random_state``; recipe ``"rcsls"``).
     init : {"seed", "identical", "numerals", "unsupervised"}
         Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
         the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
@@ -753,6 +180,11 @@ class Mapper(BaseEstimator):
 
     Attributes
     ----------
+    n_features_in_ : int
+        The source dimension d_s: the number of features (columns) of ``fit``'s ``src``, as
+        scikit-learn defines it.
+    n_target_features_ : int
+        The target dimension d_t (the columns of ``fit``'s ``tgt``).
     src_transform_, tgt_transform_ : arrays (d_s', m), (d_t', m)
         Linear maps applied after normalisation, POSTPROC and PCA.
     dictionary_ : int array (n, 2)
@@ -992,7 +424,8 @@ class Mapper(BaseEstimator):
             # d × d work on the dictionary rows: BLAS threads only wait on each other
             self._final_mapping(X, Z, si, ti)
         self.dictionary_ = np.stack([si, ti], axis=1)
-        self.n_features_in_ = (X0.shape[1], Z0.shape[1])
+        self.n_features_in_ = int(X0.shape[1])         # scikit-learn's: the features of fit's X (source)
+        self.n_target_features_ = int(Z0.shape[1])
         self._fitted_inputs = (X, Z)  # fit_transform maps them; fit drops them
         return self
 
@@ -1007,8 +440,6 @@ class Mapper(BaseEstimator):
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "rcsls":
-            from .rcsls import rcsls
-
             W = rcsls(xb.to_numpy(X), xb.to_numpy(Z), np.asarray(xb.to_numpy(si)),
                       np.asarray(xb.to_numpy(ti)), csls_knn=self._csls_knn() or 10, random_state=self.random_state)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
@@ -1152,7 +583,7 @@ class Mapper(BaseEstimator):
 
     def _apply(self, e, side):
         vec = _matrix(e, side)
-        dim = self.n_features_in_[0 if side == "src" else 1]
+        dim = self.n_features_in_ if side == "src" else self.n_target_features_
         if vec.shape[1] != dim:
             raise ValueError(f"{side} has dimension {vec.shape[1]} but the mapper was fitted on {dim}")
         return self._map(e, self._preprocess(vec, side, fit=False), side)
@@ -1190,77 +621,9 @@ class Mapper(BaseEstimator):
         return self._map(src, X, "src"), self._map(tgt, Z, "tgt")
 
 
-def _shared_space(X, Z, W):
-    """Rows of X and Z compared in the shared space of a (semi-)orthogonal W.
-
-    With equal dimensions this is VecMap's (XW, Z). With d_s < d_t the target is projected onto the
-    source's subspace instead, (xW)·z = x·(zWᵀ), so a 50d source against a 300d target costs a 50d
-    GEMM; as the projection (or, for d_s > d_t, the map) drops part of a vector, the projected rows
-    are re-normalised so that dot products remain cosines.
-    """
-    xp = xb.get_namespace(X)
-    if W.shape[0] < W.shape[1]:
-        return X, normalize(Z @ xp.matrix_transpose(W), "unit")
-    if W.shape[0] > W.shape[1]:
-        return normalize(X @ W, "unit"), Z
-    return X @ W, Z
-
-
-def _muse_candidates(A, B, r_B, max_rank, memory_budget):
-    """MUSE's ``get_candidates``: the first ``max_rank`` rows of A against all of B, then the rank cut.
-
-    Returns (pairs (m, 2) of (A row, B row), best similarities of the searched rows).
-    """
-    n = A.shape[0] if not max_rank else min(int(max_rank), A.shape[0])
-    # keep_prob 1: no dropout, the generator is never used
-    best, sims = _nn_induction(A[:n, ...], B, r_B, 1.0, np.random.default_rng(0), memory_budget)
-    pairs = np.stack([np.arange(n), best], axis=1)
-    if max_rank:
-        # dico_builder.py: ``all_pairs.max(1)[0] <= params.dico_max_rank``
-        pairs = pairs[pairs.max(axis=1) <= int(max_rank)]
-    return pairs, sims
-
-
-def _muse_dictionary(A, B, direction, csls_knn, max_rank, memory_budget):
-    """MUSE's ``build_dictionary`` on unit rows: S2T, T2S, their union or intersection, as sets."""
-    fwd = bwd = None
-    objs = []
-    if direction in ("forward", "union", "mutual"):
-        # CSLS terms over the whole vocabularies (get_nn_avg_dist on the full embeddings); the
-        # searched row's own term is constant along its row and does not change its argmax
-        r = knn_mean_similarity(B, A, min(csls_knn, A.shape[0]), metric="dot", memory_budget=memory_budget,
-                                progress=False) if csls_knn > 0 else None
-        fwd, sim = _muse_candidates(A, B, r, max_rank, memory_budget)
-        objs.append(sim.mean())
-    if direction in ("backward", "union", "mutual"):
-        r = knn_mean_similarity(A, B, min(csls_knn, B.shape[0]), metric="dot", memory_budget=memory_budget,
-                                progress=False) if csls_knn > 0 else None
-        bwd, sim = _muse_candidates(B, A, r, max_rank, memory_budget)
-        bwd = bwd[:, ::-1]
-        objs.append(sim.mean())
-    if direction == "forward":
-        pairs = fwd
-    elif direction == "backward":
-        pairs = bwd
-    else:
-        sets = [{(int(a), int(b)) for a, b in p} for p in (fwd, bwd)]
-        chosen = sets[0] | sets[1] if direction == "union" else sets[0] & sets[1]
-        pairs = np.array(sorted(chosen), dtype=np.int64).reshape(-1, 2)
-    if pairs.shape[0] == 0:
-        raise ValueError(f"MUSE refinement induced an empty dictionary ({direction}); the mapping has no "
-                         "mutual nearest neighbours within vocabulary_cutoff: check the seed dictionary")
-    return np.ascontiguousarray(pairs, dtype=np.int64), float(np.mean(objs))
-
-
 def _format_record(rec):
     s = (f"iteration {rec['iteration']:4d}  objective {rec['objective']:.5f}  p {rec['keep_prob']:.2f}  "
          f"dictionary {rec['dictionary_size']}")
     if "val_accuracy" in rec:
         s += f"  val P@1 {100 * rec['val_accuracy']:.2f}%  val sim {rec['val_similarity']:.4f}"
     return s
-
-
-def _maybe_read(d):
-    if isinstance(d, (str, os.PathLike)):
-        return read_dictionary(d)
-    return d

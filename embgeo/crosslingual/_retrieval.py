@@ -1,0 +1,137 @@
+"""Translation retrieval: NN, CSLS (Conneau et al. 2018) and inverted softmax (Smith et al. 2017)."""
+from __future__ import annotations
+
+from .. import backend as xb
+from ..blocking import block_rows
+from ..neighbors import csls_topk, knn_mean_similarity, topk
+from ..normalize import normalize
+from ..progress import progress_bar
+from ..validation import renamed_parameter
+
+
+def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
+                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
+    """Query and target factors whose dot product ranks targets like ``retrieval`` does.
+
+    Every supported score is s(x, y) = a·cos(x, y) − c(y) + const(x), so it is the inner product
+    of [a·x̂, 1] with [ŷ, −c(y)]:
+
+    - ``"nn"``: a = 1, c = 0;
+    - ``"csls"``: a = 2, c(y) = r_S(y), the mean cosine of y to its ``csls_knn`` nearest mapped
+      source words (Conneau et al. 2018, eq. 3; the query term r_T(x) does not change the ranking);
+    - ``"isf"``: inverted softmax P(y|x) = exp(β cos(x, y)) / Σ_{x'} exp(β cos(x', y)) (Smith et al.
+      2017, eq. 4), ranked by its logarithm: a = β, c(y) = log Σ_{x'} exp(β cos(x', y)).
+
+    ``source`` is the mapped source vocabulary that r_S and the softmax denominators run over
+    (the whole, or top-n, mapped source space, as MUSE and VecMap use); it is required for
+    ``"csls"`` and ``"isf"``: the queries alone are no substitute (a single query would make
+    every inverted-softmax score 0). Work is blocked over target rows, so memory stays bounded.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``retrieval``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
+        dimensions that disagree.
+
+    Returns
+    -------
+    Qa : array (q, d + 1)
+    Ta : array (n_t, d + 1)
+    """
+    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieval_factors")
+    xp, Q, T, S = _unit_spaces(queries, target, retrieval, source, csls_knn)
+    if retrieval == "nn":
+        a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
+    elif retrieval == "csls":
+        a, c = 2.0, _r_source(T, S, csls_knn, memory_budget, progress)
+    else:
+        a = float(isf_beta)
+        c = _log_partition(T, S, a, memory_budget, progress)
+    ones = xp.ones((Q.shape[0], 1), dtype=T.dtype)
+    Qa = xp.concat([Q * a, ones], axis=1)
+    Ta = xp.concat([T, xp.reshape(xp.astype(-c, T.dtype), (-1, 1))], axis=1)
+    return Qa, Ta
+
+
+def _unit_spaces(queries, target, retrieval, source, csls_knn):
+    """Check the arguments; the array namespace and unit-length queries, targets and source rows."""
+    if retrieval not in ("nn", "csls", "isf"):
+        raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {retrieval!r}")
+    if retrieval != "nn" and source is None:
+        raise ValueError(f"retrieval={retrieval!r} needs source=, the mapped source vocabulary its "
+                         "hubness correction runs over (e.g. the whole mapped source space)")
+    if retrieval == "csls" and int(csls_knn) < 1:
+        raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
+    T = normalize(xb.check_matrix(target, "target"), "unit")
+    xp = xb.get_namespace(T)
+    Q = xb.asarray(queries, like=T)
+    if Q.ndim == 1:
+        Q = xp.reshape(Q, (1, -1))
+    if Q.shape[1] != T.shape[1]:
+        raise ValueError(f"queries have dimension {Q.shape[1]} but the target space has {T.shape[1]}")
+    Q = normalize(xp.astype(Q, T.dtype), "unit")
+    S = Q
+    if source is not None:
+        S = xb.check_matrix(xb.asarray(source, like=T), "source")
+        if S.shape[1] != T.shape[1]:
+            raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
+        S = normalize(xp.astype(S, T.dtype), "unit")
+    return xp, Q, T, S
+
+
+def _r_source(T, S, csls_knn, memory_budget, progress):
+    """CSLS's r_S(y) of every target row: the mean cosine to its ``csls_knn`` nearest source rows.
+
+    The one definition of r_S for retrieval and BLI evaluation: :func:`embgeo.neighbors.knn_mean_similarity`
+    on the unit rows (MUSE's ``get_nn_avg_dist``).
+    """
+    return knn_mean_similarity(T, S, min(int(csls_knn), S.shape[0]), metric="dot",
+                               memory_budget=memory_budget, progress=progress)
+
+
+def _log_partition(T, S, beta, memory_budget, progress):
+    """log Σ_x exp(β t·x) for every target row t, blocked over targets, stabilised by the row max."""
+    xp = xb.get_namespace(T)
+    n = T.shape[0]
+    step = block_rows(S.shape[0], 4, memory_budget)
+    out = []
+    starts = range(0, n, step)
+    ST = xp.matrix_transpose(S)
+    for s in progress_bar(starts, total=len(starts), desc="inverted softmax", progress=progress, unit="block"):
+        # exp in the storage dtype (float32 exp is several times cheaper), sums in float64;
+        # subtracting the row maximum keeps every term in (0, 1]
+        B = (T[s:min(s + step, n), ...] @ ST) * beta
+        m = xp.max(B, axis=1, keepdims=True)
+        lse = xp.log(xp.sum(xp.exp(B - m), axis=1, dtype=xp.float64))
+        out.append(xp.astype(xp.reshape(m, (-1,)), xp.float64) + lse)
+    return xp.concat(out, axis=0)
+
+
+def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
+             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
+    """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
+
+    See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
+    mapped source vocabulary (not just the queries). The search is exact and blocked
+    (:func:`embgeo.neighbors.csls_topk` for ``"csls"``, with r_S from
+    :func:`embgeo.neighbors.knn_mean_similarity`; :func:`embgeo.neighbors.topk` of the factors
+    otherwise); ties go to the lower target row.
+
+    Returns
+    -------
+    scores, indices : arrays (q, k)
+        Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``,
+        2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x)).
+    """
+    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieve")
+    if retrieval == "csls":
+        # one CSLS path: embgeo.neighbors.csls_topk ranks by 2 cos − r_S with the r_S of
+        # retrieval_factors (so retrieve and BLI evaluation rank alike); r_T(x), constant along a
+        # query's row, is left out (r_queries = 0), so the scores are 2 cos − r_S as for the factors
+        xp, Q, T, S = _unit_spaces(queries, target, retrieval, source, csls_knn)
+        return csls_topk(Q, T, k, csls_knn=int(csls_knn), r_database=_r_source(T, S, csls_knn, memory_budget, progress),
+                         r_queries=xp.zeros((Q.shape[0],), dtype=T.dtype), memory_budget=memory_budget,
+                         progress=progress)
+    Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
+                               isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
+    return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)
