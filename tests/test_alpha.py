@@ -549,12 +549,46 @@ def test_sweeps_plot_and_say_when_matplotlib_is_missing(model, analogy_questions
     matplotlib.use("Agg")
     U, V, counts = model
     ae = AlphaEmbeddings(U, V, counts=counts, p0="0")
+    from matplotlib.axes import Axes
+
     res = analogy_sweep(ae, [-1.0, 1.0, 2.0], analogy_questions)
     ax = res.plot()
+    assert isinstance(ax, Axes)
     assert len(ax.lines) == 6  # three groups and their baselines
+    rng = np.random.default_rng(3)
+    w = rng.choice(len(U), size=(30, 2))
+    pairs = ([str(a) for a in w[:, 0]], [str(b) for b in w[:, 1]], rng.standard_normal(30))
+    sim = alpha_sweep(ae, [-1.0, 1.0, 2.0], pairs, folds=3)
+    ax2 = sim.plot()
+    assert isinstance(ax2, Axes) and ax2 is not ax
+    assert len(ax2.lines) == 3  # ρ against α, the baseline, the cross-validated α
+    assert sim.plot(ax=ax2) is ax2 and res.plot(ax=ax) is ax  # an Axes given is drawn on and returned
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    with pytest.raises(ImportError, match=r"embgeo\[plot\]"):
-        res.plot()
+    for r in (res, sim):
+        with pytest.raises(ImportError, match=r"embgeo\[plot\]"):
+            r.plot()
+
+
+def test_sweeps_live_in_their_own_module_and_embgeo_alpha_re_exports_them():
+    """Issue 23: the method (embgeo/alpha/_model.py) and choosing α (embgeo.alpha.sweeps) are split;
+    ``from embgeo.alpha import alpha_sweep`` stays the documented spelling, without a warning."""
+    import ast
+    import subprocess
+    import sys
+
+    from embgeo.alpha import sweeps
+
+    for name in sweeps.__all__:
+        assert name in embgeo.alpha.__all__ and getattr(embgeo.alpha, name) is getattr(sweeps, name)
+    assert AlphaEmbeddings.__module__ == "embgeo.alpha._model" and alpha_sweep.__module__ == "embgeo.alpha.sweeps"
+    model_src = Path(embgeo.alpha.__file__).with_name("_model.py").read_text(encoding="utf-8")
+    imported = {n.module for n in ast.walk(ast.parse(model_src)) if isinstance(n, ast.ImportFrom)}
+    assert not any("sweeps" in (m or "") for m in imported)  # the method does not know the sweeps
+    code = ("from embgeo.alpha import (alpha_sweep, analogy_sweep, SweepResult, AnalogySweepResult, "
+            "CrossValidation, AlphaEmbeddings)")
+    out = subprocess.run([sys.executable, "-W", "error", "-c", code],
+                         cwd=Path(embgeo.__file__).resolve().parents[1], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
 
 
 # ----------------------------------------------------------------- real data: gensim on lee_background

@@ -32,7 +32,7 @@ LAYERS = {
     # vectors: the Embeddings container and the file formats that make one; Dask for the methods
     "embgeo.embeddings": 3, "embgeo.io": 3, "embgeo.distributed": 3,
     # methods: one paper each
-    "embgeo.fuzzy": 4, "embgeo.alpha": 4, "embgeo.postprocess": 4, "embgeo.meta": 4,
+    "embgeo.fuzzy": 4, "embgeo.alpha": 4, "embgeo.alpha.sweeps": 4, "embgeo.postprocess": 4, "embgeo.meta": 4,
     "embgeo.crosslingual": 4, "embgeo.crosslingual.rcsls": 4, "embgeo.negatives": 4,
     "embgeo.crosslingual._dictionaries": 4, "embgeo.crosslingual._procrustes": 4, "embgeo.crosslingual._retrieval": 4,
     "embgeo.crosslingual._induction": 4, "embgeo.crosslingual._muse": 4, "embgeo.crosslingual._mapper": 4,
@@ -169,6 +169,9 @@ def test_the_graph_is_read_at_all():
     graph, _ = _graph()
     assert "embgeo.neighbors" in graph["embgeo.embeddings"]
     assert "embgeo.neighbors._exact" in graph["embgeo.neighbors"]
+    # the α sweeps use the method; the method does not know the sweeps
+    assert "embgeo.alpha._model" in graph["embgeo.alpha.sweeps"]
+    assert not any(t.startswith("embgeo.alpha.sweeps") for t in graph["embgeo.alpha._model"])
     assert len(graph) > 20
 
 

@@ -379,11 +379,11 @@ def test_alpha_sweeps_run_as_dask_tasks_and_equal_the_local_sweeps(client):
     np.testing.assert_array_equal(ana.correct, local_ana.correct)
     assert ana.correct.any() and not ana.correct.all()
     # ρ and argmax hide the last bits: the W^α rows themselves are the local ones bit for bit
-    from embgeo import alpha
+    from embgeo.alpha import sweeps
 
     rows = np.arange(n)
-    on_dask = alpha._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, client, False)
-    here = alpha._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, None, True)
+    on_dask = sweeps._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, client, False)
+    here = sweeps._per_alpha(ae, np.array(alphas), rows, "fisher", "fisher", np.asarray, False, None, True)
     for a, b in zip(on_dask, here):
         np.testing.assert_array_equal(a, b)
 

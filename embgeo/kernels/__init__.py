@@ -1,7 +1,7 @@
 """Compiled loops (Numba on CPU; CuPy raw kernels on GPU) and nothing else.
 
 The mathematics that calls a kernel lives with its method (``embgeo/fuzzy.py``,
-``embgeo/alpha.py`` ...). Kernels compile with ``cache=True`` so only the first run in a fresh
+``embgeo/alpha/_model.py`` ...). Kernels compile with ``cache=True`` so only the first run in a fresh
 environment pays the JIT cost. Import a kernel module only where it is used, so that
 ``import embgeo`` does not import Numba.
 """
