@@ -14,8 +14,8 @@ from contextlib import nullcontext
 from . import backend as xb
 from .progress import progress_bar
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "PASS_ROWS", "budget_bytes", "block_rows",
-           "tile_shape", "run_blocks", "n_jobs"]
+__all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "CACHE_TILE_COLS", "PASS_ROWS", "budget_bytes",
+           "block_rows", "tile_shape", "run_blocks", "n_jobs"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -30,6 +30,11 @@ PASS_ROWS = 65536
 #: call overhead.
 TILE_ROWS = 256
 TILE_COLS = 4096
+
+#: Columns of a tile that a Numba kernel reads right after the GEMM wrote it, in both directions
+#: (the fused induction of embgeo.crosslingual): TILE_ROWS × 1024 float32 = 1 MiB, which stays in
+#: a core's cache between the two.
+CACHE_TILE_COLS = 1024
 
 
 def n_jobs(n_jobs: int | None = None) -> int:

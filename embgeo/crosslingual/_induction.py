@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import block_rows
+from ..blocking import CACHE_TILE_COLS, TILE_ROWS, block_rows
 from ..blocking import n_jobs as default_n_jobs
 from ..neighbors import knn_mean_similarity
 from ..normalize import normalize as _normalize_rows
@@ -48,9 +48,9 @@ def _nn_induction(A, B, r_B, keep_prob, rng, memory_budget):
             xb.to_numpy(xp.concat(sims, axis=0)).astype(np.float64))
 
 
-#: a fused induction tile is at most this many rows × columns (1 MiB of float32 scores): the GEMM
-#: writes it and the kernel reads it while it is still in the core's cache
-_TILE_ROWS, _TILE_COLS = 256, 1024
+#: a fused induction tile is at most this many rows × columns (embgeo.blocking's cache-sized tile);
+#: module names so that tests can shrink them to check the merge of tiles
+_TILE_ROWS, _TILE_COLS = TILE_ROWS, CACHE_TILE_COLS
 #: threads of the fused induction (None: one per available core), each with at least
 #: _JOB_COLUMNS columns; tests change both to check the merge of the ranges
 _FUSED_JOBS: int | None = None

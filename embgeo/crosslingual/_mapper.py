@@ -327,7 +327,6 @@ class Mapper(BaseEstimator):
         centering steps"), whose pipeline runs uncovec's ``post-process.py`` on the input files
         and then VecMap, which normalises.
         """
-        xp = xb.get_namespace(X)
         if self.postproc is not None:
             alpha = float(tuple(self.postproc)[0 if side == "src" else 1])
             if fit:
