@@ -1064,17 +1064,21 @@ class FuzzyEmbeddings:
     #   −H(S, T) = S·logit(T) − c(T)            −H(T, S) = T·logit(S) − c(S)
     #   −D(S‖T) = −H(S, T) + H(S)               −D(T‖S) = −H(T, S) + H(T)
     #   −CE_cat(S, T) = S·ln T                  −D_cat(T‖S) = T·ln S − Σ t ln t
+    # A query-side ln S or logit S (all near ln(1/n) on vocabulary-axis memberships) is centred on its
+    # mean a: x·T = (x − a)·T + a·|T|, with |T| = Σ t the candidate's cardinality ("_c", "_mean",
+    # "card"), so that no column of the form dwarfs the others (see _conditioning).
     _LINEAR = {  # (measure, reverse) -> (query parts, candidate parts)
         ("cross_entropy", False): (("S", "1"), ("logit", "sum_log1m")),
         ("kl", False): (("S", "1"), ("logit", "sum_log1m")),
-        ("cross_entropy", True): (("logit",), ("T",)),
-        ("kl", True): (("logit", "1"), ("T", "entropy")),
+        ("cross_entropy", True): (("logit_c", "logit_mean"), ("T", "card")),
+        ("kl", True): (("logit_c", "logit_mean", "1"), ("T", "card", "entropy")),
         ("categorical_cross_entropy", False): (("S",), ("log",)),
         ("categorical_kl", False): (("S",), ("log",)),
-        ("categorical_cross_entropy", True): (("log",), ("T",)),
-        ("categorical_kl", True): (("log", "1"), ("T", "neg_sum_tlogt")),
-        ("symmetric_cross_entropy", False): (("S", "1", "logit"), ("logit", "sum_log1m", "T")),
-        ("symmetric_kl", False): (("S", "1", "logit"), ("logit", "sum_log1m_plus_entropy", "T")),
+        ("categorical_cross_entropy", True): (("log_c", "log_mean"), ("T", "card")),
+        ("categorical_kl", True): (("log_c", "log_mean", "1"), ("T", "card", "neg_sum_tlogt")),
+        ("symmetric_cross_entropy", False): (("S", "1", "logit_c", "logit_mean"), ("logit", "sum_log1m", "T", "card")),
+        ("symmetric_kl", False): (("S", "1", "logit_c", "logit_mean"),
+                                  ("logit", "sum_log1m_plus_entropy", "T", "card")),
         ("intersection_ratio", False): (("S",), ("T",)),
         ("intersection_ratio", True): (("S",), ("T",)),
         ("jaccard", False): (("S",), ("T",)),
@@ -1094,6 +1098,12 @@ class FuzzyEmbeddings:
                 cols.append(_safe_log(xp, A) - _safe_log1m(xp, A))
             elif nm == "log":
                 cols.append(_safe_log(xp, A))
+            elif nm in ("logit_c", "logit_mean", "log_c", "log_mean"):
+                L = _safe_log(xp, A) - _safe_log1m(xp, A) if nm.startswith("logit") else _safe_log(xp, A)
+                a = xp.mean(L, axis=1, keepdims=True)
+                cols.append(L - a if nm.endswith("_c") else a)
+            elif nm == "card":
+                cols.append(xp.sum(A, axis=1, keepdims=True))
             elif nm == "sum_log1m":
                 cols.append(xp.sum(_safe_log1m(xp, A), axis=1, keepdims=True))
             elif nm == "entropy":
@@ -1146,15 +1156,27 @@ class FuzzyEmbeddings:
                                              for s in range(0, n, step)], axis=0)
             return self._cache[ck][c0:c1, ...]
         centre, beta = self._conditioning(key)
+        return self._candidate_columns(key, c0, c1, centre, beta, P.dtype)
+
+    def _candidate_columns(self, key, c0, c1, centre, scale, dtype):
+        """``(D − centre) / scale`` for the candidate side D of rows [c0, c1), computed in float64 and
+        rounded once to ``dtype``."""
+        P = self.memberships
+        xp = xb.get_namespace(P)
         names = self._LINEAR[key][1]
         if xb.is_numpy(P) and names == ("logit", "sum_log1m"):
             from .kernels import fuzzy as kern
 
-            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=P.dtype)
-            kern.conditioned_logit(np.ascontiguousarray(P[c0:c1]), LOG_TINY, centre, 1.0 / beta, out)
+            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=dtype)
+            kern.conditioned_logit(np.ascontiguousarray(P[c0:c1]), LOG_TINY, centre, 1.0 / scale, out)
             return out
-        D = self._parts(xp, P[c0:c1, ...], names)
-        return xp.astype((D - xb.asarray(centre, like=D)) / xb.asarray(beta, like=D), P.dtype)
+        # entropies and cardinalities are the cached per-word statistics: no logarithm per call for them
+        stats = {"entropy": "entropy", "card": "cardinality"}
+        cols = [xp.reshape(xp.astype(self._stats()[stats[nm]][c0:c1, ...], xp.float64), (-1, 1)) if nm in stats
+                else self._parts(xp, P[c0:c1, ...], (nm,)) for nm in names]
+        D = cols[0] if len(cols) == 1 else xp.concat(cols, axis=1)
+        D = (D - xb.asarray(centre, like=D)) / xb.asarray(scale, like=D)
+        return D if dtype == xp.float64 else xp.astype(D, dtype)
 
     def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
         """Indices of the top-k candidates among the first ``n`` rows."""
@@ -1182,23 +1204,25 @@ class FuzzyEmbeddings:
         n_ex = np.array([len(e) for e in ex], dtype=np.int64)
         kk = min(2 * k, n - int(n_ex.max(initial=0)))
         budget = budget_bytes(memory_budget)
-        # a block of candidates in float64 with its temporaries (about 6 copies; the kernel needs
-        # only its output) in half the budget, the search's tiles in the other half; every block
+        # a block of candidates (with the float64 temporaries of its logarithms, about 6 copies; the
+        # kernel writes only its output) in 3/8 of the budget, the search's tiles in a quarter (its
+        # survivors of the certified canonical scores can take about as much again); every block
         # keeps at least kk candidates for every query
         per_row = P.dtype.itemsize * w if (xb.is_numpy(P) and c_names == ("logit", "sum_log1m")) else 48 * w
         left_out = np.full(m, -np.inf)  # per query: the best float32 score not kept
         d_max = np.zeros(w)
         best = None
-        blocks = _row_blocks(n, block_rows(per_row, 1, budget // 2), kk + int(n_ex.max(initial=0)))
+        blocks = _row_blocks(n, block_rows(per_row, 1, 3 * budget // 8), kk + int(n_ex.max(initial=0)))
         for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress, unit="block"):
             D = self._conditioned_rows(key, c0, c1, precompute)
             d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)), -xb.to_numpy(xp.min(D, axis=0))))
             exb = [e[(e >= c0) & (e < c1)] for e in ex]
-            s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 2,
+            s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 4,
                                progress=False, check_finite=False)
             avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
             left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
             best = (s_, i_) if best is None else merge_topk([best, (s_, i_)], kk)
+            del D  # the block's memory goes back before the next one (and before the rescoring)
         idx = self._certified(Qa, key, best, left_out, d_max, k, ex, n, budget)
         return idx if xb.is_numpy(P) else xp.asarray(idx)
 
@@ -1248,7 +1272,8 @@ class FuzzyEmbeddings:
         xp = xb.get_namespace(P)
         names = self._LINEAR[key][1]
         m, kk = idx.shape
-        step = min(m, block_rows(48 * kk * Qa.shape[1], 1, budget // 2))
+        # the gathered rows in float64 with the temporaries of their logarithms: about 12 copies
+        step = min(m, block_rows(96 * kk * Qa.shape[1], 1, budget // 2))
         out = np.empty((m, kk))
         for r0 in range(0, m, step):
             r1 = min(r0 + step, m)
@@ -1264,11 +1289,10 @@ class FuzzyEmbeddings:
         P = self.memberships
         xp = xb.get_namespace(P)
         centre, _ = self._conditioning(key)
-        names = self._LINEAR[key][1]
         best = None
-        for c0, c1 in _row_blocks(n, block_rows(48 * Qa.shape[1], 1, budget // 2),
+        for c0, c1 in _row_blocks(n, block_rows(96 * Qa.shape[1], 1, budget // 2),
                                   k + max((len(e) for e in ex), default=0)):
-            D = self._parts(xp, P[c0:c1, ...], names) - xb.asarray(centre, like=Qa)
+            D = self._candidate_columns(key, c0, c1, centre, np.ones_like(centre), xp.float64)
             exb = [e[(e >= c0) & (e < c1)] for e in ex]
             part = _dot_topk(Qa, D, k, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 2,
                              progress=False, check_finite=False)
