@@ -1205,9 +1205,9 @@ class FuzzyEmbeddings:
         kk = min(2 * k, n - int(n_ex.max(initial=0)))
         budget = budget_bytes(memory_budget)
         # a block of candidates (with the float64 temporaries of its logarithms, about 6 copies; the
-        # kernel writes only its output) in 3/8 of the budget, the search's tiles in a quarter (its
-        # survivors of the certified canonical scores can take about as much again); every block
-        # keeps at least kk candidates for every query
+        # kernel writes only its output) in 3/8 of the budget, the search's tiles in a quarter, the
+        # rest for the queries, the lists and their merges; every block keeps at least kk
+        # candidates for every query
         per_row = P.dtype.itemsize * w if (xb.is_numpy(P) and c_names == ("logit", "sum_log1m")) else 48 * w
         left_out = np.full(m, -np.inf)  # per query: the best float32 score not kept
         d_max = np.zeros(w)

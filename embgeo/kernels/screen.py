@@ -154,16 +154,14 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
     has_bias = bias is not None and bias.shape[0] > 0
     has_b = bscale.shape[0] > 0 and not has_bias  # a bias pass applies the column scale itself
     has_c = cscale.shape[0] > 0
-    buf = np.empty((b, cols), dtype=Ds.dtype)
+    # one tile buffer for every tile, the last (narrower) one included: the memory budget counts one
+    buf = np.empty(b * cols, dtype=Ds.dtype)
     cast = np.empty(1, dtype=heap_vals.dtype)  # rounds a float64 score to the heap's dtype
     for c in range(start, stop, cols):
         ce = min(c + cols, stop)
         m = ce - c
-        if m == cols:
-            np.dot(Qs, Ds[c:ce].T, buf)
-            S = buf
-        else:
-            S = np.dot(Qs, Ds[c:ce].T)
+        S = buf[:b * m].reshape((b, m))
+        np.dot(Qs, Ds[c:ce].T, S)
         full = m - m % _CHUNK
         ymax = ynorm
         if ymax <= 0.0:

@@ -185,14 +185,12 @@ def block_topk(Qb, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx, scale, co
     b = Qb.shape[0]
     has_bias = col_bias.shape[0] > 0
     has_cscale = col_scale.shape[0] > 0
-    buf = np.empty((b, cols), dtype=D.dtype)
+    # one tile buffer for every tile, the last (narrower) one included: the memory budget counts one
+    buf = np.empty(b * cols, dtype=D.dtype)
     for c in range(0, n, cols):
         ce = min(c + cols, n)
-        if ce - c == cols:
-            np.dot(Qb, D[c:ce].T, buf)
-            S = buf
-        else:
-            S = np.dot(Qb, D[c:ce].T)
+        S = buf[:b * (ce - c)].reshape((b, ce - c))
+        np.dot(Qb, D[c:ce].T, S)
         fused = col_scale
         if has_bias or scale != 1.0:
             # CSLS: scale, inverse norm and bias in one pass before the merge
@@ -308,18 +306,15 @@ def self_block_topk(X, inv, i0, i1, cols, heap_vals, heap_idx):
     A = np.empty((b, d), dtype=X.dtype)
     _unit_rows_into(X, inv, i0, i1, A)
     B = np.empty((cols, d), dtype=X.dtype)
-    buf = np.empty((b, cols), dtype=X.dtype)
+    buf = np.empty(b * cols, dtype=X.dtype)  # every tile, the last (narrower) one included
     colmax = np.empty(cols, dtype=X.dtype)
     empty = np.zeros(0, dtype=X.dtype)
     for c in range(i0, n, cols):
         ce = min(c + cols, n)
         m = ce - c
         _unit_rows_into(X, inv, c, ce, B)
-        if m == cols:
-            np.dot(A, B.T, buf)
-            S = buf
-        else:
-            S = np.dot(A, B[:m].T)
+        S = buf[:b * m].reshape((b, m))
+        np.dot(A, B[:m].T, S)
         # the block's own columns: rows merge them, the diagonal excluded
         for r in range(b):
             if i0 + r >= c and i0 + r < ce:
