@@ -67,7 +67,6 @@ from .data import read_compounds  # moved to embgeo.data; still exported here
 from .embeddings import Embeddings
 from .blocking import block_rows, budget_bytes
 from .neighbors import merge_topk, select_topk
-from .validation import mask_excluded
 from .neighbors import topk as _dot_topk
 from .progress import progress_bar
 from .validation import renamed_parameter
@@ -509,14 +508,6 @@ def entropy(A):
     (Bhat et al. 2020, Sec. 3 and 4.3), in nats, float64."""
     A = _check_memberships(A, "A")
     return _m_entropy(xb.get_namespace(A), A)
-
-
-def _excluded_to_minus_inf(xp, G, ex, is_np):
-    """Scores ``G`` with the columns ``ex[r]`` of each row r set to −inf (never selected)."""
-    rows = [np.full(len(e), r, dtype=np.int64) for r, e in enumerate(ex)]
-    if not rows:
-        return G
-    return mask_excluded(G, np.concatenate(rows), np.concatenate(ex), in_place=is_np)
 
 
 # ================================================================== FuzzySet
@@ -1311,6 +1302,8 @@ class FuzzyEmbeddings:
         # with the ratios)
         c_step = min(n, block_rows(6 * (Q.shape[1] + 1), 8, budget // 2))
         q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
+        # every block keeps k candidates for every query, its exclusions aside
+        blocks = _row_blocks(n, c_step, k + max((len(e) for e in ex), default=0))
         card = self._stats()["cardinality"]
         a = _m_cardinality(xp, Q)
         # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
@@ -1318,11 +1311,8 @@ class FuzzyEmbeddings:
         if fused:
             from .kernels import fuzzy as kern
         best = None
-        starts = range(0, n, c_step)
-        for c0 in progress_bar(starts, total=len(starts), desc="fuzzy top-k", progress=progress, unit="block"):
-            c1 = min(c0 + c_step, n)
+        for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress, unit="block"):
             D = P[c0:c1, ...]
-            kb = min(k, c1 - c0)
             DT = D.T if is_np else xp.matrix_transpose(D)
             blk_s, blk_i = [], []
             for q0 in range(0, m, q_step):
@@ -1338,14 +1328,12 @@ class FuzzyEmbeddings:
                     den = (xp.reshape(xp.astype(a[q0:q1], G.dtype), (-1, 1)) + cb - G if measure == "jaccard"
                            else xp.broadcast_to(cb, G.shape))
                     G = _ratio(xp, G, den)
-                exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex[q0:q1]]
-                G = _excluded_to_minus_inf(xp, G, exb, is_np)
-                s_, i_ = select_topk(G, kb)
+                s_, i_ = select_topk(G, k, exclude=[e[(e >= c0) & (e < c1)] - c0 for e in ex[q0:q1]])
                 blk_s.append(s_)
                 blk_i.append(xp.astype(i_, xp.int64) + c0)
             part = (xp.concat(blk_s, axis=0), xp.concat(blk_i, axis=0))
-            best = part if best is None else merge_topk([best, part], min(k, best[0].shape[1] + kb))
-        return best[1][:, :k]
+            best = part if best is None else merge_topk([best, part], k)
+        return best[1]
 
     def _search_dask(self, Q, k, measure, reverse, ex, n, memory_budget):
         """:meth:`_search` on a Dask cluster: one sharded top-k of transformed rows (linear measures)."""
