@@ -14,6 +14,7 @@ Submodules load on first use, so ``import embgeo`` stays light::
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
 from .backend import get_namespace, to_device, to_numpy
 from .embeddings import Embeddings
@@ -22,12 +23,9 @@ from .progress import set_progress
 
 __version__ = "0.1.0.dev0"
 
-_SUBMODULES = {
-    "alpha", "backend", "cluster", "crosslingual", "data", "datasets", "evaluate", "fuzzy", "io", "kernels", "meta",
-    "negatives", "neighbors", "normalize", "pca", "postprocess", "progress", "faiss_index", "linalg",
-    "atomic", "cli", "errors", "embeddings", "keyedvectors", "rcsls", "registry", "distributed", "ranking",
-    "validation",
-}
+# every public module of the package (no leading underscore) loads on attribute access; the table is
+# read from the package's own files, so a module added or removed is never missing from it
+_SUBMODULES = frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 # gensim and scikit-learn take seconds to import: their users pay for them on first use
 _LAZY_ATTRS = {"load": "io", "save": "io", "KeyedVectors": "keyedvectors", "NotFittedError": "errors"}
 

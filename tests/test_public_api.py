@@ -10,8 +10,13 @@ adding it here.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import subprocess
+import sys
+import textwrap
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +111,29 @@ def test_each_public_module_exports_what_the_table_lists(module):
     missing = [name for name in mod.__all__ if not hasattr(mod, name)]
     assert not missing, f"{module}.__all__ names what the module lacks: {missing}"
     assert len(set(mod.__all__)) == len(mod.__all__), f"{module}.__all__ repeats a name"
+
+
+
+def test_every_public_top_level_module_is_an_attribute_of_embgeo():
+    """``import embgeo; embgeo.blocking`` works for each public module, and ``dir(embgeo)`` lists them.
+
+    In a fresh interpreter: here the walk above has imported every module already, which sets it
+    as an attribute of the package whatever ``embgeo.__getattr__`` would do.
+    """
+    top = sorted({m.split(".")[1] for m in _public_modules() if m.count(".") == 1})
+    assert {"blocking", "neighbors", "io", "data", "distributed"} <= set(top)
+    code = textwrap.dedent(f"""
+        import importlib, embgeo
+        names = {top!r}
+        listed = set(dir(embgeo))
+        print([n for n in names if n not in listed])
+        print([n for n in names if getattr(embgeo, n) is not importlib.import_module("embgeo." + n)])
+        try:
+            embgeo.nonexistent
+        except AttributeError as err:
+            print(err)
+    """)
+    root = str(Path(embgeo.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert out.stdout.splitlines() == ["[]", "[]", "module 'embgeo' has no attribute 'nonexistent'"], out.stderr
