@@ -19,14 +19,11 @@ The client and the shards (:func:`get_client`, :func:`current_client`, :func:`sh
 :class:`ShardedDatabase`) are defined in :mod:`embgeo.cluster`, the layer below the sharded
 search, and importable from here. Neighbour search on the cluster is
 :mod:`embgeo.neighbors` with ``backend="dask"`` (the engine is the private
-``embgeo.neighbors._dask``); the search functions this module used to hold (``topk``,
-``knn_mean_similarity``, ``csls_topk``, ``search``, ``merge_topk``) still work for one release,
-with a DeprecationWarning, and call that façade.
+``embgeo.neighbors._dask``).
 """
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections.abc import Mapping
 from functools import partial
 from typing import Callable, Iterable
@@ -34,7 +31,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from . import backend as xb
-from . import linalg, neighbors
+from . import linalg
 from .cluster import ShardedDatabase, current_client, get_client, shard
 
 __all__ = ["ShardedDatabase", "shard", "gram", "map_grid", "get_client", "current_client"]
@@ -127,25 +124,3 @@ def map_grid(fn: Callable, params: Mapping | Iterable[Mapping], *, client=None, 
         if client is not None:
             return client.gather(client.map(partial(_call, fn), calls, pure=False))
     return [fn(**p) for p in calls]
-
-
-# ------------------------------------------------------------------ deprecated search names
-def _search(e, queries, k: int = 10, metric: str = "cosine", exclude_self: bool = True, csls_knn: int = 10,
-            **kwargs):
-    # the old signature, whose fifth positional argument was exclude_self
-    return neighbors.search(e, queries, k, metric, backend="dask", exclude_self=exclude_self, csls_knn=csls_knn,
-                            **kwargs)
-
-
-def __getattr__(name):
-    # search on the cluster is the façade's backend="dask"; the old names forward there for one release
-    if name == "merge_topk":
-        new, value = "embgeo.neighbors.merge_topk", neighbors.merge_topk
-    elif name == "search":
-        new, value = "embgeo.neighbors.search(e, ..., backend='dask')", _search
-    elif name in ("topk", "knn_mean_similarity", "csls_topk"):
-        new, value = f"embgeo.neighbors.{name}(..., backend='dask')", partial(getattr(neighbors, name), backend="dask")
-    else:
-        raise AttributeError(f"module 'embgeo.distributed' has no attribute {name!r}")
-    warnings.warn(f"embgeo.distributed.{name} is deprecated; use {new}", DeprecationWarning, stacklevel=2)
-    return value

@@ -2,8 +2,7 @@
 
 A subpackage (``embgeo/neighbors/``, ...) is one unit: its modules may import each other's private
 modules and names. Across packages (and between the flat modules of ``embgeo`` itself) only public
-names of public modules are imported. Deprecated shims of old module paths (a docstring starting
-"Deprecated alias") are exempt: they re-export from wherever the code now lives.
+names of public modules are imported.
 
 Function-level imports count: a cycle closed by a lazy import is still a cycle a reader has to untangle.
 """
@@ -61,11 +60,6 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
-def _is_shim(path: Path) -> bool:
-    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    return doc.startswith("Deprecated alias")
-
-
 def _subpackage(name: str, path: Path) -> str | None:
     """The subpackage a module belongs to (None for the flat modules of embgeo itself)."""
     parts = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
@@ -118,12 +112,12 @@ def _graph():
     graph: dict[str, set[str]] = {m: set() for m in mods}
     private: list[str] = []
     for name, path in mods.items():
-        shim, package = _is_shim(path), _subpackage(name, path)
+        package = _subpackage(name, path)
         for target, names in _imports(name, path, known):
             if target not in known or target == name:
                 continue
             graph[name].add(target)
-            if ".kernels" in target or shim:
+            if ".kernels" in target:
                 continue
             holder = _private_module(target)
             if holder is not None and not _inside(package, holder):
@@ -180,18 +174,13 @@ def test_private_modules_are_private_to_their_package():
     assert _private_module("embgeo.neighbors.faiss_index") is None
     assert _inside(_subpackage("embgeo.neighbors._dask", PACKAGE / "neighbors" / "_dask.py"), "embgeo.neighbors")
     assert not _inside(_subpackage("embgeo.distributed", PACKAGE / "distributed.py"), "embgeo.neighbors")
-    assert _is_shim(PACKAGE / "exact.py") and not _is_shim(PACKAGE / "neighbors" / "__init__.py")
-    assert _is_shim(PACKAGE / "rcsls.py") and not _is_shim(PACKAGE / "crosslingual" / "rcsls.py")
     assert _private_module("embgeo.crosslingual._induction") == "embgeo.crosslingual"
 
 
 def test_every_module_imports_only_its_own_layer_or_lower_ones():
     graph, _ = _graph()
-    mods = _modules()
     upward = []
     for m, targets in graph.items():
-        if _is_shim(mods[m]):
-            continue
         for target in targets:
             if target.startswith(m + "."):
                 continue  # a package's __init__ re-exporting its own modules

@@ -231,30 +231,6 @@ def test_read_compounds_lives_in_data_and_fuzzy_still_exports_it(tmp_path):
     assert (wp.words1, wp.words2, wp.scores.tolist(), wp.name) == (["fish"], ["sword"], [1.5], "compounds")
 
 
-@pytest.mark.parametrize("old, names", [
-    ("embgeo.datasets", ["WordPairs", "AnalogyQuestions", "BUILTIN", "dataset_path", "load_dataset", "as_dataset",
-                         "read_word_pairs", "read_analogies", "list_datasets", "registry", "fetch",
-                         "read_msr_analogies", "read_semeval2012", "SemEvalCategory", "read_dictionary",
-                         "split_dictionary", "group_dictionary"]),
-    ("embgeo.registry", ["Resource", "KINDS", "registry", "fetch", "cache_dir", "cache_path", "cached",
-                         "find_local", "ChecksumError", "DownloadError", "UnverifiedResourceError", "UNVERIFIED",
-                         "add_arguments", "run"]),
-])
-def test_old_data_module_paths_warn_and_keep_their_names(monkeypatch, old, names):
-    import importlib
-    import sys
-
-    from embgeo import errors
-    from embgeo.data import cli as data_cli
-
-    monkeypatch.delitem(sys.modules, old, raising=False)
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated; import from embgeo.data"):
-        shim = importlib.import_module(old)
-    for name in names:
-        new = getattr(data, name, None) or getattr(errors, name, None) or getattr(data_cli, name)
-        assert getattr(shim, name) is new, name
-
-
 def test_data_and_io_modules_import_at_the_top_only():
     """No import after the first statement that is not an import (the docstring and __future__ aside)."""
     import ast

@@ -313,25 +313,11 @@ def test_shards_smaller_than_k_and_their_exclusions(client):
     np.testing.assert_array_equal(i, brute_topk(Q, D, 4, exclude=ex, bias=r_s)[1])
 
 
-def test_the_search_names_of_distributed_are_deprecated_aliases_of_the_facade(client, data):
-    Q, D = data
-    e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)
-    want = neighbors.topk(Q, D, 5, backend="dask")
-    for name, call in [("topk", lambda f: f(Q, D, 5)), ("knn_mean_similarity", lambda f: f(Q, D, 5)),
-                       ("csls_topk", lambda f: f(Q, D, 5, csls_knn=4)), ("search", lambda f: f(e, ["w3"], 5)),
-                       ("merge_topk", lambda f: f([want])), ]:
-        with pytest.warns(DeprecationWarning, match=f"embgeo.distributed.{name} is deprecated"):
-            f = getattr(dd, name)
-        got = call(f)
-        if name == "topk":
-            np.testing.assert_array_equal(got[1], want[1])
-        elif name == "search":
-            np.testing.assert_array_equal(got[1], e.neighbors(["w3"], 5)[1])
-    from embgeo import cluster
-
-    assert dd.shard is cluster.shard and dd.get_client is cluster.get_client
-    with pytest.raises(AttributeError, match="no attribute"):
-        dd.no_such_name
+def test_search_on_the_cluster_is_the_facade_only():
+    """The search names embgeo.distributed once forwarded are gone: neighbors(..., backend="dask") is the one way."""
+    for name in ("topk", "knn_mean_similarity", "csls_topk", "search", "merge_topk"):
+        with pytest.raises(AttributeError, match="no attribute"):
+            getattr(dd, name)
 
 
 def test_dask_results_are_the_local_ones_bit_for_bit(client):

@@ -30,9 +30,7 @@ def test_every_public_module_has_an_api_page():
     for page in (REPO / "docs" / "api").glob("*.md"):
         documented |= {ln.split()[1] for ln in page.read_text(encoding="utf-8").splitlines()
                        if ln.startswith("::: ")}
-    # deprecated aliases of old module paths (docstring "Deprecated alias ...") have no page
-    modules = {".".join(p.relative_to(REPO).with_suffix("").parts) for p in (REPO / "embgeo").rglob("*.py")
-               if not (p.read_text(encoding="utf-8").lstrip().startswith('"""Deprecated alias'))}
+    modules = {".".join(p.relative_to(REPO).with_suffix("").parts) for p in (REPO / "embgeo").rglob("*.py")}
     public = {m for m in modules if not any(part.startswith("_") for part in m.split("."))
               and ".kernels" not in m and not m.endswith(".cli")}
     assert not public - documented, f"add these modules to a page in docs/api/: {sorted(public - documented)}"

@@ -13,7 +13,6 @@ import importlib
 import inspect
 import pkgutil
 import textwrap
-import warnings
 from pathlib import Path
 
 import pytest
@@ -33,25 +32,18 @@ RETIRED = {
 }
 
 #: `metric` names a search's similarity (cosine, dot, CSLS); elsewhere it is retired
-SEARCH_MODULES = ("embgeo.neighbors", "embgeo.cluster", "embgeo.distributed", "embgeo.negatives", "embgeo.exact",
-                  "embgeo.screening", "embgeo.faiss_index", "embgeo.ranking")
+SEARCH_MODULES = ("embgeo.neighbors", "embgeo.cluster", "embgeo.distributed", "embgeo.negatives")
 #: `method` is retired as the name of the retrieval method (BLI, mapping); elsewhere (analogy's
 #: 3CosAdd / 3CosMul) it is a paper's own word
-RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon", "embgeo.rcsls")
+RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon")
 SEARCH_CALLABLES = {"Embeddings.neighbors", "Embeddings.search", "FuzzyEmbeddings.neighbors"}
 
 
 def _public_modules():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        for info in pkgutil.walk_packages(embgeo.__path__, "embgeo."):
-            if any(p.startswith("_") for p in info.name.split(".")) or ".kernels" in info.name:
-                continue
-            mod = importlib.import_module(info.name)
-            doc = (mod.__doc__ or "")
-            if doc.startswith("Deprecated alias"):
-                continue
-            yield info.name, mod
+    for info in pkgutil.walk_packages(embgeo.__path__, "embgeo."):
+        if any(p.startswith("_") for p in info.name.split(".")) or ".kernels" in info.name:
+            continue
+        yield info.name, importlib.import_module(info.name)
 
 
 def _public_callables():

@@ -523,23 +523,6 @@ def test_deprecated_register_and_available_go_through_the_data_registry(scratch_
         embgeo.data.register(embgeo.data.Resource("tiny-vectors", "vectors", "", "", "", loader=loader))
 
 
-@pytest.mark.parametrize("old, new, names", [
-    ("embgeo.textparse", "embgeo.io._textparse", ["parse_text", "parse_header", "read_bytes", "first_line",
-                                                   "decode_words", "check_unique", "gzip_module"]),
-    ("embgeo.atomic", "embgeo.io.atomic", ["atomic_path", "atomic_dir", "temp_name", "fsync_file", "fsync_dir",
-                                           "reap_stale"]),
-])
-def test_old_io_module_paths_warn_and_keep_their_names(monkeypatch, old, new, names):
-    import importlib
-
-    monkeypatch.delitem(sys.modules, old, raising=False)
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated"):
-        shim = importlib.import_module(old)
-    target = importlib.import_module(new)
-    for name in names:
-        assert getattr(shim, name) is getattr(target, name), name
-
-
 def test_real_vectors_match_gensim_reader(shared_data):
     from gensim.models import KeyedVectors
 

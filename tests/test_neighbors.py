@@ -647,28 +647,6 @@ def test_names_that_moved_out_of_neighbors_warn_and_still_work(name, home):
         nb.no_such_name
 
 
-@pytest.mark.parametrize("old, names", [
-    ("embgeo.exact", ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "mask_excluded",
-                      "block_rows", "inverse_norms", "prepared_topk", "check_csls_knn", "DEFAULT_MEMORY_BUDGET"]),
-    ("embgeo.screening", ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin",
-                          "plain_margin", "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]),
-    ("embgeo.ranking", ["merge_topk"]),
-    ("embgeo.faiss_index", ["FaissIndex", "faiss_search", "cached_index"]),
-])
-def test_old_module_paths_warn_and_still_provide_their_names(old, names, rng, monkeypatch):
-    import importlib
-    import sys
-
-    monkeypatch.delitem(sys.modules, old, raising=False)  # import it afresh, as a user's first import does
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated"):
-        mod = importlib.import_module(old)
-    assert sorted(mod.__all__) == sorted(names)
-    assert all(hasattr(mod, name) for name in names)
-    if old == "embgeo.exact":
-        D = rng.standard_normal((50, 4)).astype(np.float32)
-        np.testing.assert_array_equal(mod.topk(D[:3], D, 4)[1], nb.topk(D[:3], D, 4)[1])
-
-
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_self_topk_equals_brute_force_with_self_excluded(rng, metric, n_jobs):

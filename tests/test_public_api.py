@@ -3,9 +3,8 @@
 scikit-learn and SciPy keep a test like this so that a change to the public API is a visible,
 reviewed change to a list, never a side effect of a refactoring (a helper that leaks into
 ``__all__``, a name a move drops). A module is public when no part of its dotted name starts with
-an underscore, it is not a compiled-loop module (``embgeo.kernels``) and it is not a deprecated
-alias of an old path (docstring "Deprecated alias ..."). Adding a public module or name means
-adding it here.
+an underscore and it is not a compiled-loop module (``embgeo.kernels``). Adding a public module
+or name means adding it here.
 """
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ import pkgutil
 import subprocess
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 import pytest
@@ -90,13 +88,9 @@ PUBLIC_API = {  # module -> sorted __all__
 
 def _public_modules() -> set[str]:
     found = {"embgeo"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        for info in pkgutil.walk_packages(embgeo.__path__, "embgeo."):
-            if any(part.startswith("_") for part in info.name.split(".")) or ".kernels" in info.name:
-                continue
-            if not (importlib.import_module(info.name).__doc__ or "").startswith("Deprecated alias"):
-                found.add(info.name)
+    for info in pkgutil.walk_packages(embgeo.__path__, "embgeo."):
+        if not (any(part.startswith("_") for part in info.name.split(".")) or ".kernels" in info.name):
+            found.add(info.name)
     return found
 
 

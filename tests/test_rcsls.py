@@ -132,19 +132,6 @@ def test_non_finite_init_or_map_raises_a_clear_error(problem):
         rcsls(Xs, Zt, src, tgt, lr=1e308)                 # lr·grad overflows
 
 
-def test_the_old_module_path_warns_and_keeps_its_names(monkeypatch):
-    """embgeo.rcsls moved into the crosslingual package; the old path is a one-release alias."""
-    import importlib
-    import sys
-
-    from embgeo.crosslingual import rcsls as new
-
-    monkeypatch.delitem(sys.modules, "embgeo.rcsls", raising=False)
-    with pytest.warns(DeprecationWarning, match="embgeo.rcsls is deprecated; import from embgeo.crosslingual.rcsls"):
-        old = importlib.import_module("embgeo.rcsls")
-    assert old.rcsls is new.rcsls and old.rcsls_loss is new.rcsls_loss and old.__all__ == new.__all__
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_score_blocks_stay_under_the_memory_budget(dtype):
     """tracemalloc (NumPy reports its buffers to it): one block's scores in their real itemsize
