@@ -47,7 +47,7 @@ def main(argv=None):
     from distributed import Client, LocalCluster
 
     import embgeo
-    from embgeo import cluster as cluster_module
+    from embgeo.distributed import _cluster as cluster_module  # its shard cache, cleared between clusters
     from embgeo import neighbors as nb
 
     embgeo.set_progress(False)

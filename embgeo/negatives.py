@@ -237,7 +237,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         if symmetric:
             raise ValueError("symmetric=True is a path of the local engine; backend='dask' joins shards")
         # rows sharded once and joined with themselves shard by shard on the workers
-        from .cluster import shard
+        from .distributed import shard
 
         sd = shard(xb.to_numpy(X), client)
         scores, idx = topk(sd, sd, k, metric="cosine", exclude=np.arange(known.size), backend="dask", client=client)

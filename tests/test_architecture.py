@@ -26,21 +26,23 @@ LAYERS = {
     "embgeo.io.atomic": 0,
     # data: benchmark files, dictionaries and the registry of downloadable resources
     "embgeo.data": 1,
-    # search: the exact / screened / FAISS / Dask engines and the Dask client they shard over
-    "embgeo.cluster": 2, "embgeo.neighbors": 2,
-    # vectors: the Embeddings container and the file formats that make one; Dask for the methods
-    "embgeo.embeddings": 3, "embgeo.io": 3, "embgeo.distributed": 3,
+    # cluster: the Dask client, row shards, Gram matrices and grids every Dask path stands on
+    "embgeo.distributed": 2,
+    # search: the exact / screened / FAISS / Dask engines
+    "embgeo.neighbors": 3,
+    # vectors: the Embeddings container and the file formats that make one
+    "embgeo.embeddings": 4, "embgeo.io": 4,
     # methods: one paper each
-    "embgeo.fuzzy": 4, "embgeo.alpha": 4, "embgeo.alpha.sweeps": 4, "embgeo.postprocess": 4, "embgeo.meta": 4,
-    "embgeo.crosslingual": 4, "embgeo.crosslingual.rcsls": 4, "embgeo.negatives": 4,
-    "embgeo.crosslingual._dictionaries": 4, "embgeo.crosslingual._procrustes": 4, "embgeo.crosslingual._retrieval": 4,
-    "embgeo.crosslingual._induction": 4, "embgeo.crosslingual._muse": 4, "embgeo.crosslingual._mapper": 4,
+    "embgeo.fuzzy": 5, "embgeo.alpha": 5, "embgeo.alpha.sweeps": 5, "embgeo.postprocess": 5, "embgeo.meta": 5,
+    "embgeo.crosslingual": 5, "embgeo.crosslingual.rcsls": 5, "embgeo.negatives": 5,
+    "embgeo.crosslingual._dictionaries": 5, "embgeo.crosslingual._procrustes": 5, "embgeo.crosslingual._retrieval": 5,
+    "embgeo.crosslingual._induction": 5, "embgeo.crosslingual._muse": 5, "embgeo.crosslingual._mapper": 5,
     # evaluation: word similarity, analogy, relational similarity, BLI, reports
-    "embgeo.evaluate": 5,
+    "embgeo.evaluate": 6,
     # studies and adapters built on evaluation: Raunak et al.'s PCA protocol, gensim's API
-    "embgeo.pca": 6, "embgeo.keyedvectors": 6,
+    "embgeo.pca": 7, "embgeo.keyedvectors": 7,
     # entry points: the package namespace and the command line
-    "embgeo": 7, "embgeo.cli": 7, "embgeo.__main__": 7, "embgeo.evaluate.cli": 7, "embgeo.data.cli": 7,
+    "embgeo": 8, "embgeo.cli": 8, "embgeo.__main__": 8, "embgeo.evaluate.cli": 8, "embgeo.data.cli": 8,
 }
 
 
@@ -173,7 +175,8 @@ def test_private_modules_are_private_to_their_package():
     assert _private_module("embgeo.neighbors._exact") == "embgeo.neighbors"
     assert _private_module("embgeo.neighbors.faiss_index") is None
     assert _inside(_subpackage("embgeo.neighbors._dask", PACKAGE / "neighbors" / "_dask.py"), "embgeo.neighbors")
-    assert not _inside(_subpackage("embgeo.distributed", PACKAGE / "distributed.py"), "embgeo.neighbors")
+    assert not _inside(_subpackage("embgeo.distributed._cluster", PACKAGE / "distributed" / "_cluster.py"),
+                       "embgeo.neighbors")
     assert _private_module("embgeo.crosslingual._induction") == "embgeo.crosslingual"
 
 
@@ -194,4 +197,5 @@ def test_every_layer_name_is_a_module_and_the_rule_can_fail():
     assert set(LAYERS) <= set(mods), sorted(set(LAYERS) - set(mods))
     assert _layer("embgeo.neighbors._exact") == LAYERS["embgeo.neighbors"]
     assert _layer("embgeo.io.atomic") < _layer("embgeo.data") < _layer("embgeo.io")
+    assert _layer("embgeo.distributed._gram") < _layer("embgeo.neighbors._dask")
     assert _layer("embgeo.evaluate.cli") > _layer("embgeo.evaluate.similarity")

@@ -32,7 +32,7 @@ RETIRED = {
 }
 
 #: `metric` names a search's similarity (cosine, dot, CSLS); elsewhere it is retired
-SEARCH_MODULES = ("embgeo.neighbors", "embgeo.cluster", "embgeo.distributed", "embgeo.negatives")
+SEARCH_MODULES = ("embgeo.neighbors", "embgeo.distributed", "embgeo.negatives")
 #: `method` is retired as the name of the retrieval method (BLI, mapping); elsewhere (analogy's
 #: 3CosAdd / 3CosMul) it is a paper's own word
 RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon")

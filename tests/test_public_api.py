@@ -33,7 +33,6 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.blocking": ["CACHE_TILE_COLS", "DEFAULT_MEMORY_BUDGET", "PASS_ROWS", "TILE_COLS", "TILE_ROWS",
         "block_rows", "budget_bytes", "n_jobs", "run_blocks", "tile_shape"],
     "embgeo.cli": ["COMMANDS", "main"],
-    "embgeo.cluster": ["ShardedDatabase", "current_client", "get_client", "shard"],
     "embgeo.crosslingual": ["History", "Mapper", "RECIPES", "dictionary_indices", "identical_dictionary",
         "induce_dictionary", "numeral_dictionary", "procrustes", "retrieval_factors", "retrieve",
         "unsupervised_dictionary"],

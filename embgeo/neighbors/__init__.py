@@ -16,7 +16,7 @@ and :func:`self_topk` gives every row's neighbours among the others (synonym tab
   certified screened search;
 * ``_ranking``: the merge of ranked lists;
 * ``_dask``: the engine over row shards on a Dask cluster (``backend="dask"``), which stands on
-  :mod:`embgeo.cluster` (the client and the shards);
+  :mod:`embgeo.distributed` (the client and the shards);
 * :mod:`embgeo.neighbors.faiss_index` (public): FAISS indexes, exact and approximate.
 
 Block sizes, tiles and threads come from :mod:`embgeo.blocking`, which stays a public top-level
@@ -86,7 +86,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     database : array, shape (n, d)
         Same array library as ``queries`` (NumPy, CuPy or array-API), finite. With
         ``backend="dask"`` also a dask array, a memory-mapped ``.npy`` or its path, or a
-        :class:`~embgeo.cluster.ShardedDatabase` (see :func:`embgeo.cluster.shard`), and
+        :class:`~embgeo.distributed.ShardedDatabase` (see :func:`embgeo.distributed.shard`), and
         ``queries`` may be that same object (a self-join: the query blocks are the shards).
     k : int
         Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).

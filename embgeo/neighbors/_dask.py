@@ -1,6 +1,6 @@
 """Exact neighbour search over row shards on a Dask cluster: the engine behind ``backend="dask"``.
 
-The database is a :class:`~embgeo.cluster.ShardedDatabase` (:func:`embgeo.cluster.shard`): row
+The database is a :class:`~embgeo.distributed.ShardedDatabase` (:func:`embgeo.distributed.shard`): row
 shards, each kept by one worker. Each task runs the local engine (``_exact.prepared_topk``
 with ``offset=`` the shard's first row, Numba tiles) on one block of queries against one shard,
 with the inverse row norms the local search would use (each worker computes and keeps those of
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as xb
-from ..cluster import ShardedDatabase, get_client, shard
+from ..distributed import ShardedDatabase, get_client, shard
 from ..linalg import inverse_norms
 from ..validation import check_k, exclusion_csr, max_excluded
 from ._exact import csls_topk as local_csls_topk
@@ -165,7 +165,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     queries : array (q, d) or (d,), or the same object as ``database`` (a self-join: every
         database row is a query, and the query blocks are the shards already on the workers)
     database : array (n, d), dask array, memory-mapped array, path, or ShardedDatabase
-        See :func:`embgeo.cluster.shard`.
+        See :func:`embgeo.distributed.shard`.
     k, metric, exclude
         As in :func:`embgeo.neighbors.topk` (``metric`` "cosine" or "dot").
     client : distributed.Client, optional

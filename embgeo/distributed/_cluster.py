@@ -1,26 +1,5 @@
-"""The Dask cluster embgeo runs on: its client, and matrices held there as row shards.
-
-embgeo does not schedule work itself beyond one machine: on a cluster it runs on
-`dask.distributed <https://distributed.dask.org>`_, using the current client
-(``distributed.get_client()``) unless one is passed. This module is the layer every Dask path
-stands on: :func:`get_client` and :func:`current_client` find the client, and :func:`shard` puts a
-matrix on its workers as a :class:`ShardedDatabase`, row shards that stay where they are across
-calls. The sharded neighbour search (``embgeo.neighbors.topk(..., backend="dask")``) and the Gram
-matrices and grids of :mod:`embgeo.distributed` build on it; users import these names from
-:mod:`embgeo.distributed`.
-
-How a matrix is sharded
------------------------
-The database is split by rows into shards, one or more per worker, and each shard stays on its
-worker across calls when the :class:`ShardedDatabase` that :func:`shard` returns is passed in its
-place. Sharding again reuses the shards only of data that cannot change under them: a Dask array
-and a read-only array (a memory map opened with ``mmap=True``). A writeable NumPy array is
-sharded anew by each call, so an in-place edit is always seen. A
-NumPy array is scattered once; a Dask array's row chunks are computed where they are; a
-memory-mapped ``.npy`` (an embgeo cache loaded with ``mmap=True``) or a path to one is opened by
-each worker itself, so the matrix never travels through the scheduler. Each worker computes and
-keeps the inverse row norms of its rows (:meth:`ShardedDatabase.inverse_norms`), the ones a local
-cosine search would use.
+"""The cluster's client (:func:`get_client`, :func:`current_client`) and matrices held there as row
+shards (:func:`shard`, :class:`ShardedDatabase`): what every Dask path of embgeo stands on.
 """
 from __future__ import annotations
 
@@ -31,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from . import backend as xb
-from .linalg import inverse_norms
+from .. import backend as xb
+from ..linalg import inverse_norms
 
 __all__ = ["ShardedDatabase", "shard", "get_client", "current_client"]
 
