@@ -719,3 +719,37 @@ def test_the_io_package_exports_one_curated_api():
     assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
     assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "fsync_dir", "fsync_file", "reap_stale",
                                       "temp_name"]
+
+
+def test_a_format_is_one_entry_of_the_registry(tmp_path, emb, monkeypatch):
+    """A record with a reader, a writer, a detection test and a suffix is all load/save/detect_format need."""
+    from embgeo.io import _formats
+
+    magic = b"TOY1\n"
+
+    def write(e, path, progress):
+        path.write_bytes(magic + "\n".join(f"{w} {' '.join(map(repr, row))}" for w, row in
+                                           zip(e.words, e.vectors.tolist())).encode())
+
+    def read(path, limit, dtype, mmap, progress):
+        rows = [ln.split(" ") for ln in path.read_bytes()[len(magic):].decode().split("\n")][:limit]
+        return Embeddings([r[0] for r in rows], np.array([r[1:] for r in rows], dtype=dtype))
+
+    toy = _formats._Format("toy", read, write, (-1, lambda p: p.head[0].startswith(magic)), suffixes=(".toy",))
+    monkeypatch.setitem(_formats._REGISTRY, "toy", toy)
+    p = io.save(emb, tmp_path / "x.toy")
+    assert io.detect_format(p) == "toy"
+    back = io.load(p, limit=2)
+    assert back.words == emb.words[:2]
+    np.testing.assert_array_equal(back.vectors, emb.vectors[:2])
+    with pytest.raises(ValueError, match=r"needs a \.npy-backed format \('embgeo' or 'gensim'\), not 'toy'"):
+        io.load(p, mmap=True)
+    # the built-in formats keep their detection: a plain word2vec file is still word2vec
+    assert io.detect_format(io.save(emb, tmp_path / "x.vec")) == "word2vec"
+
+
+def test_the_format_table_is_unchanged():
+    from embgeo.io import _formats
+
+    assert io.FORMATS == ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
+    assert _formats._save_formats() == ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")

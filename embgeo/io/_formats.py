@@ -10,8 +10,10 @@ import struct
 import warnings
 import zlib
 from contextlib import ExitStack, nullcontext
+from dataclasses import dataclass
+from functools import cached_property, partial
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 import numpy as np
 
@@ -20,13 +22,10 @@ from .atomic import atomic_dir, atomic_path
 from ..embeddings import Embeddings
 from ..errors import FormatError
 from ..progress import progress_bar
-from ._textparse import check_unique, decode_words, first_line, parse_header, parse_text, read_bytes
+from ._textparse import check_unique, decode_words, first_line, parse_header, parse_text, read_bytes, read_header
 
 __all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS"]
 
-FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
-_TEXT = ("word2vec", "fasttext", "glove")
-_SAVE_FORMATS = ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
 _CACHE_VECTORS, _CACHE_VOCAB, _CACHE_COUNTS, _CACHE_OUTPUT = (
     "vectors.npy", "vocab.txt", "counts.npy", "output_vectors.npy")
 
@@ -100,22 +99,14 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         if entry is not None:
             source = fetch(entry.name, progress=progress)
     path = Path(os.fspath(source)).expanduser()
-    fmt = format or detect_format(path)
-    if mmap and fmt not in ("embgeo", "gensim"):
+    spec = _REGISTRY[format or detect_format(path)]
+    if mmap and not spec.mmap:
+        mappable = " or ".join(sorted(repr(f.name) for f in _REGISTRY.values() if f.mmap))
         raise ValueError(
-            f"mmap=True needs a .npy-backed format ('embgeo' or 'gensim'), not {fmt!r}; "
+            f"mmap=True needs a .npy-backed format ({mappable}), not {spec.name!r}; "
             "convert once with embgeo.save(e, 'name.embgeo') and load that"
         )
-    if fmt in _TEXT:
-        words, vectors = parse_text(path, fmt, limit, dtype, progress)
-        return _make(words, vectors, check_finite=False)
-    if fmt == "word2vec_binary":
-        return _load_word2vec_binary(path, limit, dtype)
-    if fmt == "fasttext_binary":
-        return load_fasttext(path, limit, dtype)[0]
-    if fmt == "gensim":
-        return _load_gensim(path, limit, dtype, mmap)
-    return _load_cache(path, limit, dtype, mmap)
+    return spec.read(path, limit, dtype, mmap, progress)
 
 
 def _load_named(entry, limit, dtype, format, mmap) -> Embeddings:
@@ -171,34 +162,73 @@ def detect_format(path) -> str:
     ``word<space><4·D bytes>`` with non-empty words, and text when neither fits, so that the
     text reader's error names the line and the token.
     """
-    path = Path(path)
-    if path.is_dir() or _cache_prefix(path) is not None:
-        files = _cache_files(path)
-        if files["vocab"].exists():
-            return "embgeo"
-        raise FormatError(path, f"not an embgeo cache: {files['vocab'].name} is missing")
-    if not path.exists():
-        raise FileNotFoundError(f"no such file: {str(path)!r} (nor a \"vectors\" name of embgeo.data.registry(), "
-                                f"such as 'glove-6b-50d')")
-    head, complete = _head(path)
-    if head[:4] == _FASTTEXT_MAGIC:
-        return "fasttext_binary"
-    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):  # pickle: gensim's SaveLoad
-        return "gensim"
-    first, newline, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
-    header = parse_header(first) if newline else None
-    if header is None:
-        return "glove"
-    n, dim = header
-    if n == 0 or dim == 0 or _fits_text(rest) or not _fits_binary(rest, dim, complete):
-        return "word2vec"
-    return "word2vec_binary"
+    probe = _Probe(Path(path))
+    for spec in sorted((f for f in _REGISTRY.values() if f.detect is not None), key=lambda f: f.detect[0]):
+        if spec.detect[1](probe):
+            return spec.name
+    raise FormatError(probe.path, "no format recognises this file")  # glove, last, takes any file
 
 
 _FASTTEXT_MAGIC = (793712314).to_bytes(4, "little")
 _HEAD = 1 << 16
 #: bytes a text number may contain (printable ASCII, tab, CR)
 _TEXT_BYTES = frozenset([9, 13, *range(32, 127)])
+
+
+class _Probe:
+    """What detection looks at: the path, and (read once, when a test asks) the first bytes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @cached_property
+    def head(self) -> tuple[bytes, bool]:
+        if not self.path.exists():
+            raise FileNotFoundError(f"no such file: {str(self.path)!r} (nor a \"vectors\" name of "
+                                    f"embgeo.data.registry(), such as 'glove-6b-50d')")
+        return _head(self.path)
+
+    @cached_property
+    def header(self):
+        """``(N, D, rest, complete)`` when the first line is a word2vec header ``N D``, else None."""
+        head, complete = self.head
+        first, newline, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
+        header = parse_header(first) if newline else None
+        return None if header is None else (*header, rest, complete)
+
+
+def _is_cache(p: _Probe) -> bool:
+    """A directory, or ``X.npy`` beside ``X.vocab.txt``: an embgeo cache (an error when its vocabulary is missing)."""
+    if not (p.path.is_dir() or _cache_prefix(p.path) is not None):
+        return False
+    files = _cache_files(p.path)
+    if files["vocab"].exists():
+        return True
+    raise FormatError(p.path, f"not an embgeo cache: {files['vocab'].name} is missing")
+
+
+def _is_fasttext_binary(p: _Probe) -> bool:
+    return p.head[0][:4] == _FASTTEXT_MAGIC
+
+
+def _is_pickle(p: _Probe) -> bool:  # gensim's SaveLoad
+    head = p.head[0]
+    return head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05")
+
+
+def _is_word2vec_binary(p: _Probe) -> bool:
+    if p.header is None:
+        return False
+    n, dim, rest, complete = p.header
+    return not (n == 0 or dim == 0 or _fits_text(rest) or not _fits_binary(rest, dim, complete))
+
+
+def _has_header(p: _Probe) -> bool:
+    return p.header is not None
+
+
+def _any(p: _Probe) -> bool:
+    return True
 
 
 def _head(path: Path) -> tuple[bytes, bool]:
@@ -272,14 +302,7 @@ def _load_word2vec_binary(path: Path, limit, dtype) -> Embeddings:
 
     buf = read_bytes(path, None)
     first = first_line(buf, 0)
-    header = parse_header(first) if len(first) < buf.shape[0] else None
-    if header is None:
-        raise FormatError(path, f"expected a word2vec header 'N D' (words, dimensions), got {first[:60]!r}",
-                          line=1)
-    n_header, dim = header
-    if n_header == 0 or dim == 0:
-        raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
-                                "be positive", line=1)
+    n_header, dim = read_header(path, first, "word2vec", ended=len(first) < buf.shape[0])
     pos = len(first) + 1
     if 4 * dim + 2 > buf.shape[0] - pos:
         raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
@@ -569,30 +592,29 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
         raise TypeError(f"save() takes an Embeddings, got {type(e).__name__}")
     path = Path(os.fspath(path)).expanduser()
     fmt = format or _format_from_name(path)
-    if fmt not in _SAVE_FORMATS:
-        raise ValueError(f"cannot save as {fmt!r}; formats: {', '.join(_SAVE_FORMATS)}")
+    spec = _REGISTRY.get(fmt)
+    if spec is None or spec.write is None:
+        raise ValueError(f"cannot save as {fmt!r}; formats: {', '.join(_save_formats())}")
     _check_words_writable(e.words, fmt)
-    if fmt == "embgeo":
-        _save_cache(e, path)
-    elif fmt == "word2vec_binary":
-        _save_word2vec_binary(e, path)
-    else:
-        _save_text(e, path, header=fmt != "glove", progress=progress)
+    spec.write(e, path, progress)
     return path
+
+
+def _save_formats() -> tuple[str, ...]:
+    return tuple(f.name for f in _REGISTRY.values() if f.write is not None)
 
 
 def _format_from_name(path: Path) -> str:
     name = path.name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    if name.endswith(".bin"):
-        return "word2vec_binary"
-    if name.endswith((".vec", ".txt", ".w2v")):
-        return "word2vec"
-    if name.endswith((".embgeo", ".npy")) or path.is_dir():
+    for spec in _REGISTRY.values():
+        if spec.suffixes and name.endswith(spec.suffixes):
+            return spec.name
+    if path.is_dir():
         return "embgeo"
     raise ValueError(f"cannot tell the format from the name {path.name!r}; pass format= "
-                     f"({', '.join(_SAVE_FORMATS)})")
+                     f"({', '.join(_save_formats())})")
 
 
 def _check_words_writable(words, fmt):
@@ -692,3 +714,65 @@ def _save_cache(e: Embeddings, path: Path) -> None:
         raise FileExistsError(f"refusing to replace {path}: a non-empty directory that is not an embgeo cache")
     with atomic_dir(path) as tmp:
         write_all(_cache_files(tmp))
+
+
+# ------------------------------------------------------------------ the formats
+def _load_text(fmt: str, path: Path, limit, dtype, mmap, progress) -> Embeddings:
+    words, vectors = parse_text(path, fmt, limit, dtype, progress)
+    return _make(words, vectors, check_finite=False)
+
+
+def _save_text_as(header: bool, e: Embeddings, path: Path, progress) -> None:
+    _save_text(e, path, header=header, progress=progress)
+
+
+@dataclass(frozen=True)
+class _Format:
+    """One file format: everything :func:`load`, :func:`save` and :func:`detect_format` know of it.
+
+    Attributes
+    ----------
+    name : str
+        The ``format=`` value.
+    read : callable
+        ``read(path, limit, dtype, mmap, progress) -> Embeddings``.
+    write : callable, optional
+        ``write(e, path, progress)``, atomic; None for a format embgeo only reads.
+    detect : (int, callable), optional
+        ``(order, test)``: :func:`detect_format` asks ``test(probe)`` of each format, lowest order
+        first, and answers the first format whose test is true; None for a format never detected
+        (fastText's ``.vec`` is word2vec text).
+    suffixes : tuple of str
+        File names :func:`save` writes in this format (after a ``.gz`` is stripped).
+    mmap : bool
+        ``load(..., mmap=True)`` memory-maps it.
+    """
+
+    name: str
+    read: Callable[..., Embeddings]
+    write: Callable[..., None] | None = None
+    detect: tuple[int, Callable[[_Probe], bool]] | None = None
+    suffixes: tuple[str, ...] = ()
+    mmap: bool = False
+
+
+# Adding a format is one entry here. Detection runs by structure: the cache by its path, then the
+# magic numbers, then a header line followed by binary records or by text, and GloVe text last.
+_REGISTRY = {f.name: f for f in (
+    _Format("word2vec", partial(_load_text, "word2vec"), partial(_save_text_as, True), (4, _has_header),
+            suffixes=(".vec", ".txt", ".w2v")),
+    _Format("fasttext", partial(_load_text, "fasttext"), partial(_save_text_as, True)),
+    _Format("glove", partial(_load_text, "glove"), partial(_save_text_as, False), (5, _any)),
+    _Format("word2vec_binary", lambda path, limit, dtype, mmap, progress: _load_word2vec_binary(path, limit, dtype),
+            lambda e, path, progress: _save_word2vec_binary(e, path), (3, _is_word2vec_binary),
+            suffixes=(".bin",)),
+    _Format("fasttext_binary", lambda path, limit, dtype, mmap, progress: load_fasttext(path, limit, dtype)[0],
+            detect=(1, _is_fasttext_binary)),
+    _Format("gensim", lambda path, limit, dtype, mmap, progress: _load_gensim(path, limit, dtype, mmap),
+            detect=(2, _is_pickle), mmap=True),
+    _Format("embgeo", lambda path, limit, dtype, mmap, progress: _load_cache(path, limit, dtype, mmap),
+            lambda e, path, progress: _save_cache(e, path), (0, _is_cache), suffixes=(".embgeo", ".npy"),
+            mmap=True),
+)}
+#: The format names (the ``format=`` values of :func:`load`), in the order of the table in :mod:`embgeo.io`.
+FORMATS = tuple(_REGISTRY)

@@ -27,8 +27,8 @@ from ..blocking import n_jobs as default_n_jobs
 from ..errors import FormatError
 from ..progress import progress_bar
 
-__all__ = ["parse_text", "parse_header", "read_bytes", "first_line", "decode_words", "check_unique",
-           "gzip_module"]
+__all__ = ["parse_text", "parse_header", "read_header", "read_bytes", "first_line", "decode_words",
+           "check_unique", "gzip_module"]
 
 
 def parse_header(line: bytes) -> tuple[int, int] | None:
@@ -43,6 +43,24 @@ def parse_header(line: bytes) -> tuple[int, int] | None:
     if len(toks) == 2 and all(t.isdigit() for t in toks):
         return int(toks[0]), int(toks[1])
     return None
+
+
+def read_header(path: Path, first: bytes, expected: str, hint: str = "", *, ended: bool = True) -> tuple[int, int]:
+    """``(n_words, dim)`` of the header line ``first`` that a word2vec file must open with.
+
+    The one check of that header for text and binary files: a :class:`FormatError` naming line 1
+    when ``first`` is not ``N D`` (or is not followed by a newline, ``ended=False``), or when
+    either number is 0. ``expected`` names the formats in the message, ``hint`` ends it.
+    """
+    header = parse_header(first) if ended else None
+    if header is None:
+        raise FormatError(path, f"expected a {expected} header 'N D' (words, dimensions), got {first[:60]!r}{hint}",
+                          line=1)
+    n_header, dim = header
+    if n_header == 0 or dim == 0:
+        raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
+                                "be positive", line=1)
+    return header
 
 
 def gzip_module():
@@ -265,19 +283,16 @@ def _parse_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) 
     first = first_line(buf, pos)
     if not first.strip():
         raise FormatError(path, "empty first line", line=1)
-    header = parse_header(first)
     if fmt == "glove":
-        if header is not None:
+        header = None
+        if parse_header(first) is not None:
             raise FormatError(path, f"looks like a word2vec header {first.decode().strip()!r}, not a "
                                     "GloVe vector; load it with format='word2vec'", line=1)
-    elif header is None:
-        raise FormatError(path, f"expected a word2vec/fastText header 'N D' (words, dimensions), got "
-                                f"{first[:60]!r}; for GloVe files without header use format='glove'", line=1)
+    else:
+        header = read_header(path, first, "word2vec/fastText",
+                             "; for GloVe files without header use format='glove'")
     if header is not None:
         n_header, dim = header
-        if n_header == 0 or dim == 0:
-            raise FormatError(path, f"the header 'N D' says {n_header} words of {dim} dimensions; both must "
-                                    "be positive", line=1)
         pos += len(first) + 1
         if stream is not None and k.rest_is_blank(buf, pos):
             buf = full[:stream.wait(full.shape[0])]
