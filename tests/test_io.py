@@ -491,7 +491,7 @@ def scratch_registry(monkeypatch):
     monkeypatch.setattr(_registry, "_REGISTRY", dict(embgeo.data.registry()))
 
 
-def test_deprecated_register_and_available_go_through_the_data_registry(scratch_registry):
+def test_a_loader_and_the_deprecated_available_go_through_the_data_registry(scratch_registry):
     tiny = Embeddings(["a", "b", "c"], np.arange(6, dtype=np.float32).reshape(3, 2))
     calls = []
 
@@ -499,8 +499,8 @@ def test_deprecated_register_and_available_go_through_the_data_registry(scratch_
         calls.append((limit, mmap))
         return tiny if limit is None else tiny.top(limit)
 
-    with pytest.warns(DeprecationWarning, match="embgeo.io.register is deprecated"):
-        io.register("tiny-vectors", loader, "three words", install="pip install tiny")
+    embgeo.data.register(embgeo.data.Resource("tiny-vectors", "vectors", "", "", "", description="three words",
+                                              install="pip install tiny", loader=loader))
     r = embgeo.data.registry()["tiny-vectors"]
     assert r.kind == "vectors" and r.loader is loader and r.description == "three words"
     assert embgeo.load("tiny-vectors", limit=2).words == ["a", "b"] and calls == [(2, False)]
@@ -515,8 +515,8 @@ def test_deprecated_register_and_available_go_through_the_data_registry(scratch_
     def needs_a_package(limit=None, dtype="float32", mmap=False):
         raise ModuleNotFoundError("No module named 'tinypkg'", name="tinypkg")
 
-    with pytest.warns(DeprecationWarning):
-        io.register("tiny-vectors", needs_a_package, install="pip install tinypkg")  # replaces, as before
+    embgeo.data.register(embgeo.data.Resource("tiny-vectors", "vectors", "", "", "", install="pip install tinypkg",
+                                              loader=needs_a_package), replace=True)
     with pytest.raises(ImportError, match="tinypkg.*pip install tinypkg"):
         embgeo.load("tiny-vectors")
     with pytest.raises(ValueError, match="already registered"):
@@ -715,7 +715,7 @@ def test_the_io_package_exports_one_curated_api():
     from embgeo.io import atomic
 
     assert sorted(io.__all__) == sorted(["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError",
-                                         "available", "register", "GloveModel", "read_glove"])
+                                         "available", "GloveModel", "read_glove"])
     assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
     assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "fsync_dir", "fsync_file", "reap_stale",
                                       "temp_name"]
@@ -753,3 +753,9 @@ def test_the_format_table_is_unchanged():
 
     assert io.FORMATS == ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
     assert _formats._save_formats() == ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
+
+
+def test_register_means_the_data_registry_only():
+    """``register`` is one thing: :func:`embgeo.data.register`; embgeo.io has no registrar of its own."""
+    assert not hasattr(io, "register")
+    assert "register" in embgeo.data.__all__

@@ -63,7 +63,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "intersection_ratio", "is_subset", "jaccard", "kl_divergence", "polysemy", "read_compounds",
         "symmetric_cross_entropy", "symmetric_kl_divergence", "union"],
     "embgeo.io": ["FORMATS", "FormatError", "GloveModel", "available", "detect_format", "load", "load_fasttext",
-        "read_glove", "register", "save"],
+        "read_glove", "save"],
     "embgeo.io.atomic": ["atomic_dir", "atomic_path", "fsync_dir", "fsync_file", "reap_stale", "temp_name"],
     "embgeo.keyedvectors": ["Correlation", "KeyedVectors"],
     "embgeo.linalg": ["apply_matrix", "cached_inverse_norms", "centred_scatter", "checked_gram", "derived",

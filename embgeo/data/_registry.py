@@ -142,8 +142,8 @@ class Resource:
     description : str
         One line saying what the resource is (listed by :func:`embgeo.io.available`).
     loader : callable or None
-        For vectors registered at run time with a function that builds them (the deprecated
-        :func:`embgeo.io.register`): ``loader(limit=, dtype=, mmap=)`` returns the
+        For vectors registered at run time with a function that builds them:
+        ``loader(limit=, dtype=, mmap=)`` returns the
         :class:`~embgeo.embeddings.Embeddings`; such an entry has no file to fetch.
     """
 

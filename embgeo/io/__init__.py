@@ -30,8 +30,8 @@ GloVe's own model files (every parameter of a trained model: W, W̃ and both bia
 :func:`read_glove` for :mod:`embgeo.alpha`.
 
 Every write is atomic and durable (:mod:`embgeo.io.atomic`, public: other packages write through
-it). :func:`available` and :func:`register` are deprecated: names live in the one registry of
-:mod:`embgeo.data` (``embgeo.data.registry("vectors")``, ``embgeo.data.register``).
+it). Names live in the one registry of :mod:`embgeo.data` (``embgeo.data.registry("vectors")``;
+``embgeo.data.register`` adds one); :func:`available` is deprecated.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ from ..errors import FormatError
 from ._formats import FORMATS, detect_format, load, load_fasttext, save
 from ._glove import GloveModel, read_glove
 
-__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available", "register",
+__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available",
            "GloveModel", "read_glove"]
 
 
@@ -56,18 +56,3 @@ def available() -> dict[str, str]:
 
     return {name: r.description or r.citation for name, r in registry("vectors").items()}
 
-
-def register(name: str, loader, description: str = "", install: str = "") -> None:
-    """Deprecated: make ``load(name)`` call ``loader(limit=, dtype=, mmap=)`` (which returns an Embeddings).
-
-    Use ``embgeo.data.register(embgeo.data.Resource(name, "vectors", url, "", "", loader=loader,
-    description=..., install=...))``; this wrapper does that (replacing an entry of the same name).
-    ``install`` is the command shown when the loader raises ImportError.
-    """
-    warnings.warn("embgeo.io.register is deprecated; use embgeo.data.register(embgeo.data.Resource(name, "
-                  "'vectors', ..., loader=loader))", DeprecationWarning, stacklevel=2)
-    from ..data import Resource
-    from ..data import register as register_resource
-
-    register_resource(Resource(name, "vectors", "", "", "", description=description, install=install, loader=loader),
-                      replace=True)
