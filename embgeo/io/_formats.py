@@ -163,9 +163,10 @@ def detect_format(path) -> str:
     text reader's error names the line and the token.
     """
     probe = _Probe(Path(path))
-    for spec in sorted((f for f in _REGISTRY.values() if f.detect is not None), key=lambda f: f.detect[0]):
-        if spec.detect[1](probe):
-            return spec.name
+    detectors = [(f.detect, f.name) for f in _REGISTRY.values() if f.detect is not None]
+    for (_, test), name in sorted(detectors, key=lambda d: d[0][0]):
+        if test(probe):
+            return name
     raise FormatError(probe.path, "no format recognises this file")  # glove, last, takes any file
 
 
