@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -344,37 +344,16 @@ class Embeddings:
 
     def most_similar(self, positive=None, negative=None, topn: int | None = 10, clip_start: int = 0,
                      clip_end: int | None = None, restrict_vocab: int | None = None, indexer=None):
-        """gensim's ``KeyedVectors.most_similar``, with gensim's semantics.
+        """gensim's ``KeyedVectors.most_similar``, with gensim's semantics: :func:`embgeo.neighbors.most_similar`.
 
         The query is the weighted mean of the entries of ``positive`` (weight +1) and ``negative``
         (weight −1), divided by the sum of the absolute weights and scaled to unit length. Words
         (and integer rows) enter as unit vectors, raw vectors as given (not normalised). A
         ``(key, weight)`` tuple's weight replaces the list's sign, in either list, as in gensim:
-        ``("man", 1.0)`` in ``negative`` *adds* man, ``("man", -1.0)`` subtracts it. Words are ranked by cosine over rows ``clip_start:clip_end`` (``restrict_vocab=n``
-        overrides both with ``0:n``), the input words excluded.
-
-        Parameters
-        ----------
-        positive, negative : str, int, vector, (key, weight) tuple, or a list of them; optional
-        topn : int or None, default 10
-            With None (or 0 as an unsigned NumPy integer, as gensim), the cosines to every row of
-            the clipped range (input words included) as a NumPy array. ``topn < 1`` gives ``[]``.
-        clip_start, clip_end : int, optional
-        restrict_vocab : int, optional
-        indexer : object with ``most_similar(vector, topn)``, optional
-            An approximate index (e.g. gensim's ``AnnoyIndexer``); used as gensim does.
-
-        Returns
-        -------
-        list of (word, float), or a NumPy array when ``topn`` is None
-            Best first; ties go to the lower row.
-
-        Raises
-        ------
-        UnknownWordError
-            A word is not in the vocabulary (a KeyError, as in gensim).
-        ValueError
-            No positive or negative entry.
+        ``("man", 1.0)`` in ``negative`` *adds* man, ``("man", -1.0)`` subtracts it. Words are
+        ranked by cosine over rows ``clip_start:clip_end`` (``restrict_vocab=n`` overrides both
+        with ``0:n``), the input words excluded. Parameters, returns and errors are those of
+        :func:`embgeo.neighbors.most_similar`.
 
         Examples
         --------
@@ -384,69 +363,10 @@ class Embeddings:
         >>> [(w, round(s, 4)) for w, s in e.most_similar(positive=["king", "woman"], negative=["man"], topn=2)]
         [('queen', 0.9586), ('car', -0.5615)]
         """
-        if isinstance(topn, Integral) and topn < 1:
-            return []
-        keys, weights = _weighted_keys(positive, negative)
-        n = len(self._words)
-        if restrict_vocab:
-            clip_start, clip_end = 0, int(restrict_vocab)
-        clip_start, clip_end = max(int(clip_start), 0), min(int(clip_end or n), n)
-        from .linalg import cached_inverse_norms
-        from .neighbors import select_topk
+        from .neighbors import most_similar
 
-        # n inverse norms stand in for gensim's unit rows: no unit-length copy of the matrix
-        V, inv = self._vectors, cached_inverse_norms(self)
-        xp = xb.get_namespace(V)
-        query, rows = self._gensim_mean(keys, weights, V, inv)
-        if indexer is not None and isinstance(topn, int):
-            return indexer.most_similar(xb.to_numpy(query), topn)
-        if clip_end <= clip_start:
-            return xb.to_numpy(xp.zeros((0,), dtype=V.dtype)) if not topn else []
-        excl = np.unique(np.asarray([r - clip_start for r in rows if clip_start <= r < clip_end], dtype=np.int64))
-        k = min(int(topn), clip_end - clip_start - excl.size) if topn else 0
-        if topn and k < 1:
-            return []
-        if topn and clip_start == 0 and clip_end == n:
-            # the whole vocabulary: the fused, threaded search with the same cached norms
-            from .neighbors import search
-
-            s, i = search(self, xp.reshape(query, (1, -1)), k, exclude=[excl], progress=False)
-        else:
-            scores = (V[clip_start:clip_end, ...] @ query) * inv[clip_start:clip_end, ...]
-            if not topn:
-                return xb.to_numpy(scores)
-            s, i = select_topk(xp.reshape(scores, (1, -1)), k, exclude=[excl])
-        s, i = xb.to_numpy(s)[0], xb.to_numpy(i)[0]
-        return [(self._words[j + clip_start], float(v)) for v, j in zip(s, i)]
-
-    def _gensim_mean(self, keys, weights, V, inv):
-        """gensim's ``get_mean_vector(..., pre_normalize=True, post_normalize=True)`` and the rows
-        of the key entries (to exclude from the results); ``inv`` holds the rows' inverse norms."""
-        xp = xb.get_namespace(V)
-        mean = xp.zeros((self.dim,), dtype=V.dtype)
-        total, rows = 0.0, []
-        for key, w in zip(keys, weights):
-            if isinstance(key, (str, Integral)):
-                r = self._row_of_key(key)
-                rows.append(r)
-                v = V[r, ...] * inv[r]
-            else:
-                v = xb.asarray(key, like=V, dtype=V.dtype)
-                if tuple(v.shape) != (self.dim,):
-                    raise ValueError(f"a query vector must have shape ({self.dim},), got {tuple(v.shape)}")
-            mean = mean + float(w) * v
-            total += abs(float(w))
-        if total > 0:
-            mean = mean / total
-        norm = float(xp.sqrt(xp.sum(mean * mean)))
-        return (mean / norm if norm > 0 else mean), rows
-
-    def _row_of_key(self, key) -> int:
-        if isinstance(key, str):
-            return self.index(key)
-        if 0 <= int(key) < len(self._words):  # gensim: an int that is not a key is a row
-            return int(key)
-        raise UnknownWordError(key, context=f"nor a row number below {len(self._words)}")
+        return most_similar(self, positive, negative, topn=topn, clip_start=clip_start, clip_end=clip_end,
+                            restrict_vocab=restrict_vocab, indexer=indexer)
 
     # ----------------------------------------------------------- interop
     @classmethod
@@ -500,37 +420,6 @@ def _oov_alias(oov: str, missing: str | None) -> str:
     if missing is not None and oov != "raise":
         raise TypeError("pass oov= only ('missing' is its deprecated alias)")
     return renamed_parameter(oov, missing, old="missing", new="oov", where="Embeddings", stacklevel=3)
-
-
-def _weighted_keys(positive, negative) -> tuple[list[Any], list[float]]:
-    """gensim's reading of ``most_similar``'s arguments: entries and their weights.
-
-    A single key or 1-D vector is a one-entry list and a 2-D matrix a list of rows. An entry that is
-    neither a key (str, int) nor an array is a ``(key, weight)`` pair whose weight *replaces* the
-    list's default sign (+1 positive, −1 negative), as in gensim 4.
-    """
-    keys: list[Any] = []
-    weights: list[float] = []
-    for items, sign in ((positive, 1.0), (negative, -1.0)):
-        if items is None:
-            continue
-        if isinstance(items, (str, Integral)) or (hasattr(items, "ndim") and items.ndim == 1):
-            items = [items]
-        elif hasattr(items, "ndim") and items.ndim == 2:
-            items = [items[i, ...] for i in range(items.shape[0])]
-        for item in items:
-            if isinstance(item, (str, Integral)) or hasattr(item, "ndim"):
-                keys.append(item)
-                weights.append(sign)
-            elif isinstance(item, tuple) and len(item) == 2:
-                keys.append(item[0])
-                weights.append(float(item[1]))
-            else:
-                raise TypeError(f"most_similar entries are words, rows, vectors or (key, weight) pairs, "
-                                f"got {item!r}")
-    if not keys:
-        raise ValueError("most_similar needs at least one positive or negative entry")
-    return keys, weights
 
 
 def _row_products(M, i, j, *, cosine: bool, block: int = 8192) -> np.ndarray:

@@ -19,6 +19,19 @@ def pair(rng):
     return Embeddings(words, X), g
 
 
+#: the entry points that must all be gensim's most_similar (one implementation behind them)
+_ENTRY_POINTS = {
+    "Embeddings.most_similar": lambda e, *a, **k: e.most_similar(*a, **k),
+    "neighbors.most_similar": lambda e, *a, **k: embgeo.neighbors.most_similar(e, *a, **k),
+    "KeyedVectors.most_similar": lambda e, *a, **k: KeyedVectors.from_embeddings(e).most_similar(*a, **k),
+}
+
+
+@pytest.fixture(params=sorted(_ENTRY_POINTS))
+def most_similar(request):
+    return _ENTRY_POINTS[request.param]
+
+
 def _same(ours, ref):
     assert [w for w, _ in ours] == [w for w, _ in ref]
     assert np.allclose([s for _, s in ours], [s for _, s in ref], atol=1e-5)
@@ -34,24 +47,40 @@ def _same(ours, ref):
     dict(positive=["w20"], clip_start=5, clip_end=25),
     dict(positive=[7, "w2"]),                                       # an int that is not a key is a row
 ])
-def test_most_similar_matches_gensim(pair, query):
+def test_most_similar_matches_gensim(pair, query, most_similar):
     e, g = pair
-    _same(e.most_similar(**query, topn=5), g.most_similar(**query, topn=5))
+    _same(most_similar(e, **query, topn=5), g.most_similar(**query, topn=5))
 
 
-def test_raw_vectors_are_used_as_given_as_in_gensim(pair, rng):
+def test_raw_vectors_are_used_as_given_as_in_gensim(pair, rng, most_similar):
     e, g = pair
     v = 10 * rng.standard_normal(6).astype(np.float32)
     for query in (dict(positive=[v, "w1"]), dict(positive=[v]), dict(positive=e.vectors[:3]),
                   dict(positive=["w2"], negative=[(v, 0.3)])):
-        _same(e.most_similar(**query, topn=6), g.most_similar(**query, topn=6))
+        _same(most_similar(e, **query, topn=6), g.most_similar(**query, topn=6))
 
 
-def test_most_similar_topn_none_and_zero_match_gensim(pair):
+@pytest.mark.parametrize("query", [
+    # weights, signs, raw vectors and rows together: the mean divides by Σ|w| (here 5.35), not by
+    # the number of entries, and the raw vector is not scaled to unit length
+    lambda e, v: dict(positive=[("w1", 2.0), v, 4], negative=["w3", ("w5", 1.0), (v, 0.25), ("w3", -0.6)]),
+    lambda e, v: dict(positive=[(v, -1.5)], negative=[("w3", -2.0)]),
+    lambda e, v: dict(positive=[("w2", 0.5)], negative=[("w8", 3.0)], restrict_vocab=30),
+    lambda e, v: dict(positive=["w9", (v, 0.1)], negative=[e.vectors[4]], clip_start=2, clip_end=33),
+])
+def test_mixed_weighted_raw_and_row_entries_match_gensim(pair, rng, query, most_similar):
     e, g = pair
-    assert np.allclose(e.most_similar("w4", topn=None), g.most_similar("w4", topn=None), atol=1e-6)
-    assert e.most_similar("w4", topn=0) == [] == e.most_similar("w4", topn=np.uint8(0))
-    assert len(e.most_similar("w4", topn=1000)) == len(e) - 1
+    v = 10 * rng.standard_normal(6).astype(np.float32)
+    q = query(e, v)
+    _same(most_similar(e, **q, topn=8), g.most_similar(**q, topn=8))
+    assert np.allclose(most_similar(e, **q, topn=None), g.most_similar(**q, topn=None), atol=1e-6)
+
+
+def test_most_similar_topn_none_and_zero_match_gensim(pair, most_similar):
+    e, g = pair
+    assert np.allclose(most_similar(e, "w4", topn=None), g.most_similar("w4", topn=None), atol=1e-6)
+    assert most_similar(e, "w4", topn=0) == [] == most_similar(e, "w4", topn=np.uint8(0))
+    assert len(most_similar(e, "w4", topn=1000)) == len(e) - 1
 
 
 def test_most_similar_errors(pair):

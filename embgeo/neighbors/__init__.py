@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import backend as xb
 from .. import blocking, linalg, validation
-from . import _dask, _exact
+from . import _dask, _exact, _gensim
 from ._exact import check_csls_knn, prepared_topk, select_topk, self_topk
 from ._ranking import merge_topk
 from ._screening import cached_index as cached_screen_index
@@ -407,74 +407,41 @@ def _query_rows(Q, like):
     return Q
 
 
-def most_similar(e, positive=(), negative=(), topn: int | None = 10, restrict_vocab: int | None = None):
-    """gensim-compatible ``most_similar``.
+def most_similar(e, positive=None, negative=None, topn: int | None = 10, clip_start: int = 0,
+                 clip_end: int | None = None, restrict_vocab: int | None = None, indexer=None):
+    """gensim 4's ``KeyedVectors.most_similar`` over the words of an :class:`~embgeo.embeddings.Embeddings`.
 
-    The query is the mean of the unit vectors of ``positive`` (weight +1) and ``negative``
-    (weight −1), scaled to unit length; words are ranked by cosine to it over the first
-    ``restrict_vocab`` rows (all by default), the input words excluded. Entries may be words,
-    ``(word, weight)`` pairs or vectors, as in gensim 4 ``KeyedVectors.most_similar``.
-    No unit-length copy of the vocabulary is made (cosines are scaled per tile).
+    The one implementation behind :meth:`embgeo.Embeddings.most_similar` and
+    :meth:`embgeo.KeyedVectors.most_similar`, with gensim's semantics: the query is the weighted
+    mean Σ wᵢ vᵢ / Σ |wᵢ| of the entries, scaled to unit length, where a word (or integer row)
+    enters as its unit vector and a raw vector as given (not normalised); ``positive`` entries
+    weigh +1 and ``negative`` ones −1, and a ``(key, weight)`` tuple's weight *replaces* that
+    sign in either list (``negative=[("man", 1.0)]`` adds man, as in gensim). Words are ranked by
+    cosine over rows ``clip_start:clip_end`` (``restrict_vocab=n`` overrides both with ``0:n``),
+    the key entries excluded. No unit-length copy of the vocabulary is made.
+
+    Parameters
+    ----------
+    e : Embeddings
+    positive, negative : str, int, vector, (key, weight) tuple, or a list of them; optional
+    topn : int or None, default 10
+        With None, the cosines to every row of the clipped range (input words included) as a
+        NumPy array. ``topn < 1`` gives ``[]``.
+    clip_start, clip_end, restrict_vocab : int, optional
+    indexer : object with ``most_similar(vector, topn)``, optional
+        An approximate index (e.g. gensim's ``AnnoyIndexer``), used as gensim does.
 
     Returns
     -------
-    list of (word, float)
-        At most ``topn`` pairs, best first (ties to the lower row). With ``topn=None``, as in
-        gensim, the cosines to all ``restrict_vocab`` words instead (a float NumPy array, input
-        words included).
+    list of (word, float), or a NumPy array when ``topn`` is None
+        Best first; ties go to the lower row.
+
+    Raises
+    ------
+    UnknownWordError
+        A word is not in the vocabulary (a KeyError, as in gensim).
+    ValueError
+        No positive or negative entry, or a vector of the wrong dimension.
     """
-    if isinstance(positive, str):
-        positive = [positive]
-    if isinstance(negative, str):
-        negative = [negative]
-    items = [(x, 1.0) for x in (positive if positive is not None else ())]
-    items += [(x, -1.0) for x in (negative if negative is not None else ())]
-    if not items:
-        raise ValueError("most_similar needs at least one positive or negative word")
-    V = e.vectors
-    inv = linalg.cached_inverse_norms(e)
-    xp = xb.get_namespace(V)
-    rows, weights, excl = [], [], []
-    for key, sign in items:
-        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (int, float, np.number)):
-            key, w = key[0], sign * float(key[1])
-        else:
-            w = sign
-        if isinstance(key, str):
-            i = e.index(key)
-            excl.append(i)
-            rows.append(V[i, ...] * inv[i, ...])
-        else:
-            v = xb.asarray(key, like=V, dtype=V.dtype)
-            if v.shape != (e.dim,):
-                raise ValueError(f"a query vector must have shape ({e.dim},), got {tuple(v.shape)}")
-            v = _query_rows(v, V)
-            rows.append((v * xp.reshape(linalg.inverse_norms(v, "queries"), (-1, 1)))[0, ...])
-        weights.append(w)
-    w = xb.asarray(np.asarray(weights), like=V, dtype=V.dtype)
-    query = xp.sum(xp.stack(rows, axis=0) * xp.reshape(w, (-1, 1)), axis=0) / len(rows)
-    query = _query_rows(query, V)
-    query = query * xp.reshape(linalg.inverse_norms(query, "queries"), (-1, 1))
-    n = len(e) if restrict_vocab is None else min(int(restrict_vocab), len(e))
-    if n < 1:
-        raise ValueError(f"restrict_vocab must be positive, got {restrict_vocab}")
-    D = V if n == len(e) else V[:n, ...]
-    d_inv = inv if n == len(e) else inv[:n, ...]
-    if topn is None:
-        return xb.to_numpy(_all_cosines(xp, query, D, d_inv))
-    ex_rows = np.unique(np.asarray(excl, dtype=np.int64))
-    ex_rows = ex_rows[ex_rows < n]
-    k = min(int(topn), n - ex_rows.size)
-    if k < 1:
-        return []
-    s, i = prepared_topk(xp, query, D, k, [ex_rows], None, d_inv, progress=False)
-    s, i = xb.to_numpy(s)[0], xb.to_numpy(i)[0]
-    return [(e.words[j], float(v)) for v, j in zip(s, i)]
-
-
-def _all_cosines(xp, query, D, d_inv, block=blocking.PASS_ROWS):
-    """Cosines of one unit query to every row of ``D``, a block of rows at a time."""
-    n = D.shape[0]
-    parts = [(D[s:min(s + block, n), ...] @ query[0, ...]) * d_inv[s:min(s + block, n), ...]
-             for s in range(0, n, block)]
-    return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
+    return _gensim.most_similar(e, positive, negative, topn=topn, clip_start=clip_start, clip_end=clip_end,
+                                restrict_vocab=restrict_vocab, indexer=indexer)
