@@ -373,9 +373,10 @@ def test_mapper_bad_parameters_raise(rng):
             Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="seed_dictionary"):
         Mapper().fit(src, tgt)
-    for bad, msg in ((dict(postproc=0.5), "postproc must be a pair"), (dict(postproc=("a", 0.1)), "postproc"),
-                     (dict(postproc=(np.nan, 0.1)), "postproc"), (dict(pca="abc"), "pca must be"),
-                     (dict(pca=0), "pca must be"), (dict(csls_knn=-1), "csls_knn")):
+    for bad, msg in ((dict(postproc=0.5), "'postproc' parameter"), (dict(postproc=("a", 0.1)), "postproc must be a pair"),
+                     (dict(postproc=(np.nan, 0.1)), "postproc"), (dict(pca="abc"), "'pca' parameter"),
+                     (dict(pca=0), "'pca' parameter"), (dict(csls_knn=-1), "csls_knn"),
+                     (dict(retrieval="isf"), "'retrieval' parameter")):
         with pytest.raises(ValueError, match=msg):
             Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="unknown recipe"):
@@ -471,7 +472,7 @@ def test_self_learning_improves_over_the_seed_mapping(rng):
     seed = [(f"s{i}", f"t{i}") for i in range(22)]
     test = [(f"s{i}", f"t{i}") for i in range(600, 1200)]
     base = dict(mapping="orthogonal", normalize=("unit", "center", "unit"), src_reweight=0, trg_reweight=0,
-                src_dewhiten=None, trg_dewhiten=None, csls_knn=10, stochastic_interval=3)
+                src_dewhiten=None, trg_dewhiten=None, retrieval="csls", csls_knn=10, stochastic_interval=3)
     m0 = Mapper(**base).fit(src, tgt, seed)
     m1 = Mapper(self_learning=True, max_iter=40, **base).fit(src, tgt, seed, validation=test[:100])
     p0 = bli(*m0.transform(src, tgt), test).p_at(1)
@@ -737,9 +738,9 @@ def test_csls_neighborhood_is_a_deprecated_alias(rng):
     src, tgt, _ = _pair(rng, 120, 4, noise=0.05)
     seed = [(f"s{i}", f"t{i}") for i in range(40)]
     kw = dict(self_learning=True, max_iter=2, vocabulary_cutoff=100)
-    new = Mapper(csls_knn=3, **kw).fit(src, tgt, seed)
+    new = Mapper(retrieval="csls", csls_knn=3, **kw).fit(src, tgt, seed)
     with pytest.warns(DeprecationWarning, match="csls_knn"):
-        old = Mapper(csls_neighborhood=3, **kw).fit(src, tgt, seed)
+        old = Mapper(retrieval="csls", csls_neighborhood=3, **kw).fit(src, tgt, seed)
     np.testing.assert_array_equal(new.dictionary_, old.dictionary_)
 
 
@@ -750,7 +751,7 @@ def test_history_plot(rng):
     matplotlib.use("Agg")
     src, tgt, _ = _pair(rng, 120, 4, noise=0.05)
     seed = [(f"s{i}", f"t{i}") for i in range(40)]
-    m = Mapper(self_learning=True, max_iter=3, csls_knn=3).fit(src, tgt, seed, validation=seed)
+    m = Mapper(self_learning=True, max_iter=3, retrieval="csls", csls_knn=3).fit(src, tgt, seed, validation=seed)
     ax = m.history_.plot()
     assert ax.get_xlabel() == "iteration" and len(ax.figure.axes) >= 2  # objective + validation axis
     with pytest.raises(ValueError, match="no self-learning"):
@@ -837,13 +838,14 @@ def test_muse_recipe_has_musess_defaults():
     assert (r.refinement, r.max_iter, r.vocabulary_cutoff, r.csls_knn, r.direction, tuple(r.normalize)) == (
         "muse", 5, 10000, 10, "mutual", ())
     with pytest.raises(ValueError, match="refinement"):
-        Mapper(refinement="faiss")._check_params()
+        Mapper(refinement="faiss")._validate_params()
     with pytest.raises(ValueError, match="orthogonal"):
-        Mapper(refinement="muse", mapping="advanced")._check_params()
+        Mapper(refinement="muse", mapping="advanced")._validate_params()
 
 
 @pytest.mark.parametrize("kw", [dict(postproc=(-0.25, 0.15)), dict(pca=4, normalize=("unit", "center", "unitdim")),
-                                dict(self_learning=True, max_iter=2, csls_knn=5, stochastic_initial=1.0)])
+                                dict(self_learning=True, max_iter=2, retrieval="csls", csls_knn=5,
+                                     stochastic_initial=1.0)])
 def test_mapper_on_array_api_strict_matches_numpy(rng, kw):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((150, 6)).astype(np.float32)
@@ -894,7 +896,7 @@ def test_mapper_rcsls_is_rcsls_on_the_normalised_spaces_and_its_dictionary(rng):
 
 def test_mapper_rejects_an_unknown_mapping():
     with pytest.raises(ValueError, match="rcsls"):
-        Mapper(mapping="procrustes")._check_params()
+        Mapper(mapping="procrustes")._validate_params()
 
 
 def test_rcsls_mapping_takes_csls_knn_through_its_deprecated_alias_too(rng):

@@ -630,10 +630,13 @@ def test_the_engine_modules_never_import_the_facade_above_them():
             assert not facade and node.module != "embgeo.neighbors", f"{path.name} imports the façade"
 
 
-def test_the_package_exports_its_eight_names():
-    assert sorted(nb.__all__) == sorted(["topk", "csls_topk", "knn_mean_similarity", "search", "most_similar",
-                                         "merge_topk", "select_topk", "self_topk"])
-    assert all(callable(getattr(nb, name)) for name in nb.__all__)
+def test_the_package_exports_its_functions_and_criteria_tables():
+    functions = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search",
+                 "most_similar", "merge_topk", "select_topk", "self_topk", "check_backend", "check_metric",
+                 "check_retrieval"]
+    tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS"]
+    assert sorted(nb.__all__) == sorted(functions + tables)
+    assert all(callable(getattr(nb, name)) for name in functions)
 
 
 @pytest.mark.parametrize("name, home", [("block_rows", "blocking"), ("DEFAULT_MEMORY_BUDGET", "blocking"),

@@ -1,12 +1,14 @@
 """Dictionary induction: NN / CSLS nearest neighbours, VecMap's fused kernel, the unsupervised seed."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import backend as xb
 from ..blocking import CACHE_TILE_COLS, TILE_ROWS, block_rows
 from ..blocking import n_jobs as default_n_jobs
-from ..neighbors import knn_mean_similarity
+from ..neighbors import check_retrieval, knn_mean_similarity
 from ..normalize import normalize as _normalize_rows
 
 
@@ -167,7 +169,10 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         Source→target, target→source, their union (VecMap's default), or only mutual nearest
         neighbours (pairs found in both directions; MUSE's "S2T&T2S").
     retrieval : {"nn", "csls"}
-        CSLS subtracts r/2 of the candidate side (Conneau et al. 2018, eq. 3).
+        Plain nearest neighbours, or CSLS, which subtracts r/2 of the candidate side (Conneau et
+        al. 2018, eq. 3); :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["induction"]``.
+    csls_knn : int
+        K of CSLS's r terms (``retrieval="csls"`` only), at least 1.
     keep_prob : float
         Stochastic dictionary induction: each similarity is zeroed with probability 1 − p
         (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic. p is resolved in steps of
@@ -190,8 +195,9 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     """
     if direction not in ("forward", "backward", "union", "mutual"):
         raise ValueError(f"direction must be forward, backward, union or mutual, got {direction!r}")
-    if retrieval not in ("nn", "csls"):
-        raise ValueError(f"retrieval must be 'nn' or 'csls' for dictionary induction, got {retrieval!r}")
+    check_retrieval(retrieval, "induction")
+    if retrieval == "csls" and int(csls_knn) < 1:
+        raise ValueError(f"csls_knn must be at least 1 for retrieval='csls', got {csls_knn}")
     if not 0 < keep_prob <= 1:
         raise ValueError(f"keep_prob must be in (0, 1], got {keep_prob}")
     X = xb.check_matrix(X, "X")
@@ -236,8 +242,37 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     return (pairs, float(np.mean(objs))) if return_objective else pairs
 
 
+def resolve_retrieval(retrieval, csls_knn, *, where: str, unset: str | None = None, stacklevel: int = 3):
+    """``(retrieval, csls_knn)`` with VecMap's old spelling (``csls_knn=0``: plain nearest
+    neighbours; ``csls_knn=k > 0``: CSLS) resolved, with a DeprecationWarning.
+
+    ``retrieval`` None (unset) means ``unset`` when that is given; otherwise "nn", unless
+    ``csls_knn > 0`` is given, which keeps its old meaning, CSLS, for one release. ``csls_knn``
+    None means 10 (MUSE's and VecMap's K).
+    """
+    if csls_knn is not None and int(csls_knn) < 0:
+        raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
+    if csls_knn is not None and int(csls_knn) == 0:
+        if retrieval not in (None, "nn"):
+            raise ValueError(f"csls_knn must be at least 1 for retrieval={retrieval!r}, got 0")
+        warnings.warn(f"{where}: csls_knn=0 to mean plain nearest neighbours is deprecated; "
+                      "pass retrieval='nn'", DeprecationWarning, stacklevel=stacklevel)
+        return "nn", 10
+    k = 10 if csls_knn is None else int(csls_knn)
+    if retrieval is None and unset is not None:
+        retrieval = unset
+    elif retrieval is None:
+        if csls_knn is None:
+            return "nn", k
+        warnings.warn(f"{where}: csls_knn={csls_knn} without retrieval= choosing CSLS is deprecated; "
+                      "pass retrieval='csls'", DeprecationWarning, stacklevel=stacklevel)
+        return "csls", k
+    return check_retrieval(retrieval, "induction"), k
+
+
 def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("unit", "center", "unit"),
-                            direction: str = "union", csls_knn: int = 10, memory_budget: int | None = None):
+                            direction: str = "union", retrieval: str | None = None, csls_knn: int = 10,
+                            memory_budget: int | None = None):
     """Initial dictionary without any seed: similarity-distribution signatures (ACL 2018).
 
     Artetxe, Labaka & Agirre (2018, "A robust self-learning method for fully unsupervised
@@ -245,9 +280,10 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     words of each (normalised) space, ``M = (XXᵀ)^(1/2) = U S Uᵀ`` (X = USVᵀ); each row of M is
     sorted, so that it no longer depends on the word order of the language, and the sorted
     rows are normalised like the embeddings (VecMap's ``--normalize`` steps). Words are then paired
-    with their nearest neighbour across languages in that signature space, by CSLS when
-    ``csls_knn > 0``, in ``direction`` (as :func:`induce_dictionary`), as VecMap's
-    ``--init_unsupervised`` does.
+    with their nearest neighbour across languages in that signature space, by ``retrieval``
+    (None: "csls" with ``csls_knn``, as VecMap; or "nn"), in ``direction`` (as
+    :func:`induce_dictionary`), as VecMap's ``--init_unsupervised`` does. ``csls_knn=0`` for
+    plain nearest neighbours is deprecated (pass ``retrieval="nn"``).
 
     Parameters
     ----------
@@ -262,8 +298,7 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     """
     X = xb.check_matrix(X, "X")
     Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
-    if csls_knn < 0:
-        raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {csls_knn}")
+    retrieval, csls_knn = resolve_retrieval(retrieval, csls_knn, where="unsupervised_dictionary", unset="csls")
     n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
     if n > 20000:
         raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "
@@ -276,6 +311,5 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
         S = (U * xp.reshape(s, (1, -1))) @ xp.matrix_transpose(U)
         return _normalize_rows(xp.sort(S, axis=1), steps)
 
-    return induce_dictionary(signature(X), signature(Z), direction=direction,
-                             retrieval="csls" if csls_knn > 0 else "nn", csls_knn=max(1, int(csls_knn)),
-                             memory_budget=memory_budget)
+    return induce_dictionary(signature(X), signature(Z), direction=direction, retrieval=retrieval,
+                             csls_knn=csls_knn, memory_budget=memory_budget)

@@ -1,26 +1,31 @@
 """VecMap's mapping framework as a scikit-learn estimator (:class:`Mapper`), its recipes and history."""
 from __future__ import annotations
 
+import logging
 import time
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import backend as xb
 from ..embeddings import Embeddings
 from ..errors import NotFittedError
 from ..linalg import centred_scatter, eigh_desc, gram
-from ..neighbors import topk
+from ..neighbors import VALID_RETRIEVALS, topk
 from ..normalize import Normalizer, normalize
 from ..postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                            similarity_order_transform, whitening_transform)
 from ..progress import progress_bar
 from ..validation import renamed_parameter
 from ._dictionaries import _matrix, _maybe_read, dictionary_indices, identical_dictionary, numeral_dictionary
-from ._induction import induce_dictionary, unsupervised_dictionary
+from ._induction import induce_dictionary, resolve_retrieval, unsupervised_dictionary
 from ._muse import _muse_dictionary
 from ._procrustes import _shared_space, procrustes
 from .rcsls import rcsls
+
+logger = logging.getLogger("embgeo.crosslingual")
 
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters.
 RECIPES = {
@@ -29,10 +34,11 @@ RECIPES = {
                        self_learning=False),
     "semi_supervised": dict(normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
                             trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", mapping="advanced",
-                            self_learning=True, vocabulary_cutoff=20000, csls_knn=10),
+                            self_learning=True, vocabulary_cutoff=20000, retrieval="csls", csls_knn=10),
     "identical": dict(init="identical", normalize=("unit", "center", "unit"), whiten=True,
                       src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg",
-                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, csls_knn=10),
+                      mapping="advanced", self_learning=True, vocabulary_cutoff=20000, retrieval="csls",
+                      csls_knn=10),
     # ACL 2017 (numeral seed, orthogonal, forward induction, no stochastic dropout)
     "acl2017": dict(init="numerals", mapping="orthogonal", normalize=("unit", "center"), whiten=False,
                     src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None,
@@ -41,7 +47,7 @@ RECIPES = {
     "unsupervised": dict(init="unsupervised", unsupervised_vocab=4000, normalize=("unit", "center", "unit"),
                          whiten=True, src_reweight=0.5, trg_reweight=0.5, src_dewhiten="src",
                          trg_dewhiten="trg", mapping="advanced", self_learning=True,
-                         vocabulary_cutoff=20000, csls_knn=10),
+                         vocabulary_cutoff=20000, retrieval="csls", csls_knn=10),
     # AAAI 2018 (--aaai2018): supervised multi-step mapping, target re-weighting only
     "aaai2018": dict(normalize=("unit", "center"), whiten=True, src_reweight=0.0, trg_reweight=1.0,
                      src_dewhiten="src", trg_dewhiten="trg", mapping="advanced", self_learning=False),
@@ -52,13 +58,14 @@ RECIPES = {
     # dictionaries (see Mapper's ``refinement="muse"``)
     "muse": dict(normalize=(), whiten=False, src_reweight=0.0, trg_reweight=0.0, src_dewhiten=None,
                  trg_dewhiten=None, mapping="orthogonal", self_learning=True, refinement="muse",
-                 direction="mutual", csls_knn=10, vocabulary_cutoff=10000, max_iter=5),
+                 direction="mutual", retrieval="csls", csls_knn=10, vocabulary_cutoff=10000, max_iter=5),
     # EMNLP 2016: orthogonal mapping of unit-length, centred embeddings
     "orthogonal": dict(mapping="orthogonal", normalize=("unit", "center"), whiten=False, src_reweight=0.0,
                        trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False),
     # Joulin et al. 2018 (fastText's alignment/align.py): unit, centre, unit, then RCSLS from Procrustes
     "rcsls": dict(mapping="rcsls", normalize=("unit", "center", "unit"), whiten=False, src_reweight=0.0,
-                  trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False, csls_knn=10),
+                  trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False, retrieval="csls",
+                  csls_knn=10),
 }
 
 RECIPES["acl2018"] = RECIPES["unsupervised"]
@@ -134,8 +141,14 @@ class Mapper(BaseEstimator):
     direction : {"union", "forward", "backward", "mutual"}
         Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only, found
         without stochastic dropout, which would make the two directions disagree).
-    csls_knn : int
-        k of CSLS for induction (VecMap's ``--csls``); 0 uses plain nearest neighbours.
+    retrieval : {"nn", "csls"} or None
+        The dictionary induction criterion (:data:`embgeo.neighbors.VALID_RETRIEVALS`
+        ``["induction"]``): plain nearest neighbours ("nn", the default) or CSLS (VecMap's
+        ``--csls``). None (unset) means "nn"; for one release an unset ``retrieval`` with
+        ``csls_knn > 0`` still means CSLS, with a DeprecationWarning.
+    csls_knn : int or None
+        K of CSLS (VecMap's ``--csls K``; default 10), for ``retrieval="csls"`` and the RCSLS
+        loss. ``csls_knn=0`` for plain nearest neighbours is deprecated: pass ``retrieval="nn"``.
         ``csls_neighborhood`` is its deprecated old name.
     threshold : float
         Convergence: an improvement of the objective smaller than this does not count.
@@ -176,7 +189,9 @@ class Mapper(BaseEstimator):
     progress : bool or None
         Progress bar over self-learning iterations.
     verbose : bool
-        Print one line per self-learning iteration (as VecMap's ``--verbose``).
+        Log one line per self-learning iteration at INFO level on the ``embgeo.crosslingual``
+        logger (as VecMap's ``--verbose``; ``logging.basicConfig(level=logging.INFO)`` shows them);
+        without it the lines go at DEBUG level.
 
     Attributes
     ----------
@@ -199,6 +214,11 @@ class Mapper(BaseEstimator):
 
     Notes
     -----
+    All hyper-parameters but the first are keyword-only; :attr:`_parameter_constraints` declares
+    their types and ranges, checked by ``fit`` (scikit-learn's ``InvalidParameterError``, a
+    ValueError), together with the combinations VecMap refuses (de-whitening without whitening,
+    ``dim_reduction`` outside the advanced mapping, MUSE's refinement without Procrustes).
+
     Different dimensionalities (e.g. English GloVe 50d → Finnish 300d): the orthogonal mapping
     becomes semi-orthogonal (see :func:`procrustes`); the advanced mapping uses the thin SVD, so
     both sides land in an r = min(d_s, d_t)-dimensional shared space (VecMap itself requires equal
@@ -218,14 +238,44 @@ class Mapper(BaseEstimator):
     True
     """
 
-    def __init__(self, normalize=("unit", "center", "unit"), whiten=True, src_reweight=0.5,
+    _parameter_constraints: dict = {
+        "normalize": [str, tuple, list, None],
+        "whiten": ["boolean"],
+        "src_reweight": [Interval(Real, None, None, closed="neither")],
+        "trg_reweight": [Interval(Real, None, None, closed="neither")],
+        "src_dewhiten": [StrOptions({"src", "trg"}), None],
+        "trg_dewhiten": [StrOptions({"src", "trg"}), None],
+        "dim_reduction": [Interval(Integral, 0, None, closed="left"), None],
+        "mapping": [StrOptions({"advanced", "orthogonal", "unconstrained", "rcsls"})],
+        "init": [StrOptions({"seed", "identical", "numerals", "unsupervised"})],
+        "unsupervised_vocab": [Interval(Integral, 1, None, closed="left"), None],
+        "self_learning": ["boolean"],
+        "vocabulary_cutoff": [Interval(Integral, 0, None, closed="left"), None],
+        "direction": [StrOptions({"union", "forward", "backward", "mutual"})],
+        "retrieval": [StrOptions(set(VALID_RETRIEVALS["induction"])), None],
+        "csls_knn": [Interval(Integral, 0, None, closed="left"), None],
+        "threshold": [Interval(Real, None, None, closed="neither")],
+        "stochastic_initial": [Interval(Real, 0, 1, closed="right")],
+        "stochastic_multiplier": [Interval(Real, None, None, closed="neither")],
+        "stochastic_interval": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 0, None, closed="left"), None],
+        "refinement": [StrOptions({"vecmap", "muse"})],
+        "postproc": [tuple, list, np.ndarray, None],
+        "pca": [Interval(Integral, 1, None, closed="left"), StrOptions({"match"}), None],
+        "memory_budget": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "progress": ["boolean", None],
+        "verbose": ["boolean"],
+        "csls_neighborhood": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, normalize=("unit", "center", "unit"), *, whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
                  mapping="advanced", init="seed", unsupervised_vocab=None, self_learning=False,
-                 vocabulary_cutoff=None,
-                 direction="union", csls_knn=0, threshold=1e-6, stochastic_initial=0.1,
-                 stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None, postproc=None,
-                 pca=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False, refinement="vecmap", *, csls_neighborhood=None):
+                 vocabulary_cutoff=None, direction="union", retrieval=None, csls_knn=None, threshold=1e-6,
+                 stochastic_initial=0.1, stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None,
+                 postproc=None, pca=None, memory_budget=None, random_state=0, progress=None,
+                 verbose=False, refinement="vecmap", csls_neighborhood=None):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -239,6 +289,7 @@ class Mapper(BaseEstimator):
         self.self_learning = self_learning
         self.vocabulary_cutoff = vocabulary_cutoff
         self.direction = direction
+        self.retrieval = retrieval
         self.csls_knn = csls_knn
         self.threshold = threshold
         self.stochastic_initial = stochastic_initial
@@ -270,30 +321,19 @@ class Mapper(BaseEstimator):
         return cls(**params)
 
     # ----------------------------------------------------------------- validation
-    def _csls_knn(self) -> int:
-        return int(renamed_parameter(self.csls_knn, self.csls_neighborhood, old="csls_neighborhood",
-                                     new="csls_knn", where="Mapper", stacklevel=3) or 0)
+    def _induction_criterion(self) -> tuple[str, int]:
+        """``(retrieval, csls_knn)`` of dictionary induction, the deprecated spellings resolved."""
+        k = renamed_parameter(self.csls_knn, self.csls_neighborhood, old="csls_neighborhood", new="csls_knn",
+                              where="Mapper", stacklevel=4)
+        return resolve_retrieval(self.retrieval, k, where="Mapper", stacklevel=4)
 
-    def _check_params(self):
-        if self.mapping not in ("advanced", "orthogonal", "unconstrained", "rcsls"):
-            raise ValueError(f"mapping must be advanced, orthogonal, unconstrained or rcsls, got {self.mapping!r}")
-        if self.init not in ("seed", "identical", "numerals", "unsupervised"):
-            raise ValueError(f"init must be seed, identical, numerals or unsupervised, got {self.init!r}")
-        for name in ("src_dewhiten", "trg_dewhiten"):
-            if getattr(self, name) not in ("src", "trg", None):
-                raise ValueError(f"{name} must be 'src', 'trg' or None, got {getattr(self, name)!r}")
-        if self.direction not in ("union", "forward", "backward", "mutual"):
-            raise ValueError(f"direction must be union, forward, backward or mutual, got {self.direction!r}")
+    def _validate_params(self):
+        """:attr:`_parameter_constraints` (scikit-learn's check), then the combinations VecMap refuses."""
+        super()._validate_params()
         if self.postproc is not None:
             pp = self.postproc
-            if not (isinstance(pp, (tuple, list, np.ndarray)) and len(pp) == 2
-                    and all(isinstance(a, (int, float, np.integer, np.floating)) and np.isfinite(a) for a in pp)):
+            if not (len(pp) == 2 and all(isinstance(a, (Real, np.floating)) and np.isfinite(a) for a in pp)):
                 raise ValueError(f"postproc must be a pair of finite numbers (alpha_src, alpha_tgt), got {pp!r}")
-        if self.pca is not None and self.pca != "match" and not (
-                isinstance(self.pca, (int, np.integer)) and not isinstance(self.pca, bool) and self.pca >= 1):
-            raise ValueError(f"pca must be a positive int, 'match' or None, got {self.pca!r}")
-        if self._csls_knn() < 0:
-            raise ValueError(f"csls_knn must be >= 0 (0: plain nearest neighbours), got {self._csls_knn()}")
         if (self.src_dewhiten is not None or self.trg_dewhiten is not None) and not self.whiten:
             # map_embeddings.py: "ERROR: De-whitening requires whitening first"
             raise ValueError("de-whitening requires whitening first: set whiten=True or "
@@ -301,22 +341,14 @@ class Mapper(BaseEstimator):
         if self.dim_reduction and self.mapping != "advanced":
             # VecMap applies --dim_reduction (STEP 5) in its advanced mapping only
             raise ValueError(f"dim_reduction applies to mapping='advanced' only, not {self.mapping!r}")
-        if self.refinement not in ("vecmap", "muse"):
-            raise ValueError(f"refinement must be 'vecmap' or 'muse', got {self.refinement!r}")
         if self.refinement == "muse" and self.mapping != "orthogonal":
             raise ValueError(f"refinement='muse' solves Procrustes: it needs mapping='orthogonal', "
                              f"not {self.mapping!r}")
-        if self.max_iter is not None and not (isinstance(self.max_iter, (int, np.integer)) and self.max_iter >= 0):
-            raise ValueError(f"max_iter must be a non-negative int or None, got {self.max_iter!r}")
-        if not 0 < self.stochastic_initial <= 1:
-            raise ValueError(f"stochastic_initial must be in (0, 1], got {self.stochastic_initial}")
         if self.stochastic_initial < 1 and not self.stochastic_multiplier > 1:
             # keep_prob would never reach 1, the only point where self-learning stops
             raise ValueError(f"stochastic_multiplier must be > 1 when stochastic_initial < 1 "
                              f"(got {self.stochastic_multiplier} with stochastic_initial "
                              f"{self.stochastic_initial}): the keep probability would never reach 1")
-        if not (isinstance(self.stochastic_interval, (int, np.integer)) and self.stochastic_interval >= 1):
-            raise ValueError(f"stochastic_interval must be a positive int, got {self.stochastic_interval!r}")
 
     # ----------------------------------------------------------- preprocessing
     def _preprocess(self, X, side, fit):
@@ -382,7 +414,8 @@ class Mapper(BaseEstimator):
 
     def _fit(self, src, tgt, seed_dictionary=None, validation=None):
         """fit without releasing the pre-processed matrices (kept for fit_transform)."""
-        self._check_params()
+        self._validate_params()
+        retrieval, csls_knn = self._induction_criterion()
         X0, Z0 = _matrix(src, "src"), _matrix(tgt, "tgt")
         xb.get_namespace(X0, Z0)  # both sides must share one array library
         self._dims = (X0.shape[1], Z0.shape[1])
@@ -408,27 +441,26 @@ class Mapper(BaseEstimator):
         X = self._preprocess(X0, "src", fit=True)
         Z = self._preprocess(Z0, "tgt", fit=True)
         if self.init == "unsupervised":
-            k = self._csls_knn()
             pairs = unsupervised_dictionary(X, Z, vocabulary=self.unsupervised_vocab, normalize=self.normalize,
-                                            direction=self.direction, csls_knn=k,
+                                            direction=self.direction, retrieval=retrieval, csls_knn=csls_knn,
                                             memory_budget=self.memory_budget)
             si, ti = pairs[:, 0], pairs[:, 1]
         self.history_ = History()
         self.n_iter_ = 0
         if self.self_learning and self.refinement == "muse":
-            si, ti = self._muse_refine(X, Z, si, ti, val, self._csls_knn())
+            si, ti = self._muse_refine(X, Z, si, ti, val, retrieval, csls_knn)
         elif self.self_learning:
-            si, ti = self._self_learn(X, Z, si, ti, val, self._csls_knn())
+            si, ti = self._self_learn(X, Z, si, ti, val, retrieval, csls_knn)
         with xb.single_blas_thread():
             # d × d work on the dictionary rows: BLAS threads only wait on each other
-            self._final_mapping(X, Z, si, ti)
+            self._final_mapping(X, Z, si, ti, csls_knn)
         self.dictionary_ = np.stack([si, ti], axis=1)
         self.n_features_in_ = int(X0.shape[1])         # scikit-learn's: the features of fit's X (source)
         self.n_target_features_ = int(Z0.shape[1])
         self._fitted_inputs = (X, Z)  # fit_transform maps them; fit drops them
         return self
 
-    def _final_mapping(self, X, Z, si, ti):
+    def _final_mapping(self, X, Z, si, ti, csls_knn):
         xp = xb.get_namespace(X)
         Xd, Zd = xb.take_rows(X, si), xb.take_rows(Z, ti)
         ds, dt = X.shape[1], Z.shape[1]
@@ -440,7 +472,7 @@ class Mapper(BaseEstimator):
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "rcsls":
             W = rcsls(xb.to_numpy(X), xb.to_numpy(Z), np.asarray(xb.to_numpy(si)),
-                      np.asarray(xb.to_numpy(ti)), csls_knn=self._csls_knn() or 10, random_state=self.random_state)
+                      np.asarray(xb.to_numpy(ti)), csls_knn=csls_knn, random_state=self.random_state)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
@@ -470,7 +502,7 @@ class Mapper(BaseEstimator):
             Tx = wx1 @ wx2 * xp.reshape(s ** float(self.src_reweight), (1, -1))
             Tz = wz1 @ wz2 * xp.reshape(s ** float(self.trg_reweight), (1, -1))
             # de-whitening: Rᵀ(X_DᵀX_D)^(1/2)R with R = wx2 or wz2 (thin when d_s ≠ d_t);
-            # _check_params refuses it without whitening, as VecMap does
+            # _validate_params refuses it without whitening, as VecMap does
             rot = {"src": (Xd, wx2), "trg": (Zd, wz2)}
             if self.src_dewhiten is not None:
                 A, R = rot[self.src_dewhiten]
@@ -485,13 +517,12 @@ class Mapper(BaseEstimator):
             self.src_transform_ = self.src_transform_[:, :k]
             self.tgt_transform_ = self.tgt_transform_[:, :k]
 
-    def _self_learn(self, X, Z, si, ti, val, k):
+    def _self_learn(self, X, Z, si, ti, val, retrieval, csls_knn):
         """VecMap's self-learning loop (ACL 2018, Algorithm/Section 3.3) with orthogonal mappings."""
         ns = X.shape[0] if not self.vocabulary_cutoff else min(X.shape[0], int(self.vocabulary_cutoff))
         nt = Z.shape[0] if not self.vocabulary_cutoff else min(Z.shape[0], int(self.vocabulary_cutoff))
         Xc, Zc = X[:ns, ...], Z[:nt, ...]
         rng = np.random.default_rng(self.random_state)
-        retrieval = "csls" if k > 0 else "nn"
         best_objective = -100.0
         it, last_improvement = 1, 0
         keep_prob = float(self.stochastic_initial)
@@ -514,7 +545,7 @@ class Mapper(BaseEstimator):
                     A, B = _shared_space(Xc, Zc, W)
                 pairs, objective = induce_dictionary(
                     A, B, direction=self.direction, retrieval=retrieval,
-                    csls_knn=k or 10, keep_prob=keep_prob,
+                    csls_knn=csls_knn, keep_prob=keep_prob,
                     random_state=rng, memory_budget=self.memory_budget, return_objective=True)
                 si, ti = pairs[:, 0], pairs[:, 1]
                 if objective - best_objective >= self.threshold:
@@ -530,17 +561,16 @@ class Mapper(BaseEstimator):
         return si, ti
 
     def _record(self, it, objective, keep_prob, pairs, X, Z, W, val, t0) -> None:
-        """One row of ``history_`` (printed with ``verbose``)."""
+        """One row of ``history_`` (logged at INFO level with ``verbose``, DEBUG otherwise)."""
         rec = {"iteration": it, "objective": objective, "keep_prob": keep_prob,
                "dictionary_size": int(pairs.shape[0])}
         if val is not None:
             rec.update(self._score_validation(X, Z, W, val))
         rec["seconds"] = time.perf_counter() - t0
         self.history_.append(rec)
-        if self.verbose:
-            print(_format_record(rec), flush=True)
+        logger.log(logging.INFO if self.verbose else logging.DEBUG, "%s", _format_record(rec))
 
-    def _muse_refine(self, X, Z, si, ti, val, k):
+    def _muse_refine(self, X, Z, si, ti, val, retrieval, csls_knn):
         """MUSE's refinement loop (``supervised.py``); the final Procrustes is :meth:`_final_mapping`."""
         n_rounds = 5 if self.max_iter is None else int(self.max_iter)
         bar = progress_bar(total=n_rounds, desc="refinement", progress=self.progress, unit="iter")
@@ -551,8 +581,8 @@ class Mapper(BaseEstimator):
                 A, B = _shared_space(X, Z, W)
                 # Trainer.build_dictionary: cosines of the mapped source and the target rows
                 A, B = normalize(A, "unit"), normalize(B, "unit")
-                pairs, objective = _muse_dictionary(A, B, self.direction, k, self.vocabulary_cutoff,
-                                                    self.memory_budget)
+                pairs, objective = _muse_dictionary(A, B, self.direction, retrieval, csls_knn,
+                                                    self.vocabulary_cutoff, self.memory_budget)
                 si, ti = pairs[:, 0], pairs[:, 1]
                 self._record(it, objective, 1.0, pairs, X, Z, W, val, t0)
                 bar.update(1)

@@ -22,20 +22,22 @@ def _muse_candidates(A, B, r_B, max_rank, memory_budget):
     return pairs, sims
 
 
-def _muse_dictionary(A, B, direction, csls_knn, max_rank, memory_budget):
-    """MUSE's ``build_dictionary`` on unit rows: S2T, T2S, their union or intersection, as sets."""
+def _muse_dictionary(A, B, direction, retrieval, csls_knn, max_rank, memory_budget):
+    """MUSE's ``build_dictionary`` on unit rows: S2T, T2S, their union or intersection, as sets,
+    by ``retrieval`` "nn" or "csls" (MUSE's ``dico_method``)."""
+    csls = retrieval == "csls"
     fwd = bwd = None
     objs = []
     if direction in ("forward", "union", "mutual"):
         # CSLS terms over the whole vocabularies (get_nn_avg_dist on the full embeddings); the
         # searched row's own term is constant along its row and does not change its argmax
         r = knn_mean_similarity(B, A, min(csls_knn, A.shape[0]), metric="dot", memory_budget=memory_budget,
-                                progress=False) if csls_knn > 0 else None
+                                progress=False) if csls else None
         fwd, sim = _muse_candidates(A, B, r, max_rank, memory_budget)
         objs.append(sim.mean())
     if direction in ("backward", "union", "mutual"):
         r = knn_mean_similarity(A, B, min(csls_knn, B.shape[0]), metric="dot", memory_budget=memory_budget,
-                                progress=False) if csls_knn > 0 else None
+                                progress=False) if csls else None
         bwd, sim = _muse_candidates(B, A, r, max_rank, memory_budget)
         bwd = bwd[:, ::-1]
         objs.append(sim.mean())

@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 from .. import backend as xb
-from ..blocking import block_rows
-from ..neighbors import csls_topk, knn_mean_similarity, topk
+from ..neighbors import check_retrieval, csls_topk, isf_log_partition, isf_topk, knn_mean_similarity, topk
 from ..normalize import normalize
-from ..progress import progress_bar
 from ..validation import renamed_parameter
 
 
@@ -45,23 +43,27 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     elif retrieval == "csls":
         a, c = 2.0, _r_source(T, S, csls_knn, memory_budget, progress)
     else:
+        # embgeo.neighbors' inverted softmax (the one implementation; its unit rows are these)
         a = float(isf_beta)
-        c = _log_partition(T, S, a, memory_budget, progress)
+        c = isf_log_partition(T, S, a, memory_budget=memory_budget, progress=progress)
     ones = xp.ones((Q.shape[0], 1), dtype=T.dtype)
     Qa = xp.concat([Q * a, ones], axis=1)
     Ta = xp.concat([T, xp.reshape(xp.astype(-c, T.dtype), (-1, 1))], axis=1)
     return Qa, Ta
 
 
-def _unit_spaces(queries, target, retrieval, source, csls_knn):
-    """Check the arguments; the array namespace and unit-length queries, targets and source rows."""
-    if retrieval not in ("nn", "csls", "isf"):
-        raise ValueError(f"retrieval must be 'nn', 'csls' or 'isf', got {retrieval!r}")
+def _check(retrieval, source, csls_knn):
+    check_retrieval(retrieval, "exact")
     if retrieval != "nn" and source is None:
         raise ValueError(f"retrieval={retrieval!r} needs source=, the mapped source vocabulary its "
                          "hubness correction runs over (e.g. the whole mapped source space)")
     if retrieval == "csls" and int(csls_knn) < 1:
         raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
+
+
+def _unit_spaces(queries, target, retrieval, source, csls_knn):
+    """Check the arguments; the array namespace and unit-length queries, targets and source rows."""
+    _check(retrieval, source, csls_knn)
     T = normalize(xb.check_matrix(target, "target"), "unit")
     xp = xb.get_namespace(T)
     Q = xb.asarray(queries, like=T)
@@ -89,24 +91,6 @@ def _r_source(T, S, csls_knn, memory_budget, progress):
                                memory_budget=memory_budget, progress=progress)
 
 
-def _log_partition(T, S, beta, memory_budget, progress):
-    """log Σ_x exp(β t·x) for every target row t, blocked over targets, stabilised by the row max."""
-    xp = xb.get_namespace(T)
-    n = T.shape[0]
-    step = block_rows(S.shape[0], 4, memory_budget)
-    out = []
-    starts = range(0, n, step)
-    ST = xp.matrix_transpose(S)
-    for s in progress_bar(starts, total=len(starts), desc="inverted softmax", progress=progress, unit="block"):
-        # exp in the storage dtype (float32 exp is several times cheaper), sums in float64;
-        # subtracting the row maximum keeps every term in (0, 1]
-        B = (T[s:min(s + step, n), ...] @ ST) * beta
-        m = xp.max(B, axis=1, keepdims=True)
-        lse = xp.log(xp.sum(xp.exp(B - m), axis=1, dtype=xp.float64))
-        out.append(xp.astype(xp.reshape(m, (-1,)), xp.float64) + lse)
-    return xp.concat(out, axis=0)
-
-
 def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
              isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
     """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
@@ -114,14 +98,16 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
     See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
     mapped source vocabulary (not just the queries). The search is exact and blocked
     (:func:`embgeo.neighbors.csls_topk` for ``"csls"``, with r_S from
-    :func:`embgeo.neighbors.knn_mean_similarity`; :func:`embgeo.neighbors.topk` of the factors
-    otherwise); ties go to the lower target row.
+    :func:`embgeo.neighbors.knn_mean_similarity`; :func:`embgeo.neighbors.isf_topk` for ``"isf"``,
+    as ``embgeo.neighbors.search(..., metric="isf")``; :func:`embgeo.neighbors.topk` of the
+    factors for ``"nn"``); ties go to the lower target row. The accepted criteria are
+    :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
 
     Returns
     -------
     scores, indices : arrays (q, k)
         Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``,
-        2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x)).
+        2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x); log P(y | x) for ``"isf"``).
     """
     retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieve")
     if retrieval == "csls":
@@ -132,6 +118,10 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
         return csls_topk(Q, T, k, csls_knn=int(csls_knn), r_database=_r_source(T, S, csls_knn, memory_budget, progress),
                          r_queries=xp.zeros((Q.shape[0],), dtype=T.dtype), memory_budget=memory_budget,
                          progress=progress)
+    if retrieval == "isf":
+        _check(retrieval, source, csls_knn)
+        return isf_topk(queries, target, k, source=source, isf_beta=isf_beta, memory_budget=memory_budget,
+                        progress=progress)
     Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
-                               isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
+                               memory_budget=memory_budget, progress=progress)
     return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)

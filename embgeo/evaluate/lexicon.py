@@ -34,6 +34,7 @@ from .. import backend as xb
 from ..crosslingual import Mapper, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
+from ..neighbors import VALID_RETRIEVALS
 from ..progress import progress_bar
 from ..validation import renamed_parameter
 
@@ -155,7 +156,8 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     test_dictionary : list of (source, target) pairs, or a path (:func:`read_dictionary`)
     retrieval : {"nn", "csls", "isf"}
         Nearest neighbour (cosine), CSLS with ``csls_knn`` neighbours (Conneau et al. 2018, eq. 3),
-        or inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4).
+        or inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4):
+        :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
     ks : tuple of int
         The P@k reported.
     oov : {"skip", "zero", "raise"}
@@ -373,7 +375,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--postproc", nargs=2, type=float, metavar=("ALPHA_SRC", "ALPHA_TGT"),
                         help="POSTPROC similarity-order exponents (paper: -0.25 0.15)")
     parser.add_argument("--pca", default=None, help="reduce the wider space by PCA: N or 'match'")
-    parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=["nn", "csls", "isf"])
+    parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=list(VALID_RETRIEVALS["exact"]))
     parser.add_argument("--source-size", type=int, default=None,
                         help="CSLS / inverted-softmax statistics over the N most frequent source words (all)")
     parser.add_argument("--oov", default="skip", choices=["skip", "zero", "miss", "raise"],

@@ -34,13 +34,17 @@ import numpy as np
 from .. import backend as xb
 from .. import blocking, linalg, validation
 from . import _dask, _exact, _gensim
+from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
+                        check_backend, check_metric, check_retrieval, choices)
 from ._exact import check_csls_knn, prepared_topk, select_topk, self_topk
+from ._isf import isf_log_partition, isf_topk
 from ._ranking import merge_topk
 from ._screening import cached_index as cached_screen_index
 from .faiss_index import cached_index as cached_faiss_index
 
-__all__ = ["topk", "csls_topk", "knn_mean_similarity", "search", "most_similar", "merge_topk", "select_topk",
-           "self_topk"]
+__all__ = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
+           "merge_topk", "select_topk", "self_topk", "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS",
+           "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval"]
 
 # names this module exported before the package existed, and their homes now
 _MOVED = {"block_rows": blocking, "DEFAULT_MEMORY_BUDGET": blocking, "exclusion_csr": validation,
@@ -56,18 +60,15 @@ def __getattr__(name):
     return getattr(home, name)
 
 
-_BACKENDS = ("exact", "dask")
-
-
 def _dask_engine(backend, client, query_block):
     """The Dask engine for ``backend="dask"``, None for "exact"; refuses the Dask options without
     Dask and any other backend."""
     if backend == "dask":
         return _dask
-    if backend not in _BACKENDS:
+    if backend not in ARRAY_BACKENDS:
         hint = (" (FAISS: embgeo.neighbors.faiss_index.faiss_search for arrays, "
                 "neighbors.search(..., backend='faiss') for words)") if backend == "faiss" else ""
-        raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}{hint}")
+        raise ValueError(f"backend must be {choices(ARRAY_BACKENDS)}, got {backend!r}{hint}")
     for name, value in (("client", client), ("query_block", query_block)):
         if value is not None:
             raise TypeError(f"{name}= needs backend='dask'")
@@ -298,13 +299,16 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     e : Embeddings
     queries : str, list of str, or array (q, d)
     k : int
-    metric : {"cosine", "dot", "csls"}
-        "csls" treats the queries as the source space and ``e`` as the target (pass
-        ``source=`` or ``r_database=`` for MUSE's r_S; see :func:`csls_topk`). For word queries
-        (monolingual CSLS, hubness-corrected neighbours within ``e``) the source space defaults to
-        the whole of ``e``: r_S then costs one pass over all n² pairs, so compute it once with
-        ``knn_mean_similarity(e.vectors, e.vectors, csls_knn)`` and pass it as ``r_database=``
-        when querying repeatedly.
+    metric : {"cosine", "dot", "csls", "isf"}
+        :data:`VALID_METRICS` lists those of each ``backend``. "csls" and "isf" treat the queries
+        as the source space and ``e`` as the target (pass ``source=`` for the whole source
+        space, or its precomputed term, ``r_database=`` for CSLS, ``log_partition=`` for isf;
+        see :func:`csls_topk` and :func:`isf_topk`). For word queries (monolingual,
+        hubness-corrected neighbours within ``e``) the source space defaults to the whole of
+        ``e``: the term then costs one pass over all n² pairs, made once and kept with ``e``
+        (per ``csls_knn``, or per ``isf_beta``). "isf" is the inverted softmax of BLI
+        (``retrieval="isf"``, Smith et al. 2017, eq. 4), scores log P(y | x); it searches unit
+        copies of the vectors (:func:`isf_topk`) and runs on the exact engine only.
     backend : {"exact", "faiss", "dask"}
         "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
         sharded by rows across its workers (``e`` may hold a dask array), with the same results.
@@ -318,18 +322,15 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     csls_knn : int
         K of the CSLS r terms (``knn=`` is a deprecated alias).
     **kwargs
-        Passed on to :func:`topk` or :func:`csls_topk` (``memory_budget``, ``progress``,
-        ``exclude``, ...). ``screen=True`` screens with the rotation index of ``e``, built on the
+        Passed on to :func:`topk`, :func:`csls_topk` or :func:`isf_topk` (``memory_budget``,
+        ``progress``, ``exclude``, ``isf_beta``, ...). ``screen=True`` screens with the rotation index of ``e``, built on the
         first such call and kept with ``e`` (one per metric).
 
     Returns
     -------
     scores, indices : arrays, shape (q, k)
     """
-    if metric not in ("cosine", "dot", "csls"):
-        raise ValueError(f"metric must be 'cosine', 'dot' or 'csls', got {metric!r}")
-    if backend not in ("exact", "faiss", "dask"):
-        raise ValueError(f"backend must be 'exact', 'faiss' or 'dask', got {backend!r}")
+    check_metric(metric, check_backend(backend))
     csls_knn = check_csls_knn(csls_knn, kwargs.pop("knn", None))
     Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)
@@ -339,6 +340,8 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         return _faiss_search(e, Q, k, metric, exclude, kwargs)
     if "index" in kwargs:
         raise TypeError("index= needs backend='faiss'")
+    if metric == "isf":
+        return _isf_search(e, Q, k, idx is not None, exclude, kwargs)
     local = backend == "exact"
     inv = linalg.cached_inverse_norms(e) if local and metric != "dot" else None
     if metric == "csls":
@@ -362,10 +365,20 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     return prepared_topk(xp, Q, e.vectors, k, exclude, q_inv, inv, **kwargs)
 
 
+def _isf_search(e, Q, k, words, exclude, kwargs):
+    """:func:`search` with ``metric="isf"``: the inverted softmax of :func:`isf_topk`."""
+    beta = float(kwargs.pop("isf_beta", 30.0))
+    if words and kwargs.get("source") is None and kwargs.get("log_partition") is None:
+        # monolingual: the denominators sum over the whole vocabulary; they do not depend on
+        # the queries, so they are computed once per β and kept with e
+        V = e.vectors
+        kwargs["log_partition"] = linalg.derived(e, ("isf_log_partition", beta), lambda: isf_log_partition(
+            V, V, beta, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
+    return isf_topk(Q, e.vectors, k, isf_beta=beta, exclude=exclude, **kwargs)
+
+
 def _faiss_search(e, Q, k, metric, exclude, kwargs):
     """:func:`search` with ``backend="faiss"``: the cached (or given) index of ``e``."""
-    if metric == "csls":
-        raise ValueError("metric='csls' needs backend='exact'")
     for name in ("memory_budget", "progress", "selector", "n_jobs"):  # exact-search options
         kwargs.pop(name, None)
     index = kwargs.pop("index", None)

@@ -22,6 +22,7 @@ from .. import backend as xb
 from ..distributed import ShardedDatabase, get_client, shard
 from ..linalg import inverse_norms
 from ..validation import check_k, exclusion_csr, max_excluded
+from ._criteria import PAIRWISE_METRICS, check_metric
 from ._exact import csls_topk as local_csls_topk
 from ._exact import prepared_topk
 from ._ranking import merge_topk
@@ -181,8 +182,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     scores : ndarray (q, k), database dtype
     indices : ndarray of int64 (q, k)
     """
-    if metric not in ("cosine", "dot"):
-        raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+    check_metric(metric, metrics=PAIRWISE_METRICS)
     client = get_client(client)
     sd = shard(database, client)
     cosine = metric == "cosine"

@@ -31,12 +31,12 @@ from ..blocking import n_jobs as default_n_jobs
 from ..progress import progress_bar
 from ..linalg import inverse_norms
 from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
+from ._criteria import PAIRWISE_METRICS, check_metric
 from ._screening import resolve_index, screened_topk
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "prepared_topk",
            "check_csls_knn"]
 
-_METRICS = ("cosine", "dot")
 _SELECTORS = ("auto", "numba", "argpartition")
 
 
@@ -50,8 +50,7 @@ def _prepare(queries, database, metric, check_finite=True, database_inv=None, qu
     applied per tile, so a large or memory-mapped database stays where it is. Inverse norms
     given for a side are used as they are, without a pass over that side.
     """
-    if metric not in _METRICS:
-        raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+    check_metric(metric, metrics=PAIRWISE_METRICS)
     database = xb.check_matrix(database, "database", check_finite=False)
     xp = xb.get_namespace(database)
     queries = xb.asarray(queries, like=database)

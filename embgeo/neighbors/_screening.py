@@ -40,6 +40,7 @@ import numpy as np
 from .. import backend as xb
 from ..blocking import block_rows, budget_bytes, n_jobs as default_n_jobs, run_blocks, tile_shape
 from ..linalg import derived, inverse_norms
+from ._criteria import PAIRWISE_METRICS, check_metric
 
 __all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
            "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
@@ -215,8 +216,7 @@ def build_index(X, metric: str = "cosine", inv=None, *, rank: int | None = None,
     -------
     ScreenIndex
     """
-    if metric not in ("cosine", "dot"):
-        raise ValueError(f"metric must be 'cosine' or 'dot' to screen, got {metric!r}")
+    check_metric(metric, metrics=PAIRWISE_METRICS)
     X = np.asarray(X)
     n, d = X.shape
     dtype = X.dtype if X.dtype in (np.float32, np.float64) else np.dtype(np.float32)

@@ -37,6 +37,7 @@ from ..io.atomic import atomic_path
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
 from ..validation import check_k, exclusion_csr, max_excluded
+from ._criteria import check_metric
 
 __all__ = ["FaissIndex", "faiss_search", "cached_index"]
 
@@ -106,8 +107,7 @@ class FaissIndex:
     """
 
     def __init__(self, dim: int, metric: str = "cosine", kind: str = "flat", **params):
-        if metric not in ("cosine", "dot"):
-            raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+        check_metric(metric, "faiss")
         _check_kind(kind, params)
         dim = int(dim)
         if dim < 1:
@@ -325,8 +325,7 @@ class FaissIndex:
     def _adopt(self, path, metric):
         """Settings of a plain FAISS index (no ``.json``): read from the index object."""
         faiss = _faiss()
-        if metric not in ("cosine", "dot"):
-            raise ValueError(f"metric must be 'cosine' or 'dot', got {metric!r}")
+        check_metric(metric, "faiss")
         # read_index already gives the concrete type; downcast only a generic wrapper (the
         # downcast one does not own the C++ object, so the original is kept alive beside it)
         index = self._index if type(self._index) is not faiss.Index else faiss.downcast_index(self._index)

@@ -1,0 +1,92 @@
+"""Search criteria as data: which ``metric=`` and ``retrieval=`` names each engine accepts.
+
+Like scikit-learn's ``VALID_METRICS`` (``sklearn.neighbors``): one table, read by every search
+that checks its arguments, so that no function re-states its own tuple and a new criterion is one
+entry here plus its code.
+
+Two vocabularies name the same scores:
+
+* ``metric=`` (neighbour search, :func:`embgeo.neighbors.search` and the array functions):
+  ``"cosine"``, ``"dot"``, and the two hubness corrections ``"csls"`` (Conneau et al. 2018,
+  eq. 3) and ``"isf"`` (inverted softmax, Smith et al. 2017, eq. 4), which subtract a per-candidate
+  term computed over a source space;
+* ``retrieval=`` (cross-lingual retrieval, BLI, dictionary induction, :class:`~embgeo.crosslingual.Mapper`):
+  ``"nn"`` (plain nearest neighbour by cosine), ``"csls"``, ``"isf"``. :data:`RETRIEVAL_METRICS`
+  gives the ``metric=`` that ranks as each retrieval criterion does.
+"""
+from __future__ import annotations
+
+#: Metrics that are one score per (query, candidate) pair: what :func:`~embgeo.neighbors.topk`,
+#: :func:`~embgeo.neighbors.knn_mean_similarity`, the screening index and FAISS accept.
+PAIRWISE_METRICS = ("cosine", "dot")
+
+#: ``metric=`` names that :func:`embgeo.neighbors.search` accepts with each ``backend=`` engine.
+VALID_METRICS = {
+    "exact": PAIRWISE_METRICS + ("csls", "isf"),
+    "dask": PAIRWISE_METRICS + ("csls",),
+    "faiss": PAIRWISE_METRICS,
+}
+
+#: Engines of the array functions (:func:`~embgeo.neighbors.topk`, :func:`~embgeo.neighbors.csls_topk`,
+#: :func:`~embgeo.neighbors.knn_mean_similarity`); FAISS indexes arrays through
+#: :mod:`embgeo.neighbors.faiss_index` instead.
+ARRAY_BACKENDS = ("exact", "dask")
+
+#: ``retrieval=`` criteria and the ``metric=`` of :func:`embgeo.neighbors.search` that ranks alike.
+RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf"}
+
+#: ``retrieval=`` names each cross-lingual engine accepts: "exact" is the blocked search of
+#: :func:`embgeo.crosslingual.retrieve` and :func:`embgeo.evaluate.bli`; "induction" is the fused
+#: argmax kernel of :func:`embgeo.crosslingual.induce_dictionary` (so also
+#: :func:`~embgeo.crosslingual.unsupervised_dictionary` and :class:`~embgeo.crosslingual.Mapper`'s
+#: self-learning).
+VALID_RETRIEVALS = {
+    "exact": tuple(RETRIEVAL_METRICS),
+    "induction": ("nn", "csls"),
+}
+
+
+def choices(names) -> str:
+    """``'a', 'b' or 'c'``: the accepted names, as the error messages list them."""
+    names = [repr(n) for n in names]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def check_backend(backend: str, backends=tuple(VALID_METRICS)) -> str:
+    """``backend`` if it is one of ``backends``; a ValueError naming the choices otherwise."""
+    if backend not in backends:
+        raise ValueError(f"backend must be {choices(backends)}, got {backend!r}")
+    return backend
+
+
+def check_metric(metric: str, backend: str = "exact", *, metrics=None) -> str:
+    """``metric`` if engine ``backend`` accepts it (:data:`VALID_METRICS`, or the tuple ``metrics``).
+
+    Raises
+    ------
+    ValueError
+        Unknown metric (the accepted names are listed), or a metric that exists but not with
+        this engine (the engines that have it are named).
+    """
+    allowed = VALID_METRICS[check_backend(backend)] if metrics is None else metrics
+    if metric in allowed:
+        return metric
+    elsewhere = [b for b, ms in VALID_METRICS.items() if metric in ms]
+    hint = f" ({metric!r} needs backend {choices(elsewhere)})" if elsewhere and metrics is None else ""
+    where = f" with backend={backend!r}" if metrics is None else ""
+    raise ValueError(f"metric must be {choices(allowed)}{where}, got {metric!r}{hint}")
+
+
+def check_retrieval(retrieval: str, engine: str = "exact") -> str:
+    """``retrieval`` if the cross-lingual ``engine`` accepts it (:data:`VALID_RETRIEVALS`).
+
+    Raises
+    ------
+    ValueError
+        An unknown criterion, or one this engine does not implement; both list the accepted names.
+    """
+    allowed = VALID_RETRIEVALS[engine]
+    if retrieval not in allowed:
+        known = "" if retrieval in RETRIEVAL_METRICS else " (plain nearest neighbour is 'nn')"
+        raise ValueError(f"retrieval must be {choices(allowed)}, got {retrieval!r}{known}")
+    return retrieval
