@@ -81,10 +81,14 @@ _FUNCS = {"unit": _unit, "center": _center, "unitdim": _unitdim, "centeremb": _c
 def normalize(X, *steps: str, memory_budget: int | None = None):
     """Apply normalisation ``steps`` to the rows of ``X`` in order, returning a new array.
 
+    The one definition of the steps: :meth:`Embeddings.normalize <embgeo.embeddings.Embeddings.normalize>`
+    and :mod:`embgeo.postprocess`'s ``unit``/``center``/... call it.
+
     Parameters
     ----------
-    X : array, shape (n_words, dim)
-        NumPy, CuPy or other array-API matrix.
+    X : array, shape (n_words, dim), or Embeddings
+        NumPy, CuPy or other array-API matrix; an :class:`~embgeo.embeddings.Embeddings` gives a
+        new Embeddings with normalised vectors (the same words and counts).
     *steps : str
         Any of ``"unit"``, ``"center"``, ``"unitdim"``, ``"centeremb"``, ``"none"``; VecMap's
         usual chain is ``normalize(X, "unit", "center", "unit")``.
@@ -100,6 +104,8 @@ def normalize(X, *steps: str, memory_budget: int | None = None):
     >>> Y.tolist()
     [[0.6000000238418579, 0.800000011920929], [0.0, 0.0]]
     """
+    if hasattr(X, "with_vectors"):  # an Embeddings (a higher layer: recognised, not imported)
+        return X.with_vectors(normalize(X.vectors, *steps, memory_budget=memory_budget), check_finite=False)
     X = _check(X)  # integer input becomes float, not truncated on the way back
     xp = xb.get_namespace(X)
     if len(steps) == 1 and isinstance(steps[0], (list, tuple)):

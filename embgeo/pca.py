@@ -26,6 +26,7 @@ embgeo's results table (:class:`embgeo.evaluate.Report`: prints aligned, ``to_ma
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -51,11 +52,21 @@ __all__ = [
     "cumulative_curve",
     "split_analysis",
     "probe_components",
-    "DEFAULT_DATASETS",
+    "DEFAULT_SIMILARITY_DATASETS",
 ]
 
 #: Word-similarity sets used when no ``evaluate`` callable is given (names for embgeo.data).
-DEFAULT_DATASETS = ("wordsim353", "simlex999")
+#: Not :data:`embgeo.evaluate.DEFAULT_DATASETS` (which adds the analogy test): hence its own name.
+DEFAULT_SIMILARITY_DATASETS = ("wordsim353", "simlex999")
+
+
+def __getattr__(name):
+    if name == "DEFAULT_DATASETS":
+        warnings.warn("embgeo.pca.DEFAULT_DATASETS is renamed DEFAULT_SIMILARITY_DATASETS (embgeo.evaluate."
+                      "DEFAULT_DATASETS is another list); the old name will be removed in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return DEFAULT_SIMILARITY_DATASETS
+    raise AttributeError(f"module 'embgeo.pca' has no attribute {name!r}")
 
 
 # --------------------------------------------------------------------------- results
@@ -305,7 +316,7 @@ def _evaluator(evaluate, datasets) -> Callable[[Any], dict[str, float]]:
         if not callable(evaluate):
             raise TypeError(f"evaluate must be callable, got {evaluate!r}")
         return lambda model: _scores(evaluate(model))
-    datasets = DEFAULT_DATASETS if datasets is None else tuple([datasets] if isinstance(datasets, str) else datasets)
+    datasets = DEFAULT_SIMILARITY_DATASETS if datasets is None else tuple([datasets] if isinstance(datasets, str) else datasets)
     from .evaluate import word_similarity
 
     def run(model):
@@ -344,7 +355,7 @@ def cumulative_curve(e, step: int = 10, evaluate: Callable | None = None, *, dat
         ``evaluate(model) -> float | dict[str, float]`` where ``model`` is the projected Embeddings.
         Default: :func:`embgeo.evaluate.word_similarity` on each of ``datasets``.
     datasets : str or sequence of str, optional
-        Dataset names/paths for the default evaluation (default :data:`DEFAULT_DATASETS`).
+        Dataset names/paths for the default evaluation (default :data:`DEFAULT_SIMILARITY_DATASETS`).
     profile : VarianceProfile, optional
         Reuse a fitted profile.
     plot : bool

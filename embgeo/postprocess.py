@@ -46,8 +46,8 @@ from .linalg import apply_matrix as _apply
 from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
-from .normalize import STEPS
-from .normalize import normalize as _normalize_array
+from .normalize import STEPS  # noqa: F401  (importable here; exported by embgeo.normalize)
+from .normalize import normalize as _normalize
 
 __all__ = [
     "similarity_order",
@@ -62,13 +62,21 @@ __all__ = [
     "ppa_pca_ppa",
     "AffineTransform",
     "apply_transform",
-    "normalize",
     "unit",
     "center",
     "unitdim",
     "centeremb",
-    "STEPS",
 ]
+
+
+def __getattr__(name):
+    if name == "normalize":
+        import warnings
+
+        warnings.warn("embgeo.postprocess.normalize is deprecated: embgeo.normalize.normalize takes Embeddings "
+                      "and arrays alike (the one definition)", DeprecationWarning, stacklevel=2)
+        return _normalize
+    raise AttributeError(f"module 'embgeo.postprocess' has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------- plumbing
@@ -537,27 +545,23 @@ def ppa_pca_ppa(e, dim: int, D: int, *, return_transform: bool = False):
 
 
 # ------------------------------------------------------------------ normalisations
-def normalize(e, *steps: str):
-    """VecMap's normalisation steps (:func:`embgeo.normalize.normalize`) on an Embeddings or array."""
-    X, wrap = _unwrap(e)
-    return wrap(_normalize_array(X, *steps))
-
-
+# :func:`embgeo.normalize.normalize` (Embeddings or arrays) is the one definition; these name its steps
 def unit(e):
-    """Rows to unit length (VecMap ``unit``)."""
-    return normalize(e, "unit")
+    """Rows to unit length (VecMap ``unit``): ``embgeo.normalize.normalize(e, "unit")``."""
+    return _normalize(e, "unit")
 
 
 def center(e):
-    """Subtract the mean vector (VecMap ``center``)."""
-    return normalize(e, "center")
+    """Subtract the mean vector (VecMap ``center``): ``embgeo.normalize.normalize(e, "center")``."""
+    return _normalize(e, "center")
 
 
 def unitdim(e):
-    """Columns to unit length (VecMap ``unitdim``)."""
-    return normalize(e, "unitdim")
+    """Columns to unit length (VecMap ``unitdim``): ``embgeo.normalize.normalize(e, "unitdim")``."""
+    return _normalize(e, "unitdim")
 
 
 def centeremb(e):
-    """Subtract each vector's own mean over its dimensions (VecMap ``centeremb``)."""
-    return normalize(e, "centeremb")
+    """Subtract each vector's own mean over its dimensions (VecMap ``centeremb``):
+    ``embgeo.normalize.normalize(e, "centeremb")``."""
+    return _normalize(e, "centeremb")

@@ -74,7 +74,8 @@ from ._model import GEOMETRIES, P0_CHOICES, VARIANTS, AlphaEmbeddings, GloveMode
 from .sweeps import (ANALOGY_GROUPS, AnalogySweepResult, CrossValidation, SweepResult, alpha_sweep,
                      analogy_sweep)
 
-__all__ = ["AlphaEmbeddings", "fisher_cosine", "GloveModel", "read_glove", "P0_CHOICES", "VARIANTS", "GEOMETRIES",
+# GloveModel and read_glove stay importable here; embgeo.io exports them
+__all__ = ["AlphaEmbeddings", "fisher_cosine", "P0_CHOICES", "VARIANTS", "GEOMETRIES",
            # choosing α: embgeo.alpha.sweeps
            "alpha_sweep", "analogy_sweep", "SweepResult", "AnalogySweepResult", "CrossValidation",
            "ANALOGY_GROUPS"]

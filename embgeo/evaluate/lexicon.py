@@ -38,8 +38,8 @@ from ..neighbors import VALID_RETRIEVALS
 from ..progress import progress_bar
 from ..validation import renamed_parameter
 
-__all__ = ["bli", "BLIResult", "read_dictionary", "split_dictionary", "group_dictionary", "gold_ranks",
-           "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
+# read_dictionary, split_dictionary and group_dictionary stay importable here; embgeo.data exports them
+__all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VAL
 from ._exact import check_csls_knn, prepared_topk, select_topk, self_topk
 from ._isf import isf_log_partition, isf_topk
 from ._ranking import merge_topk
-from ._screening import cached_index as cached_screen_index
-from .faiss_index import cached_index as cached_faiss_index
+from ._screening import cached_screen_index
+from .faiss_index import cached_faiss_index
 
 __all__ = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
            "merge_topk", "select_topk", "self_topk", "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS",
@@ -315,7 +315,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         "faiss" searches a :class:`~embgeo.neighbors.faiss_index.FaissIndex` (cosine and dot
         only): pass ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The
         index is built on the first call and kept with ``e`` (one per kind, parameters and
-        metric; see :func:`embgeo.neighbors.faiss_index.cached_index`), or pass a prebuilt one
+        metric; see :func:`embgeo.neighbors.faiss_index.cached_faiss_index`), or pass a prebuilt one
         as ``index=``.
     exclude_self : bool
         Drop each query word from its own list (ignored for vector queries).

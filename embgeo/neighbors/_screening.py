@@ -42,7 +42,7 @@ from ..blocking import block_rows, budget_bytes, n_jobs as default_n_jobs, run_b
 from ..linalg import derived, inverse_norms
 from ._criteria import PAIRWISE_METRICS, check_metric
 
-__all__ = ["ScreenIndex", "build_index", "cached_index", "screened_topk", "screen_margin", "plain_margin",
+__all__ = ["ScreenIndex", "build_index", "cached_screen_index", "screened_topk", "screen_margin", "plain_margin",
            "gamma", "resolve_index", "MAX_K", "SEED_ROWS"]
 
 #: Rows searched unscreened first: they set every query's threshold before the bound prunes.
@@ -318,7 +318,7 @@ def resolve_index(screen, D, metric: str, inv, n_queries: int, k: int, memory_bu
     return index if index.rank < d and k <= MAX_K else None
 
 
-def cached_index(e, metric: str = "cosine", inv=None) -> ScreenIndex:
+def cached_screen_index(e, metric: str = "cosine", inv=None) -> ScreenIndex:
     """The screening index of an :class:`~embgeo.embeddings.Embeddings`, built once per metric and kept with it.
 
     What :func:`embgeo.neighbors.search` screens with when given ``screen=True``; it can also be

@@ -9,7 +9,7 @@
   equal scores ordered by the lower row, optional per-query exclusions. When an approximate
   index finds fewer than ``k`` eligible rows for a query, the missing slots hold score ``-inf``
   and index ``-1`` (FAISS's own padding).
-* :func:`cached_index` builds an index over an :class:`~embgeo.embeddings.Embeddings` once
+* :func:`cached_faiss_index` builds an index over an :class:`~embgeo.embeddings.Embeddings` once
   and keeps it beside it (keyed by kind, parameters and metric), so ``e.neighbors(...,
   backend="faiss", kind="hnsw")`` pays the build on the first call only.
 * ``save`` is atomic (temp file + ``os.replace``) and writes the metric, kind and parameters to a
@@ -39,7 +39,18 @@ from ..linalg import derived
 from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import check_metric
 
-__all__ = ["FaissIndex", "faiss_search", "cached_index"]
+__all__ = ["FaissIndex", "faiss_search", "cached_faiss_index"]
+
+
+def __getattr__(name):
+    if name == "cached_index":
+        import warnings
+
+        warnings.warn("embgeo.neighbors.faiss_index.cached_index is renamed cached_faiss_index (the screening "
+                      "index has its own cache); the old name will be removed in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return cached_faiss_index
+    raise AttributeError(f"module 'embgeo.neighbors.faiss_index' has no attribute {name!r}")
 
 _KINDS = ("flat", "hnsw", "ivf")
 _PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
@@ -349,7 +360,7 @@ class FaissIndex:
         self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
 
 
-def cached_index(e, kind: str = "flat", metric: str = "cosine", **params) -> FaissIndex:
+def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", **params) -> FaissIndex:
     """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
 
     Indexes are kept beside ``e`` (dropped with it), one per (kind, parameters, metric), so
