@@ -67,8 +67,11 @@ import logging
 import warnings
 from typing import Sequence
 
+from numbers import Integral, Real
+
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import backend as xb
 from .embeddings import Embeddings
@@ -293,7 +296,7 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
 
 
 # ------------------------------------------------------------------------------- estimator
-class GeometricMetaEmbedding(BaseEstimator):
+class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
     """Geometric meta-embeddings (Jawanpuria, Dev, Kunchukuttan & Mishra 2020).
 
     Learns one orthogonal map per source and a shared SPD metric ``B`` by minimising eq. 1
@@ -362,6 +365,9 @@ class GeometricMetaEmbedding(BaseEstimator):
         The common vocabulary of the training sources (None when fitted on arrays).
     source_dims_ : list of int
         The dimension of each training source.
+    n_features_in_ : int
+        Σ d_i, the features of all training sources together (the width of their
+        concatenation): scikit-learn's count of the input features seen by ``fit``.
     dim_, n_iter_, stopping_criterion_ : int, int, str
 
     Examples
@@ -379,9 +385,24 @@ class GeometricMetaEmbedding(BaseEstimator):
     (500, 16)
     """
 
-    def __init__(self, C: float = 1.0, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
+    _parameter_constraints: dict = {
+        "C": [Interval(Real, 0, np.inf, closed="left")],
+        "kind": [StrOptions(set(_KINDS))],
+        "solver": [StrOptions(set(_SOLVERS))],
+        "max_iterations": [Interval(Integral, 1, None, closed="left")],
+        "dim": [Interval(Integral, 1, None, closed="left"), None],
+        "normalize": [str, tuple, list, None],
+        "normalize_mapped": ["boolean"],
+        "init": [StrOptions(set(_INITS))],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "progress": ["boolean", None],
+        "verbosity": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def __init__(self, C: float = 1.0, *, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
                  dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
-                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None, *,
+                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None,
                  verbosity: int | None = None):
         self.C = C
         self.kind = kind
@@ -404,19 +425,19 @@ class GeometricMetaEmbedding(BaseEstimator):
                       "use progress= or the 'embgeo.meta' logger at DEBUG level", DeprecationWarning, stacklevel=3)
         return int(self.verbosity)
 
-    def _check_params(self):
-        if not np.isfinite(self.C) or self.C < 0:
-            raise ValueError(f"C must be a non-negative number, got {self.C!r}")
-        if self.solver not in _SOLVERS:
-            raise ValueError(f"solver must be one of {_SOLVERS}, got {self.solver!r}")
-        if int(self.max_iterations) < 1:
-            raise ValueError(f"max_iterations must be >= 1, got {self.max_iterations!r}")
-        if self.init not in _INITS:
-            raise ValueError(f"init must be one of {_INITS}, got {self.init!r}")
-        if self.kind not in _KINDS:
-            raise ValueError(f"kind must be one of {_KINDS}, got {self.kind!r}")
-        if self.dim is not None and int(self.dim) < 1:
-            raise ValueError(f"dim must be a positive integer, got {self.dim!r}")
+    def __sklearn_tags__(self):
+        """What a GeometricMetaEmbedding is, for scikit-learn: an unsupervised transformer whose
+        input is a *list* of aligned sources (arrays or Embeddings), not one 2-D array ``X``.
+
+        So ``input_tags.two_d_array`` is False, and scikit-learn's checks that fit on one array
+        cannot apply; ``tests/test_sklearn_conformance.py`` runs the API checks that do.
+        """
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = False
+        tags.transformer_tags.preserves_dtype = ["float32", "float64"]
+        return tags
 
     def fit(self, sources: Sequence, y=None):
         """Learn the maps and the metric from two or more sources.
@@ -439,7 +460,7 @@ class GeometricMetaEmbedding(BaseEstimator):
             Fewer than two sources, no common word, pre-aligned arrays with different numbers of
             rows, NaN/inf in a source (named), bad hyper-parameters.
         """
-        self._check_params()
+        self._validate_params()
         arrays, words = _aligned_sources(sources)
         arrays = _normalized(arrays, self.normalize)
         G = _pair_grams(arrays, self.progress)
@@ -448,6 +469,7 @@ class GeometricMetaEmbedding(BaseEstimator):
         self._fit_grams(G, int(arrays[0].shape[0]), dims, d)
         self.vocabulary_ = None if words is None else list(words)
         self.source_dims_ = dims
+        self.n_features_in_ = int(sum(dims))
         return self
 
     def _fit_grams(self, G, n, dims, d):

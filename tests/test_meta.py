@@ -343,10 +343,14 @@ def test_bad_input_raises_clear_errors(rng, two_vocabularies):
         average([a, np.ones((300, 6))])
     with pytest.raises(TypeError, match="list of Embeddings"):
         concatenate(a)
-    with pytest.raises(ValueError, match="C must be"):
+    with pytest.raises(ValueError, match="'C' parameter of GeometricMetaEmbedding must be"):
         GeometricMetaEmbedding(C=-1).fit([a, b])
-    with pytest.raises(ValueError, match="solver must be"):
+    with pytest.raises(ValueError, match="'C' parameter"):
+        GeometricMetaEmbedding(C=np.inf).fit([a, b])
+    with pytest.raises(ValueError, match="'solver' parameter of GeometricMetaEmbedding must be"):
         GeometricMetaEmbedding(solver="adam").fit([a, b])
+    with pytest.raises(TypeError, match="positional"):
+        GeometricMetaEmbedding(1.0, "geo-conc")  # hyper-parameters after C are keyword-only
     with pytest.raises(ValueError, match="dim must be between"):
         concatenate_svd([a, b], dim=16)
     fitted = GeometricMetaEmbedding(max_iterations=3, progress=False).fit([a, b])
@@ -399,7 +403,7 @@ def test_scikit_learn_estimator_contract(rng):
     for name, value in vars(gme).items():
         for a in value if isinstance(value, list) else [value]:
             assert not (isinstance(a, np.ndarray) and a.ndim and a.shape[0] == 300), name
-    with pytest.raises(ValueError, match="kind must be"):
+    with pytest.raises(ValueError, match="'kind' parameter of GeometricMetaEmbedding must be"):
         GeometricMetaEmbedding(kind="avg").fit([X, Z])
 
 

@@ -17,6 +17,8 @@ _NUMERAL = re.compile(r"[0-9]+\Z")
 def _matrix(e, name):
     if isinstance(e, Embeddings):
         return e.vectors
+    if hasattr(e, "tocsr") or hasattr(e, "todense"):  # scipy.sparse: word vectors are dense
+        raise TypeError(f"{name}: sparse input is not supported; pass a dense matrix or an Embeddings")
     return xb.check_matrix(e, name)
 
 

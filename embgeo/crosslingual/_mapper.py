@@ -100,7 +100,7 @@ class History(list):
 
 
 # ------------------------------------------------------------------------------------ Mapper
-class Mapper(BaseEstimator):
+class Mapper(TransformerMixin, BaseEstimator):
     """VecMap's cross-lingual mapping framework as a scikit-learn estimator.
 
     Implements the steps of Artetxe, Labaka & Agirre (AAAI 2018, "Generalizing and improving
@@ -305,6 +305,22 @@ class Mapper(BaseEstimator):
         self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
         self.refinement = refinement
 
+    def __sklearn_tags__(self):
+        """What a Mapper is, for scikit-learn: a transformer fitted on two spaces.
+
+        ``fit(src, tgt)``: ``src`` is X (a 2-D array, or Embeddings) and the target space ``tgt``
+        plays y's part: required, 2-D, not labels. ``transform`` keeps the dtype of its input.
+        scikit-learn's checks that pass 1-D labels as y therefore cannot apply (see
+        ``tests/test_sklearn_conformance.py``, which runs the rest).
+        """
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True   # y (tgt) is a matrix: one column per target dimension
+        tags.target_tags.single_output = False
+        tags.transformer_tags.preserves_dtype = ["float32", "float64"]
+        tags.input_tags.allow_nan = False
+        return tags
+
     @classmethod
     def from_recipe(cls, name: str, **overrides) -> "Mapper":
         """A Mapper with one of the recommended settings of :data:`RECIPES`.
@@ -416,6 +432,9 @@ class Mapper(BaseEstimator):
         """fit without releasing the pre-processed matrices (kept for fit_transform)."""
         self._validate_params()
         retrieval, csls_knn = self._induction_criterion()
+        if tgt is None:
+            raise ValueError("Mapper requires y to be passed, but the target y is None: fit(src, tgt) needs the "
+                             "target space tgt")
         X0, Z0 = _matrix(src, "src"), _matrix(tgt, "tgt")
         xb.get_namespace(X0, Z0)  # both sides must share one array library
         self._dims = (X0.shape[1], Z0.shape[1])
@@ -614,7 +633,9 @@ class Mapper(BaseEstimator):
         vec = _matrix(e, side)
         dim = self.n_features_in_ if side == "src" else self.n_target_features_
         if vec.shape[1] != dim:
-            raise ValueError(f"{side} has dimension {vec.shape[1]} but the mapper was fitted on {dim}")
+            # scikit-learn's wording in parentheses (its checks look for it)
+            raise ValueError(f"{side} has dimension {vec.shape[1]} but the mapper was fitted on {dim} "
+                             f"(X has {vec.shape[1]} features, but Mapper is expecting {dim} features as input)")
         return self._map(e, self._preprocess(vec, side, fit=False), side)
 
     def _map(self, e, X, side):
