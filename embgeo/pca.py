@@ -26,7 +26,6 @@ embgeo's results table (:class:`embgeo.evaluate.Report`: prints aligned, ``to_ma
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -42,7 +41,7 @@ from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
 from .progress import progress_bar
-from .validation import renamed_parameter
+from .validation import renamed_names, renamed_parameter
 
 __all__ = [
     "VarianceProfile",
@@ -60,13 +59,9 @@ __all__ = [
 DEFAULT_SIMILARITY_DATASETS = ("wordsim353", "simlex999")
 
 
-def __getattr__(name):
-    if name == "DEFAULT_DATASETS":
-        warnings.warn("embgeo.pca.DEFAULT_DATASETS is renamed DEFAULT_SIMILARITY_DATASETS (embgeo.evaluate."
-                      "DEFAULT_DATASETS is another list); the old name will be removed in the next release",
-                      DeprecationWarning, stacklevel=2)
-        return DEFAULT_SIMILARITY_DATASETS
-    raise AttributeError(f"module 'embgeo.pca' has no attribute {name!r}")
+__getattr__ = renamed_names(__name__, {"DEFAULT_DATASETS": (
+    lambda: DEFAULT_SIMILARITY_DATASETS,
+    "renamed DEFAULT_SIMILARITY_DATASETS (embgeo.evaluate.DEFAULT_DATASETS is another list)")})
 
 
 # --------------------------------------------------------------------------- results

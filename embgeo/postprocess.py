@@ -48,6 +48,7 @@ from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
 from .normalize import STEPS  # noqa: F401  (importable here; exported by embgeo.normalize)
 from .normalize import normalize as _normalize
+from .validation import renamed_names
 
 __all__ = [
     "similarity_order",
@@ -69,14 +70,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    if name == "normalize":
-        import warnings
-
-        warnings.warn("embgeo.postprocess.normalize is deprecated: embgeo.normalize.normalize takes Embeddings "
-                      "and arrays alike (the one definition)", DeprecationWarning, stacklevel=2)
-        return _normalize
-    raise AttributeError(f"module 'embgeo.postprocess' has no attribute {name!r}")
+__getattr__ = renamed_names(__name__, {"normalize": (
+    lambda: _normalize, "use embgeo.normalize.normalize, which takes Embeddings and arrays alike (the one definition)")})
 
 
 # ---------------------------------------------------------------------------- plumbing

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import backend as xb
 
-__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "renamed_parameter"]
+__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "renamed_parameter", "renamed_names"]
 
 
 def renamed_parameter(value, old_value, *, old: str, new: str, where: str, stacklevel: int = 2):
@@ -36,6 +36,23 @@ def renamed_parameter(value, old_value, *, old: str, new: str, where: str, stack
     warnings.warn(f"{where}: the '{old}' parameter is renamed '{new}'; '{old}' will be removed in the next release",
                   DeprecationWarning, stacklevel=stacklevel + 1)
     return old_value
+
+
+def renamed_names(module: str, names: dict):
+    """A module ``__getattr__`` serving renamed public names for one release, with a DeprecationWarning.
+
+    ``names`` maps each old name to ``(get, hint)``: ``get()`` returns the object under its new
+    name, and ``hint`` says where it went (e.g. ``"renamed cached_faiss_index"``).
+    """
+    def __getattr__(name):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        get, hint = names[name]
+        warnings.warn(f"{module}.{name} is deprecated: {hint}; the old name will be removed in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return get()
+
+    return __getattr__
 
 
 def check_k(k, n_candidates: int) -> int:

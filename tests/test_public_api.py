@@ -81,7 +81,8 @@ PUBLIC_API = {  # module -> sorted __all__
         "cross_covariance_svd", "dewhiten", "dewhitening_transform", "ppa_pca_ppa", "reweight",
         "similarity_order", "similarity_order_transform", "unit", "unitdim", "whiten", "whitening_transform"],
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
-    "embgeo.validation": ["check_k", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_parameter"],
+    "embgeo.validation": ["check_k", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_names",
+        "renamed_parameter"],
 }
 
 

@@ -36,21 +36,14 @@ from .. import backend as xb
 from ..io.atomic import atomic_path
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
-from ..validation import check_k, exclusion_csr, max_excluded
+from ..validation import check_k, exclusion_csr, max_excluded, renamed_names
 from ._criteria import check_metric
 
 __all__ = ["FaissIndex", "faiss_search", "cached_faiss_index"]
 
 
-def __getattr__(name):
-    if name == "cached_index":
-        import warnings
-
-        warnings.warn("embgeo.neighbors.faiss_index.cached_index is renamed cached_faiss_index (the screening "
-                      "index has its own cache); the old name will be removed in the next release",
-                      DeprecationWarning, stacklevel=2)
-        return cached_faiss_index
-    raise AttributeError(f"module 'embgeo.neighbors.faiss_index' has no attribute {name!r}")
+__getattr__ = renamed_names(__name__, {"cached_index": (
+    lambda: cached_faiss_index, "renamed cached_faiss_index (the screening index has its own cache)")})
 
 _KINDS = ("flat", "hnsw", "ivf")
 _PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
