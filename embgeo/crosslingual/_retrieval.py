@@ -45,7 +45,7 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     else:
         # embgeo.neighbors' inverted softmax (the one implementation; its unit rows are these)
         a = float(isf_beta)
-        c = isf_log_partition(T, S, a, memory_budget=memory_budget, progress=progress)
+        c = isf_log_partition(T, S, a, memory_budget=memory_budget, progress=progress, unit_rows=True)
     ones = xp.ones((Q.shape[0], 1), dtype=T.dtype)
     Qa = xp.concat([Q * a, ones], axis=1)
     Ta = xp.concat([T, xp.reshape(xp.astype(-c, T.dtype), (-1, 1))], axis=1)

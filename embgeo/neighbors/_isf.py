@@ -16,7 +16,7 @@ from ._exact import topk
 
 
 def isf_log_partition(database, source, isf_beta: float = 30.0, *, memory_budget: int | None = None,
-                      progress=None):
+                      progress=None, unit_rows: bool = False):
     """log Z(y) = log Σ_{x ∈ source} exp(β cos(x, y)) of every database row y (Smith et al. 2017, eq. 4).
 
     Blocked over database rows under ``memory_budget``; each block is stabilised by its row
@@ -31,11 +31,16 @@ def isf_log_partition(database, source, isf_beta: float = 30.0, *, memory_budget
         The source space S of the denominators (the whole mapped source vocabulary in BLI).
     isf_beta : float
         The inverse temperature β (Smith et al. use 30 for BLI).
+    unit_rows : bool
+        Both sides are unit-length rows of one array library and dtype already (as
+        :func:`embgeo.crosslingual.retrieval_factors` holds them): spares their unit copies.
 
     Returns
     -------
     array of float64, shape (n,)
     """
+    if unit_rows:
+        return _log_partition(database, source, float(isf_beta), memory_budget, progress)
     T = _unit(database, "database")
     S = _unit(xb.asarray(source, like=T), "source", like=T)
     return _log_partition(T, S, float(isf_beta), memory_budget, progress)
