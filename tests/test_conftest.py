@@ -38,3 +38,14 @@ def test_glove_marks_its_test_slow(request, glove_package):
 def test_the_default_run_keeps_slow_tests(pytestconfig):
     """The README's ``python -m pytest -q`` runs them: the marker selects, it does not deselect by default."""
     assert "slow" not in " ".join(pytestconfig.getini("addopts"))
+
+
+def test_a_deprecation_warned_from_embgeo_code_is_an_error():
+    """pyproject's ``error::DeprecationWarning:embgeo``: embgeo's code (docstring examples included, which
+    run in their module's namespace) never calls a deprecated API; a test calling one on purpose says so
+    with ``pytest.warns``/``pytest.deprecated_call``."""
+    code = "import warnings\nwarnings.warn('old', DeprecationWarning)"
+    with pytest.raises(DeprecationWarning, match="old"):
+        exec(code, {"__name__": "embgeo.somewhere"})
+    with pytest.deprecated_call(match="old"):
+        exec(code, {"__name__": "embgeo.somewhere"})
