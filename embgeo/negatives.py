@@ -421,15 +421,14 @@ class PhraseIndex:
             # an indexed phrase is its own nearest neighbour: mark it (-1 for new phrases) to drop it
             self_ids = np.array([self._pos.get(q, -1) for q in queries], dtype=np.int64)
             missing = [q for q in queries if q not in self._pos]
-            if missing and e is None:
-                raise UnknownWordError(missing[0], "not an indexed phrase; pass e= to embed new phrases")
             known = self_ids >= 0
             Q = np.empty((len(queries), self.index.dim), dtype=np.float32)
+            if missing:
+                if e is None:
+                    raise UnknownWordError(missing[0], "not an indexed phrase; pass e= to embed new phrases")
+                Q[~known] = self.embed(e, missing)
             if known.any():
                 Q[known] = self.index.reconstruct(self_ids[known])
-            if missing:
-                assert e is not None  # checked above
-                Q[~known] = self.embed(e, missing)
             if not exclude_self:
                 self_ids[:] = -1
         else:

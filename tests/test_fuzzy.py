@@ -542,7 +542,6 @@ def test_bad_input_raises_clear_errors(rng):
 
 
 # ----------------------------------------------------------------- real data
-@pytest.mark.slow
 def test_glove_fuzzy_sets_behave_as_in_the_paper(glove):
     F = FuzzyEmbeddings.from_embeddings(glove)
     assert F.memberships.dtype == np.float32

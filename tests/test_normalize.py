@@ -127,3 +127,47 @@ def test_normalizer_on_array_api_strict():
     nz = Normalizer(("center", "unitdim", "unit")).fit(xps.asarray(X))
     np.testing.assert_allclose(np.asarray(nz.transform(xps.asarray(X[:3]))),
                                _vecmap_chain(X, ("center", "unitdim", "unit"))[:3], atol=1e-6)
+
+
+# ------------------------------------------------------------------------- hypothesis properties
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+from embgeo.normalize import STEPS  # noqa: E402
+
+PROPERTY = settings(max_examples=40, deadline=None, derandomize=True)
+# zeros (zero rows and columns must stay zero) and magnitudes far from float32's limits
+ENTRIES = st.one_of(st.just(0.0), st.floats(-50, 50, width=32, allow_subnormal=False).filter(lambda v: abs(v) > 1e-3))
+MATRICES = st.tuples(st.integers(1, 12), st.integers(1, 6)).flatmap(
+    lambda shape: hnp.arrays(np.float32, shape, elements=ENTRIES))
+
+
+def assert_same_up_to_rounding(again, once):
+    scale = max(float(np.abs(once).max()), 1e-30)
+    np.testing.assert_allclose(again, once, rtol=1e-5, atol=1e-5 * scale)
+
+
+@PROPERTY
+@given(X=MATRICES, step=st.sampled_from(STEPS))
+def test_every_step_is_idempotent(X, step):
+    once = normalize(X, step)
+    assert_same_up_to_rounding(normalize(once, step), once)
+
+
+@PROPERTY
+@given(X=MATRICES, chain=st.lists(st.sampled_from(STEPS), min_size=1, max_size=4))
+def test_a_chain_ends_on_a_fixed_point_of_its_last_step(X, chain):
+    """Chains as VecMap's ("unit", "center", "unit"): repeating the last step changes nothing."""
+    once = normalize(X, *chain)
+    assert_same_up_to_rounding(normalize(once, chain[-1]), once)
+    assert_same_up_to_rounding(normalize(X, *chain, "none"), once)
+
+
+@PROPERTY
+@given(X=MATRICES)
+def test_the_two_centerings_commute_so_their_chain_is_idempotent(X):
+    """``center`` (columns) and ``centeremb`` (rows) are commuting projections."""
+    once = normalize(X, "center", "centeremb")
+    assert_same_up_to_rounding(normalize(once, "center", "centeremb"), once)
+    assert_same_up_to_rounding(normalize(X, "centeremb", "center"), once)

@@ -1,5 +1,6 @@
 """The data registry: checksums, cache, resume, offline behaviour, against a local HTTP server."""
 import hashlib
+import importlib.resources
 import importlib.util
 import io
 import json
@@ -8,6 +9,7 @@ import time
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -33,12 +35,15 @@ ZIPPED = _zip("vecs.txt", VECS)
 class _Server:
     """Serves ``files`` (path -> bytes) on 127.0.0.1 with Range support; ``mode[path]`` may be
     ``"corrupt"`` (one byte flipped), ``"truncated"`` (half the body, then the connection closes) or
-    ``"slow"`` (stalls before the body)."""
+    ``"slow"`` (stalls a second before the body, so that concurrent fetches overlap) or ``"stalled"``
+    (holds the body back until ``release`` is set, 30 s at most; ``late`` records that it sent it)."""
 
     def __init__(self):
         self.files: dict[str, bytes] = {}
         self.mode: dict[str, str] = {}
         self.requests: list[tuple[str, str | None]] = []
+        self.release = threading.Event()
+        self.late: list[bool] = []
         state = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -71,6 +76,8 @@ class _Server:
                 self.end_headers()
                 if mode == "slow":
                     time.sleep(1.0)
+                if mode == "stalled":
+                    state.late.append(state.release.wait(30.0))
                 if mode == "truncated":
                     self.wfile.write(body[: len(body) // 2])
                     self.wfile.flush()
@@ -85,6 +92,7 @@ class _Server:
         self.thread.start()
 
     def close(self):
+        self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
@@ -210,12 +218,14 @@ def test_truncated_download_resumes_with_a_range_request(reg, server):
 
 
 def test_slow_server_times_out_with_a_clear_error(reg, server):
-    server.mode["/pairs.txt"] = "slow"
-    t0 = time.perf_counter()
-    with pytest.raises(data.DownloadError, match="timed out") as exc:
+    # the server holds the body back until the test releases it: the fetch must give up on its
+    # own timeout while the server is still stalling (a property that does not depend on speed)
+    server.mode["/pairs.txt"] = "stalled"
+    with pytest.raises(data.DownloadError, match=r"timed out after 0\.2 s") as exc:
         R.fetch("t-pairs", timeout=0.2)
-    assert time.perf_counter() - t0 < 0.9
+    assert server.late == []                      # still stalled: the body was never sent
     assert str(R.cache_path("t-pairs")) in str(exc.value)
+    server.release.set()
 
 
 def test_offline_error_names_url_and_path_and_a_placed_file_is_used(reg):
@@ -410,3 +420,20 @@ def test_concurrent_fetches_download_once(reg, server):
     for t in threads:
         t.join(timeout=30)
     assert out == [R.cache_path("t-pairs")] * 3 and len(server.requests) == 1
+
+
+def test_a_broken_builtin_catalogue_is_a_clear_error_even_under_python_O(monkeypatch):
+    """The catalogue's own checks raise (an ``assert`` would vanish under ``python -O``)."""
+    text = (importlib.resources.files("embgeo.data") / "catalogue.json").read_text("utf-8")
+    cat = json.loads(text)
+    section = next(s for s in cat["sections"] if s["section"] == "resources")
+    first = section["resources"][0]
+    section["resources"].append(dict(first))
+    # the catalogue's text reads as the broken catalogue; other files (checksums/) as they are
+    monkeypatch.setattr(R, "json", SimpleNamespace(loads=lambda t: cat if t == text else json.loads(t)))
+    with pytest.raises(ValueError, match=f"{first['name']!r} is registered twice"):
+        R._build()
+    monkeypatch.setattr(R, "json", json)
+    monkeypatch.setattr(R, "KINDS", tuple(k for k in R.KINDS if k != first["kind"]))
+    with pytest.raises(ValueError, match=f"unknown kind {first['kind']!r}"):
+        R._build()

@@ -153,7 +153,6 @@ def test_margins_cover_the_measured_rounding(rng):
     assert index.eta < 1e-10
 
 
-@pytest.mark.slow
 def test_glove_screened_equals_brute_force(glove):
     X = np.ascontiguousarray(np.asarray(glove.vectors, dtype=np.float32))
     rng = np.random.default_rng(0)

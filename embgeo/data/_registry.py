@@ -514,7 +514,7 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
     """
     r = _resource(name)
     if r.package is not None:
-        return _package_folder(r)
+        return _package_folder(r, r.package)
     if r.loader is not None:
         raise _not_a_file(r)
     root = cache_dir()
@@ -552,18 +552,18 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
     if sha is None and md5 is None:  # first use: remember what was trusted
         _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": got,
                                    "trusted": "first use"})
-    return _extract(r, target, root / r.group) if r.member else target
+    return _extract(r.member, target, root / r.group) if r.member else target
 
 
-def _package_folder(r: Resource) -> Path:
-    assert r.package is not None
+def _package_folder(r: Resource, package: str) -> Path:
+    """The folder that the installed Python ``package`` (``r.package``) ships ``r`` in."""
     try:
-        folder = Path(str(importlib.resources.files(r.package).joinpath(r.filename)))
+        folder = Path(str(importlib.resources.files(package).joinpath(r.filename)))
     except ModuleNotFoundError:
-        raise ModuleNotFoundError(f"{r.name} comes with the Python package {r.package}, which is not installed; "
-                                  f"install it with: {r.install or r.url}", name=r.package) from None
+        raise ModuleNotFoundError(f"{r.name} comes with the Python package {package}, which is not installed; "
+                                  f"install it with: {r.install or r.url}", name=package) from None
     if not folder.exists():
-        raise FileNotFoundError(f"{r.name}: the package {r.package} has no {r.filename!r} at {folder}; "
+        raise FileNotFoundError(f"{r.name}: the package {package} has no {r.filename!r} at {folder}; "
                                 f"reinstall it with: {r.install or r.url}")
     return folder
 
@@ -678,21 +678,20 @@ def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, de
         raise ConnectionError(f"transfer ended at {done} of {total} bytes")
 
 
-def _extract(r: Resource, archive: Path, folder: Path) -> Path:
-    """The archive's member, extracted once into the cache ``folder`` (never beside a copy found
+def _extract(member: str, archive: Path, folder: Path) -> Path:
+    """The archive's ``member``, extracted once into the cache ``folder`` (never beside a copy found
     elsewhere, which may be read-only)."""
-    assert r.member is not None
-    out = folder / r.member
+    out = folder / member
     if out.is_file():
         return out
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with zipfile.ZipFile(archive) as zf, atomic_path(out) as tmp:
-            with zf.open(r.member) as src, open(tmp, "wb") as dst:
+            with zf.open(member) as src, open(tmp, "wb") as dst:
                 while chunk := src.read(_CHUNK):
                     dst.write(chunk)
     except KeyError:
-        raise ValueError(f"{archive} does not contain {r.member}") from None
+        raise ValueError(f"{archive} does not contain {member}") from None
     except zipfile.BadZipFile as exc:
         raise ValueError(f"{archive} is not a valid zip archive ({exc})") from None
     return out

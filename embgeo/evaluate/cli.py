@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import DEFAULT_DATASETS
 from .analogy import METHODS
-from .similarity import MEASURES
+from .similarity import _OOV, MEASURES
 
 __all__ = ["add_arguments", "run"]
 
@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="analogy candidates: the first N words (gensim's convention; default 300000)")
     parser.add_argument("--lowercase", action="store_true",
                         help="lower-case similarity datasets (default: as written, falling back to lower case)")
-    parser.add_argument("--oov", choices=("skip", "zero", "raise"), default="skip",
+    parser.add_argument("--oov", choices=_OOV, default="skip",
                         help="pairs with an unknown word: skip (default), similarity 0 (gensim's dummy4unknown), "
                              "or fail")
     parser.add_argument("--sections", action="store_true", help="also print per-section analogy accuracy")

@@ -37,6 +37,7 @@ from ..blocking import block_rows
 from ..neighbors import VALID_RETRIEVALS
 from ..progress import progress_bar
 from ..validation import renamed_parameter
+from .similarity import _check_oov
 
 # read_dictionary, split_dictionary and group_dictionary stay importable here; embgeo.data exports them
 __all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
@@ -184,8 +185,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     if oov == "miss":
         warnings.warn("bli(oov='miss') is deprecated: use oov='zero'", DeprecationWarning, stacklevel=2)
         oov = "zero"
-    if oov not in ("skip", "zero", "raise"):
-        raise ValueError(f"oov must be 'skip', 'zero' or 'raise', got {oov!r}")
+    _check_oov(oov)
     if isinstance(test_dictionary, (str, Path)):
         test_dictionary = read_dictionary(test_dictionary, lowercase=lowercase)
     pairs = list(test_dictionary)

@@ -29,10 +29,9 @@ from scipy.stats import spearmanr
 from .. import backend as xb
 from ..data import SemEvalCategory, read_semeval2012
 from ..errors import UnknownWordError
+from .similarity import _check_oov
 
 __all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdiff_accuracy"]
-
-_OOV = ("skip", "zero", "raise")
 
 
 @dataclass(frozen=True)
@@ -203,8 +202,7 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     -------
     RelationalSimilarityResult
     """
-    if oov not in _OOV:
-        raise ValueError(f"oov must be one of {_OOV}, got {oov!r}")
+    _check_oov(oov)
     if isinstance(data, (str, Path)):
         name = name or Path(data).name
         data = read_semeval2012(data, categories, lowercase=lowercase)

@@ -64,7 +64,13 @@ MEASURES = _Measures({
     "fuzzy-jaccard": ("fuzzy", "jaccard", False),
 })
 
+#: the ``oov=`` policies of the evaluations for a pair or question with a word out of vocabulary
 _OOV = ("skip", "zero", "raise")
+
+
+def _check_oov(oov: str) -> None:
+    if oov not in _OOV:
+        raise ValueError(f"oov must be one of {', '.join(_OOV)}, got {oov!r}")
 
 
 @dataclass(frozen=True)
@@ -167,8 +173,7 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     """
     from scipy import stats
 
-    if oov not in _OOV:
-        raise ValueError(f"oov must be one of {', '.join(_OOV)}, got {oov!r}")
+    _check_oov(oov)
     dataset = as_dataset(dataset, "pairs", data_dir)
     a = _resolve_words(model, dataset.words1, lowercase)
     b = _resolve_words(model, dataset.words2, lowercase)

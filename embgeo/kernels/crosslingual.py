@@ -23,6 +23,26 @@ def _dropped(key, seed, thr):  # pragma: no cover - compiled
     return (z >> np.uint64(56)) >= np.uint64(thr)
 
 
+@njit(cache=True, inline="always")
+def _offer(x, shift, mx, bv, bi, j, key, seed, thr):  # pragma: no cover - compiled
+    """One score ``x`` (index ``j``, hash key ``key``) offered to a running max ``mx`` and a running
+    dropout argmax (``bv``, ``bi``) of x − shift; returns the new (mx, bv, bi).
+
+    A dropped score counts as 0; the hash is computed only when the outcome can change the best
+    (v > bv, or bv < 0 where a 0 would win). Ties keep the earlier index.
+    """
+    if x > mx:
+        mx = x
+    v = x - shift
+    if thr < 256 and (v > bv or bv < 0.0):
+        if _dropped(key, seed, thr):
+            v = 0.0
+    if v > bv:
+        bv = v
+        bi = j
+    return mx, bv, bi
+
+
 @njit(cache=True, parallel=True, fastmath=False)
 def dropout_argmax(S, r_half, thr, seed, row0, best, maxsim):  # pragma: no cover - compiled
     """For each row i of the score block S: ``best[i]`` = argmax_j of dropout(S[i, j] − r_half[j])
@@ -39,17 +59,7 @@ def dropout_argmax(S, r_half, thr, seed, row0, best, maxsim):  # pragma: no cove
         mx = -np.inf
         base = np.uint64(row0 + i) * np.uint64(m)
         for j in range(m):
-            v = S[i, j]
-            if v > mx:
-                mx = v
-            v = v - r_half[j]
-            # a dropped score becomes 0: only hash when the outcome can change the best
-            if thr < 256 and (v > bv or bv < 0.0):
-                if _dropped(base + np.uint64(j), seed, thr):
-                    v = 0.0
-            if v > bv:
-                bv = v
-                bi = j
+            mx, bv, bi = _offer(S[i, j], r_half[j], mx, bv, bi, j, base + np.uint64(j), seed, thr)
         best[i] = bi
         maxsim[i] = mx
 
@@ -231,26 +241,9 @@ def _tile_argmax_both(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f, 
                 if (bv >= 0.0 or thr >= 256) and not _run_any_update(x, mx, rc, bv, rh, cbv, cmx, j0, j1):
                     continue
                 for j in range(j0, j1):
-                    xj = x[j]
-                    if xj > mx:
-                        mx = xj
-                    v = xj - rc[j]
-                    if thr < 256 and (v > bv or bv < 0.0):
-                        if _dropped(base + np.uint64(j), seed_f, thr):
-                            v = 0.0
-                    if v > bv:
-                        bv = v
-                        bi = c0 + j
-                    if xj > cmx[j]:
-                        cmx[j] = xj
-                    v = xj - rh
-                    cb = cbv[j]
-                    if thr < 256 and (v > cb or cb < 0.0):
-                        if _dropped(np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
-                            v = 0.0
-                    if v > cb:
-                        cbv[j] = v
-                        cbi[j] = gi
+                    mx, bv, bi = _offer(x[j], rc[j], mx, bv, bi, c0 + j, base + np.uint64(j), seed_f, thr)
+                    cmx[j], cbv[j], cbi[j] = _offer(x[j], rh, cmx[j], cbv[j], cbi[j], gi,
+                                                    np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr)
         row_bv[i] = bv
         row_bi[i] = bi
         row_max[i] = mx
@@ -300,15 +293,7 @@ def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f
                             and not _run_any_diff_above(x, rc, bv, j0, j1)):
                         continue
                     for j in range(j0, j1):
-                        if x[j] > mx:
-                            mx = x[j]
-                        v = x[j] - rc[j]
-                        if thr < 256 and (v > bv or bv < 0.0):
-                            if _dropped(base + np.uint64(j), seed_f, thr):
-                                v = 0.0
-                        if v > bv:
-                            bv = v
-                            bi = c0 + j
+                        mx, bv, bi = _offer(x[j], rc[j], mx, bv, bi, c0 + j, base + np.uint64(j), seed_f, thr)
             row_bv[i] = bv
             row_bi[i] = bi
             row_max[i] = mx
@@ -323,16 +308,9 @@ def tile_dropout_argmax(S, row0, c0, ns, nt, r_col_half, r_row_half, thr, seed_f
                     if not _run_any_column_update(x, rh, cbv, cmx, j0, j1):
                         continue
                     for j in range(j0, j1):
-                        if x[j] > cmx[j]:
-                            cmx[j] = x[j]
-                        v = x[j] - rh
-                        bv = cbv[j]
-                        if thr < 256 and (v > bv or bv < 0.0):
-                            if _dropped(np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b, thr):
-                                v = 0.0
-                        if v > bv:
-                            cbv[j] = v
-                            cbi[j] = gi
+                        cmx[j], cbv[j], cbi[j] = _offer(x[j], rh, cmx[j], cbv[j], cbi[j], gi,
+                                                        np.uint64(c0 + j) * np.uint64(ns) + np.uint64(gi), seed_b,
+                                                        thr)
 
 
 @njit(cache=True, nogil=True, inline="always")
