@@ -168,6 +168,10 @@ def test_the_graph_is_read_at_all():
     # the α sweeps use the method; the method does not know the sweeps
     assert "embgeo.alpha._model" in graph["embgeo.alpha.sweeps"]
     assert not any(t.startswith("embgeo.alpha.sweeps") for t in graph["embgeo.alpha._model"])
+    # fuzzy: the studies use FuzzyEmbeddings, which uses the set algebra; never the reverse
+    assert "embgeo.fuzzy._embeddings" in graph["embgeo.fuzzy._hyponymy"]
+    assert "embgeo.fuzzy._sets" in graph["embgeo.fuzzy._embeddings"]
+    assert not any(t.startswith("embgeo.fuzzy._embeddings") for t in graph["embgeo.fuzzy._sets"])
     assert len(graph) > 20
 
 
