@@ -31,7 +31,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.backend": ["asarray", "check_matrix", "default_dtype", "get_namespace", "is_cupy", "is_dask", "is_numpy",
         "resolve_dtype", "set_default_dtype", "single_blas_thread", "take_rows", "to_device", "to_numpy"],
     "embgeo.blocking": ["CACHE_TILE_COLS", "DEFAULT_MEMORY_BUDGET", "PASS_ROWS", "TILE_COLS", "TILE_ROWS",
-        "block_rows", "budget_bytes", "n_jobs", "run_blocks", "tile_shape"],
+        "block_rows", "budget_bytes", "n_jobs", "row_blocks", "run_blocks", "tile_shape"],
     "embgeo.cli": ["COMMANDS", "main"],
     "embgeo.crosslingual": ["History", "Mapper", "RECIPES", "dictionary_indices", "identical_dictionary",
         "induce_dictionary", "numeral_dictionary", "procrustes", "retrieval_factors", "retrieve",

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import backend as xb  # where a method's `backend=` parameter shadows the module
-from ..blocking import block_rows, budget_bytes
+from ..blocking import block_rows, budget_bytes, row_blocks
 from ..embeddings import Embeddings
 from ..neighbors import merge_topk, select_topk
 from ..neighbors import topk as _dot_topk
@@ -524,7 +524,7 @@ class FuzzyEmbeddings:
         left_out = np.full(m, -np.inf)  # per query: the best float32 score not kept
         d_max = np.zeros(w)
         best = None
-        blocks = _row_blocks(n, block_rows(per_row, 1, 3 * budget // 8), kk + int(n_ex.max(initial=0)))
+        blocks = row_blocks(n, block_rows(per_row, 1, 3 * budget // 8), kk + int(n_ex.max(initial=0)))
         for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress, unit="block"):
             D = self._conditioned_rows(key, c0, c1, precompute)
             d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)), -xb.to_numpy(xp.min(D, axis=0))))
@@ -602,7 +602,7 @@ class FuzzyEmbeddings:
         xp = xb.get_namespace(P)
         centre, _ = self._conditioning(key)
         best = None
-        for c0, c1 in _row_blocks(n, block_rows(96 * Qa.shape[1], 1, budget // 2),
+        for c0, c1 in row_blocks(n, block_rows(96 * Qa.shape[1], 1, budget // 2),
                                   k + max((len(e) for e in ex), default=0)):
             D = self._candidate_columns(key, c0, c1, centre, np.ones_like(centre), xp.float64)
             exb = [e[(e >= c0) & (e < c1)] for e in ex]
@@ -624,7 +624,7 @@ class FuzzyEmbeddings:
         c_step = min(n, block_rows(6 * (Q.shape[1] + 1), 8, budget // 2))
         q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
         # every block keeps k candidates for every query, its exclusions aside
-        blocks = _row_blocks(n, c_step, k + max((len(e) for e in ex), default=0))
+        blocks = row_blocks(n, c_step, k + max((len(e) for e in ex), default=0))
         card = self._stats()["cardinality"]
         a = _m_cardinality(xp, Q)
         # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
@@ -731,14 +731,6 @@ class FuzzyEmbeddings:
 def _conditioned_chunk(block, names, centre, beta):
     """Conditioned candidate side of one row chunk in its storage dtype (a Dask task of ``backend="dask"``)."""
     return ((FuzzyEmbeddings._parts(np, block, names) - centre) / beta).astype(block.dtype)
-
-
-def _row_blocks(n, rows, least):
-    """[c0, c1) bounds of about ``rows`` rows each over n rows, every block at least ``least`` rows long
-    (so that each keeps a query's whole list); n < least gives one block."""
-    n_blocks = max(1, min(-(-n // max(1, rows)), n // max(1, least)))
-    bounds = [n * i // n_blocks for i in range(n_blocks + 1)]
-    return list(zip(bounds[:-1], bounds[1:]))
 
 
 class _AnalogyScorer:
