@@ -349,6 +349,24 @@ def test_topk_under_a_tiny_memory_budget_equals_brute_force(F64, measure, revers
     assert np.array_equal(i2, i)
 
 
+def test_every_block_is_sized_from_the_callers_memory_budget(F64, monkeypatch):
+    # the statistics (entropies, cardinalities) and the cached transformed vocabulary included: no
+    # block of a call may be sized from the default budget when the caller gave one
+    from embgeo.fuzzy import _embeddings
+
+    seen = []
+    real = _embeddings.budget_bytes
+    monkeypatch.setattr(_embeddings, "budget_bytes", lambda b=None: seen.append(b) or real(b))
+    budget = 8 * 12 * 16
+    for measure, reverse in [("cross_entropy", False), ("kl", True), ("jaccard", False)]:
+        for precompute in (False, True):
+            F = FuzzyEmbeddings(F64.words, F64.memberships)  # nothing cached yet
+            F.neighbors(["w1", "w2"], 4, measure=measure, reverse=reverse, memory_budget=budget,
+                        precompute=precompute)
+    FuzzyEmbeddings(F64.words, F64.memberships).entropy(memory_budget=budget)
+    assert seen and set(seen) == {budget}
+
+
 @pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("intersection_ratio", True),
                                              ("cross_entropy", False), ("kl", True)])
 def test_topk_with_empty_and_crisp_sets_matches_brute_force(rng, measure, reverse):

@@ -137,14 +137,18 @@ class FuzzyEmbeddings:
         return FuzzySet(self._vocab[words], sources=[(w,) for w in words], check=False)
 
     # -------------------------------------------------------- precomputation
-    def _stats(self):
-        """Per-word entropy and cardinality (float64, O(n_words)), computed once in blocks of rows."""
+    def _stats(self, memory_budget=None):
+        """Per-word entropy and cardinality (float64, O(n_words)), computed once in blocks of rows.
+
+        A block (the kernel's output, or on the array-API path the float64 temporaries of the
+        logarithms, about 4 copies) takes a sixteenth of ``memory_budget``: 10k rows of GloVe 50d
+        by default, small enough to stay in cache."""
         c = self._cache
         if "entropy" not in c:
             P = self.memberships
             xp = xb.get_namespace(P)
             n, d = P.shape
-            step = min(n, block_rows(d + 1, 8, budget_bytes(None) // 64))
+            step = min(n, block_rows(4 * (d + 1), 8, budget_bytes(memory_budget) // 16))
             if xb.is_numpy(P):
                 from ..kernels import fuzzy as kern
 
@@ -159,21 +163,23 @@ class FuzzyEmbeddings:
             c["entropy"], c["cardinality"] = ent, card
         return c
 
-    def _per_word(self, key, words):
-        v = self._stats()[key]
+    def _per_word(self, key, words, memory_budget=None):
+        v = self._stats(memory_budget)[key]
         if words is None:
             return v
         xp = xb.get_namespace(v)
         idx = self.indices(list(words))
         return xp.take(v, idx if xb.is_numpy(v) else xp.asarray(idx), axis=0)
 
-    def entropy(self, words=None):
-        """Fuzzy entropy of every word (or of ``words``; Sec. 3 and 4.3), float64 (same library as the memberships)."""
-        return self._per_word("entropy", words)
+    def entropy(self, words=None, *, memory_budget: int | None = None):
+        """Fuzzy entropy of every word (or of ``words``; Sec. 3 and 4.3), float64 (same library as the memberships).
 
-    def cardinality(self, words=None):
-        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64."""
-        return self._per_word("cardinality", words)
+        Computed once for the whole vocabulary, in blocks of rows within ``memory_budget`` bytes, and kept."""
+        return self._per_word("entropy", words, memory_budget)
+
+    def cardinality(self, words=None, *, memory_budget: int | None = None):
+        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64 (computed as :meth:`entropy`)."""
+        return self._per_word("cardinality", words, memory_budget)
 
     # ------------------------------------------------------------ pairs
     def similarity(self, w1: str, w2: str, measure: str = "cross_entropy", reverse: bool = False) -> float:
@@ -454,7 +460,7 @@ class FuzzyEmbeddings:
             self._cache[ck] = (centre, beta)
         return self._cache[ck]
 
-    def _conditioned_rows(self, key, c0, c1, precompute):
+    def _conditioned_rows(self, key, c0, c1, precompute, memory_budget):
         """Candidate side of rows [c0, c1), conditioned (:meth:`_conditioning`), in the storage dtype:
         computed in float64 and rounded once; the whole vocabulary cached if asked."""
         P = self.memberships
@@ -463,14 +469,14 @@ class FuzzyEmbeddings:
             ck = ("database",) + key
             if ck not in self._cache:
                 n = P.shape[0]
-                step = min(n, block_rows(48 * (P.shape[1] + 3), 1, budget_bytes(None) // 4))
-                self._cache[ck] = xp.concat([self._conditioned_rows(key, s, min(s + step, n), False)
+                step = min(n, block_rows(48 * (P.shape[1] + 3), 1, budget_bytes(memory_budget) // 4))
+                self._cache[ck] = xp.concat([self._conditioned_rows(key, s, min(s + step, n), False, memory_budget)
                                              for s in range(0, n, step)], axis=0)
             return self._cache[ck][c0:c1, ...]
         centre, beta = self._conditioning(key)
-        return self._candidate_columns(key, c0, c1, centre, beta, P.dtype)
+        return self._candidate_columns(key, c0, c1, centre, beta, P.dtype, memory_budget)
 
-    def _candidate_columns(self, key, c0, c1, centre, scale, dtype):
+    def _candidate_columns(self, key, c0, c1, centre, scale, dtype, memory_budget):
         """``(D − centre) / scale`` for the candidate side D of rows [c0, c1), computed in float64 and
         rounded once to ``dtype``."""
         P = self.memberships
@@ -484,7 +490,7 @@ class FuzzyEmbeddings:
             return out
         # entropies and cardinalities are the cached per-word statistics: no logarithm per call for them
         stats = {"entropy": "entropy", "card": "cardinality"}
-        cols = [xp.reshape(xp.astype(self._stats()[stats[nm]][c0:c1, ...], xp.float64), (-1, 1)) if nm in stats
+        cols = [xp.reshape(xp.astype(self._stats(memory_budget)[stats[nm]][c0:c1, ...], xp.float64), (-1, 1)) if nm in stats
                 else self._parts(xp, P[c0:c1, ...], (nm,)) for nm in names]
         D = cols[0] if len(cols) == 1 else xp.concat(cols, axis=1)
         D = (D - xb.asarray(centre, like=D)) / xb.asarray(scale, like=D)
@@ -526,7 +532,7 @@ class FuzzyEmbeddings:
         best = None
         blocks = row_blocks(n, block_rows(per_row, 1, 3 * budget // 8), kk + int(n_ex.max(initial=0)))
         for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress, unit="block"):
-            D = self._conditioned_rows(key, c0, c1, precompute)
+            D = self._conditioned_rows(key, c0, c1, precompute, budget)
             d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)), -xb.to_numpy(xp.min(D, axis=0))))
             exb = [e[(e >= c0) & (e < c1)] for e in ex]
             s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 4,
@@ -604,7 +610,7 @@ class FuzzyEmbeddings:
         best = None
         for c0, c1 in row_blocks(n, block_rows(96 * Qa.shape[1], 1, budget // 2),
                                   k + max((len(e) for e in ex), default=0)):
-            D = self._candidate_columns(key, c0, c1, centre, np.ones_like(centre), xp.float64)
+            D = self._candidate_columns(key, c0, c1, centre, np.ones_like(centre), xp.float64, budget)
             exb = [e[(e >= c0) & (e < c1)] for e in ex]
             part = _dot_topk(Qa, D, k, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 2,
                              progress=False, check_finite=False)
@@ -625,7 +631,7 @@ class FuzzyEmbeddings:
         q_step = min(m, block_rows(3 * c_step, 8, budget // 2))
         # every block keeps k candidates for every query, its exclusions aside
         blocks = row_blocks(n, c_step, k + max((len(e) for e in ex), default=0))
-        card = self._stats()["cardinality"]
+        card = self._stats(budget)["cardinality"]
         a = _m_cardinality(xp, Q)
         # with every cardinality positive no ratio is 0/0 and a Numba pass (or a division) suffices
         fused = is_np and bool(np.all(card[:n] > 0)) and bool(np.all(a > 0))
