@@ -367,6 +367,39 @@ def test_every_block_is_sized_from_the_callers_memory_budget(F64, monkeypatch):
     assert seen and set(seen) == {budget}
 
 
+def test_the_candidate_side_is_kept_when_it_fits_the_budget_one_measure_at_a_time(rng, request):
+    import tracemalloc
+
+    n, d = 20000, 16
+    F = FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(n)], rng.standard_normal((n, d))))
+    copy = n * (d + 1) * 4  # the conditioned candidate side of H(q, w): n × (d + 1) float32
+    queries = ["w3", "w99", "w1234"]
+    for measure, reverse in [("cross_entropy", False), ("kl", True)]:  # compile and import outside the count
+        FuzzyEmbeddings(F.words[:100], F.memberships[:100]).neighbors(queries[:2], 5, measure=measure,
+                                                                      reverse=reverse, progress=False)
+
+    def call(**kw):  # (bytes kept after the call, peak extra bytes during it, its result)
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = F.neighbors(queries, 5, progress=False, **kw)
+        now, peak = tracemalloc.get_traced_memory()
+        return now - before, peak - before, out
+
+    tracemalloc.start()  # one trace for the whole test: a copy freed later was allocated under it
+    request.addfinalizer(tracemalloc.stop)
+    kept, _, (s0, i0) = call(memory_budget=copy // 2)  # does not fit: transformed per block, not kept
+    assert kept < copy / 4
+    kept, _, (s1, i1) = call()  # fits the default budget: kept with F
+    assert kept >= copy
+    kept, peak, (s2, i2) = call()  # reused: no transform, nothing new kept
+    assert abs(kept) < copy / 4 and peak < copy / 4
+    assert np.array_equal(i0, i1) and np.array_equal(i1, i2) and np.array_equal(s0, s2)
+    kept, _, _ = call(measure="kl", reverse=True)  # another form replaces the kept one (plus O(n) statistics)
+    assert abs(kept) < copy / 2
+    kept, _, (s3, i3) = call(precompute=False)  # never kept, never read: the same lists
+    assert abs(kept) < copy / 4 and np.array_equal(i3, i0)
+
+
 @pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("intersection_ratio", True),
                                              ("cross_entropy", False), ("kl", True)])
 def test_topk_with_empty_and_crisp_sets_matches_brute_force(rng, measure, reverse):

@@ -178,7 +178,7 @@ class FuzzyEmbeddings:
         return self._per_word("entropy", words, memory_budget)
 
     def cardinality(self, words=None, *, memory_budget: int | None = None):
-        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64 (computed as :meth:`entropy`)."""
+        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64 (kept as :meth:`entropy`)."""
         return self._per_word("cardinality", words, memory_budget)
 
     # ------------------------------------------------------------ pairs
@@ -236,7 +236,7 @@ class FuzzyEmbeddings:
 
     def neighbors(self, queries, k: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                   exclude_self: bool = True, exclude=None, restrict_vocab: int | None = None,
-                  memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None,
+                  memory_budget: int | None = None, precompute: bool | None = None, progress: bool | None = None,
                   backend: str = "exact"):
         """The ``k`` most similar words to each query under a fuzzy measure, vocabulary-wide.
 
@@ -251,11 +251,15 @@ class FuzzyEmbeddings:
         ``H(S, T) = −S·logit(T)ᵀ + c(T)`` (the expansion −S·ln Tᵀ − (1 − S)·ln(1 − T)ᵀ with its two
         products merged); reversed, ``H(T, S) = −T·logit(S)ᵀ + c(S)`` and ``D(T‖S) = H(T, S) − H(T)``;
         the categorical forms use ``ln T`` (or ``ln S``) alone; Jaccard uses ``|S ∩ T| = S·Tᵀ`` and
-        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. The candidate-side transforms are computed block by block,
-        so that extra memory stays within ``memory_budget`` (one block of transformed candidates in
-        the storage dtype, the search's tiles, the float64 rescoring); a transformed copy of the
-        vocabulary is kept only with ``precompute=True`` (cached on this object; faster for many
-        separate calls).
+        ``|S ∪ T| = |S| + |T| − S·Tᵀ``. The candidate side of the linear measures (``logit(T)`` and
+        ``c(T)``, conditioned as below) is kept with this object, like the cached inverse norms of
+        :class:`~embgeo.Embeddings`, when it fits ``memory_budget`` (``precompute``): n_words × (dim + 1)
+        values in the storage dtype (2·dim + 2 for the symmetric forms; 78 MiB for GloVe 400k × 50),
+        one measure's at a time, built block by block. A call then costs one search of the queries
+        against it, so a single query costs about what a cosine search does. Otherwise the candidate
+        side is computed block by block inside every call, so that extra memory stays within
+        ``memory_budget`` (one block of transformed candidates in the storage dtype, the search's
+        tiles, the float64 rescoring).
 
         The linear measures are searched in the storage dtype (float32) for 2k candidates by
         :func:`embgeo.neighbors.topk`, on a conditioned form of the product (candidate columns
@@ -281,8 +285,11 @@ class FuzzyEmbeddings:
             Search only the first ``restrict_vocab`` rows (the most frequent words, by convention).
         memory_budget : int, optional
             Bytes of extra working memory (default 256 MiB): blocks of transformed candidates and scores.
-        precompute : bool, default False
-            Keep the transformed vocabulary (n_words × (dim + 1) values) for later calls.
+        precompute : bool, optional
+            Keep the transformed vocabulary (n_words × (dim + 1) values, the symmetric forms twice that)
+            with this object for later calls: by default when it fits ``memory_budget``; ``True``
+            always, ``False`` never (every call transforms the candidates block by block). One
+            measure's transformed vocabulary is kept at a time.
         progress : bool, optional
         backend : {"exact", "dask"}
             ``"dask"`` selects the candidates on the current ``dask.distributed`` client
@@ -354,7 +361,8 @@ class FuzzyEmbeddings:
                               memory_budget=memory_budget, progress=progress)
 
     def analogy_scorer(self, measure: str = "cross_entropy", reverse: bool = False, *,
-                       memory_budget: int | None = None, precompute: bool = False, progress: bool | None = None):
+                       memory_budget: int | None = None, precompute: bool | None = None,
+                       progress: bool | None = None):
         """A ``scorer`` for :func:`embgeo.evaluate.analogy`: answers ``y = (b ⊔ x) \\ a`` by ``measure``.
 
         The released code's Table 9 protocol (``compute-accuracy-topn.c``) is
@@ -374,9 +382,9 @@ class FuzzyEmbeddings:
         """
         return _AnalogyScorer(self, _resolve_measure(measure), bool(reverse), memory_budget, precompute, progress)
 
-    # Vocabulary-wide search. For every measure, a query side Q' and a candidate side D' (computed per
-    # block of candidates, never for the whole vocabulary unless precompute=True) such that Q'·D'ᵀ ranks
-    # the candidates like the measure does (up to a per-query constant), optionally followed by a
+    # Vocabulary-wide search. For every measure, a query side Q' and a candidate side D' (kept whole
+    # with the object when it fits the budget, see _cached_candidates; else computed per block) such
+    # that Q'·D'ᵀ ranks the candidates like the measure does (up to a per-query constant), optionally followed by a
     # division (Jaccard, reversed intersection ratio). S = query, T = candidate; with
     # logit t = ln t − ln(1 − t) and c(T) = −Σ ln(1 − t):
     #   −H(S, T) = S·logit(T) − c(T)            −H(T, S) = T·logit(S) − c(S)
@@ -460,41 +468,78 @@ class FuzzyEmbeddings:
             self._cache[ck] = (centre, beta)
         return self._cache[ck]
 
-    def _conditioned_rows(self, key, c0, c1, precompute, memory_budget):
-        """Candidate side of rows [c0, c1), conditioned (:meth:`_conditioning`), in the storage dtype:
-        computed in float64 and rounded once; the whole vocabulary cached if asked."""
+    def _cached_candidates(self, key, precompute, memory_budget):
+        """The conditioned candidate side of the whole vocabulary and the largest |value| of each of its
+        columns, ``(D, d_max)``, kept with this object; None where it is not kept.
+
+        ``precompute=None`` keeps it when it fits ``memory_budget`` (n_words × w values in the storage
+        dtype, w = dim + 1 for the cross-entropy and KL forms, up to 2·dim + 2 for the symmetric ones:
+        78 MiB for GloVe 400k × 50 under the default 256 MiB); ``True`` always, ``False`` never. One
+        form is kept at a time (the last one searched; the forward cross-entropy and KL share theirs),
+        so the cache never holds more than one such copy. It is written block by block into its final
+        array (the blocks sized by :meth:`_linear_search`'s rule), never assembled from a second copy.
+        """
+        if precompute is False:
+            return None
         P = self.memberships
         xp = xb.get_namespace(P)
-        if precompute:
-            ck = ("database",) + key
-            if ck not in self._cache:
-                n = P.shape[0]
-                step = min(n, block_rows(48 * (P.shape[1] + 3), 1, budget_bytes(memory_budget) // 4))
-                self._cache[ck] = xp.concat([self._conditioned_rows(key, s, min(s + step, n), False, memory_budget)
-                                             for s in range(0, n, step)], axis=0)
-            return self._cache[ck][c0:c1, ...]
+        form = self._LINEAR[key]
+        n, w = P.shape[0], self._width(form[1])
+        hit = self._cache.get("candidates")
+        if hit is not None and hit[0] == form:
+            return hit[1:]
+        if precompute is None and n * w * (xp.finfo(P.dtype).bits // 8) > budget_bytes(memory_budget):
+            return None
+        self._cache.pop("candidates", None)  # the previous form's copy goes before the new one is built
         centre, beta = self._conditioning(key)
-        return self._candidate_columns(key, c0, c1, centre, beta, P.dtype, memory_budget)
+        D = xp.empty((n, w), dtype=P.dtype)
+        d_max = np.zeros(w)
+        step = block_rows(self._per_candidate_row(form), 1, 3 * budget_bytes(memory_budget) // 8)
+        for c0, c1 in row_blocks(n, step):
+            B = self._candidate_columns(key, c0, c1, centre, beta, P.dtype, memory_budget,
+                                        out=D[c0:c1, ...] if xb.is_numpy(P) else None)
+            if not xb.is_numpy(P):
+                D[c0:c1, ...] = B
+            d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(B, axis=0)), -xb.to_numpy(xp.min(B, axis=0))))
+            del B
+        self._cache["candidates"] = (form, D, d_max)
+        return D, d_max
 
-    def _candidate_columns(self, key, c0, c1, centre, scale, dtype, memory_budget):
+    def _width(self, names):
+        """Columns of the named candidate-side parts: dim for a transform of the memberships, 1 for a sum."""
+        return sum(self.dim if nm in ("S", "T", "logit", "log") else 1 for nm in names)
+
+    def _per_candidate_row(self, form):
+        """Bytes of working memory per candidate row while its conditioned columns are computed: the
+        output only for the Numba kernel, else the float64 temporaries of the logarithms (~6 copies)."""
+        P = self.memberships
+        w = self._width(form[1])
+        return P.dtype.itemsize * w if (xb.is_numpy(P) and form[1] == ("logit", "sum_log1m")) else 48 * w
+
+    def _candidate_columns(self, key, c0, c1, centre, scale, dtype, memory_budget, out=None):
         """``(D − centre) / scale`` for the candidate side D of rows [c0, c1), computed in float64 and
-        rounded once to ``dtype``."""
+        rounded once to ``dtype`` (written into ``out``, NumPy, if given)."""
         P = self.memberships
         xp = xb.get_namespace(P)
         names = self._LINEAR[key][1]
         if xb.is_numpy(P) and names == ("logit", "sum_log1m"):
             from ..kernels import fuzzy as kern
 
-            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=dtype)
+            out = np.empty((c1 - c0, P.shape[1] + 1), dtype=dtype) if out is None else out
             kern.conditioned_logit(np.ascontiguousarray(P[c0:c1]), LOG_TINY, centre, 1.0 / scale, out)
             return out
         # entropies and cardinalities are the cached per-word statistics: no logarithm per call for them
         stats = {"entropy": "entropy", "card": "cardinality"}
-        cols = [xp.reshape(xp.astype(self._stats(memory_budget)[stats[nm]][c0:c1, ...], xp.float64), (-1, 1)) if nm in stats
+        st = self._stats(memory_budget) if any(nm in stats for nm in names) else None
+        cols = [xp.reshape(xp.astype(st[stats[nm]][c0:c1, ...], xp.float64), (-1, 1)) if nm in stats
                 else self._parts(xp, P[c0:c1, ...], (nm,)) for nm in names]
         D = cols[0] if len(cols) == 1 else xp.concat(cols, axis=1)
         D = (D - xb.asarray(centre, like=D)) / xb.asarray(scale, like=D)
-        return D if dtype == xp.float64 else xp.astype(D, dtype)
+        D = D if dtype == xp.float64 else xp.astype(D, dtype)
+        if out is not None:
+            out[...] = D
+            return out
+        return D
 
     def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
         """Indices of the top-k candidates among the first ``n`` rows."""
@@ -514,7 +559,7 @@ class FuzzyEmbeddings:
         """
         P = self.memberships
         xp = xb.get_namespace(P)
-        q_names, c_names = self._LINEAR[key]
+        q_names = self._LINEAR[key][0]
         centre, beta = self._conditioning(key)
         Qa = self._parts(xp, Q, q_names)  # float64: the exact query side
         Qs = xp.astype(Qa * xb.asarray(beta, like=Qa), P.dtype)
@@ -526,21 +571,31 @@ class FuzzyEmbeddings:
         # kernel writes only its output) in 3/8 of the budget, the search's tiles in a quarter, the
         # rest for the queries, the lists and their merges; every block keeps at least kk
         # candidates for every query
-        per_row = P.dtype.itemsize * w if (xb.is_numpy(P) and c_names == ("logit", "sum_log1m")) else 48 * w
         left_out = np.full(m, -np.inf)  # per query: the best float32 score not kept
-        d_max = np.zeros(w)
-        best = None
-        blocks = row_blocks(n, block_rows(per_row, 1, 3 * budget // 8), kk + int(n_ex.max(initial=0)))
-        for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress, unit="block"):
-            D = self._conditioned_rows(key, c0, c1, precompute, budget)
-            d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)), -xb.to_numpy(xp.min(D, axis=0))))
-            exb = [e[(e >= c0) & (e < c1)] for e in ex]
-            s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 4,
-                               progress=False, check_finite=False)
-            avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
-            left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
-            best = (s_, i_) if best is None else merge_topk([best, (s_, i_)], kk)
-            del D  # the block's memory goes back before the next one (and before the rescoring)
+        cached = self._cached_candidates(key, precompute, memory_budget)
+        if cached is not None:
+            # the kept candidate side: one search over its first n rows (the column maxima of all its
+            # rows bound those of the first n, so the certificate stays rigorous)
+            D, d_max = cached
+            best = _dot_topk(Qs, D[:n, ...], kk, metric="dot", exclude=ex, memory_budget=budget // 4,
+                             progress=progress, check_finite=False)
+        else:
+            d_max = np.zeros(w)
+            best = None
+            blocks = row_blocks(n, block_rows(self._per_candidate_row(self._LINEAR[key]), 1, 3 * budget // 8),
+                                kk + int(n_ex.max(initial=0)))
+            for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress,
+                                       unit="block"):
+                D = self._candidate_columns(key, c0, c1, centre, beta, P.dtype, budget)
+                d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)),
+                                                     -xb.to_numpy(xp.min(D, axis=0))))
+                exb = [e[(e >= c0) & (e < c1)] for e in ex]
+                s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 4,
+                                   progress=False, check_finite=False)
+                avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
+                left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
+                best = (s_, i_) if best is None else merge_topk([best, (s_, i_)], kk)
+                del D  # the block's memory goes back before the next one (and before the rescoring)
         idx = self._certified(Qa, key, best, left_out, d_max, k, ex, n, budget)
         return idx if xb.is_numpy(P) else xp.asarray(idx)
 
