@@ -794,3 +794,27 @@ def test_glove_cross_entropy_lists_equal_a_float64_brute_force(glove):
         ref = np.lexsort((np.broadcast_to(np.arange(len(e)), H.shape), H), axis=1)[:, :10]
         _, i = F.neighbors([e.words[j] for j in qi], 10, reverse=reverse)
         assert np.array_equal(i, ref), reverse
+
+
+def test_one_table_of_fuzzy_measure_names_serves_fuzzy_and_evaluate(F64):
+    from embgeo.evaluate.similarity import MEASURES as EVALUATION_MEASURES
+
+    fuzzy_names = {k: v for k, v in EVALUATION_MEASURES.items() if v[0] == "fuzzy"}
+    # the names evaluate offered before the table, unchanged
+    assert list(fuzzy_names) == ["fuzzy-ce", "fuzzy-ce-rev", "fuzzy-kl", "fuzzy-kl-rev", "fuzzy-categorical-ce",
+                                 "fuzzy-categorical-ce-rev", "fuzzy-categorical-kl", "fuzzy-categorical-kl-rev",
+                                 "fuzzy-symmetric-ce", "fuzzy-symmetric-kl", "fuzzy-jaccard"]
+    a, b = ["w1", "w5", "w9"], ["w2", "w7", "w3"]
+    for name, (_, measure, reverse) in fuzzy_names.items():
+        m = fuzzy.FUZZY_MEASURES[measure]
+        assert name == f"fuzzy-{m.short}" + ("-rev" if reverse else "")
+        # every spelling in the table scores as its name does
+        want = F64.similarity_pairs(a, b, measure=measure, reverse=reverse)
+        for spelling in (m.short, *m.aliases):
+            assert np.array_equal(F64.similarity_pairs(a, b, measure=spelling, reverse=reverse), want)
+        model, _ = embgeo.evaluate.resolve_measure(None, name, cache={"fuzzy": F64})
+        assert np.array_equal(model.similarity_pairs(a, b), want)
+    assert {m.name for m in fuzzy.FUZZY_MEASURES.values() if m.divergence} == {
+        "cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy", "symmetric_kl"}
+    with pytest.warns(DeprecationWarning, match="FUZZY_MEASURES"):
+        assert fuzzy.MEASURES == tuple(fuzzy.FUZZY_MEASURES)

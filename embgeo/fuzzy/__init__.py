@@ -55,7 +55,8 @@ in Sec. 4.4), :func:`bernoulli_cross_entropy` (also :func:`cross_entropy`),
 docs/fuzzy.md says which table uses which, with the measured numbers.
 """
 from __future__ import annotations
-from __future__ import annotations
+
+import warnings
 
 # Layout: the representation (:func:`fuzzify`, :data:`CONSTRUCTIONS`) in ``_fuzzify``; the elementwise
 # definitions, the set algebra and :class:`FuzzySet` in ``_sets``; :class:`FuzzyEmbeddings` and its
@@ -68,10 +69,10 @@ from ._function_words import FunctionWordReport, function_words
 from ._fuzzify import CONSTRUCTIONS, fuzzify
 from ._hyponymy import HyponymyReport, hyponymy
 from ._polysemy import polysemy
-from ._sets import (LOG_TINY, MEASURES, FuzzySet, bernoulli_cross_entropy, bernoulli_kl_divergence, cardinality,
-                    categorical_cross_entropy, categorical_kl_divergence, complement, cross_entropy, difference,
-                    disjoint_union, entropy, graded_inclusion, intersection, intersection_ratio, is_subset, jaccard,
-                    kl_divergence, symmetric_cross_entropy, symmetric_kl_divergence, union)
+from ._sets import (FUZZY_MEASURES, LOG_TINY, FuzzyMeasure, FuzzySet, bernoulli_cross_entropy, bernoulli_kl_divergence,
+                    cardinality, categorical_cross_entropy, categorical_kl_divergence, complement, cross_entropy,
+                    difference, disjoint_union, entropy, graded_inclusion, intersection, intersection_ratio, is_subset,
+                    jaccard, kl_divergence, symmetric_cross_entropy, symmetric_kl_divergence, union)
 
 __all__ = [
     "FuzzyEmbeddings",
@@ -103,6 +104,15 @@ __all__ = [
     "polysemy",
     "hyponymy",
     "HyponymyReport",
-    "MEASURES",
+    "FUZZY_MEASURES",
+    "FuzzyMeasure",
     "LOG_TINY",
 ]
+
+
+def __getattr__(name):
+    if name == "MEASURES":
+        warnings.warn("embgeo.fuzzy.MEASURES is deprecated; use embgeo.fuzzy.FUZZY_MEASURES (its keys are the "
+                      "same names)", DeprecationWarning, stacklevel=2)
+        return tuple(FUZZY_MEASURES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

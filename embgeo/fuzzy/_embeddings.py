@@ -13,7 +13,7 @@ from ..neighbors import topk as _dot_topk
 from ..progress import progress_bar
 from ..validation import renamed_parameter
 from ._fuzzify import CONSTRUCTIONS, fuzzify
-from ._sets import (LOG_TINY, MEASURES, FuzzySet, _check_memberships, _DIVERGENCES, _f64, _m_cardinality,
+from ._sets import (FUZZY_MEASURES, LOG_TINY, FuzzySet, _check_memberships, _DIVERGENCES, _f64, _m_cardinality,
                     _m_entropy, _MEASURE_FUNCS, _op_difference, _op_disjoint_union, _ratio, _resolve_measure,
                     _safe_log, _safe_log1m)
 
@@ -242,7 +242,7 @@ class FuzzyEmbeddings:
 
         Scores are similarities (divergences negated), best first, ties to the lower row, with the
         direction convention ``S = query, T = candidate``; ``reverse=True`` ranks by
-        ``m(candidate, query)``. Every measure of :data:`MEASURES` but ``"inclusion"``. Ranking by
+        ``m(candidate, query)``. Every measure of :data:`FUZZY_MEASURES` but ``"inclusion"``. Ranking by
         ``−D(S‖T)`` and by ``−H(S, T)`` over candidates T is the same (they differ by H(S)); the
         reversed directions differ.
 
@@ -307,9 +307,9 @@ class FuzzyEmbeddings:
         if backend not in ("exact", "dask"):
             raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
         measure = _resolve_measure(measure)
-        if measure == "inclusion":
-            raise ValueError("graded inclusion is a pair measure; vocabulary-wide search supports "
-                             + ", ".join(repr(m) for m in MEASURES if m != "inclusion"))
+        if not FUZZY_MEASURES[measure].searchable:
+            raise ValueError(f"{measure!r} is a pair measure; vocabulary-wide search supports "
+                             + ", ".join(repr(m.name) for m in FUZZY_MEASURES.values() if m.searchable))
         q = self._as_query(queries)
         P = self.memberships
         xp = xb.get_namespace(P)
@@ -543,7 +543,7 @@ class FuzzyEmbeddings:
 
     def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
         """Indices of the top-k candidates among the first ``n`` rows."""
-        key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
+        key = (measure, bool(reverse) and not FUZZY_MEASURES[measure].symmetric)
         if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
             return self._ratio_search(Q, k, measure, ex, n, memory_budget, progress)
         return self._linear_search(Q, k, key, ex, n, memory_budget, progress, precompute)
@@ -722,7 +722,7 @@ class FuzzyEmbeddings:
         import dask.array as da
 
         P = self.memberships
-        key = (measure, bool(reverse) and measure not in ("jaccard", "symmetric_cross_entropy", "symmetric_kl"))
+        key = (measure, bool(reverse) and not FUZZY_MEASURES[measure].symmetric)
         if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
             raise ValueError(f"backend='dask' supports the measures that are one product; {measure!r}"
                              + (" reversed" if reverse else "") + " divides by a per-pair term: use backend='exact'")

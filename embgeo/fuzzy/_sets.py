@@ -3,6 +3,7 @@ the public functions over membership arrays, and :class:`FuzzySet`."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,16 +12,56 @@ from .. import backend as xb
 #: ``ln`` of the smallest normal float64: the value used for ``ln 0`` (see "Where memberships are clipped").
 LOG_TINY = math.log(np.finfo(np.float64).tiny)
 
-#: Measures understood by ``similarity_pairs`` and ``neighbors`` (``inclusion``: pairs only).
+
+
+@dataclass(frozen=True)
+class FuzzyMeasure:
+    """One measure of :data:`FUZZY_MEASURES`: its spellings and what kind of score it is.
+
+    Attributes
+    ----------
+    name : str
+        The name ``measure=`` of :meth:`FuzzyEmbeddings.similarity_pairs` and :meth:`FuzzyEmbeddings.neighbors`
+        returns to (e.g. ``"cross_entropy"``).
+    short : str or None
+        The short spelling, also accepted by ``measure=``; :mod:`embgeo.evaluate` names the measure
+        ``"fuzzy-<short>"`` (and ``"fuzzy-<short>-rev"`` for the other direction of an asymmetric one).
+        None: not offered by :mod:`embgeo.evaluate`.
+    aliases : tuple of str
+        Further spellings ``measure=`` accepts.
+    divergence : bool
+        A divergence (lower = more similar), negated wherever a similarity is expected.
+    symmetric : bool
+        ``m(S, T) = m(T, S)``: ``reverse=True`` changes nothing.
+    searchable : bool
+        Vocabulary-wide search (:meth:`FuzzyEmbeddings.neighbors`) supports it.
+    """
+
+    name: str
+    short: str | None
+    aliases: tuple = ()
+    divergence: bool = False
+    symmetric: bool = False
+    searchable: bool = True
+
+
+#: The fuzzy measures, by name, in one table: every spelling ``measure=`` accepts here, and the
+#: ``"fuzzy-*"`` names of :mod:`embgeo.evaluate`, which derives its names from this table.
 #: ``cross_entropy`` and ``kl`` are the Bernoulli (two-term) forms, ``categorical_*`` the one-term
 #: forms the paper prints for KL (Sec. 4.4); ``symmetric_*`` add both directions (the released code's
-#: Table 8 and Table 11 programs).
-MEASURES = ("cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy",
-            "symmetric_kl", "jaccard", "intersection_ratio", "inclusion")
-_ALIASES = {"ce": "cross_entropy", "cross-entropy": "cross_entropy", "crossentropy": "cross_entropy",
-            "bernoulli_cross_entropy": "cross_entropy", "bernoulli_kl": "kl", "kl_divergence": "kl",
-            "categorical_ce": "categorical_cross_entropy", "symmetric_ce": "symmetric_cross_entropy",
-            "graded_inclusion": "inclusion"}
+#: Table 8 and Table 11 programs); ``inclusion`` (graded inclusion) is a pair measure only.
+FUZZY_MEASURES: dict[str, FuzzyMeasure] = {m.name: m for m in (
+    FuzzyMeasure("cross_entropy", "ce", ("cross-entropy", "crossentropy", "bernoulli_cross_entropy"), divergence=True),
+    FuzzyMeasure("kl", "kl", ("bernoulli_kl", "kl_divergence"), divergence=True),
+    FuzzyMeasure("categorical_cross_entropy", "categorical-ce", ("categorical_ce",), divergence=True),
+    FuzzyMeasure("categorical_kl", "categorical-kl", divergence=True),
+    FuzzyMeasure("symmetric_cross_entropy", "symmetric-ce", ("symmetric_ce",), divergence=True, symmetric=True),
+    FuzzyMeasure("symmetric_kl", "symmetric-kl", divergence=True, symmetric=True),
+    FuzzyMeasure("jaccard", "jaccard", symmetric=True),
+    FuzzyMeasure("intersection_ratio", None),
+    FuzzyMeasure("inclusion", None, ("graded_inclusion",), searchable=False),
+)}
+_SPELLINGS = {sp: m.name for m in FUZZY_MEASURES.values() for sp in (m.name, m.short, *m.aliases) if sp is not None}
 
 # ============================================================ elementwise definitions
 def _safe_log(xp, x):
@@ -141,17 +182,17 @@ _MEASURE_FUNCS = {"cross_entropy": _m_cross_entropy, "kl": _m_kl,
                   "categorical_cross_entropy": _m_categorical_cross_entropy, "categorical_kl": _m_categorical_kl,
                   "symmetric_cross_entropy": _m_symmetric_cross_entropy, "symmetric_kl": _m_symmetric_kl,
                   "jaccard": _m_jaccard, "intersection_ratio": _m_intersection_ratio, "inclusion": _m_inclusion}
-_DIVERGENCES = ("cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy",
-                "symmetric_kl")
+_DIVERGENCES = tuple(m.name for m in FUZZY_MEASURES.values() if m.divergence)
 
 
 def _resolve_measure(measure):
+    """The name of a spelling of :data:`FUZZY_MEASURES` (None: cross-entropy)."""
     if measure is None:
         return "cross_entropy"
-    m = _ALIASES.get(measure, measure)
-    if m not in MEASURES:
-        raise ValueError(f"unknown fuzzy measure {measure!r}; choose from {', '.join(MEASURES)}")
-    return m
+    try:
+        return _SPELLINGS[measure]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown fuzzy measure {measure!r}; choose from {', '.join(FUZZY_MEASURES)}") from None
 
 
 def _check_memberships(M, name="memberships"):
