@@ -818,3 +818,15 @@ def test_one_table_of_fuzzy_measure_names_serves_fuzzy_and_evaluate(F64):
         "cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy", "symmetric_kl"}
     with pytest.warns(DeprecationWarning, match="FUZZY_MEASURES"):
         assert fuzzy.MEASURES == tuple(fuzzy.FUZZY_MEASURES)
+
+
+@pytest.mark.parametrize("name", ["intersection", "union", "disjoint_union", "difference", "graded_inclusion",
+                                  "jaccard", "intersection_ratio", "bernoulli_cross_entropy",
+                                  "bernoulli_kl_divergence", "categorical_cross_entropy", "categorical_kl_divergence",
+                                  "symmetric_cross_entropy", "symmetric_kl_divergence"])
+def test_the_factory_made_functions_carry_full_numpydoc(name):
+    # their examples run as doctests (pytest --doctest-modules over embgeo)
+    doc = getattr(fuzzy, name).__doc__
+    for section in ("Parameters\n    ----------", "Returns\n    -------", "Examples\n    --------\n    >>> "):
+        assert section in doc, (name, section)
+    assert getattr(fuzzy, name).__name__ == name

@@ -217,72 +217,200 @@ def _pair_arrays(A, B):
     return xb.get_namespace(A, B), A, B
 
 
-def _public_op(name, fn, doc):
+_OPERANDS = """A, B : array_like, shape (..., d)
+        Memberships in [0, 1] (NumPy, CuPy or array-API arrays; lists are read as NumPy) over the
+        same d features; leading axes broadcast, so one set combines with every row of a batch."""
+_SET_RESULT = """out : array, shape (..., d)
+        Memberships in [0, 1], in the array library (and dtype) of the operands."""
+_RAISES = """ValueError
+        An operand that is empty, holds NaN or inf, or has a value outside [0, 1], or operands over
+        different numbers of features."""
+
+
+def _public_op(name, fn, summary, returns, examples):
+    """A public function of two membership arrays: ``fn(xp, A, B)`` after validation, with a full docstring."""
     def f(A, B):
         xp, A, B = _pair_arrays(A, B)
         return fn(xp, A, B)
 
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc
+    f.__doc__ = (f"{summary.strip()}\n\n    Parameters\n    ----------\n    {_OPERANDS}\n\n"
+                 f"    Returns\n    -------\n    {returns.strip()}\n\n    Raises\n    ------\n    {_RAISES}\n\n"
+                 f"    Examples\n    --------\n    {examples.strip()}\n    ")
     return f
+
+
+def _measure_result(what):
+    return f"""m : float64 array, shape (...)
+        {what}, one per pair of sets (a 0-d array for two single sets)."""
 
 
 intersection = _public_op("intersection", _op_intersection, """
     Fuzzy intersection ``A ∩ B = A·B`` (algebraic product; Bhat et al. 2020, Sec. 3).
 
-    ``A`` and ``B`` are membership arrays of shape (..., d) that broadcast against each other.""")
+    A product never exceeds its factors, so ``A ∩ B ⊆ A`` and ``A ∩ B ⊆ B``; unlike the minimum,
+    the product is not idempotent (``A ∩ A = A² ⊆ A``, equal only where A is crisp).""", _SET_RESULT, """
+    >>> A, B = [0.5, 1.0, 0.25], [0.5, 0.5, 1.0]
+    >>> intersection(A, B).tolist()
+    [0.25, 0.5, 0.25]
+    >>> bool(is_subset(intersection(A, B), A)), bool(is_subset(intersection(A, B), B))
+    (True, True)
+    >>> intersection(A, A).tolist()   # not A: the product t-norm is not idempotent
+    [0.25, 1.0, 0.0625]""")
 union = _public_op("union", _op_union, """
-    Fuzzy union ``A ∪ B = A + B − A·B`` (probabilistic sum; Bhat et al. 2020, Sec. 3).""")
+    Fuzzy union ``A ∪ B = A + B − A·B`` (probabilistic sum; Bhat et al. 2020, Sec. 3).
+
+    The dual of :func:`intersection` under :func:`complement` (De Morgan: ``¬(A ∪ B) = ¬A ∩ ¬B``,
+    since ``1 − (a + b − ab) = (1 − a)(1 − b)``), and it contains both operands.""", _SET_RESULT, """
+    >>> A, B = [0.5, 1.0, 0.25], [0.5, 0.5, 0.0]
+    >>> union(A, B).tolist()
+    [0.75, 1.0, 0.25]
+    >>> complement(union(A, B)).tolist() == intersection(complement(A), complement(B)).tolist()
+    True
+    >>> bool(is_subset(A, union(A, B))), bool(is_subset(B, union(A, B)))
+    (True, True)""")
 disjoint_union = _public_op("disjoint_union", _op_disjoint_union, """
     Disjoint union ``A ⊔ B = min(1, max(0, A + B))`` (bounded sum; Bhat et al. 2020, Sec. 3 and 4.5).
 
     The paper prints ``max(1, min(0, A + B))``, which is always 1: a typo. The bounded sum is what
-    Sec. 4.5 describes ("clipped at (0, 1]") and what the released ``cli.cpp`` computes.""")
+    Sec. 4.5 describes ("clipped at (0, 1]") and what the released ``cli.cpp`` computes. It keeps
+    the features two sets share at their sum (where :func:`union` would give less), clipped at 1;
+    the analogy query of Sec. 4.5 is ``(b ⊔ x) \\ a``.""", _SET_RESULT, """
+    >>> A, B = [0.25, 0.75, 0.0], [0.5, 0.5, 0.0]
+    >>> disjoint_union(A, B).tolist()   # the sum, clipped at 1 (the printed formula would give all 1s)
+    [0.75, 1.0, 0.0]
+    >>> bool(is_subset(union(A, B), disjoint_union(A, B)))   # a + b − ab ≤ min(1, a + b)
+    True""")
 difference = _public_op("difference", _op_difference, """
-    Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020, Sec. 3).""")
+    Fuzzy difference ``A \\ B = A − min(A, B)`` (Bhat et al. 2020, Sec. 3), i.e. ``max(A − B, 0)``.
+
+    What A has beyond B, feature by feature: ``A \\ B ⊆ A``, and ``A \\ B`` is empty (all 0)
+    exactly when ``A ⊆ B``.""", _SET_RESULT, """
+    >>> A, B = [0.75, 0.25, 0.5], [0.5, 0.5, 0.5]
+    >>> difference(A, B).tolist()
+    [0.25, 0.0, 0.0]
+    >>> bool(is_subset(difference(A, B), A))
+    True
+    >>> difference(B, union(A, B)).tolist()   # B ⊆ A ∪ B: nothing left
+    [0.0, 0.0, 0.0]""")
 graded_inclusion = _public_op("graded_inclusion", _m_inclusion, """
-    Share of features with ``µ_S ≤ µ_T``: the degree to which ``S ⊆ T`` (float64, in [0, 1]).
+    Share of features with ``µ_A ≤ µ_B``: the degree to which ``A ⊆ B`` (float64, in [0, 1]).
 
     A graded form of the paper's inclusion test (Bhat et al. 2020, Sec. 3 and 4.2 "Feature Inclusion");
-    the grading is embgeo's, not the paper's.""")
+    the grading is embgeo's, not the paper's. It is 1 exactly when :func:`is_subset` holds, and
+    ``graded_inclusion(A, B) + graded_inclusion(B, A) ≥ 1`` (every feature counts for at least one
+    direction; ties for both). :meth:`FuzzyEmbeddings.similarity_pairs` calls it ``"inclusion"``.""",
+    _measure_result("The share of the d features on which A's membership is at most B's"), """
+    >>> A, B = [0.25, 0.5, 0.75, 0.5], [0.5, 0.5, 0.5, 1.0]
+    >>> float(graded_inclusion(A, B)), float(graded_inclusion(B, A))   # the tie counts both ways
+    (0.75, 0.5)
+    >>> float(graded_inclusion(intersection(A, B), A)), bool(is_subset(intersection(A, B), A))
+    (1.0, True)""")
 jaccard = _public_op("jaccard", _m_jaccard, """
-    Fuzzy Jaccard similarity ``|S ∩ T| / |S ∪ T|`` with the paper's product intersection and union
-    (Bhat et al. 2020, Sec. 3); the measure itself is embgeo's addition, not in the paper (float64).
+    Fuzzy Jaccard similarity ``J(A, B) = |A ∩ B| / |A ∪ B|`` with the paper's product intersection and
+    probabilistic union (Bhat et al. 2020, Sec. 3); the measure itself is embgeo's addition, not in the
+    paper (float64, symmetric, in [0, 1]; ``J(∅, ∅) = 1``).
 
-    Note that ``J(A, A) = Σa² / Σ(2a − a²) < 1`` unless A is crisp: the product t-norm is not idempotent.""")
+    ``J(A, A) = Σa² / Σ(2a − a²) < 1`` unless A is crisp (all 0 or 1): the product t-norm is not
+    idempotent, so a set is not maximally similar to itself under this measure.""",
+    _measure_result("J(A, B)"), """
+    >>> A = [0.5, 0.5]
+    >>> float(jaccard(A, A))   # Σa² / Σ(2a − a²) = 0.5 / 1.5: less than 1
+    0.3333333333333333
+    >>> float(jaccard([1.0, 0.0], [1.0, 0.0]))   # a crisp set: 1
+    1.0
+    >>> float(jaccard(A, [0.25, 1.0])) == float(jaccard([0.25, 1.0], A))
+    True""")
 intersection_ratio = _public_op("intersection_ratio", _m_intersection_ratio, """
-    ``|S ∩ T| / |S|`` (Kosko's subsethood of S in T with the paper's product intersection, Sec. 3;
-    embgeo's addition, not in the paper; float64).
+    ``|A ∩ B| / |A|``: Kosko's subsethood of A in B with the paper's product intersection (Sec. 3);
+    embgeo's addition, not in the paper (float64, in [0, 1]; asymmetric: A plays S).
 
-    An empty ``S`` gives 1 (the empty set is included in everything).""")
+    An empty ``A`` gives 1 (the empty set is included in everything); a crisp A included in a crisp
+    B gives 1.""", _measure_result("|A ∩ B| / |A|"), """
+    >>> A, B = [0.5, 0.5, 0.0], [1.0, 0.5, 0.5]
+    >>> float(intersection_ratio(A, B)), float(intersection_ratio(B, A))   # (0.5 + 0.25) / 1, 0.75 / 2
+    (0.75, 0.375)
+    >>> float(intersection_ratio([0.0, 0.0, 0.0], B))   # the empty set
+    1.0""")
 bernoulli_cross_entropy = _public_op("bernoulli_cross_entropy", _m_cross_entropy, """
-    Cross-entropy of the per-feature Bernoulli variables, ``H(S, T) = Σ_i H(X_i^S) + D(X_i^S ‖ X_i^T)``
+    Cross-entropy of the per-feature Bernoulli variables, ``H(A, B) = Σ_i H(X_i^A) + D(X_i^A ‖ X_i^B)``
     (Bhat et al. 2020, Sec. 4.4, the generalised cross-entropy of Li 2015), in nats, float64:
-    ``−Σ s ln t + (1 − s) ln(1 − t)``. Also available as :func:`cross_entropy`.
+    ``−Σ a ln b + (1 − a) ln(1 − b)``. A plays S. Also available as :func:`cross_entropy`.
 
-    The released code computes this in its function named ``kl`` (``cli.cpp``; Table 5's "KL"
-    values are this quantity). ``S`` is the first argument. ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+    So ``H(A, B) = H(A) + D(A ‖ B)`` (:func:`entropy`, :func:`bernoulli_kl_divergence`) and
+    ``H(A, A) = H(A)``. The released code computes this in its function named ``kl`` (``cli.cpp``;
+    Table 5's "KL" values are this quantity). ``ln 0`` is clipped to :data:`LOG_TINY`.""",
+    _measure_result("H(A, B) in nats"), """
+    >>> import math
+    >>> A, B = [0.5, 0.25], [0.25, 0.5]
+    >>> math.isclose(float(bernoulli_cross_entropy(A, B)), float(entropy(A) + bernoulli_kl_divergence(A, B)))
+    True
+    >>> math.isclose(float(bernoulli_cross_entropy(A, A)), float(entropy(A)))
+    True
+    >>> round(float(bernoulli_cross_entropy(A, B)), 6)   # −(.5 ln .25 + .5 ln .75) − (.25 ln .5 + .75 ln .5)
+    1.530135""")
 bernoulli_kl_divergence = _public_op("bernoulli_kl_divergence", _m_kl, """
-    KL divergence of the per-feature Bernoulli variables, ``D(S ‖ T) = Σ_i s ln(s/t) + (1 − s) ln((1 − s)/(1 − t))``
-    (Bhat et al. 2020, Sec. 3-4.4: the Bernoulli reading of ``D(X_i^S ‖ X_i^T)``), in nats, float64.
-    Also available as :func:`kl_divergence`. The released code computes this in its functions named
-    ``crossentropy`` / ``fuzzycrossentropy``. ``S`` is the first argument.""")
+    KL divergence of the per-feature Bernoulli variables,
+    ``D(A ‖ B) = Σ_i a ln(a/b) + (1 − a) ln((1 − a)/(1 − b))`` (Bhat et al. 2020, Sec. 3-4.4: the
+    Bernoulli reading of ``D(X_i^A ‖ X_i^B)``), in nats, float64. A plays S. Also available as
+    :func:`kl_divergence`.
+
+    A sum of Bernoulli KL divergences: ``D(A ‖ B) ≥ 0``, 0 exactly when ``A = B``, and asymmetric.
+    The released code computes this in its functions named ``crossentropy`` / ``fuzzycrossentropy``.""",
+    _measure_result("D(A ‖ B) in nats"), """
+    >>> A, B = [0.5, 0.25], [0.25, 0.5]
+    >>> float(bernoulli_kl_divergence(A, A))
+    0.0
+    >>> round(float(bernoulli_kl_divergence(A, B)), 6), round(float(bernoulli_kl_divergence(B, A)), 6)
+    (0.274653, 0.274653)
+    >>> S, T = [0.5], [0.125]   # asymmetric: .5 ln 4 + .5 ln(.5/.875) against .125 ln .25 + .875 ln 1.75
+    >>> round(float(bernoulli_kl_divergence(S, T)), 6), round(float(bernoulli_kl_divergence(T, S)), 6)
+    (0.413339, 0.316377)""")
 categorical_cross_entropy = _public_op("categorical_cross_entropy", _m_categorical_cross_entropy, """
-    ``−Σ_i s ln t`` (float64, nats): the cross-entropy of S and T read as distributions over the features
-    (one term per feature, no ``1 − s`` term). A true cross-entropy when the rows sum to 1
-    (``axis="features"``). ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+    ``−Σ_i a ln b`` (float64, nats): the cross-entropy of A and B read as distributions over the features
+    (one term per feature, no ``1 − a`` term). A plays S. A true cross-entropy when the rows sum to 1
+    (``axis="features"``); then it is the Shannon entropy ``−Σ a ln a`` plus
+    :func:`categorical_kl_divergence`. ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""",
+    _measure_result("−Σ a ln b in nats"), """
+    >>> import math
+    >>> A, B = [0.5, 0.5], [0.25, 0.75]   # two distributions over 2 features
+    >>> shannon = -sum(a * math.log(a) for a in A)
+    >>> math.isclose(float(categorical_cross_entropy(A, B)), shannon + float(categorical_kl_divergence(A, B)))
+    True
+    >>> float(categorical_cross_entropy([0.0, 1.0], [0.0, 1.0]))   # 0·ln 0 = 0
+    0.0""")
 categorical_kl_divergence = _public_op("categorical_kl_divergence", _m_categorical_kl, """
-    ``D(S ‖ T) = Σ_i s ln(s/t)`` (float64, nats): the KL divergence **as the paper prints it**
+    ``D(A ‖ B) = Σ_i a ln(a/b)`` (float64, nats): the KL divergence **as the paper prints it**
     (Bhat et al. 2020, Sec. 4.4, ``D(S‖T) = Σ_i p_i^S log(p_i^S / p_i^T)``), one term per feature.
-    A true KL divergence (≥ 0) when the rows sum to 1 (``axis="features"``); with the vocabulary axis
-    it can be negative. ``0·ln 0 = 0``; ``ln 0`` is clipped to :data:`LOG_TINY`.""")
+    A plays S. A true KL divergence (≥ 0, 0 when ``A = B``) when the rows sum to 1
+    (``axis="features"``); with the vocabulary axis it can be negative. ``0·ln 0 = 0``; ``ln 0`` is
+    clipped to :data:`LOG_TINY`.""", _measure_result("Σ a ln(a/b) in nats"), """
+    >>> round(float(categorical_kl_divergence([0.5, 0.5], [0.25, 0.75])), 6)   # distributions: ≥ 0
+    0.143841
+    >>> float(categorical_kl_divergence([0.5, 0.5], [0.5, 0.5]))
+    0.0
+    >>> float(categorical_kl_divergence([0.125, 0.125], [0.5, 0.5])) < 0   # rows that do not sum to 1
+    True""")
 symmetric_cross_entropy = _public_op("symmetric_cross_entropy", _m_symmetric_cross_entropy, """
-    ``H(S, T) + H(T, S)`` with the Bernoulli cross-entropy (float64, nats): what the released code's
+    ``H(A, B) + H(B, A)`` with the Bernoulli cross-entropy (float64, nats): what the released code's
     Table 8 program (``dump-accuracy-simlex.c``, option ``kl``) ranks by, i.e. the paper's Table 8
-    column headed "K-L Divergence".""")
+    column headed "K-L Divergence". Symmetric, and ``≥ H(A) + H(B)``.""",
+    _measure_result("H(A, B) + H(B, A) in nats"), """
+    >>> A, B = [0.5, 0.125], [0.25, 0.5]
+    >>> H = bernoulli_cross_entropy
+    >>> float(symmetric_cross_entropy(A, B)) == float(H(A, B) + H(B, A))
+    True
+    >>> float(symmetric_cross_entropy(A, B)) == float(symmetric_cross_entropy(B, A))
+    True""")
 symmetric_kl_divergence = _public_op("symmetric_kl_divergence", _m_symmetric_kl, """
-    ``D(S ‖ T) + D(T ‖ S)`` with the Bernoulli KL (float64, nats): what the released code's Table 11
-    program (``compute-composition.cpp``, option ``xhsym``, "symmetric cross entropy") computes.""")
+    ``D(A ‖ B) + D(B ‖ A)`` with the Bernoulli KL (float64, nats): what the released code's Table 11
+    program (``compute-composition.cpp``, option ``xhsym``, "symmetric cross entropy") computes.
+    Symmetric, ``≥ 0``, and 0 exactly when ``A = B``.""", _measure_result("D(A ‖ B) + D(B ‖ A) in nats"), """
+    >>> A, B = [0.5, 0.125], [0.25, 0.5]
+    >>> float(symmetric_kl_divergence(A, B)) == float(symmetric_kl_divergence(B, A)) > 0
+    True
+    >>> float(symmetric_kl_divergence(A, A))
+    0.0""")
 cross_entropy = bernoulli_cross_entropy
 kl_divergence = bernoulli_kl_divergence
 
