@@ -20,10 +20,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "embgeo"
 #: layer or lower ones. A name covers a module and everything below it; the longest match wins.
 LAYERS = {
     # foundation: array backend, errors, progress, argument checks, block sizes and threads,
-    # compiled loops, small linear algebra, normalisation, atomic writes
+    # compiled loops, small linear algebra, normalisation, atomic writes, the word <-> row protocol
     "embgeo.backend": 0, "embgeo.errors": 0, "embgeo.progress": 0, "embgeo.validation": 0,
     "embgeo.blocking": 0, "embgeo.kernels": 0, "embgeo.linalg": 0, "embgeo.normalize": 0,
-    "embgeo.io.atomic": 0,
+    "embgeo.io.atomic": 0, "embgeo.vocabulary": 0,
     # data: benchmark files, dictionaries and the registry of downloadable resources
     "embgeo.data": 1,
     # cluster: the Dask client, row shards, Gram matrices and grids every Dask path stands on

@@ -82,6 +82,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "similarity_order", "similarity_order_transform", "unit", "unitdim", "whiten", "whitening_transform"],
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
     "embgeo.validation": ["check_k", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_parameter"],
+    "embgeo.vocabulary": ["Vocabulary", "oov_alias", "word_index"],
 }
 
 

@@ -11,14 +11,14 @@ from ..embeddings import Embeddings
 from ..neighbors import merge_topk, select_topk
 from ..neighbors import topk as _dot_topk
 from ..progress import progress_bar
-from ..validation import renamed_parameter
+from ..vocabulary import Vocabulary
 from ._fuzzify import CONSTRUCTIONS, fuzzify
 from ._sets import (FUZZY_MEASURES, LOG_TINY, FuzzySet, _check_memberships, _DIVERGENCES, _f64, _m_cardinality,
                     _m_entropy, _MEASURE_FUNCS, _op_difference, _op_disjoint_union, _ratio, _resolve_measure,
                     _safe_log, _safe_log1m)
 
 # ============================================================ FuzzyEmbeddings
-class FuzzyEmbeddings:
+class FuzzyEmbeddings(Vocabulary):
     """A vocabulary of fuzzy sets: the feature-probability view of word embeddings.
 
     Build it with :meth:`from_embeddings` (Bhat et al. 2020). ``F["word"]`` is a
@@ -54,6 +54,7 @@ class FuzzyEmbeddings:
         if check:
             _check_memberships(memberships)
         self._vocab = Embeddings(words, memberships, counts, check_finite=False)
+        self._words, self._index = self._vocab._words, self._vocab._index  # the Vocabulary protocol, shared
         self.axis = axis
         self.base = base
         self.l2_normalize = l2_normalize
@@ -87,10 +88,6 @@ class FuzzyEmbeddings:
 
     # ------------------------------------------------------------- basics
     @property
-    def words(self) -> list:
-        return self._vocab.words
-
-    @property
     def memberships(self):
         """The (n_words, dim) membership matrix."""
         return self._vocab.vectors
@@ -103,28 +100,10 @@ class FuzzyEmbeddings:
     def dim(self) -> int:
         return self._vocab.dim
 
-    def __len__(self) -> int:
-        return len(self._vocab)
-
-    def __contains__(self, word) -> bool:
-        return word in self._vocab
-
-    def __iter__(self):
-        return iter(self._vocab)
-
     def __repr__(self) -> str:
         how = f", axis={self.axis!r}, base={self.base:g}" if self.axis else ""
         how += ", l2_normalize=True" if self.l2_normalize else ""
         return f"FuzzyEmbeddings({len(self)} words, dim={self.dim}, {self.memberships.dtype}{how})"
-
-    def index(self, word: str) -> int:
-        return self._vocab.index(word)
-
-    def indices(self, words, oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
-        """Row indices of ``words``; ``oov`` as in :meth:`embgeo.Embeddings.indices`
-        (``"raise"``, ``"skip"`` or ``"mark"``; ``missing=`` is its deprecated alias)."""
-        oov = renamed_parameter(oov, missing, old="missing", new="oov", where="FuzzyEmbeddings.indices")
-        return self._vocab.indices(words, oov)
 
     def __getitem__(self, word) -> FuzzySet:
         """The fuzzy set of a word, or a batch for a list of words (unknown words raise
