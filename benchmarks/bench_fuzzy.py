@@ -15,6 +15,16 @@ def _embeddings(n: int, d: int):
     return _CACHE[(n, d)]
 
 
+def _glove():
+    """GloVe 6B 50d, or NotImplementedError (asv skips a benchmark whose setup raises it) without the data extra."""
+    try:
+        import embgeo
+
+        return embgeo.load("glove-6b-50d")
+    except Exception as exc:
+        raise NotImplementedError(f"GloVe 6B 50d not available: {exc}")
+
+
 class Normalisation:
     """Exponentiate-and-normalise (Numba kernel), over the vocabulary and over the features."""
 
@@ -103,12 +113,7 @@ class GloveCrossEntropyVsCosine:
     repeat = 3
 
     def setup(self):
-        try:
-            import embgeo
-
-            e = embgeo.load("glove-6b-50d")
-        except Exception as exc:  # no data extra: asv skips a benchmark whose setup raises this
-            raise NotImplementedError(f"GloVe 6B 50d not available: {exc}")
+        e = _glove()
         from embgeo.fuzzy import FuzzyEmbeddings
         from embgeo.neighbors import topk
 
@@ -154,12 +159,7 @@ class GloveSingleQueryVsCosine:
     repeat = 1
 
     def setup(self):
-        try:
-            import embgeo
-
-            e = embgeo.load("glove-6b-50d")
-        except Exception as exc:  # no data extra: asv skips a benchmark whose setup raises this
-            raise NotImplementedError(f"GloVe 6B 50d not available: {exc}")
+        e = _glove()
         from embgeo.fuzzy import FuzzyEmbeddings
 
         self.e, self.F = e, FuzzyEmbeddings.from_embeddings(e)
