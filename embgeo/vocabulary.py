@@ -117,8 +117,9 @@ class Vocabulary:
         return idx
 
 
-def oov_alias(oov: str, missing: str | None, *, where: str) -> str:
-    """``oov``, or its deprecated spelling ``missing=`` (with a DeprecationWarning); both is a TypeError."""
-    if missing is not None and oov != "raise":
+def oov_alias(oov: str, deprecated: str | None, *, where: str) -> str:
+    """``oov``, or ``deprecated``, the value a caller passed as ``missing=`` (the deprecated spelling of
+    ``oov=``; with a DeprecationWarning); both is a TypeError."""
+    if deprecated is not None and oov != "raise":
         raise TypeError("pass oov= only ('missing' is its deprecated alias)")
-    return renamed_parameter(oov, missing, old="missing", new="oov", where=where, stacklevel=3)
+    return renamed_parameter(oov, deprecated, old="missing", new="oov", where=where, stacklevel=3)
