@@ -2,6 +2,7 @@
 
     python benchmarks/compare_fuzzy.py                 # both parts
     python benchmarks/compare_fuzzy.py --speed [--queries 1000 --k 10 --repeat 3]
+    python benchmarks/compare_fuzzy.py --single [--queries 200]   # one query per call: median latency
     python benchmarks/compare_fuzzy.py --tables        # Tables 2, 3, 5, 6, 8, 9, 10 and H(the) on GloVe 6B 50d
 
 Speed: top-k by cross-entropy (and KL both ways, the categorical forms, Jaccard) over all 400k GloVe
@@ -87,9 +88,8 @@ def speed(e, n_queries, k, repeat=3):
         t, (_, idx) = _timed(F.neighbors, words, k, measure=measure, reverse=rev, progress=False, repeat=repeat)
         rows.append((f"fuzzy {label}", t))
         results[(measure, rev)] = idx
-    F.neighbors(words[:1], k, precompute=True, progress=False)  # builds and caches the transformed vocabulary
-    t, _ = _timed(F.neighbors, words, k, precompute=True, progress=False, repeat=repeat)
-    rows.append(("fuzzy H(q, w), precompute=True (cached)", t))
+    t, _ = _timed(F.neighbors, words, k, precompute=False, progress=False, repeat=repeat)
+    rows.append(("fuzzy H(q, w), precompute=False (per call)", t))
     t_np, i_np = _timed(numpy_two_gemm_ce_topk, np.asarray(F.memberships[qi]), F.memberships, k, qi)
     rows.append(("NumPy float64, two GEMMs, H(q, w)", t_np))
     print(f"\n{'method':<44}{'seconds':>9}{'/ cosine':>10}")
@@ -193,17 +193,58 @@ def qualitative(e):
         near = F.most_similar(q, 6, measure="kl", reverse=True, restrict_vocab=50000)
         print(f"  {label}: {', '.join(w for w, _ in near)}")
 
+def single(e, n_queries, k):
+    """One query word per call, as an interactive user asks: the median latency of each search.
+
+    Cosine is ``e.neighbors(word)`` (the inverse norms kept with ``e``); fuzzy is ``F.neighbors(word)``
+    with the candidate side kept with ``F`` (the default when it fits ``memory_budget``) and, for
+    comparison, ``precompute=False`` (transformed inside every call, as before issue 28)."""
+    import os
+
+    from embgeo.fuzzy import FuzzyEmbeddings
+
+    F = FuzzyEmbeddings.from_embeddings(e)
+    rng = np.random.default_rng(1)
+    words = [e.words[i] for i in rng.choice(len(e), n_queries, replace=False)]
+
+    def median_ms(f, ws):
+        f(ws[0])  # compile, and build what is kept, outside the timing
+        ts = []
+        for w in ws:
+            t0 = time.perf_counter()
+            f(w)
+            ts.append(time.perf_counter() - t0)
+        return 1e3 * float(np.median(ts))
+
+    load = os.getloadavg()[0]
+    t_cos = median_ms(lambda w: e.neighbors(w, k), words)
+    rows = [("cosine, e.neighbors(word)", t_cos)]
+    for label, kw in [("fuzzy H(q, w), candidate side kept", {}),
+                      ("fuzzy D(w||q), candidate side kept", {"measure": "kl", "reverse": True}),
+                      ("fuzzy H(q, w), precompute=False", {"precompute": False})]:
+        rows.append((label, median_ms(lambda w: F.neighbors(w, k, progress=False, **kw),
+                                      words if "False" not in label else words[:max(5, n_queries // 10)])))
+    print(f"\nGloVe 6B 50d, {len(e)} words, one query word per call, k = {k}, median of {n_queries} calls "
+          f"(load average {load:.2f} at the start, {os.getloadavg()[0]:.2f} at the end)")
+    print(f"{'method':<44}{'ms':>9}{'/ cosine':>10}")
+    for name, t in rows:
+        print(f"{name:<44}{t:>9.1f}{t / t_cos:>10.2f}")
+    n, d = F.memberships.shape
+    print(f"kept candidate side of H(q, w): {n} × {d + 1} float32 = {n * (d + 1) * 4 / 2**20:.0f} MiB "
+          f"(the memberships: {F.memberships.nbytes / 2**20:.0f} MiB)")
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--speed", action="store_true")
     ap.add_argument("--tables", action="store_true")
+    ap.add_argument("--single", action="store_true", help="one query per call: median latency (--queries calls)")
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3, help="--speed: best of this many calls of each search")
     ap.add_argument("--restrict-vocab", type=int, default=30000)
     args = ap.parse_args(argv)
-    both = not (args.speed or args.tables)
+    both = not (args.speed or args.tables or args.single)
 
     import embgeo
 
@@ -211,6 +252,8 @@ def main(argv=None):
     e = embgeo.load("glove-6b-50d")
     if both or args.speed:
         speed(e, args.queries, args.k, args.repeat)
+    if args.single:
+        single(e, args.queries if args.queries != 1000 else 200, args.k)
     if both or args.tables:
         table8(e)
         table9(e, args.restrict_vocab)

@@ -2,7 +2,8 @@
 
 Every blocked method sizes its blocks with :func:`block_rows` (rows of scores that fit the
 budget; passes over a matrix, such as row norms, Gram matrices and normalisation, cap them at
-:data:`PASS_ROWS`), the searches shape their GEMM tiles with :func:`tile_shape`, run their query
+:data:`PASS_ROWS`) and cuts the rows with :func:`row_blocks` where every block must keep a minimum
+(a query's whole candidate list), the searches shape their GEMM tiles with :func:`tile_shape`, run their query
 blocks with :func:`run_blocks` on :func:`n_jobs` threads. One place, so that one budget means
 the same everywhere.
 """
@@ -15,7 +16,7 @@ from . import backend as xb
 from .progress import progress_bar
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "TILE_ROWS", "TILE_COLS", "CACHE_TILE_COLS", "PASS_ROWS", "budget_bytes",
-           "block_rows", "tile_shape", "run_blocks", "n_jobs"]
+           "block_rows", "row_blocks", "tile_shape", "run_blocks", "n_jobs"]
 
 #: Bytes that the score blocks of one call may take, unless told otherwise.
 DEFAULT_MEMORY_BUDGET = 256 * 2**20
@@ -80,6 +81,44 @@ def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = No
     """
     rows = max(int(minimum), budget_bytes(memory_budget) // max(1, int(n_columns) * int(itemsize)))
     return rows if maximum is None else max(int(minimum), min(rows, int(maximum)))
+
+
+def row_blocks(n: int, rows: int, least: int = 1) -> list[tuple[int, int]]:
+    """``[start, stop)`` bounds that cut ``n`` rows into blocks of about ``rows`` rows, none shorter than ``least``.
+
+    The blocks are as even as possible (their lengths differ by at most one) and as few as ``rows``
+    allows: ``ceil(n / rows)`` of them, unless that would leave one shorter than ``least``, in which
+    case there are ``n // least`` (so a block may exceed ``rows``, by less than ``least``). A search
+    that keeps its top k of every block passes ``least=k`` so that each block holds a whole list.
+    ``n < least`` gives one block of all ``n`` rows; ``n = 0`` gives none.
+
+    Parameters
+    ----------
+    n : int
+        Rows to cut.
+    rows : int
+        The block height the memory budget allows (e.g. from :func:`block_rows`).
+    least : int, default 1
+        The shortest block allowed.
+
+    Returns
+    -------
+    list of (int, int)
+        Consecutive ``(start, stop)`` pairs covering ``range(n)``.
+
+    Examples
+    --------
+    >>> row_blocks(10, 4)            # ceil(10 / 4) = 3 even blocks
+    [(0, 3), (3, 6), (6, 10)]
+    >>> row_blocks(10, 2, least=4)   # 5 blocks of 2 would be too short: 10 // 4 = 2 blocks
+    [(0, 5), (5, 10)]
+    """
+    n = int(n)
+    if n <= 0:
+        return []
+    n_blocks = max(1, min(-(-n // max(1, int(rows))), n // max(1, int(least))))
+    bounds = [n * i // n_blocks for i in range(n_blocks + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 def tile_shape(n: int, nq: int, n_jobs: int, itemsize: int, memory_budget: int | None = None,

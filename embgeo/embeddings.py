@@ -8,12 +8,12 @@ import numpy as np
 
 from . import backend as xb
 from .errors import UnknownWordError
-from .validation import renamed_parameter
+from .vocabulary import Vocabulary, oov_alias, word_index
 
 __all__ = ["Embeddings", "unwrap"]
 
 
-class Embeddings:
+class Embeddings(Vocabulary):
     """Word vectors with their vocabulary.
 
     An immutable value: methods that change vectors return a new object, so a normalisation
@@ -73,10 +73,7 @@ class Embeddings:
             )
         if vectors.shape[1] == 0:
             raise ValueError("vectors have zero dimensions")
-        index: dict[str, int] = {}
-        for i, w in enumerate(words):
-            if index.setdefault(w, i) != i:
-                raise ValueError(f"duplicate word {w!r} at rows {index[w]} and {i}")
+        index = word_index(words)
         if check_finite:
             _check_rows_finite(vectors, words, "vectors")
         if counts is not None:
@@ -103,11 +100,6 @@ class Embeddings:
         self._unit = None
 
     # ------------------------------------------------------------------ basics
-    @property
-    def words(self) -> list[str]:
-        """The vocabulary in row order (a list; do not modify it in place)."""
-        return self._words
-
     @property
     def vectors(self):
         """The (n_words, dim) matrix, NumPy or CuPy; a read-only view for NumPy.
@@ -143,15 +135,6 @@ class Embeddings:
     def device(self) -> str:
         return "cuda" if xb.is_cupy(self._vectors) else "cpu"
 
-    def __len__(self) -> int:
-        return len(self._words)
-
-    def __contains__(self, word) -> bool:
-        return word in self._index
-
-    def __iter__(self):
-        return iter(self._words)
-
     def __repr__(self) -> str:
         extra = ", counts" if self._counts is not None else ""
         extra += ", output_vectors" if self._output_vectors is not None else ""
@@ -171,52 +154,6 @@ class Embeddings:
             )
         return xb.take_rows(self._vectors, self.indices(word))
 
-    def index(self, word: str) -> int:
-        """Row of ``word``; :class:`~embgeo.errors.UnknownWordError` (a KeyError) names it if absent."""
-        try:
-            return self._index[word]
-        except KeyError:
-            raise UnknownWordError(word) from None
-
-    def indices(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
-        """Rows of ``words`` as an int64 NumPy array.
-
-        Parameters
-        ----------
-        words : iterable of str
-        oov : {"raise", "skip", "mark"}, default "raise"
-            Unknown words raise :class:`~embgeo.errors.UnknownWordError` naming the first one
-            (and how many are missing), are dropped, or are marked with -1.
-        missing : str, optional
-            Deprecated alias of ``oov``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> e = Embeddings(["a", "b", "c"], np.eye(3))
-        >>> e.indices(["c", "x", "a"], oov="mark").tolist()
-        [2, -1, 0]
-        >>> e.indices(["c", "x", "a"], oov="skip").tolist()
-        [2, 0]
-        """
-        oov = _oov_alias(oov, missing)
-        if oov not in ("raise", "skip", "mark"):
-            raise ValueError(f"oov must be 'raise', 'skip' or 'mark', got {oov!r}")
-        if isinstance(words, str):
-            raise TypeError("indices() takes a sequence of words; use index() for one word")
-        words = list(words)  # a generator would be spent before the error message needs it
-        get = self._index.get
-        idx = np.fromiter((get(w, -1) for w in words), dtype=np.int64)
-        if oov == "mark":
-            return idx
-        bad = idx < 0
-        if bad.any():
-            if oov == "raise":
-                first = words[int(np.flatnonzero(bad)[0])]
-                raise UnknownWordError(first, n_missing=int(bad.sum()))
-            idx = idx[~bad]
-        return idx
-
     # ------------------------------------------------------------ derivations
     def _take_rows(self, idx: np.ndarray) -> "Embeddings":
         vec = xb.take_rows(self._vectors, idx)
@@ -226,7 +163,7 @@ class Embeddings:
 
     def subset(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> "Embeddings":
         """A new Embeddings holding ``words`` in the given order (``oov``: "raise" or "skip")."""
-        oov = _oov_alias(oov, missing)
+        oov = oov_alias(oov, missing, where="Embeddings")
         if oov == "mark":
             raise ValueError("subset() takes oov='raise' or 'skip'; 'mark' is for index lookups")
         idx = self.indices(list(words), oov=oov)
@@ -416,10 +353,6 @@ def _read_only(vectors):
     return vectors
 
 
-def _oov_alias(oov: str, missing: str | None) -> str:
-    if missing is not None and oov != "raise":
-        raise TypeError("pass oov= only ('missing' is its deprecated alias)")
-    return renamed_parameter(oov, missing, old="missing", new="oov", where="Embeddings", stacklevel=3)
 
 
 def _row_products(M, i, j, *, cosine: bool, block: int = 8192) -> np.ndarray:

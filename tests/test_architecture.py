@@ -20,10 +20,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "embgeo"
 #: layer or lower ones. A name covers a module and everything below it; the longest match wins.
 LAYERS = {
     # foundation: array backend, errors, progress, argument checks, block sizes and threads,
-    # compiled loops, small linear algebra, normalisation, atomic writes
+    # compiled loops, small linear algebra, normalisation, atomic writes, the word <-> row protocol
     "embgeo.backend": 0, "embgeo.errors": 0, "embgeo.progress": 0, "embgeo.validation": 0,
     "embgeo.blocking": 0, "embgeo.kernels": 0, "embgeo.linalg": 0, "embgeo.normalize": 0,
-    "embgeo.io.atomic": 0,
+    "embgeo.io.atomic": 0, "embgeo.vocabulary": 0,
     # data: benchmark files, dictionaries and the registry of downloadable resources
     "embgeo.data": 1,
     # cluster: the Dask client, row shards, Gram matrices and grids every Dask path stands on
@@ -168,6 +168,10 @@ def test_the_graph_is_read_at_all():
     # the α sweeps use the method; the method does not know the sweeps
     assert "embgeo.alpha._model" in graph["embgeo.alpha.sweeps"]
     assert not any(t.startswith("embgeo.alpha.sweeps") for t in graph["embgeo.alpha._model"])
+    # fuzzy: the studies use FuzzyEmbeddings, which uses the set algebra; never the reverse
+    assert "embgeo.fuzzy._embeddings" in graph["embgeo.fuzzy._hyponymy"]
+    assert "embgeo.fuzzy._sets" in graph["embgeo.fuzzy._embeddings"]
+    assert not any(t.startswith("embgeo.fuzzy._embeddings") for t in graph["embgeo.fuzzy._sets"])
     assert len(graph) > 20
 
 

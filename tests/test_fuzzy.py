@@ -349,6 +349,57 @@ def test_topk_under_a_tiny_memory_budget_equals_brute_force(F64, measure, revers
     assert np.array_equal(i2, i)
 
 
+def test_every_block_is_sized_from_the_callers_memory_budget(F64, monkeypatch):
+    # the statistics (entropies, cardinalities) and the cached transformed vocabulary included: no
+    # block of a call may be sized from the default budget when the caller gave one
+    from embgeo.fuzzy import _embeddings
+
+    seen = []
+    real = _embeddings.budget_bytes
+    monkeypatch.setattr(_embeddings, "budget_bytes", lambda b=None: seen.append(b) or real(b))
+    budget = 8 * 12 * 16
+    for measure, reverse in [("cross_entropy", False), ("kl", True), ("jaccard", False)]:
+        for precompute in (False, True):
+            F = FuzzyEmbeddings(F64.words, F64.memberships)  # nothing cached yet
+            F.neighbors(["w1", "w2"], 4, measure=measure, reverse=reverse, memory_budget=budget,
+                        precompute=precompute)
+    FuzzyEmbeddings(F64.words, F64.memberships).entropy(memory_budget=budget)
+    assert seen and set(seen) == {budget}
+
+
+def test_the_candidate_side_is_kept_when_it_fits_the_budget_one_measure_at_a_time(rng, request):
+    import tracemalloc
+
+    n, d = 20000, 16
+    F = FuzzyEmbeddings.from_embeddings(Embeddings([f"w{i}" for i in range(n)], rng.standard_normal((n, d))))
+    copy = n * (d + 1) * 4  # the conditioned candidate side of H(q, w): n × (d + 1) float32
+    queries = ["w3", "w99", "w1234"]
+    for measure, reverse in [("cross_entropy", False), ("kl", True)]:  # compile and import outside the count
+        FuzzyEmbeddings(F.words[:100], F.memberships[:100]).neighbors(queries[:2], 5, measure=measure,
+                                                                      reverse=reverse, progress=False)
+
+    def call(**kw):  # (bytes kept after the call, peak extra bytes during it, its result)
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = F.neighbors(queries, 5, progress=False, **kw)
+        now, peak = tracemalloc.get_traced_memory()
+        return now - before, peak - before, out
+
+    tracemalloc.start()  # one trace for the whole test: a copy freed later was allocated under it
+    request.addfinalizer(tracemalloc.stop)
+    kept, _, (s0, i0) = call(memory_budget=copy // 2)  # does not fit: transformed per block, not kept
+    assert kept < copy / 4
+    kept, _, (s1, i1) = call()  # fits the default budget: kept with F
+    assert kept >= copy
+    kept, peak, (s2, i2) = call()  # reused: no transform, nothing new kept
+    assert abs(kept) < copy / 4 and peak < copy / 4
+    assert np.array_equal(i0, i1) and np.array_equal(i1, i2) and np.array_equal(s0, s2)
+    kept, _, _ = call(measure="kl", reverse=True)  # another form replaces the kept one (plus O(n) statistics)
+    assert abs(kept) < copy / 2
+    kept, _, (s3, i3) = call(precompute=False)  # never kept, never read: the same lists
+    assert abs(kept) < copy / 4 and np.array_equal(i3, i0)
+
+
 @pytest.mark.parametrize("measure,reverse", [("jaccard", False), ("intersection_ratio", True),
                                              ("cross_entropy", False), ("kl", True)])
 def test_topk_with_empty_and_crisp_sets_matches_brute_force(rng, measure, reverse):
@@ -742,3 +793,39 @@ def test_glove_cross_entropy_lists_equal_a_float64_brute_force(glove):
         ref = np.lexsort((np.broadcast_to(np.arange(len(e)), H.shape), H), axis=1)[:, :10]
         _, i = F.neighbors([e.words[j] for j in qi], 10, reverse=reverse)
         assert np.array_equal(i, ref), reverse
+
+
+def test_one_table_of_fuzzy_measure_names_serves_fuzzy_and_evaluate(F64):
+    from embgeo.evaluate.similarity import MEASURES as EVALUATION_MEASURES
+
+    fuzzy_names = {k: v for k, v in EVALUATION_MEASURES.items() if v[0] == "fuzzy"}
+    # the names evaluate offered before the table, unchanged
+    assert list(fuzzy_names) == ["fuzzy-ce", "fuzzy-ce-rev", "fuzzy-kl", "fuzzy-kl-rev", "fuzzy-categorical-ce",
+                                 "fuzzy-categorical-ce-rev", "fuzzy-categorical-kl", "fuzzy-categorical-kl-rev",
+                                 "fuzzy-symmetric-ce", "fuzzy-symmetric-kl", "fuzzy-jaccard"]
+    a, b = ["w1", "w5", "w9"], ["w2", "w7", "w3"]
+    for name, (_, measure, reverse) in fuzzy_names.items():
+        m = fuzzy.FUZZY_MEASURES[measure]
+        assert name == f"fuzzy-{m.short}" + ("-rev" if reverse else "")
+        # every spelling in the table scores as its name does
+        want = F64.similarity_pairs(a, b, measure=measure, reverse=reverse)
+        for spelling in (m.short, *m.aliases):
+            assert np.array_equal(F64.similarity_pairs(a, b, measure=spelling, reverse=reverse), want)
+        model, _ = embgeo.evaluate.resolve_measure(None, name, cache={"fuzzy": F64})
+        assert np.array_equal(model.similarity_pairs(a, b), want)
+    assert {m.name for m in fuzzy.FUZZY_MEASURES.values() if m.divergence} == {
+        "cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy", "symmetric_kl"}
+    with pytest.warns(DeprecationWarning, match="FUZZY_MEASURES"):
+        assert fuzzy.MEASURES == tuple(fuzzy.FUZZY_MEASURES)
+
+
+@pytest.mark.parametrize("name", ["intersection", "union", "disjoint_union", "difference", "graded_inclusion",
+                                  "jaccard", "intersection_ratio", "bernoulli_cross_entropy",
+                                  "bernoulli_kl_divergence", "categorical_cross_entropy", "categorical_kl_divergence",
+                                  "symmetric_cross_entropy", "symmetric_kl_divergence"])
+def test_the_factory_made_functions_carry_full_numpydoc(name):
+    # their examples run as doctests (pytest --doctest-modules over embgeo)
+    doc = getattr(fuzzy, name).__doc__
+    for section in ("Parameters\n    ----------", "Returns\n    -------", "Examples\n    --------\n    >>> "):
+        assert section in doc, (name, section)
+    assert getattr(fuzzy, name).__name__ == name

@@ -31,7 +31,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.backend": ["asarray", "check_matrix", "default_dtype", "get_namespace", "is_cupy", "is_dask", "is_numpy",
         "resolve_dtype", "set_default_dtype", "single_blas_thread", "take_rows", "to_device", "to_numpy"],
     "embgeo.blocking": ["CACHE_TILE_COLS", "DEFAULT_MEMORY_BUDGET", "PASS_ROWS", "TILE_COLS", "TILE_ROWS",
-        "block_rows", "budget_bytes", "n_jobs", "run_blocks", "tile_shape"],
+        "block_rows", "budget_bytes", "n_jobs", "row_blocks", "run_blocks", "tile_shape"],
     "embgeo.cli": ["COMMANDS", "main"],
     "embgeo.crosslingual": ["History", "Mapper", "RECIPES", "dictionary_indices", "identical_dictionary",
         "induce_dictionary", "numeral_dictionary", "procrustes", "retrieval_factors", "retrieve",
@@ -56,8 +56,8 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.evaluate.relational": ["RelationalSimilarityResult", "maxdiff_accuracy", "offset_ratings", "semeval2012"],
     "embgeo.evaluate.report": ["Report"],
     "embgeo.evaluate.similarity": ["MEASURES", "SimilarityResult", "resolve_measure", "word_similarity"],
-    "embgeo.fuzzy": ["CONSTRUCTIONS", "FunctionWordReport", "FuzzyEmbeddings", "FuzzySet", "HyponymyReport",
-        "LOG_TINY", "MEASURES", "bernoulli_cross_entropy", "bernoulli_kl_divergence", "cardinality",
+    "embgeo.fuzzy": ["CONSTRUCTIONS", "FUZZY_MEASURES", "FunctionWordReport", "FuzzyEmbeddings", "FuzzyMeasure",
+        "FuzzySet", "HyponymyReport", "LOG_TINY", "bernoulli_cross_entropy", "bernoulli_kl_divergence", "cardinality",
         "categorical_cross_entropy", "categorical_kl_divergence", "complement", "cross_entropy", "difference",
         "disjoint_union", "entropy", "function_words", "fuzzify", "graded_inclusion", "hyponymy", "intersection",
         "intersection_ratio", "is_subset", "jaccard", "kl_divergence", "polysemy", "read_compounds",
@@ -84,6 +84,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
     "embgeo.validation": ["check_k", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_names",
         "renamed_parameter"],
+    "embgeo.vocabulary": ["Vocabulary", "oov_alias", "word_index"],
 }
 
 

@@ -17,6 +17,7 @@ from ..io import GloveModel, read_glove
 from ..neighbors import select_topk
 from ..progress import progress_bar
 from ..validation import renamed_parameter
+from ..vocabulary import Vocabulary, word_index
 
 __all__ = ["AlphaEmbeddings", "GloveModel", "read_glove", "fisher_cosine", "P0_CHOICES", "VARIANTS", "GEOMETRIES"]
 
@@ -75,7 +76,7 @@ def fisher_cosine(X, Y, fisher=None):
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
-class AlphaEmbeddings:
+class AlphaEmbeddings(Vocabulary):
     """Natural alpha embeddings of a skip-gram or GloVe model (Volpi & Malagò 2020, eq. 1–9).
 
     Parameters
@@ -160,7 +161,7 @@ class AlphaEmbeddings:
         if p0 == "ud" and np.any(counts == 0):
             bad = int(np.flatnonzero(counts == 0)[0])
             raise ValueError(f"p0='ud' needs positive counts; word {words[bad]!r} (row {bad}) has count 0")
-        self.words = words
+        self._words = words
         self.p0_kind = p0
         self.variant = variant
         self.counts = counts
@@ -179,9 +180,7 @@ class AlphaEmbeddings:
                 bad = int(np.flatnonzero(~np.isfinite(b))[0])
                 raise ValueError(f"context_bias is not finite at row {bad} (word {words[bad]!r})")
             self._bias = xp.reshape(xb.asarray(b, like=self._U, dtype=self._dt), (1, -1))
-        self._index = {w: i for i, w in enumerate(words)}
-        if len(self._index) != n:
-            raise ValueError("duplicate words in the vocabulary")
+        self._index = word_index(words)
         self._p0 = None
         self._dV = None
         self._fisher = None
@@ -210,12 +209,6 @@ class AlphaEmbeddings:
                    context_bias=g.context_bias, **kwargs)
 
     # ------------------------------------------------------------------ basics
-    def __len__(self) -> int:
-        return len(self.words)
-
-    def __contains__(self, word) -> bool:
-        return word in self._index
-
     def __repr__(self) -> str:
         n, d = self._U.shape
         bias = ", context biases" if self._bias is not None else ""
@@ -225,14 +218,6 @@ class AlphaEmbeddings:
     @property
     def dim(self) -> int:
         return int(self._U.shape[1])
-
-    def index(self, word: str) -> int:
-        from ..errors import UnknownWordError
-
-        try:
-            return self._index[word]
-        except KeyError:
-            raise UnknownWordError(word) from None
 
     @property
     def _is_np(self) -> bool:
@@ -348,7 +333,7 @@ class AlphaEmbeddings:
             return np.arange(len(self))
         if isinstance(words, str):
             raise TypeError("words must be a sequence of words, not one string")
-        return np.array([self.index(w) for w in words], dtype=np.int64)
+        return self.indices(words)
 
     def _gradients(self, alphas, rows, progress=None, shared=None):
         """Σ_χ l^α(χ) ΔV_χ for each α, as (G float64 (m, d), log_scale (m,), sign) per α.

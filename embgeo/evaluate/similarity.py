@@ -7,6 +7,7 @@ import numpy as np
 
 from ..data import as_dataset
 from ..errors import UnknownWordError
+from ..fuzzy import FUZZY_MEASURES
 
 __all__ = ["word_similarity", "SimilarityResult", "MEASURES", "resolve_measure"]
 
@@ -48,20 +49,13 @@ class _Measures(dict):
 #: sets as one of the authors' released programs does: the paper's Table 8 columns are
 #: ``fuzzy-symmetric-ce@released-simlex`` ("K-L Divergence") and ``fuzzy-kl@released-simlex``
 #: ("Cross-Entropy").
+#: The ``fuzzy-*`` names are derived from :data:`embgeo.fuzzy.FUZZY_MEASURES` (``fuzzy-<short>``, and
+#: ``fuzzy-<short>-rev`` for an asymmetric measure), the one table of fuzzy measure names.
 MEASURES = _Measures({
     "cosine": ("vectors", "cosine", False),
     "dot": ("vectors", "dot", False),
-    "fuzzy-ce": ("fuzzy", "cross_entropy", False),
-    "fuzzy-ce-rev": ("fuzzy", "cross_entropy", True),
-    "fuzzy-kl": ("fuzzy", "kl", False),
-    "fuzzy-kl-rev": ("fuzzy", "kl", True),
-    "fuzzy-categorical-ce": ("fuzzy", "categorical_cross_entropy", False),
-    "fuzzy-categorical-ce-rev": ("fuzzy", "categorical_cross_entropy", True),
-    "fuzzy-categorical-kl": ("fuzzy", "categorical_kl", False),
-    "fuzzy-categorical-kl-rev": ("fuzzy", "categorical_kl", True),
-    "fuzzy-symmetric-ce": ("fuzzy", "symmetric_cross_entropy", False),
-    "fuzzy-symmetric-kl": ("fuzzy", "symmetric_kl", False),
-    "fuzzy-jaccard": ("fuzzy", "jaccard", False),
+    **{f"fuzzy-{m.short}{rev}": ("fuzzy", m.name, bool(rev)) for m in FUZZY_MEASURES.values() if m.short
+       for rev in ("", "-rev")[:1 if m.symmetric else 2]},
 })
 
 #: the ``oov=`` policies of the evaluations for a pair or question with a word out of vocabulary

@@ -1,0 +1,125 @@
+"""The word ↔ row protocol that every vocabulary container shares.
+
+:class:`~embgeo.Embeddings`, :class:`~embgeo.fuzzy.FuzzyEmbeddings` and
+:class:`~embgeo.alpha.AlphaEmbeddings` hold a vocabulary in row order. :class:`Vocabulary` gives
+each of them the same ``len``, ``in``, iteration, :attr:`~Vocabulary.words`,
+:meth:`~Vocabulary.index` and :meth:`~Vocabulary.indices`, implemented once here.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .errors import UnknownWordError
+from .validation import renamed_parameter
+
+__all__ = ["Vocabulary", "word_index", "oov_alias"]
+
+
+def word_index(words: Sequence[str]) -> dict[str, int]:
+    """``{word: row}`` of a vocabulary in row order; a duplicate word is a ValueError naming both rows.
+
+    Examples
+    --------
+    >>> word_index(["a", "b"])
+    {'a': 0, 'b': 1}
+    """
+    index: dict[str, int] = {}
+    for i, w in enumerate(words):
+        if index.setdefault(w, i) != i:
+            raise ValueError(f"duplicate word {w!r} at rows {index[w]} and {i}")
+    return index
+
+
+class Vocabulary:
+    """Mixin: the word ↔ row lookups of a container whose rows are words.
+
+    A subclass sets ``_words`` (the words in row order, a list) and ``_index`` (``{word: row}``,
+    e.g. from :func:`word_index`); a container that wraps another one may share that one's two
+    attributes. It has no instance attributes of its own (``__slots__ = ()``), so a subclass with
+    ``__slots__`` keeps them.
+
+    Examples
+    --------
+    >>> class Letters(Vocabulary):
+    ...     def __init__(self, words):
+    ...         self._words, self._index = list(words), word_index(words)
+    >>> v = Letters("abc")
+    >>> len(v), "b" in v, v.index("c"), v.indices(["c", "x"], oov="mark").tolist()
+    (3, True, 2, [2, -1])
+    """
+
+    __slots__ = ()
+
+    _words: list
+    _index: dict
+
+    @property
+    def words(self) -> list[str]:
+        """The vocabulary in row order (a list; do not modify it in place)."""
+        return self._words
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def __contains__(self, word) -> bool:
+        return word in self._index
+
+    def __iter__(self):
+        return iter(self._words)
+
+    def index(self, word: str) -> int:
+        """Row of ``word``; :class:`~embgeo.errors.UnknownWordError` (a KeyError) names it if absent."""
+        try:
+            return self._index[word]
+        except KeyError:
+            raise UnknownWordError(word) from None
+
+    def indices(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
+        """Rows of ``words`` as an int64 NumPy array.
+
+        Parameters
+        ----------
+        words : iterable of str
+        oov : {"raise", "skip", "mark"}, default "raise"
+            Unknown words raise :class:`~embgeo.errors.UnknownWordError` naming the first one
+            (and how many are missing), are dropped, or are marked with -1.
+        missing : str, optional
+            Deprecated alias of ``oov``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from embgeo import Embeddings
+        >>> e = Embeddings(["a", "b", "c"], np.eye(3))
+        >>> e.indices(["c", "x", "a"], oov="mark").tolist()
+        [2, -1, 0]
+        >>> e.indices(["c", "x", "a"], oov="skip").tolist()
+        [2, 0]
+        """
+        oov = oov_alias(oov, missing, where=type(self).__name__)
+        if oov not in ("raise", "skip", "mark"):
+            raise ValueError(f"oov must be 'raise', 'skip' or 'mark', got {oov!r}")
+        if isinstance(words, str):
+            raise TypeError("indices() takes a sequence of words; use index() for one word")
+        words = list(words)  # a generator would be spent before the error message needs it
+        get = self._index.get
+        idx = np.fromiter((get(w, -1) for w in words), dtype=np.int64)
+        if oov == "mark":
+            return idx
+        bad = idx < 0
+        if bad.any():
+            if oov == "raise":
+                first = words[int(np.flatnonzero(bad)[0])]
+                raise UnknownWordError(first, n_missing=int(bad.sum()))
+            idx = idx[~bad]
+        return idx
+
+
+def oov_alias(oov: str, deprecated: str | None, *, where: str) -> str:
+    """``oov``, or ``deprecated``, the value a caller passed as ``missing=`` (the deprecated spelling of
+    ``oov=``; with a DeprecationWarning); both is a TypeError."""
+    if deprecated is not None and oov != "raise":
+        raise TypeError("pass oov= only ('missing' is its deprecated alias)")
+    return renamed_parameter(oov, deprecated, old="missing", new="oov", where=where, stacklevel=3)
