@@ -25,7 +25,8 @@ A malformed file raises :class:`~embgeo.errors.FormatError` (a ValueError) whose
 """
 from __future__ import annotations
 
-from ..errors import ChecksumError, DownloadError, FormatError, UnverifiedResourceError
+# the exceptions' one home is embgeo.errors; these names stay reachable here for code written against them
+from ..errors import ChecksumError, DownloadError, FormatError, UnverifiedResourceError  # noqa: F401
 from ._datasets import (
     BUILTIN,
     AnalogyQuestions,
@@ -87,8 +88,4 @@ __all__ = [
     "cached",
     "find_local",
     # errors
-    "FormatError",
-    "ChecksumError",
-    "DownloadError",
-    "UnverifiedResourceError",
 ]

@@ -48,29 +48,30 @@ from each other: they use base 2, normalise each word over its *features* (rows)
 Table 8 program, L2-normalise the vectors first in the Table 8 and Table 11 programs, and their
 functions named "KL divergence" compute the Bernoulli cross-entropy and vice versa.
 :data:`CONSTRUCTIONS` names each program's construction (``from_embeddings(e, construction=...)``), and
-every form is offered by its meaning: :func:`bernoulli_kl_divergence` (the two-term KL above, also
-:func:`kl_divergence`), :func:`categorical_kl_divergence` (``Σ s ln(s/t)``, the KL the paper *prints*
-in Sec. 4.4), :func:`bernoulli_cross_entropy` (also :func:`cross_entropy`),
+every form is offered by its meaning: :func:`kl_divergence` (the two-term Bernoulli KL
+above), :func:`categorical_kl_divergence` (``Σ s ln(s/t)``, the KL the paper *prints*
+in Sec. 4.4), :func:`cross_entropy` (the Bernoulli cross-entropy),
 :func:`categorical_cross_entropy`, and the symmetric sums the Table 8 and Table 11 programs rank by.
 docs/fuzzy.md says which table uses which, with the measured numbers.
 """
 from __future__ import annotations
 
-import warnings
+import importlib
+
+from ..validation import renamed_names
 
 # Layout: the representation (:func:`fuzzify`, :data:`CONSTRUCTIONS`) in ``_fuzzify``; the elementwise
 # definitions, the set algebra and :class:`FuzzySet` in ``_sets``; :class:`FuzzyEmbeddings` and its
 # certified vocabulary search in ``_embeddings``; each study of the paper in its own module. They import
 # each other in that order only (``_fuzzify`` and ``_sets`` <- ``_embeddings`` <- the studies), and this
 # __init__ only re-exports them.
-from ..data import read_compounds  # moved to embgeo.data; still exported here
 from ._embeddings import FuzzyEmbeddings
 from ._function_words import FunctionWordReport, function_words
 from ._fuzzify import CONSTRUCTIONS, fuzzify
 from ._hyponymy import HyponymyReport, hyponymy
 from ._polysemy import polysemy
-from ._sets import (FUZZY_MEASURES, LOG_TINY, FuzzyMeasure, FuzzySet, bernoulli_cross_entropy, bernoulli_kl_divergence,
-                    cardinality, categorical_cross_entropy, categorical_kl_divergence, complement, cross_entropy,
+from ._sets import (FUZZY_MEASURES, LOG_TINY, FuzzyMeasure, FuzzySet, cardinality,
+                    categorical_cross_entropy, categorical_kl_divergence, complement, cross_entropy,
                     difference, disjoint_union, entropy, graded_inclusion, intersection, intersection_ratio, is_subset,
                     jaccard, kl_divergence, symmetric_cross_entropy, symmetric_kl_divergence, union)
 
@@ -91,14 +92,11 @@ __all__ = [
     "intersection_ratio",
     "kl_divergence",
     "cross_entropy",
-    "bernoulli_kl_divergence",
-    "bernoulli_cross_entropy",
     "categorical_kl_divergence",
     "categorical_cross_entropy",
     "symmetric_kl_divergence",
     "symmetric_cross_entropy",
     "CONSTRUCTIONS",
-    "read_compounds",
     "function_words",
     "FunctionWordReport",
     "polysemy",
@@ -110,9 +108,12 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    if name == "MEASURES":
-        warnings.warn("embgeo.fuzzy.MEASURES is deprecated; use embgeo.fuzzy.FUZZY_MEASURES (its keys are the "
-                      "same names)", DeprecationWarning, stacklevel=2)
-        return tuple(FUZZY_MEASURES)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Old public names, served for one release with a DeprecationWarning: the Bernoulli measures had two
+# names each, and the compounds reader lives with the other readers in embgeo.data.
+__getattr__ = renamed_names(__name__, {
+    "MEASURES": (lambda: tuple(FUZZY_MEASURES), "use embgeo.fuzzy.FUZZY_MEASURES (its keys are the same names)"),
+    "bernoulli_kl_divergence": (lambda: kl_divergence, "it is embgeo.fuzzy.kl_divergence"),
+    "bernoulli_cross_entropy": (lambda: cross_entropy, "it is embgeo.fuzzy.cross_entropy"),
+    "read_compounds": (lambda: importlib.import_module("embgeo.data").read_compounds,
+                       "it is embgeo.data.read_compounds"),
+})

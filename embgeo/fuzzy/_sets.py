@@ -332,24 +332,24 @@ intersection_ratio = _public_op("intersection_ratio", _m_intersection_ratio, """
     (0.75, 0.375)
     >>> float(intersection_ratio([0.0, 0.0, 0.0], B))   # the empty set
     1.0""")
-bernoulli_cross_entropy = _public_op("bernoulli_cross_entropy", _m_cross_entropy, """
+cross_entropy = _public_op("cross_entropy", _m_cross_entropy, """
     Cross-entropy of the per-feature Bernoulli variables, ``H(A, B) = Σ_i H(X_i^A) + D(X_i^A ‖ X_i^B)``
     (Bhat et al. 2020, Sec. 4.4, the generalised cross-entropy of Li 2015), in nats, float64:
     ``−Σ a ln b + (1 − a) ln(1 − b)``. A plays S. Also available as :func:`cross_entropy`.
 
-    So ``H(A, B) = H(A) + D(A ‖ B)`` (:func:`entropy`, :func:`bernoulli_kl_divergence`) and
+    So ``H(A, B) = H(A) + D(A ‖ B)`` (:func:`entropy`, :func:`kl_divergence`) and
     ``H(A, A) = H(A)``. The released code computes this in its function named ``kl`` (``cli.cpp``;
     Table 5's "KL" values are this quantity). ``ln 0`` is clipped to :data:`LOG_TINY`.""",
     _measure_result("H(A, B) in nats"), """
     >>> import math
     >>> A, B = [0.5, 0.25], [0.25, 0.5]
-    >>> math.isclose(float(bernoulli_cross_entropy(A, B)), float(entropy(A) + bernoulli_kl_divergence(A, B)))
+    >>> math.isclose(float(cross_entropy(A, B)), float(entropy(A) + kl_divergence(A, B)))
     True
-    >>> math.isclose(float(bernoulli_cross_entropy(A, A)), float(entropy(A)))
+    >>> math.isclose(float(cross_entropy(A, A)), float(entropy(A)))
     True
-    >>> round(float(bernoulli_cross_entropy(A, B)), 6)   # −(.5 ln .25 + .5 ln .75) − (.25 ln .5 + .75 ln .5)
+    >>> round(float(cross_entropy(A, B)), 6)   # −(.5 ln .25 + .5 ln .75) − (.25 ln .5 + .75 ln .5)
     1.530135""")
-bernoulli_kl_divergence = _public_op("bernoulli_kl_divergence", _m_kl, """
+kl_divergence = _public_op("kl_divergence", _m_kl, """
     KL divergence of the per-feature Bernoulli variables,
     ``D(A ‖ B) = Σ_i a ln(a/b) + (1 − a) ln((1 − a)/(1 − b))`` (Bhat et al. 2020, Sec. 3-4.4: the
     Bernoulli reading of ``D(X_i^A ‖ X_i^B)``), in nats, float64. A plays S. Also available as
@@ -359,12 +359,12 @@ bernoulli_kl_divergence = _public_op("bernoulli_kl_divergence", _m_kl, """
     The released code computes this in its functions named ``crossentropy`` / ``fuzzycrossentropy``.""",
     _measure_result("D(A ‖ B) in nats"), """
     >>> A, B = [0.5, 0.25], [0.25, 0.5]
-    >>> float(bernoulli_kl_divergence(A, A))
+    >>> float(kl_divergence(A, A))
     0.0
-    >>> round(float(bernoulli_kl_divergence(A, B)), 6), round(float(bernoulli_kl_divergence(B, A)), 6)
+    >>> round(float(kl_divergence(A, B)), 6), round(float(kl_divergence(B, A)), 6)
     (0.274653, 0.274653)
     >>> S, T = [0.5], [0.125]   # asymmetric: .5 ln 4 + .5 ln(.5/.875) against .125 ln .25 + .875 ln 1.75
-    >>> round(float(bernoulli_kl_divergence(S, T)), 6), round(float(bernoulli_kl_divergence(T, S)), 6)
+    >>> round(float(kl_divergence(S, T)), 6), round(float(kl_divergence(T, S)), 6)
     (0.413339, 0.316377)""")
 categorical_cross_entropy = _public_op("categorical_cross_entropy", _m_categorical_cross_entropy, """
     ``−Σ_i a ln b`` (float64, nats): the cross-entropy of A and B read as distributions over the features
@@ -397,7 +397,7 @@ symmetric_cross_entropy = _public_op("symmetric_cross_entropy", _m_symmetric_cro
     column headed "K-L Divergence". Symmetric, and ``≥ H(A) + H(B)``.""",
     _measure_result("H(A, B) + H(B, A) in nats"), """
     >>> A, B = [0.5, 0.125], [0.25, 0.5]
-    >>> H = bernoulli_cross_entropy
+    >>> H = cross_entropy
     >>> float(symmetric_cross_entropy(A, B)) == float(H(A, B) + H(B, A))
     True
     >>> float(symmetric_cross_entropy(A, B)) == float(symmetric_cross_entropy(B, A))
@@ -411,8 +411,6 @@ symmetric_kl_divergence = _public_op("symmetric_kl_divergence", _m_symmetric_kl,
     True
     >>> float(symmetric_kl_divergence(A, A))
     0.0""")
-cross_entropy = bernoulli_cross_entropy
-kl_divergence = bernoulli_kl_divergence
 
 
 def complement(A):
@@ -619,9 +617,9 @@ class FuzzySet:
         return self._pair_value(other, _m_intersection_ratio)
 
     def cross_entropy(self, other):
-        """Bernoulli cross-entropy ``H(self, other)`` (Sec. 4.4; :func:`bernoulli_cross_entropy`): self plays S."""
+        """Bernoulli cross-entropy ``H(self, other)`` (Sec. 4.4; :func:`cross_entropy`): self plays S."""
         return self._pair_value(other, _m_cross_entropy)
 
     def kl(self, other):
-        """Bernoulli KL ``D(self ‖ other)`` (Sec. 3-4.4; :func:`bernoulli_kl_divergence`)."""
+        """Bernoulli KL ``D(self ‖ other)`` (Sec. 3-4.4; :func:`kl_divergence`)."""
         return self._pair_value(other, _m_kl)

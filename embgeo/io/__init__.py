@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import warnings
 
-from ..errors import FormatError
+from ..errors import FormatError  # noqa: F401  (its home is embgeo.errors; reachable here too)
 from ._formats import FORMATS, detect_format, load, load_fasttext, save
 from ._glove import GloveModel, read_glove
 
-__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "FormatError", "available",
+__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "available",
            "GloveModel", "read_glove"]
 
 
