@@ -8,7 +8,7 @@ import numpy as np
 from .. import backend as xb  # where a method's `backend=` parameter shadows the module
 from ..blocking import block_rows, budget_bytes, row_blocks
 from ..embeddings import Embeddings
-from ..neighbors import merge_topk, select_topk
+from ..neighbors import ARRAY_BACKENDS, check_backend, merge_topk, select_topk
 from ..neighbors import topk as _dot_topk
 from ..progress import progress_bar
 from ..vocabulary import Vocabulary
@@ -283,8 +283,7 @@ class FuzzyEmbeddings(Vocabulary):
         scores : array of float64, shape (m, k)
         indices : array of int64, shape (m, k)
         """
-        if backend not in ("exact", "dask"):
-            raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
+        check_backend(backend, ARRAY_BACKENDS)
         measure = _resolve_measure(measure)
         if not FUZZY_MEASURES[measure].searchable:
             raise ValueError(f"{measure!r} is a pair measure; vocabulary-wide search supports "
