@@ -806,3 +806,17 @@ def test_merge_topk_of_shards_equals_the_whole_search_bit_for_bit(problem, metri
     for merged in (nb.merge_topk(parts, k), nb.merge_topk(parts[::-1], k)):  # nor on the shards' order
         np.testing.assert_array_equal(merged[1], whole[1])
         np.testing.assert_array_equal(merged[0], whole[0])
+
+
+@pytest.mark.parametrize("selector", ["auto", "argpartition"])
+def test_a_nan_row_never_yields_a_row_that_does_not_exist(selector):
+    # check_finite=False lets a NaN row in; it ranks nowhere, so k = n - 1 cannot be filled
+    X = np.random.default_rng(0).standard_normal((20, 8)).astype(np.float32)
+    X[5] = np.nan
+    e = embgeo.Embeddings([f"w{i}" for i in range(20)], X, check_finite=False)
+    with pytest.raises(ValueError, match=r"fewer than k=19 rows with a finite score.*row 5"):
+        e.neighbors(["w1"], k=19, selector=selector)
+    with pytest.raises(ValueError, match=r"row 5"):
+        e.most_similar("w1", topn=19)
+    s, i = e.neighbors(["w1"], k=3, selector=selector)
+    assert np.isfinite(s).all() and (i < 20).all()

@@ -382,7 +382,26 @@ def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k",
     k = check_k(k, D.shape[0] - max_excluded(ex))
     s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv,
                 screen=screen)
+    _check_ranked(xp, s, Q, D)
     return (s, i + offset) if offset else (s, i)
+
+
+def _check_ranked(xp, s, Q, D):
+    """Refuse results that hold a slot no row could fill: a NaN score ranks nowhere, so with NaN or
+    inf in the vectors (``check_finite=False``) fewer than ``k`` rows can be ranked, and the empty
+    slots would carry an index that is no row."""
+    if s.size == 0 or bool(xp.all(xp.isfinite(s))):
+        return
+    q = int(np.flatnonzero(~np.isfinite(xb.to_numpy(s)).all(axis=1))[0])
+    where = ""
+    for name, X in (("query", Q[q:q + 1]), ("database", D)):
+        try:
+            inverse_norms(X, name)
+        except ValueError as exc:
+            where = f": the {exc}"
+            break
+    raise ValueError(f"query {q} has fewer than k={s.shape[1]} rows with a finite score{where} "
+                     "(vectors loaded with check_finite=False?); ask for fewer neighbours or remove those rows")
 
 
 def _check_offset(offset):
