@@ -298,3 +298,8 @@ def test_a_bad_score_on_the_first_line_is_an_error_not_a_header(tmp_path, first)
 def test_a_header_line_is_skipped(tmp_path, header):
     wp = read_word_pairs(_write(tmp_path, "p.txt", header + "\nsun moon 2\n"))
     assert wp.words1 == ["sun"]
+
+
+def test_a_nan_gold_score_is_refused_naming_the_pair():
+    with pytest.raises(ValueError, match=r"pair 1 \('sun', 'moon'\) is nan"):
+        WordPairs(["cat", "sun"], ["dog", "moon"], [1.0, float("nan")])

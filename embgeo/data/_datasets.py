@@ -110,7 +110,12 @@ class WordPairs:
                 f"words1, words2 and scores differ in length "
                 f"({len(self.words1)}, {len(self.words2)}, {len(self.scores)})"
             )
-        object.__setattr__(self, "scores", np.asarray(self.scores, dtype=np.float64))
+        scores = np.asarray(self.scores, dtype=np.float64)
+        if not np.all(np.isfinite(scores)):
+            i = int(np.flatnonzero(~np.isfinite(scores))[0])
+            raise ValueError(f"the score of pair {i} ({self.words1[i]!r}, {self.words2[i]!r}) is {scores[i]}: "
+                             "every gold score must be a finite number")
+        object.__setattr__(self, "scores", scores)
 
     def __len__(self) -> int:
         return len(self.words1)
