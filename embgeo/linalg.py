@@ -125,7 +125,17 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
 
 
 def centred_scatter(X, name: str = "X"):
-    """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made."""
+    """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made.
+
+    Raises
+    ------
+    ValueError
+        ``X`` has fewer than 2 rows: one vector centred is zero, so its scatter holds no direction
+        (PCA, PPA and all-but-the-top would return zeros).
+    """
+    if X.shape[0] < 2:
+        raise ValueError(f"{name} has {X.shape[0]} row(s): principal directions need at least 2 vectors "
+                         "(a single vector minus its mean is zero)")
     G, mu = checked_gram(X, name, mean=True)
     xp = xb.get_namespace(G)
     m = xp.reshape(mu, (-1, 1))
