@@ -448,6 +448,22 @@ def test_a_failed_second_rename_of_a_directory_swap_restores_the_old_directory(t
     assert_same(io.load(p), emb)
 
 
+@pytest.mark.parametrize("name", ["a.embgeo", "a.npy", "a.vec"])
+@pytest.mark.parametrize("error", [OSError("2000000 requested and 518112 written"),  # NumPy's short write
+                                   OSError(28, "No space left on device")])
+def test_a_full_disk_is_named_with_the_path(tmp_path, emb, monkeypatch, name, error):
+    from embgeo.kernels import parse
+
+    def full(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(np, "save", full)
+    monkeypatch.setattr(parse, "format_rows", full)
+    with pytest.raises(OSError, match=f"cannot write {tmp_path / name}: the disk is full") as info:
+        io.save(emb, tmp_path / name)
+    assert info.value.errno == 28 and os.listdir(tmp_path) == []
+
+
 def test_successful_save_replaces_existing_file(tmp_path, emb):
     p = io.save(emb, tmp_path / "a.vec")
     io.save(emb.subset(emb.words[:3]), p)

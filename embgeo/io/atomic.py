@@ -13,6 +13,7 @@ redoes the renames still to do, so the targets hold the new version, never a mix
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -200,6 +201,26 @@ def fsync_dir(path) -> None:
         os.close(fd)
 
 
+#: NumPy's message for a short write (``ndarray.tofile``, so ``np.save``), which carries no errno
+_SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
+
+
+@contextmanager
+def _disk_full_named(path: Path):
+    """Re-raise a full disk (ENOSPC, a quota, NumPy's short write) as an OSError that names ``path``."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT) or (exc.errno is None and _SHORT_WRITE.search(str(exc))):
+            try:
+                free = f" ({shutil.disk_usage(path.absolute().parent).free:,} bytes free)"
+            except OSError:
+                free = ""
+            raise OSError(errno.ENOSPC, f"cannot write {path}: the disk is full{free} (or a disk quota is "
+                                        f"reached); the old {path.name}, if any, is unchanged: {exc}") from exc
+        raise
+
+
 def _check_parent(path: Path) -> Path:
     parent = path.absolute().parent
     if not parent.is_dir():
@@ -226,8 +247,9 @@ def atomic_path(path):
     # O_EXCL: never reuse someone's file; mode 0o666 so the umask applies as for a plain open()
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
     try:
-        yield tmp
-        fsync_file(tmp)
+        with _disk_full_named(path):
+            yield tmp
+            fsync_file(tmp)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -257,9 +279,10 @@ def atomic_paths(paths, remove=()):
     try:
         for t in temps:
             os.close(os.open(t, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-        yield temps
-        for t in temps:
-            fsync_file(t)
+        with _disk_full_named(paths[0]):
+            yield temps
+            for t in temps:
+                fsync_file(t)
         _commit(parent, paths[0].name, list(zip(temps, paths)), [r for r in remove if os.path.lexists(r)])
     finally:
         for t in temps:
@@ -281,9 +304,10 @@ def atomic_dir(path):
     tmp = _temp_name(path)
     os.mkdir(tmp)
     try:
-        yield tmp
-        for f in tmp.iterdir():
-            fsync_file(f)
+        with _disk_full_named(path):
+            yield tmp
+            for f in tmp.iterdir():
+                fsync_file(f)
         fsync_dir(tmp)
         if path.exists():
             old = _temp_name(path, "old")
