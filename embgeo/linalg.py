@@ -217,7 +217,7 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     is_np = xb.is_numpy(X)
     # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
     # convert a block to float64, which the block size bounds
-    step = blocking.block_rows(d, 1 if is_np else 16, blocking.budget_bytes(memory_budget) // 16)
+    step = blocking.block_rows(d, 1 if is_np else 16, blocking.share(memory_budget, 16))
     parts = []
     for s in range(0, n, step):
         if is_np:

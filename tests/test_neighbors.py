@@ -820,3 +820,22 @@ def test_a_nan_row_never_yields_a_row_that_does_not_exist(selector):
         e.most_similar("w1", topn=19)
     s, i = e.neighbors(["w1"], k=3, selector=selector)
     assert np.isfinite(s).all() and (i < 20).all()
+
+
+def test_a_budget_below_the_floor_is_raised_to_it_with_a_warning(monkeypatch, rng):
+    from embgeo import blocking
+
+    floor = blocking.TILE_ROWS * blocking.TILE_COLS * 4  # the real floor (conftest lifts it for other tests)
+    monkeypatch.setattr(blocking, "MIN_MEMORY_BUDGET", floor, raising=False)
+    X = rng.standard_normal((40000, 48)).astype(np.float32)
+    Q = X[:400]
+    nb.topk(Q[:2], X[:50], 3)  # compile (Numba's allocations are not the search's)
+    with pytest.warns(UserWarning, match=r"memory_budget=65536 bytes is below the floor of 4194304 bytes \(4 MiB"):
+        peak, (s, i) = _traced_peak(lambda: nb.topk(Q, X, 10, memory_budget=64 * 1024))
+    # the tiles take the floor; the rest (heaps, blocks of queries, n inverse norms) is small beside it
+    assert peak <= 1.25 * floor, f"extra memory {peak / 2**20:.1f} MiB"
+    np.testing.assert_array_equal(i, brute(Q, X, 10)[1])
+    # the budget used is the floor's: the same tiles, and a part of it is not raised again
+    with pytest.warns(UserWarning, match="floor"):
+        assert blocking.tile_shape(40000, 400, 2, 4, 64 * 1024) == blocking.tile_shape(40000, 400, 2, 4, floor)
+    assert blocking.budget_bytes(blocking.share(64 * 1024, 4)) == floor // 4
