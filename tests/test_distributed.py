@@ -407,3 +407,55 @@ def test_gram_based_methods_on_a_dask_backed_embeddings_run_on_the_cluster(clien
     local = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([e, fy])
     dist = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([ed, fyd])
     np.testing.assert_allclose(dist.cost_, local.cost_, rtol=1e-8)
+
+
+def _five_ways(e, tmp_path, fortran_cache):
+    """(name, Embeddings) for the same vectors: in memory, memory-mapped, from the cache, sliced, sharded."""
+    if fortran_cache:  # as the glove-6b-50d package stores it: a Fortran-ordered .npy
+        np.save(tmp_path / "c.npy", np.asfortranarray(e.vectors))
+        (tmp_path / "c.vocab.txt").write_text("\n".join(e.words) + "\n", encoding="utf-8")
+        path = tmp_path / "c.npy"
+    else:
+        path = embgeo.save(e, tmp_path / "c.embgeo")
+    wider = embgeo.Embeddings(e.words + ["zz-extra"], np.vstack([e.vectors, e.vectors[:1]]))
+    strided = np.zeros((2 * len(e), e.dim), dtype=e.vectors.dtype)
+    strided[::2] = e.vectors
+    return [("mmap", embgeo.load(path, mmap=True)), ("cache", embgeo.load(path)),
+            ("top", wider.top(len(e))), ("subset", wider.subset(e.words)),
+            ("strided view", embgeo.Embeddings(e.words, strided[::2], check_finite=False)),
+            ("fortran", embgeo.Embeddings(e.words, np.asfortranarray(e.vectors)))]
+
+
+@pytest.mark.parametrize("fortran_cache", [False, True])
+def test_canonical_scores_whatever_the_way_the_vectors_arrive(client, tmp_path, fortran_cache):
+    """Issue 27: in memory, memory-mapped, from the cache, sliced and sharded give the same bits."""
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((3000, 20)) * rng.uniform(0.1, 3, size=(3000, 1))).astype(np.float32)
+    X[[700, 2500]] = X[10]  # exact ties
+    e = embgeo.Embeddings([f"w{i}" for i in range(len(X))], X)
+    words = e.words[:40]
+    ref = {m: e.neighbors(words, 10, metric=m) for m in ("cosine", "dot", "csls")}
+    ways = _five_ways(e, tmp_path, fortran_cache)
+    ways += [("dask", e), ("dask mmap", ways[0][1])]
+    for name, f in ways:
+        for metric in ("cosine", "dot", "csls"):
+            backend = "dask" if name.startswith("dask") else "exact"
+            s, i = f.neighbors(words, 10, metric=metric, backend=backend)
+            np.testing.assert_array_equal(i, ref[metric][1], err_msg=f"{name} {metric}")
+            np.testing.assert_array_equal(s, ref[metric][0], err_msg=f"{name} {metric}")
+
+
+@pytest.mark.slow
+def test_canonical_scores_of_glove_whatever_the_way_it_arrives(client, glove, tmp_path):
+    """The issue's case: glove-6b-50d memory-mapped (Fortran-ordered) gave 141,526 different scores."""
+    mm = embgeo.load("glove-6b-50d", mmap=True).top(30000)
+    e = embgeo.Embeddings(mm.words, np.array(mm.vectors, order="C"))
+    words = e.words[::150]
+    ref = e.neighbors(words, 10)
+    for name, f in _five_ways(e, tmp_path, True) + [("package mmap", mm)]:
+        s, i = f.neighbors(words, 10)
+        np.testing.assert_array_equal(i, ref[1], err_msg=name)
+        np.testing.assert_array_equal(s, ref[0], err_msg=name)
+    s, i = e.neighbors(words, 10, backend="dask")
+    np.testing.assert_array_equal(s, ref[0])
+    np.testing.assert_array_equal(i, ref[1])
