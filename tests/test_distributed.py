@@ -459,3 +459,84 @@ def test_canonical_scores_of_glove_whatever_the_way_it_arrives(client, glove, tm
     s, i = e.neighbors(words, 10, backend="dask")
     np.testing.assert_array_equal(s, ref[0])
     np.testing.assert_array_equal(i, ref[1])
+
+
+def _slow_shard_tasks():
+    """Run in each worker: every shard task first sleeps, so that a search lasts long enough to be
+    interrupted (tasks find the function by its module and name, so the patched one runs)."""
+    import time
+
+    from embgeo.neighbors import _dask
+
+    real = _dask._shard_topk
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    _dask._shard_topk = slow
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_search_loses_no_result(data):
+    """Issue 27: a worker killed mid-search failed the call with FutureCancelledError ("already
+    forgotten"); the search now makes new shards on the workers left and completes."""
+    import signal
+    import threading
+    import time
+
+    Q, D = data
+    e = embgeo.Embeddings([f"w{i}" for i in range(len(D))], D)
+    ref = e.neighbors(e.words[:40], 5)
+    import dask
+
+    # the dead worker's address is tried until this timeout (30 s by default) before it counts as gone
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     worker_dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        c.run(_slow_shard_tasks)
+        victim, pid = sorted(c.run(os.getpid).items())[0]
+        out = {}
+
+        def run():
+            try:
+                out["r"] = e.neighbors(e.words[:40], 5, backend="dask", client=c, query_block=10)
+            except Exception as exc:  # noqa: BLE001 (reported below)
+                out["r"] = exc
+
+        search = threading.Thread(target=run)
+        search.start()
+        deadline = time.monotonic() + 30
+        while not c.processing().get(victim) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(pid, signal.SIGKILL)
+        search.join(60)
+    assert not isinstance(out["r"], Exception), repr(out["r"])
+    s, i = out["r"]
+    np.testing.assert_array_equal(i, ref[1])
+    np.testing.assert_array_equal(s, ref[0])
+
+
+def test_a_worker_lost_mid_search_is_retried_once_then_named(client, monkeypatch):
+    from embgeo.neighbors import _dask
+
+    class FutureCancelledError(Exception):  # what distributed raises, by name
+        pass
+
+    calls = []
+
+    def search(queries, database, **kwargs):
+        calls.append(1)
+        if len(calls) <= failures:
+            raise FutureCancelledError("_merge2-… cancelled for reason: already forgotten.")
+        return "answer"
+
+    monkeypatch.setattr(_dask, "_NOTICE_S", 0.0)  # no worker is really lost: do not wait for one to go
+    failures = 1
+    assert _dask._surviving_lost_workers(search)(None, None, client=client) == "answer" and len(calls) == 2
+    calls.clear()
+    failures = 2
+    with pytest.raises(RuntimeError, match=r"was lost during the search.*the call can be repeated"):
+        _dask._surviving_lost_workers(search)(None, None, client=client)
+    with pytest.raises(ValueError):  # other errors pass through, untried again
+        _dask._surviving_lost_workers(lambda *a, **k: int("x"))(None, None, client=client)
