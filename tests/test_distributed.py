@@ -13,11 +13,20 @@ from embgeo import distributed as dd  # noqa: E402
 from embgeo import negatives, neighbors  # noqa: E402
 
 
+def _lift_budget_floor():
+    """What conftest's blocks_of_any_size does here, in a worker process: tests compare tiny-block
+    results computed on the workers with those computed here."""
+    from embgeo import blocking
+
+    blocking.MIN_MEMORY_BUDGET = 1
+
+
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None, worker_dashboard_address=None)
     c = distributed.Client(cluster)
+    c.run(_lift_budget_floor)
     yield c
     c.close()
     cluster.close()
