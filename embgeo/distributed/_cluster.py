@@ -138,7 +138,7 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
     reuse = xb.is_dask(database) or _read_only(database)
     key = id(database)
     hit = _CACHE.get(key) if reuse else None
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.scheduler_info().get("workers", {}))  # {} while the client reconnects
     # shards held by a worker that is gone (killed, restarted under a new address) are lost: make new ones
     if (hit is not None and hit[0]() is database and hit[1] is client and hit[2] == n_shards and hit[3].shards
             and set(hit[3].workers) <= set(workers)):

@@ -125,9 +125,9 @@ def _surviving_lost_workers(search):
     """Run ``search`` again, on new shards, when a worker is lost in the middle of it.
 
     A worker that dies takes its shards with it, and Dask cancels every task that needed them.
-    The shards are made again on the workers left (:func:`embgeo.cluster.shard` does not reuse
+    The shards are made again on the workers left (:func:`embgeo.distributed.shard` does not reuse
     shards of a worker that is gone), so one more try gives the complete answer. A database given
-    as a :class:`~embgeo.cluster.ShardedDatabase` cannot be sharded again, nor can a second loss be
+    as a :class:`~embgeo.distributed.ShardedDatabase` cannot be sharded again, nor can a second loss be
     survived: the error then names the lost workers and says that the call can be repeated.
     """
     @functools.wraps(search)
@@ -142,7 +142,7 @@ def _surviving_lost_workers(search):
                     raise
                 # the scheduler notices a dead worker a moment after its tasks fail
                 deadline = time.monotonic() + _NOTICE_S
-                while _workers(client) >= before and time.monotonic() < deadline:
+                while time.monotonic() < deadline and (not _workers(client) or _workers(client) >= before):
                     time.sleep(0.05)
                 lost = sorted(before - _workers(client)) or ["(unknown)"]
                 if attempt == 2 or isinstance(database, ShardedDatabase):
