@@ -125,13 +125,25 @@ def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
         xp = array_api_compat.numpy
     if is_cupy(like) and is_numpy(x):
         x = xp.asarray(x)
+    arr = xp.asarray(x, copy=copy)
+    if _is_complex(xp, arr.dtype):
+        # a cast would keep the real part only, with nothing but NumPy's ComplexWarning to say so
+        raise TypeError(f"complex values (dtype {arr.dtype}) are not supported: word vectors are real; "
+                        "pass the real part (x.real) or the magnitude (abs(x)) if that is what is meant")
     if dtype is None:
-        arr = xp.asarray(x, copy=copy)
         # float16 and other non-standard floats have no BLAS or kernels: they become the default too
         if not (arr.dtype == xp.float32 or arr.dtype == xp.float64):
             arr = xp.astype(arr, resolve_dtype(None, xp))
         return arr
-    return xp.asarray(x, dtype=resolve_dtype(dtype, xp), copy=copy)
+    dt = resolve_dtype(dtype, xp)
+    return arr if arr.dtype == dt else xp.astype(arr, dt)
+
+
+def _is_complex(xp, dtype) -> bool:
+    try:
+        return bool(xp.isdtype(dtype, "complex floating"))
+    except (AttributeError, TypeError):
+        return getattr(dtype, "kind", "") == "c"
 
 
 def to_numpy(x: Any) -> np.ndarray:
@@ -192,7 +204,7 @@ def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_em
         names the first offending row.
     """
     xp = get_namespace(X)
-    X = xp.asarray(X)
+    X = asarray(X, like=X) if hasattr(X, "dtype") else asarray(X)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_words, dim); expected ndim to be 2, but observed {X.ndim}")
     if not allow_empty and (X.shape[0] == 0 or X.shape[1] == 0):

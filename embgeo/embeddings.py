@@ -215,11 +215,24 @@ class Embeddings(Vocabulary):
         return Embeddings(self._words, vec, self._counts, output_vectors=out, check_finite=False)
 
     def astype(self, dtype) -> "Embeddings":
+        """The same words with vectors cast to ``dtype`` (``"float32"`` or ``"float64"``).
+
+        Raises
+        ------
+        ValueError
+            A finite value beyond the range of ``dtype`` (float32: about ±3.4e38) would become inf;
+            the first such word is named.
+        """
         xp = xb.get_namespace(self._vectors)
         dt = xb.resolve_dtype(dtype, xp)
-        out = None if self._output_vectors is None else xp.astype(self._output_vectors, dt)
-        return Embeddings(self._words, xp.astype(self._vectors, dt), self._counts, output_vectors=out,
-                          check_finite=False)
+        cast = []
+        for name, M in (("vectors", self._vectors), ("output_vectors", self._output_vectors)):
+            if M is not None:
+                with np.errstate(over="ignore"):
+                    C = xp.astype(M, dt)
+                _check_cast(M, C, self._words, name)
+            cast.append(None if M is None else C)
+        return Embeddings(self._words, cast[0], self._counts, output_vectors=cast[1], check_finite=False)
 
     def normalize(self, *steps: str) -> "Embeddings":
         """Apply VecMap normalisation steps in order (``"unit"``, ``"center"``, ``"unitdim"``,
@@ -372,6 +385,20 @@ def _row_products(M, i, j, *, cosine: bool, block: int = 8192) -> np.ndarray:
             p = xp.where(nn > 0, p / xp.where(nn > 0, nn, 1.0), xp.zeros_like(p))
         out[s:s + len(a)] = xb.to_numpy(p)
     return out
+
+
+def _check_cast(M, C, words, name):
+    """Refuse a cast ``C`` of ``M`` that made a finite value infinite (float64 beyond float32's range)."""
+    xp = xb.get_namespace(C)
+    if M.dtype == C.dtype or bool(xp.all(xp.isfinite(C))):
+        return
+    overflow = xp.any(xp.isfinite(M) & ~xp.isfinite(C), axis=1)
+    if bool(xp.any(overflow)):
+        row = int(np.flatnonzero(xb.to_numpy(overflow))[0])
+        big = float(xp.max(xp.abs(xp.where(xp.isfinite(M[row]), M[row], 0))))
+        dt = xb.to_numpy(C[:0]).dtype
+        raise ValueError(f"{name} of {words[row]!r} (row {row}) hold {big:.3g}, beyond the range of {dt} "
+                         f"(largest {float(np.finfo(dt).max):.3g}): the cast would give inf; scale the vectors first")
 
 
 def _check_rows_finite(M, words, name):

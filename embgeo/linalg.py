@@ -125,7 +125,17 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
 
 
 def centred_scatter(X, name: str = "X"):
-    """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made."""
+    """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made.
+
+    Raises
+    ------
+    ValueError
+        ``X`` has fewer than 2 rows: one vector centred is zero, so its scatter holds no direction
+        (PCA, PPA and all-but-the-top would return zeros).
+    """
+    if X.shape[0] < 2:
+        raise ValueError(f"{name} has {X.shape[0]} row(s): principal directions need at least 2 vectors "
+                         "(a single vector minus its mean is zero)")
     G, mu = checked_gram(X, name, mean=True)
     xp = xb.get_namespace(G)
     m = xp.reshape(mu, (-1, 1))
@@ -207,7 +217,7 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     is_np = xb.is_numpy(X)
     # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
     # convert a block to float64, which the block size bounds
-    step = blocking.block_rows(d, 1 if is_np else 16, blocking.budget_bytes(memory_budget) // 16)
+    step = blocking.block_rows(d, 1 if is_np else 16, blocking.share(memory_budget, 16))
     parts = []
     for s in range(0, n, step):
         if is_np:

@@ -457,11 +457,15 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            Fewer than two sources, no common word, pre-aligned arrays with different numbers of
+            Fewer than two sources, no common word or only one, pre-aligned arrays with different numbers of
             rows, NaN/inf in a source (named), bad hyper-parameters.
         """
         self._validate_params()
         arrays, words = _aligned_sources(sources)
+        if arrays[0].shape[0] < 2:
+            shared = f"share only the word {words[0]!r}" if words is not None else "have one row"
+            raise ValueError(f"the sources {shared}: fitting the maps and the metric needs at least 2 "
+                             "aligned vectors (one pair constrains no rotation)")
         arrays = _normalized(arrays, self.normalize)
         G = _pair_grams(arrays, self.progress)
         dims = [int(X.shape[1]) for X in arrays]

@@ -125,12 +125,12 @@ class SynonymTable:
             with np.load(path, allow_pickle=False) as z:
                 return cls(tuple(z["words"].tolist()), z["indptr"], z["indices"], z["scores"])
         if fmt == "json":
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
             pairs = [(w, s, float(v)) for w, syn in data.items() for s, v in syn]
             heads = list(data)
         elif fmt == "tsv":
             pairs, heads = [], []
-            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
                 if not line.strip():
                     continue
                 parts = line.split("\t")

@@ -58,3 +58,13 @@ def small_embeddings(rng):
     """200 random words in 16 dimensions, float32."""
     X = rng.standard_normal((200, 16)).astype(np.float32)
     return embgeo.Embeddings([f"w{i}" for i in range(200)], X)
+
+
+@pytest.fixture(autouse=True)
+def blocks_of_any_size(monkeypatch):
+    """Lift embgeo.blocking's budget floor: tests pass budgets of a few bytes on purpose, to force
+    one-row blocks and check that results do not depend on the blocking (a user's budget that
+    small is raised to the floor, tested in test_neighbors.py)."""
+    from embgeo import blocking
+
+    monkeypatch.setattr(blocking, "MIN_MEMORY_BUDGET", 1, raising=False)

@@ -917,3 +917,14 @@ def test_retrieval_is_the_one_name_of_the_retrieval_method(rng):
         old = retrieve(Z[:4], Z, k=3, method="csls", source=Z)
     new = retrieve(Z[:4], Z, k=3, retrieval="csls", source=Z)
     np.testing.assert_array_equal(old[1], new[1])
+
+
+def test_transform_refuses_nan_as_fit_does():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(30)]
+    X, Z = rng.standard_normal((30, 4)), rng.standard_normal((30, 4))
+    E = embgeo.Embeddings
+    m = Mapper(init="seed").fit(E(words, X), E(words, Z), [(w, w) for w in words])
+    X[3, 2] = np.nan
+    with pytest.raises(ValueError, match=r"src holds NaN or inf \(first at row 3\)"):
+        m.transform(E(words, X, check_finite=False))

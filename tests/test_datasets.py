@@ -263,3 +263,44 @@ def test_the_data_package_exports_one_curated_api():
     }
     assert set(data.__all__) == expected and len(data.__all__) == len(expected)
     assert all(hasattr(data, name) for name in data.__all__)
+
+
+# ------------------------------------------------------------------ byte-order marks and headers (issue 27)
+BOM = "\ufeff"
+
+
+def test_every_reader_drops_a_byte_order_mark(tmp_path):
+    from embgeo.data import read_compounds, read_dictionary, read_msr_analogies
+    from embgeo.io import read_glove
+
+    wp = read_word_pairs(_write(tmp_path, "p.txt", BOM + "cat dog 1\nsun moon 2\n"))
+    assert wp.words1 == ["cat", "sun"]
+    assert load_dataset(_write(tmp_path, "q.txt", BOM + ": s\na b c d\n")).questions.tolist() == [["a", "b", "c", "d"]]
+    assert read_dictionary(_write(tmp_path, "d.txt", BOM + "of\tof\nthe\tse\n"))[0] == ("of", "of")
+    assert read_msr_analogies(_write(tmp_path, "m.txt", BOM + "a b c JJ_JJR d\n")).questions[0, 0] == "a"
+    cols = ["x"] * 13
+    cols[3], cols[4], cols[10] = "head", "mod", "2.5"
+    assert read_compounds(_write(tmp_path, "c.tsv", BOM + "\t".join(cols) + "\n")).words1 == ["head"]
+    vocab = _write(tmp_path, "vocab.txt", BOM + "a 3\nb 2\n")
+    vec = _write(tmp_path, "vectors.txt", BOM + "a 1 2 3 4 5 6\nb 1 2 3 4 5 6\n")
+    assert read_glove(vec, vocab).words == ["a", "b"]
+    assert read_glove(vec).words == ["a", "b"]
+
+
+@pytest.mark.parametrize("first", ["cat dog high", "cat\tdog\t7,5", "word1 word2 7,5"])
+def test_a_bad_score_on_the_first_line_is_an_error_not_a_header(tmp_path, first):
+    p = _write(tmp_path, "p.txt", first + "\nsun moon 2\n")
+    with pytest.raises(ValueError, match=r"line 1: score .* is not a number"):
+        read_word_pairs(p)
+
+
+@pytest.mark.parametrize("header", ["word1 word2 score", "Word 1\tWord 2\tHuman (mean)", "w1 w2 SimLex999",
+                                    "# c\nword_a word_b sim"])
+def test_a_header_line_is_skipped(tmp_path, header):
+    wp = read_word_pairs(_write(tmp_path, "p.txt", header + "\nsun moon 2\n"))
+    assert wp.words1 == ["sun"]
+
+
+def test_a_nan_gold_score_is_refused_naming_the_pair():
+    with pytest.raises(ValueError, match=r"pair 1 \('sun', 'moon'\) is nan"):
+        WordPairs(["cat", "sun"], ["dog", "moon"], [1.0, float("nan")])

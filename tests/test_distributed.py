@@ -13,11 +13,20 @@ from embgeo import distributed as dd  # noqa: E402
 from embgeo import negatives, neighbors  # noqa: E402
 
 
+def _lift_budget_floor():
+    """What conftest's blocks_of_any_size does here, in a worker process: tests compare tiny-block
+    results computed on the workers with those computed here."""
+    from embgeo import blocking
+
+    blocking.MIN_MEMORY_BUDGET = 1
+
+
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None, worker_dashboard_address=None)
     c = distributed.Client(cluster)
+    c.run(_lift_budget_floor)
     yield c
     c.close()
     cluster.close()
@@ -407,3 +416,136 @@ def test_gram_based_methods_on_a_dask_backed_embeddings_run_on_the_cluster(clien
     local = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([e, fy])
     dist = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([ed, fyd])
     np.testing.assert_allclose(dist.cost_, local.cost_, rtol=1e-8)
+
+
+def _five_ways(e, tmp_path, fortran_cache):
+    """(name, Embeddings) for the same vectors: in memory, memory-mapped, from the cache, sliced, sharded."""
+    if fortran_cache:  # as the glove-6b-50d package stores it: a Fortran-ordered .npy
+        np.save(tmp_path / "c.npy", np.asfortranarray(e.vectors))
+        (tmp_path / "c.vocab.txt").write_text("\n".join(e.words) + "\n", encoding="utf-8")
+        path = tmp_path / "c.npy"
+    else:
+        path = embgeo.save(e, tmp_path / "c.embgeo")
+    wider = embgeo.Embeddings(e.words + ["zz-extra"], np.vstack([e.vectors, e.vectors[:1]]))
+    strided = np.zeros((2 * len(e), e.dim), dtype=e.vectors.dtype)
+    strided[::2] = e.vectors
+    return [("mmap", embgeo.load(path, mmap=True)), ("cache", embgeo.load(path)),
+            ("top", wider.top(len(e))), ("subset", wider.subset(e.words)),
+            ("strided view", embgeo.Embeddings(e.words, strided[::2], check_finite=False)),
+            ("fortran", embgeo.Embeddings(e.words, np.asfortranarray(e.vectors)))]
+
+
+@pytest.mark.parametrize("fortran_cache", [False, True])
+def test_canonical_scores_whatever_the_way_the_vectors_arrive(client, tmp_path, fortran_cache):
+    """Issue 27: in memory, memory-mapped, from the cache, sliced and sharded give the same bits."""
+    rng = np.random.default_rng(4)
+    X = (rng.standard_normal((3000, 20)) * rng.uniform(0.1, 3, size=(3000, 1))).astype(np.float32)
+    X[[700, 2500]] = X[10]  # exact ties
+    e = embgeo.Embeddings([f"w{i}" for i in range(len(X))], X)
+    words = e.words[:40]
+    ref = {m: e.neighbors(words, 10, metric=m) for m in ("cosine", "dot", "csls")}
+    ways = _five_ways(e, tmp_path, fortran_cache)
+    ways += [("dask", e), ("dask mmap", ways[0][1])]
+    for name, f in ways:
+        for metric in ("cosine", "dot", "csls"):
+            backend = "dask" if name.startswith("dask") else "exact"
+            s, i = f.neighbors(words, 10, metric=metric, backend=backend)
+            np.testing.assert_array_equal(i, ref[metric][1], err_msg=f"{name} {metric}")
+            np.testing.assert_array_equal(s, ref[metric][0], err_msg=f"{name} {metric}")
+
+
+@pytest.mark.slow
+def test_canonical_scores_of_glove_whatever_the_way_it_arrives(client, glove, tmp_path):
+    """The issue's case: glove-6b-50d memory-mapped (Fortran-ordered) gave 141,526 different scores."""
+    mm = embgeo.load("glove-6b-50d", mmap=True).top(30000)
+    e = embgeo.Embeddings(mm.words, np.array(mm.vectors, order="C"))
+    words = e.words[::150]
+    ref = e.neighbors(words, 10)
+    for name, f in _five_ways(e, tmp_path, True) + [("package mmap", mm)]:
+        s, i = f.neighbors(words, 10)
+        np.testing.assert_array_equal(i, ref[1], err_msg=name)
+        np.testing.assert_array_equal(s, ref[0], err_msg=name)
+    s, i = e.neighbors(words, 10, backend="dask")
+    np.testing.assert_array_equal(s, ref[0])
+    np.testing.assert_array_equal(i, ref[1])
+
+
+def _slow_shard_tasks():
+    """Run in each worker: every shard task first sleeps, so that a search lasts long enough to be
+    interrupted (tasks find the function by its module and name, so the patched one runs)."""
+    import time
+
+    from embgeo.neighbors import _dask
+
+    real = _dask._shard_topk
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    _dask._shard_topk = slow
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_search_loses_no_result(data):
+    """Issue 27: a worker killed mid-search failed the call with FutureCancelledError ("already
+    forgotten"); the search now makes new shards on the workers left and completes."""
+    import signal
+    import threading
+    import time
+
+    Q, D = data
+    e = embgeo.Embeddings([f"w{i}" for i in range(len(D))], D)
+    ref = e.neighbors(e.words[:40], 5)
+    import dask
+
+    # the dead worker's address is tried until this timeout (30 s by default) before it counts as gone
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     worker_dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+        c.run(_slow_shard_tasks)
+        victim, pid = sorted(c.run(os.getpid).items())[0]
+        out = {}
+
+        def run():
+            try:
+                out["r"] = e.neighbors(e.words[:40], 5, backend="dask", client=c, query_block=10)
+            except Exception as exc:  # noqa: BLE001 (reported below)
+                out["r"] = exc
+
+        search = threading.Thread(target=run)
+        search.start()
+        deadline = time.monotonic() + 30
+        while not c.processing().get(victim) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os.kill(pid, signal.SIGKILL)
+        search.join(60)
+    assert not isinstance(out["r"], Exception), repr(out["r"])
+    s, i = out["r"]
+    np.testing.assert_array_equal(i, ref[1])
+    np.testing.assert_array_equal(s, ref[0])
+
+
+def test_a_worker_lost_mid_search_is_retried_once_then_named(client, monkeypatch):
+    from embgeo.neighbors import _dask
+
+    class FutureCancelledError(Exception):  # what distributed raises, by name
+        pass
+
+    calls = []
+
+    def search(queries, database, **kwargs):
+        calls.append(1)
+        if len(calls) <= failures:
+            raise FutureCancelledError("_merge2-… cancelled for reason: already forgotten.")
+        return "answer"
+
+    monkeypatch.setattr(_dask, "_NOTICE_S", 0.0)  # no worker is really lost: do not wait for one to go
+    failures = 1
+    assert _dask._surviving_lost_workers(search)(None, None, client=client) == "answer" and len(calls) == 2
+    calls.clear()
+    failures = 2
+    with pytest.raises(RuntimeError, match=r"was lost during the search.*the call can be repeated"):
+        _dask._surviving_lost_workers(search)(None, None, client=client)
+    with pytest.raises(ValueError):  # other errors pass through, untried again
+        _dask._surviving_lost_workers(lambda *a, **k: int("x"))(None, None, client=client)

@@ -278,3 +278,20 @@ def test_similarity_of_a_zero_row_is_zero():
     e = Embeddings(["a", "z", "b"], np.array([[1.0, 2.0], [0.0, 0.0], [3.0, -1.0]], dtype=np.float32))
     assert e.similarity("a", "z") == 0.0
     assert e.similarity_pairs(["z", "a"], ["b", "b"]).tolist() == [0.0, pytest.approx(1 / np.sqrt(50))]
+
+
+def test_astype_refuses_an_overflow_naming_the_word():
+    e = embgeo.Embeddings(["a", "b"], [[1.0, 2.0], [3.0, -1e39]])
+    with pytest.raises(ValueError, match=r"'b' \(row 1\) hold 1e\+39, beyond the range of float32"):
+        e.astype("float32")
+    assert e.astype("float64").vectors.dtype == np.float64
+
+
+@pytest.mark.parametrize("make", [
+    lambda: embgeo.Embeddings(["a"], np.array([[1 + 2j, 0]])),
+    lambda: embgeo.Embeddings(["a"], [[1.0, 0.0]]).with_vectors(np.array([[1j, 0]])),
+    lambda: embgeo.neighbors.topk(np.array([[1 + 1j, 2]]), np.ones((3, 2)), k=1),
+])
+def test_complex_input_is_refused_not_cast_to_its_real_part(make):
+    with pytest.raises(TypeError, match="complex values"):
+        make()

@@ -398,6 +398,72 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, emb, monkeypatch, na
     assert_same(io.load(p), emb)
 
 
+@pytest.mark.parametrize("name, counts", [("a.embgeo", False), ("a.npy", True)])
+def test_a_save_killed_between_its_renames_is_completed_by_load_and_the_next_save(tmp_path, name, counts):
+    import subprocess
+
+    words = [f"w{i}" for i in range(6)]
+    old = embgeo.Embeddings(words, np.arange(12.0, dtype=np.float32).reshape(6, 2),
+                            counts=np.arange(6) if counts else None)
+    new = embgeo.Embeddings(words[::-1], -np.arange(12.0, dtype=np.float32).reshape(6, 2))
+    p = io.save(old, tmp_path / name)
+    # a writer that dies (os._exit: no cleanup) right after its first rename of a visible name
+    code = ("import os, numpy as np, embgeo, embgeo.io.atomic as a\n"
+            "def dying(real):\n"
+            "    def rename(src, dst):\n"
+            "        real(src, dst)\n"
+            "        if not (os.path.basename(src).startswith('.') and os.path.basename(dst).startswith('.')):\n"
+            "            os._exit(9)\n"
+            "    return rename\n"
+            "os.rename, os.replace = dying(os.rename), dying(os.replace)\n"
+            "a._rename = dying(getattr(a, '_rename', None))\n"
+            f"embgeo.save(embgeo.Embeddings({new.words!r}, -np.arange(12.0, dtype=np.float32).reshape(6, 2)), "
+            f"{str(p)!r})\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 9
+    assert_same(io.load(p), new)  # the new version, whole: the counts of the old one are gone too
+    assert io.load(p).counts is None
+    assert not [f for f in os.listdir(tmp_path) if f.startswith(".")]
+    io.save(old, p)
+    assert_same(io.load(p), old)
+
+
+def test_a_failed_second_rename_of_a_directory_swap_restores_the_old_directory(tmp_path, emb, monkeypatch):
+    from embgeo.io import atomic
+
+    p = io.save(emb, tmp_path / "a.embgeo")
+    calls = []
+    real = atomic._rename
+
+    def rename(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError("simulated failure")
+        real(src, dst)
+
+    monkeypatch.setattr(atomic, "_rename", rename)
+    with pytest.raises(OSError, match="simulated"):
+        io.save(emb.subset(emb.words[:3]), p)
+    assert os.listdir(tmp_path) == ["a.embgeo"]
+    assert_same(io.load(p), emb)
+
+
+@pytest.mark.parametrize("name", ["a.embgeo", "a.npy", "a.vec"])
+@pytest.mark.parametrize("error", [OSError("2000000 requested and 518112 written"),  # NumPy's short write
+                                   OSError(28, "No space left on device")])
+def test_a_full_disk_is_named_with_the_path(tmp_path, emb, monkeypatch, name, error):
+    from embgeo.kernels import parse
+
+    def full(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(np, "save", full)
+    monkeypatch.setattr(parse, "format_rows", full)
+    with pytest.raises(OSError, match=f"cannot write {tmp_path / name}: the disk is full") as info:
+        io.save(emb, tmp_path / name)
+    assert info.value.errno == 28 and os.listdir(tmp_path) == []
+
+
 def test_successful_save_replaces_existing_file(tmp_path, emb):
     p = io.save(emb, tmp_path / "a.vec")
     io.save(emb.subset(emb.words[:3]), p)
@@ -716,8 +782,8 @@ def test_the_io_package_exports_one_curated_api():
     assert sorted(io.__all__) == sorted(["load", "save", "load_fasttext", "detect_format", "FORMATS",
                                          "available", "GloveModel", "read_glove"])
     assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
-    assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "fsync_dir", "fsync_file", "reap_stale",
-                                      "temp_name"]
+    assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "atomic_paths", "finish_interrupted", "fsync_dir",
+                                      "fsync_file", "reap_stale", "temp_name"]
 
 
 def test_a_format_is_one_entry_of_the_registry(tmp_path, emb, monkeypatch):

@@ -444,3 +444,11 @@ def test_retired_spellings_warn_and_still_work():
     assert old == objective([X, X], gme.rotations_, gme.metric_)
     with pytest.warns(DeprecationWarning, match="verbosity"):
         GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=2, verbosity=0).fit([X, X])
+
+
+def test_a_single_shared_word_is_refused():
+    rng = np.random.default_rng(0)
+    a = embgeo.Embeddings(["x", "y"], rng.standard_normal((2, 3)))
+    b = embgeo.Embeddings(["y", "z"], rng.standard_normal((2, 3)))
+    with pytest.raises(ValueError, match=r"share only the word 'y'"):
+        GeometricMetaEmbedding().fit([a, b])

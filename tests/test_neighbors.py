@@ -806,3 +806,36 @@ def test_merge_topk_of_shards_equals_the_whole_search_bit_for_bit(problem, metri
     for merged in (nb.merge_topk(parts, k), nb.merge_topk(parts[::-1], k)):  # nor on the shards' order
         np.testing.assert_array_equal(merged[1], whole[1])
         np.testing.assert_array_equal(merged[0], whole[0])
+
+
+@pytest.mark.parametrize("selector", ["auto", "argpartition"])
+def test_a_nan_row_never_yields_a_row_that_does_not_exist(selector):
+    # check_finite=False lets a NaN row in; it ranks nowhere, so k = n - 1 cannot be filled
+    X = np.random.default_rng(0).standard_normal((20, 8)).astype(np.float32)
+    X[5] = np.nan
+    e = embgeo.Embeddings([f"w{i}" for i in range(20)], X, check_finite=False)
+    with pytest.raises(ValueError, match=r"fewer than k=19 rows with a finite score.*row 5"):
+        e.neighbors(["w1"], k=19, selector=selector)
+    with pytest.raises(ValueError, match=r"row 5"):
+        e.most_similar("w1", topn=19)
+    s, i = e.neighbors(["w1"], k=3, selector=selector)
+    assert np.isfinite(s).all() and (i < 20).all()
+
+
+def test_a_budget_below_the_floor_is_raised_to_it_with_a_warning(monkeypatch, rng):
+    from embgeo import blocking
+
+    floor = blocking.TILE_ROWS * blocking.TILE_COLS * 4  # the real floor (conftest lifts it for other tests)
+    monkeypatch.setattr(blocking, "MIN_MEMORY_BUDGET", floor, raising=False)
+    X = rng.standard_normal((40000, 48)).astype(np.float32)
+    Q = X[:400]
+    nb.topk(Q[:2], X[:50], 3)  # compile (Numba's allocations are not the search's)
+    with pytest.warns(UserWarning, match=r"memory_budget=65536 bytes is below the floor of 4194304 bytes \(4 MiB"):
+        peak, (s, i) = _traced_peak(lambda: nb.topk(Q, X, 10, memory_budget=64 * 1024))
+    # the tiles take the floor; the rest (heaps, blocks of queries, n inverse norms) is small beside it
+    assert peak <= 1.25 * floor, f"extra memory {peak / 2**20:.1f} MiB"
+    np.testing.assert_array_equal(i, brute(Q, X, 10)[1])
+    # the budget used is the floor's: the same tiles, and a part of it is not raised again
+    with pytest.warns(UserWarning, match="floor"):
+        assert blocking.tile_shape(40000, 400, 2, 4, 64 * 1024) == blocking.tile_shape(40000, 400, 2, 4, floor)
+    assert blocking.budget_bytes(blocking.share(64 * 1024, 4)) == floor // 4

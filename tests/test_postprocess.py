@@ -290,3 +290,9 @@ def test_glove_alpha0_keeps_cosines_and_ppa_removes_top_directions(glove):
     held = glove.subset(glove.words[30000:30010])
     H = np.asarray(held.vectors, dtype=np.float64)
     np.testing.assert_allclose(t.apply(held).vectors, (H - mu) @ (np.eye(50) - U3.T @ U3), atol=2e-4)
+
+
+@pytest.mark.parametrize("method", [lambda X: pp.all_but_the_top(X, 1), lambda X: pp.ppa_pca_ppa(X, 2, 1)])
+def test_one_row_is_refused_as_pca_refuses_it(method):
+    with pytest.raises(ValueError, match=r"1 row\(s\): principal directions need at least 2 vectors"):
+        method(np.arange(4.0).reshape(1, 4))

@@ -630,7 +630,9 @@ class Mapper(TransformerMixin, BaseEstimator):
             raise NotFittedError("this Mapper is not fitted yet; call fit(src, tgt, seed_dictionary) first")
 
     def _apply(self, e, side):
-        vec = _matrix(e, side)
+        # fit refuses NaN/inf (its statistics would be NaN); so must transform, whose rows would
+        # silently become NaN (Embeddings made with check_finite=False are not checked by _matrix)
+        vec = xb.check_matrix(_matrix(e, side), side)
         dim = self.n_features_in_ if side == "src" else self.n_target_features_
         if vec.shape[1] != dim:
             # scikit-learn's wording in parentheses (its checks look for it)

@@ -18,7 +18,9 @@ File formats
 Word pairs
     ``word1 word2 score`` per line, separated by a tab (if the line holds one) or by white space.
     Lines starting with ``#`` and blank lines are skipped (gensim's files carry ``#`` headers);
-    a first data line whose score is not a number is taken as a column header. Wider files
+    a first data line is taken as a column header when it looks like one (``word1 word2 score``:
+    word columns named like ``word1``/``Word 2``/``w1`` and a score that is not a number); any other
+    score that is not a number is an error naming its line. A byte-order mark is dropped. Wider files
     (e.g. the original SimLex-999 with its POS and concreteness columns) are read with
     ``columns=(0, 1, 3)``.
 Analogies
@@ -52,7 +54,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ._registry import fetch, registry
-from ._text import read_lines
+from ._text import data_lines
 
 __all__ = [
     "WordPairs",
@@ -108,7 +110,12 @@ class WordPairs:
                 f"words1, words2 and scores differ in length "
                 f"({len(self.words1)}, {len(self.words2)}, {len(self.scores)})"
             )
-        object.__setattr__(self, "scores", np.asarray(self.scores, dtype=np.float64))
+        scores = np.asarray(self.scores, dtype=np.float64)
+        if not np.all(np.isfinite(scores)):
+            i = int(np.flatnonzero(~np.isfinite(scores))[0])
+            raise ValueError(f"the score of pair {i} ({self.words1[i]!r}, {self.words2[i]!r}) is {scores[i]}: "
+                             "every gold score must be a finite number")
+        object.__setattr__(self, "scores", scores)
 
     def __len__(self) -> int:
         return len(self.words1)
@@ -244,14 +251,12 @@ def _file_kind(path: Path) -> str:
         return "msr" if (path / "word_relationship.questions").is_file() else "pairs"
     if path.name.endswith(".questions"):
         return "msr"
-    with open(path, encoding="utf8", errors="replace") as fh:
-        for line in fh:
-            s = line.strip()
-            if s and not s.startswith("#"):
-                if s.startswith(":"):
-                    return "analogy"
-                parts = s.split()
-                return "msr" if len(parts) == 5 and _MSR_TAG.fullmatch(parts[3]) else "pairs"
+    for _, line in data_lines(path):
+        s = line.strip()
+        if s.startswith(":"):
+            return "analogy"
+        parts = s.split()
+        return "msr" if len(parts) == 5 and _MSR_TAG.fullmatch(parts[3]) else "pairs"
     return "pairs"
 
 
@@ -314,6 +319,17 @@ def as_dataset(data, kind: str, data_dir=None):
 
 
 # ------------------------------------------------------------------ readers
+#: A column name of a word in a header line: "word1", "Word 2", "w1", "term_a", "first word", ...
+_WORD_COLUMN = re.compile(r"(?i)(word|w|term|token|first|second)[ _-]?(1|2|a|b|one|two|word)?")
+
+
+def _is_header(word1: str, word2: str, score: str) -> bool:
+    """A header line names its columns: the words' columns look like "word1"/"Word 2" and the score's
+    holds no digit ("SimLex999" has one, but then the words must still be column names)."""
+    return bool(_WORD_COLUMN.fullmatch(word1) and _WORD_COLUMN.fullmatch(word2)
+                and (not any(c.isdigit() for c in score) or re.search(r"[a-zA-Z]", score)))
+
+
 def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = None, columns=None,
                     name: str | None = None) -> WordPairs:
     """Read a word-pair similarity file.
@@ -348,10 +364,8 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
     need = max(c1, c2, c3) + 1
     w1, w2, sc = [], [], []
     first_data = True
-    for no, line in read_lines(path):
+    for no, line in data_lines(path):
         s = line.strip()
-        if not s or s.startswith("#"):
-            continue
         sep = delimiter if delimiter is not None else ("\t" if "\t" in s else None)
         parts = [p.strip() for p in s.split(sep)]
         bad_count = len(parts) != 3 if columns is None else len(parts) < need
@@ -362,7 +376,7 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
         try:
             score = float(parts[c3])
         except ValueError:
-            if first_data:  # a column header such as "word1 word2 SimLex999"
+            if first_data and _is_header(parts[c1], parts[c2], parts[c3]):
                 first_data = False
                 continue
             raise FormatError(path, f"score {parts[c3]!r} is not a number", line=no) from None
@@ -404,9 +418,7 @@ def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, scor
     path = Path(path)
     heads, mods, scores = [], [], []
     need = max(head_column, modifier_column, score_column) + 1
-    for no, line in read_lines(path):
-        if not line.strip():
-            continue
+    for no, line in data_lines(path, comment=None):
         cols = line.split("\t")
         if (n_columns is not None and len(cols) != n_columns) or len(cols) < need:
             raise FormatError(path, f"{len(cols)} tab-separated columns, expected "
@@ -434,10 +446,8 @@ def read_analogies(path, *, lowercase: bool = False, name: str | None = None) ->
     path = Path(path)
     sections: dict[str, list] = {}
     current = None
-    for no, line in read_lines(path):
+    for no, line in data_lines(path):
         s = line.strip()
-        if not s or s.startswith("#"):
-            continue
         if s.startswith(":"):
             current = s[1:].strip()
             if not current:
@@ -500,10 +510,8 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
         answers = path.with_name(path.name[: -len(".questions")] + ".answers")
     sections: dict[str, list] = {}
     if answers is None:
-        for no, line in read_lines(path):
+        for no, line in data_lines(path, comment=None):
             parts = line.split()
-            if not parts:
-                continue
             if len(parts) == 5:  # word-embeddings-benchmarks' EN-MSR.txt (the registry's file): a b c TAG d
                 sections.setdefault(f"gram-{parts[3]}", []).append([*parts[:3], parts[4]])
                 continue
@@ -513,8 +521,8 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
             sections.setdefault("gram-msr", []).append(parts)
     else:
         answers = Path(answers)
-        q_lines = [(no, line.split()) for no, line in read_lines(path) if line.strip()]
-        a_lines = [(no, line.split()) for no, line in read_lines(answers) if line.strip()]
+        q_lines = [(no, line.split()) for no, line in data_lines(path, comment=None)]
+        a_lines = [(no, line.split()) for no, line in data_lines(answers, comment=None)]
         if len(q_lines) != len(a_lines):
             raise FormatError(path, f"{len(q_lines)} questions but {answers} has {len(a_lines)} answers")
         for (qno, q), (ano, a) in zip(q_lines, a_lines):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..validation import renamed_parameter
-from ._text import read_lines
+from ._text import data_lines
 
 __all__ = ["read_dictionary", "split_dictionary", "group_dictionary"]
 
@@ -48,9 +48,7 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
         raise ValueError(f"format must be one of {', '.join(_DICTIONARY_FORMATS)}, got {format!r}")
     path = Path(path)
     pairs, seen = [], set()
-    for n, line in read_lines(path, encoding):
-        if not line.strip():
-            continue
+    for n, line in data_lines(path, encoding, comment=None):
         if format == "tsv" or (format == "auto" and "\t" in line):
             fields = [x.strip() for x in line.split("\t")]
         else:

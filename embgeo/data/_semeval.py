@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ._text import read_lines
+from ._text import data_lines, read_lines
 
 __all__ = ["SemEvalCategory", "read_semeval2012"]
 
@@ -91,15 +91,12 @@ def _semeval_category(root: Path, cat: str, lowercase: bool) -> SemEvalCategory:
 
     a1 = _find(root, "Phase1Answers", cat)
     if a1 is not None:
-        for no, line in read_lines(a1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                w1, w2 = _split_pair(line, a1, no)
-                add((low(w1), low(w2)))
+        for no, line in data_lines(a1):
+            w1, w2 = _split_pair(line, a1, no)
+            add((low(w1), low(w2)))
     rows, least, most = [], [], []
-    for no, line in read_lines(a2):
+    for no, line in data_lines(a2):
         fields = [f.strip() for f in line.split("\t")]
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
         if len(fields) < 6:
             if no == 1:      # the published files start with a header line
                 continue
@@ -126,9 +123,7 @@ def _semeval_category(root: Path, cat: str, lowercase: bool) -> SemEvalCategory:
         gold_file = next(iter(sorted((root / "Platinum").glob(f"*-{cat}.txt"))), None)
     if gold_file is not None:
         rated = {}
-        for no, line in read_lines(gold_file):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
+        for no, line in data_lines(gold_file):
             m = _RATED_LINE.match(line)
             if m is None:
                 raise FormatError(gold_file, f"expected 'rating \"w1:w2\"', got {line[:80]!r}", line=no)

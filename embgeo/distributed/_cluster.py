@@ -138,9 +138,11 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
     reuse = xb.is_dask(database) or _read_only(database)
     key = id(database)
     hit = _CACHE.get(key) if reuse else None
-    if hit is not None and hit[0]() is database and hit[1] is client and hit[2] == n_shards and hit[3].shards:
+    workers = sorted(client.scheduler_info().get("workers", {}))  # {} while the client reconnects
+    # shards held by a worker that is gone (killed, restarted under a new address) are lost: make new ones
+    if (hit is not None and hit[0]() is database and hit[1] is client and hit[2] == n_shards and hit[3].shards
+            and set(hit[3].workers) <= set(workers)):
         return hit[3]
-    workers = sorted(client.scheduler_info()["workers"])
     if not workers:
         raise RuntimeError("the Dask cluster has no workers")
     n_parts = len(workers) if n_shards is None else max(1, int(n_shards))

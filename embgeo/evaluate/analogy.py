@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import backend as xb
 from ..data import as_dataset
-from ..blocking import block_rows, budget_bytes
+from ..blocking import block_rows, share
 from ..linalg import cached_inverse_norms
 from ..neighbors import select_topk
 from ..progress import progress_bar
@@ -188,7 +188,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     if batch_size is None:
         # half the budget for one batch of question-by-vocabulary scores (and 3CosMul's
         # temporaries), the other half for the selection
-        budget = budget_bytes(memory_budget) // 2
+        budget = share(memory_budget, 2)
         # a scorer keeps its own memory budget: give it every question at once
         batch_size = max(1, len(rows)) if scorer is not None else min(2048, block_rows(n_r * factor, 4, budget))
     batch_size = max(1, int(batch_size))

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import backend as xb  # where a method's `backend=` parameter shadows the module
-from ..blocking import block_rows, budget_bytes, row_blocks
+from ..blocking import block_rows, budget_bytes, row_blocks, share
 from ..embeddings import Embeddings
 from ..neighbors import ARRAY_BACKENDS, check_backend, merge_topk, select_topk
 from ..neighbors import topk as _dot_topk
@@ -555,7 +555,7 @@ class FuzzyEmbeddings(Vocabulary):
             # the kept candidate side: one search over its first n rows (the column maxima of all its
             # rows bound those of the first n, so the certificate stays rigorous)
             D, d_max = cached
-            best = _dot_topk(Qs, D[:n, ...], kk, metric="dot", exclude=ex, memory_budget=budget // 4,
+            best = _dot_topk(Qs, D[:n, ...], kk, metric="dot", exclude=ex, memory_budget=share(budget, 4),
                              progress=progress, check_finite=False)
         else:
             d_max = np.zeros(w)
@@ -568,7 +568,7 @@ class FuzzyEmbeddings(Vocabulary):
                 d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)),
                                                      -xb.to_numpy(xp.min(D, axis=0))))
                 exb = [e[(e >= c0) & (e < c1)] for e in ex]
-                s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 4,
+                s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=share(budget, 4),
                                    progress=False, check_finite=False)
                 avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
                 left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
@@ -645,7 +645,7 @@ class FuzzyEmbeddings(Vocabulary):
                                   k + max((len(e) for e in ex), default=0)):
             D = self._candidate_columns(key, c0, c1, centre, np.ones_like(centre), xp.float64, budget)
             exb = [e[(e >= c0) & (e < c1)] for e in ex]
-            part = _dot_topk(Qa, D, k, metric="dot", exclude=exb, offset=c0, memory_budget=budget // 2,
+            part = _dot_topk(Qa, D, k, metric="dot", exclude=exb, offset=c0, memory_budget=share(budget, 2),
                              progress=False, check_finite=False)
             best = part if best is None else merge_topk([best, part], k)
         return xb.to_numpy(best[1])

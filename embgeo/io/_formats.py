@@ -9,7 +9,7 @@ import pickle
 import struct
 import warnings
 import zlib
-from contextlib import ExitStack, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Callable, Literal
 import numpy as np
 
 from .. import backend as xb
-from .atomic import atomic_dir, atomic_path
+from .atomic import atomic_dir, atomic_path, atomic_paths, finish_interrupted
 from ..embeddings import Embeddings
 from ..errors import FormatError
 from ..progress import progress_bar
@@ -99,6 +99,7 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         if entry is not None:
             source = fetch(entry.name, progress=progress)
     path = Path(os.fspath(source)).expanduser()
+    finish_interrupted(path.absolute().parent)  # a save killed between its renames is completed first
     spec = _REGISTRY[format or detect_format(path)]
     if mmap and not spec.mmap:
         mappable = " or ".join(sorted(repr(f.name) for f in _REGISTRY.values() if f.mmap))
@@ -698,15 +699,11 @@ def _save_cache(e: Embeddings, path: Path) -> None:
 
     prefix = _cache_prefix(path) if not path.is_dir() else None
     if prefix is not None:
-        # prefix form: each file replaced atomically; a stale optional file must not survive
+        # prefix form: the files replaced together (one journal), a stale optional file removed with them
         final = _cache_files(path)
-        with ExitStack() as stack:
-            temps = {key: stack.enter_context(atomic_path(p)) for key, p in final.items()
-                     if key in arrays or key == "vocab"}
-            write_all(temps)
-        for key in final:
-            if key not in temps and final[key].exists():
-                os.unlink(final[key])
+        keys = [key for key in final if key in arrays or key == "vocab"]
+        with atomic_paths([final[key] for key in keys], remove=[final[k] for k in final if k not in keys]) as temps:
+            write_all(dict(zip(keys, temps)))
         return
 
     if path.exists() and not path.is_dir():

@@ -44,7 +44,7 @@ def _read_glove_vocab(path):
     words, counts = [], []
     with open(path, encoding="utf-8", errors="surrogateescape") as fh:
         for lineno, line in enumerate(fh, 1):
-            parts = line.split()
+            parts = line.removeprefix("\ufeff").split()  # a byte-order mark would join the first word
             if not parts:
                 continue
             if len(parts) != 2:
@@ -107,7 +107,7 @@ def read_glove(path, vocab=None) -> GloveModel:
         width = None
         with open(path, encoding="utf-8", errors="surrogateescape") as fh:
             for lineno, line in enumerate(fh, 1):
-                parts = line.rstrip("\n").split(" ")
+                parts = line.removeprefix("\ufeff").rstrip("\n").split(" ")
                 if lineno == 1 and len(parts) == 2:
                     continue  # "-write-header 1": "n d"
                 if parts[0] == "<unk>":

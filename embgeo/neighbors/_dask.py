@@ -16,6 +16,9 @@ order, ties (exact duplicates too) to the lower row.
 """
 from __future__ import annotations
 
+import functools
+import time
+
 import numpy as np
 
 from .. import backend as xb
@@ -100,6 +103,56 @@ def _tree_merge(client, futures: list, k: int):
     return futures[0]
 
 
+# ------------------------------------------------------------------ a lost worker
+#: What Dask raises when a worker holding a shard dies mid-search (its results are then forgotten).
+_LOST = ("CancelledError", "FutureCancelledError", "KilledWorker", "CommClosedError")
+
+
+#: Seconds to wait for the scheduler to drop a lost worker before searching again.
+_NOTICE_S = 10.0
+
+
+def _workers(client) -> set:
+    # scheduler_info() is briefly empty while the client reconnects
+    return set(client.scheduler_info().get("workers", {}))
+
+
+def _lost_worker(exc: BaseException) -> bool:
+    return any(c.__name__ in _LOST for c in type(exc).__mro__)
+
+
+def _surviving_lost_workers(search):
+    """Run ``search`` again, on new shards, when a worker is lost in the middle of it.
+
+    A worker that dies takes its shards with it, and Dask cancels every task that needed them.
+    The shards are made again on the workers left (:func:`embgeo.distributed.shard` does not reuse
+    shards of a worker that is gone), so one more try gives the complete answer. A database given
+    as a :class:`~embgeo.distributed.ShardedDatabase` cannot be sharded again, nor can a second loss be
+    survived: the error then names the lost workers and says that the call can be repeated.
+    """
+    @functools.wraps(search)
+    def run(queries, database, *args, **kwargs):
+        client = get_client(kwargs.get("client"))
+        for attempt in (1, 2):
+            before = _workers(client)
+            try:
+                return search(queries, database, *args, **kwargs)
+            except Exception as exc:
+                if not _lost_worker(exc):
+                    raise
+                # the scheduler notices a dead worker a moment after its tasks fail
+                deadline = time.monotonic() + _NOTICE_S
+                while time.monotonic() < deadline and (not _workers(client) or _workers(client) >= before):
+                    time.sleep(0.05)
+                lost = sorted(before - _workers(client)) or ["(unknown)"]
+                if attempt == 2 or isinstance(database, ShardedDatabase):
+                    raise RuntimeError(
+                        f"Dask worker {', '.join(lost)} was lost during the search, with its shards of the "
+                        f"database ({type(exc).__name__}: {exc}); the call can be repeated: new shards are "
+                        "made on the workers left") from exc
+    return run
+
+
 # ------------------------------------------------------------------ the searches
 def _queries(queries, sd: ShardedDatabase):
     """Queries as a checked C-ordered NumPy matrix of the database's dtype (raw rows: cosine
@@ -157,6 +210,7 @@ def _query_blocks(client, Q, q_inv, query_block):
     return list(zip(bounds, blocks, invs))
 
 
+@_surviving_lost_workers
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None, client=None,
          query_block: int | None = None, **kwargs):
     """:func:`embgeo.neighbors.topk` with ``backend="dask"``: the same (scores, indices) as the local search.
@@ -214,6 +268,7 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     return np.mean(scores.astype(np.float64), axis=1)
 
 
+@_surviving_lost_workers
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, client=None, query_block: int | None = None, **kwargs):
     """:func:`embgeo.neighbors.csls_topk` (Conneau et al. 2018, eq. 3) with ``backend="dask"``.

@@ -26,12 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import TILE_ROWS, block_rows, budget_bytes, run_blocks, tile_shape
+from ..blocking import TILE_ROWS, block_rows, budget_bytes, run_blocks, share, tile_shape
 from ..blocking import n_jobs as default_n_jobs
 from ..progress import progress_bar
 from ..linalg import inverse_norms
 from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
 from ._criteria import PAIRWISE_METRICS, check_metric
+from ._ranking import merge_topk
 from ._screening import resolve_index, screened_topk
 
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "prepared_topk",
@@ -229,9 +230,14 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
          q_inv=None, d_inv=None, screen=None):
     if selector not in _SELECTORS:
         raise ValueError(f"selector must be one of {', '.join(map(repr, _SELECTORS))}, got {selector!r}")
-    if (xb.is_numpy(D) and selector in ("auto", "numba") and (col_bias is None) == (scale is None)
-            and (col_bias is None or d_inv is not None) and D.flags.c_contiguous
-            and D.dtype in (np.float32, np.float64)):
+    canonical = (xb.is_numpy(D) and selector in ("auto", "numba") and (col_bias is None) == (scale is None)
+                 and (col_bias is None or d_inv is not None) and D.dtype in (np.float32, np.float64))
+    if canonical and not D.flags.c_contiguous:
+        # the same canonical scores for every layout (a memory-mapped GloVe is Fortran-ordered, a
+        # view may be strided): C-ordered copies of bounded blocks of rows, searched as shards
+        return _canonical_in_blocks(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale,
+                                    q_inv, d_inv)
+    if canonical:
         # canonical scores (_screening): the same scores whatever the tiling or sharding,
         # screened by a rotation index when one is given (screen=)
         index = resolve_index(screen, D, "dot" if d_inv is None else "cosine", d_inv, Q.shape[0], k, memory_budget)
@@ -244,6 +250,36 @@ def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_b
     if xb.is_numpy(D) and selector in ("auto", "numba"):
         return _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv)
     return _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias, scale, q_inv, d_inv)
+
+
+def _column_csr(ex, c0, c1):
+    """The exclusions of columns c0..c1−1, renumbered from 0 (None when none falls there)."""
+    if ex is None:
+        return None
+    ptr, idx = ex
+    keep = (idx >= c0) & (idx < c1)
+    if not keep.any():
+        return None
+    rows = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))[keep]
+    counts = np.bincount(rows, minlength=len(ptr) - 1)
+    return np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), (idx[keep] - c0).astype(np.int64)
+
+
+def _canonical_in_blocks(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias, scale, q_inv, d_inv):
+    """:func:`screened_topk` over a database that is not C-ordered: each block of rows (a quarter of
+    the budget) is copied C-ordered and searched as a shard, and the shards' lists are merged; the
+    scores are canonical, so the result has the bits of a search over a C-ordered copy."""
+    n = D.shape[0]
+    step = max(k, block_rows(D.shape[1], D.dtype.itemsize, share(memory_budget, 4)))
+    parts = []
+    for c0 in range(0, n, step):
+        c1 = min(c0 + step, n)
+        s, i = screened_topk(Q, np.ascontiguousarray(D[c0:c1]), min(k, c1 - c0), _column_csr(ex, c0, c1), q_inv,
+                             None if d_inv is None else d_inv[c0:c1], None, memory_budget=memory_budget,
+                             progress=progress, n_jobs=default_n_jobs(n_jobs), desc=desc, scale=scale,
+                             col_bias=None if col_bias is None else np.asarray(col_bias)[c0:c1])
+        parts.append((s, i + c0))
+    return parts[0] if len(parts) == 1 else merge_topk(parts, k)
 
 
 def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
@@ -382,7 +418,26 @@ def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k",
     k = check_k(k, D.shape[0] - max_excluded(ex))
     s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv,
                 screen=screen)
+    _check_ranked(xp, s, Q, D)
     return (s, i + offset) if offset else (s, i)
+
+
+def _check_ranked(xp, s, Q, D):
+    """Refuse results that hold a slot no row could fill: a NaN score ranks nowhere, so with NaN or
+    inf in the vectors (``check_finite=False``) fewer than ``k`` rows can be ranked, and the empty
+    slots would carry an index that is no row."""
+    if s.size == 0 or bool(xp.all(xp.isfinite(s))):
+        return
+    q = int(np.flatnonzero(~np.isfinite(xb.to_numpy(s)).all(axis=1))[0])
+    where = ""
+    for name, X in (("query", Q[q:q + 1]), ("database", D)):
+        try:
+            inverse_norms(X, name)
+        except ValueError as exc:
+            where = f": the {exc}"
+            break
+    raise ValueError(f"query {q} has fewer than k={s.shape[1]} rows with a finite score{where} "
+                     "(vectors loaded with check_finite=False?); ask for fewer neighbours or remove those rows")
 
 
 def _check_offset(offset):

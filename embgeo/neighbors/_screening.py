@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import block_rows, budget_bytes, n_jobs as default_n_jobs, run_blocks, tile_shape
+from ..blocking import block_rows, n_jobs as default_n_jobs, run_blocks, share, tile_shape
 from ..linalg import derived, inverse_norms
 from ._criteria import PAIRWISE_METRICS, check_metric
 
@@ -157,7 +157,7 @@ class ScreenIndex:
 def _row_blocks(n: int, width: int, memory_budget: int | None):
     # a float64 block and about three temporaries of its size: 32 bytes a value, in a quarter of the
     # budget (64 MiB by default): screen=True builds the index inside a search's own budget
-    step = block_rows(width, 32, budget_bytes(memory_budget) // 4, minimum=256)
+    step = block_rows(width, 32, share(memory_budget, 4), minimum=256)
     return [(s, min(s + step, n)) for s in range(0, n, step)]
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as xb
-from ..io.atomic import atomic_path
+from ..io.atomic import atomic_paths
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
 from ..validation import check_k, exclusion_csr, max_excluded, renamed_names
@@ -251,7 +251,7 @@ class FaissIndex:
 
     # ------------------------------------------------------------------ persistence
     def save(self, path) -> None:
-        """Write the index to ``path`` and its settings to ``path + ".json"``, each atomically."""
+        """Write the index to ``path`` and its settings to ``path + ".json"``, together atomically."""
         if self._index is None:
             raise ValueError("nothing to save: an IVF index is built on its first add")
         faiss = _faiss()
@@ -260,7 +260,7 @@ class FaissIndex:
                 "params": self.params}
         if self.words is not None:
             meta["words"] = list(self.words)
-        with atomic_path(path) as tmp, atomic_path(path + ".json") as tmpm:
+        with atomic_paths([path, path + ".json"]) as (tmp, tmpm):
             faiss.write_index(self._index, os.fspath(tmp))
             with open(tmpm, "w", encoding="utf-8") as f:
                 json.dump(meta, f)
