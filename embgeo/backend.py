@@ -38,6 +38,8 @@ __all__ = [
     "check_matrix",
     "single_blas_thread",
     "take_rows",
+    "check_same_device",
+    "cuda_library",
 ]
 
 _DEFAULT_DTYPE = "float32"
@@ -153,11 +155,33 @@ def _cupy():
     if importlib.util.find_spec("cupy") is None:
         raise ImportError(
             "device 'cuda' needs CuPy, which is not installed: pip install 'embgeo[gpu]' "
-            "(CuPy for CUDA 12) on a machine with an NVIDIA GPU"
+            "(CuPy for CUDA 12) on a machine with an NVIDIA GPU; without a GPU, NUMBA_ENABLE_CUDASIM=1 runs "
+            "embgeo's CUDA kernels simulated on NumPy arrays"
         )
     import cupy
 
     return cupy
+
+
+def cuda_library():
+    """(array library, simulated) of embgeo's CUDA kernels: CuPy on a GPU, or NumPy under Numba's
+    CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, how CI runs the kernels without a GPU).
+
+    Imports Numba (not ``numba.cuda``) and, on a GPU, CuPy.
+
+    Raises
+    ------
+    ImportError
+        numba-cuda is missing, or CuPy is missing outside the simulator (names the packages).
+    """
+    if importlib.util.find_spec("numba_cuda") is None and importlib.util.find_spec("numba") is None:
+        raise ImportError("the CUDA engine needs numba-cuda and CuPy: pip install numba-cuda cupy-cuda12x "
+                          "(or cupy-cuda13x)")
+    from numba import config
+
+    if config.ENABLE_CUDASIM:
+        return np, True
+    return _cupy(), False
 
 
 def to_device(x: Any, device: str = "cpu"):
@@ -180,6 +204,32 @@ def take_rows(M, idx):
         return M[idx]
     xp = get_namespace(M)
     return xp.take(M, xp.asarray(idx), axis=0)
+
+
+def _device_of(x: Any):
+    if is_cupy(x):
+        return f"CuPy on GPU {x.device.id}"
+    return "NumPy" if is_numpy(x) else None
+
+
+def check_same_device(**arrays: Any) -> None:
+    """Refuse NumPy and CuPy arrays mixed in one call, or CuPy arrays on different GPUs.
+
+    Keyword names are the caller's argument names, which the error repeats. ``None``, Python
+    sequences and other array libraries are not checked. Nothing is copied: a silent copy of a
+    database between host and device is what this prevents.
+
+    Raises
+    ------
+    TypeError
+        Two arguments live on different devices (NumPy vs CuPy, or two GPUs).
+    """
+    seen = [(name, _device_of(a)) for name, a in arrays.items() if a is not None]
+    seen = [(name, dev) for name, dev in seen if dev is not None]
+    for name, dev in seen[1:]:
+        if dev != seen[0][1]:
+            raise TypeError(f"{seen[0][0]} is {seen[0][1]} but {name} is {dev}: move both to one device "
+                            "(embgeo.backend.to_device, or Embeddings.to)")
 
 
 def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_empty: bool = False):
