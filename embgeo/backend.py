@@ -40,6 +40,7 @@ __all__ = [
     "take_rows",
     "check_same_device",
     "cuda_library",
+    "device",
 ]
 
 _DEFAULT_DTYPE = "float32"
@@ -72,6 +73,12 @@ def is_dask(x: Any) -> bool:
 def is_cupy(x: Any) -> bool:
     """True for CuPy arrays; never imports CuPy."""
     return array_api_compat.is_cupy_array(x)
+
+
+def device(x: Any):
+    """The device ``x`` lives on (``"cpu"`` for NumPy, a CuPy ``Device``, an array_api_strict device):
+    pass it as ``device=`` when creating arrays that meet ``x``."""
+    return array_api_compat.device(x)
 
 
 def default_dtype() -> str:
@@ -125,15 +132,18 @@ def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
         xp = get_namespace(x)
     else:
         xp = array_api_compat.numpy
+    # on like's device (a CuPy GPU, an array_api_strict emulated device), not the library's default
+    on = {"device": device(like)} if like is not None and not is_numpy(like) \
+        and not is_dask(like) else {}
     if is_cupy(like) and is_numpy(x):
-        x = xp.asarray(x)
+        x = xp.asarray(x, **on)
     if dtype is None:
-        arr = xp.asarray(x, copy=copy)
+        arr = xp.asarray(x, copy=copy, **on)
         # float16 and other non-standard floats have no BLAS or kernels: they become the default too
         if not (arr.dtype == xp.float32 or arr.dtype == xp.float64):
             arr = xp.astype(arr, resolve_dtype(None, xp))
         return arr
-    return xp.asarray(x, dtype=resolve_dtype(dtype, xp), copy=copy)
+    return xp.asarray(x, dtype=resolve_dtype(dtype, xp), copy=copy, **on)
 
 
 def to_numpy(x: Any) -> np.ndarray:
@@ -203,7 +213,7 @@ def take_rows(M, idx):
     if is_numpy(M):
         return M[idx]
     xp = get_namespace(M)
-    return xp.take(M, xp.asarray(idx), axis=0)
+    return xp.take(M, xp.asarray(idx, device=device(M)), axis=0)
 
 
 def _device_of(x: Any):

@@ -51,7 +51,7 @@ def _rowwise(xp, X, f, memory_budget):
 
 
 def _column_sums(xp, X, square: bool, memory_budget):
-    total = xp.zeros((1, X.shape[1]), dtype=xp.float64)
+    total = xp.zeros((1, X.shape[1]), dtype=xp.float64, device=xb.device(X))
     for s, e in _blocks(X, memory_budget):
         B = xp.astype(X[s:e, ...], xp.float64)
         total = total + xp.sum(B * B if square else B, axis=0, keepdims=True)

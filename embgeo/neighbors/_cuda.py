@@ -108,6 +108,15 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, *, memory_budget=Non
 def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale, col_bias, stats):
     from ..kernels import cuda as KC
 
+    if lib is np:
+        # the simulator copies every argument back after a launch: a read-only input (an
+        # Embeddings' vectors) travels as a copy of its tile, as it would to a device
+        def dev(x):
+            x = np.ascontiguousarray(x)
+            return x if x.flags.writeable else x.copy()
+    else:
+        def dev(x):
+            return lib.ascontiguousarray(lib.asarray(x))
     on_device = xb.is_cupy(D)
     dtype = np.dtype(D.dtype)
     n, d = D.shape
@@ -118,8 +127,8 @@ def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale
     u = float(np.finfo(dtype).eps) / 2
     f = 1.0 if scale is None else float(scale)
     dummy = lib.zeros(1, dtype=dtype)
-    cscale = dummy if d_inv is None else lib.ascontiguousarray(lib.asarray(d_inv), dtype=dtype)
-    bias = dummy if col_bias is None else lib.ascontiguousarray(lib.asarray(col_bias), dtype=dtype)
+    cscale = dummy if d_inv is None else dev(lib.asarray(d_inv).astype(dtype, copy=False))
+    bias = dummy if col_bias is None else dev(lib.asarray(col_bias).astype(dtype, copy=False))
     extra = 0.0
     if col_bias is not None:
         if d_inv is None:
@@ -131,7 +140,7 @@ def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale
     p_margin = abs(f) * plain_margin(d, dtype) * ymax
     if ex is not None:
         ptr_h, idx_h = ex
-        ex_idx = lib.asarray(idx_h) if idx_h.size else lib.zeros(1, dtype=np.int64)
+        ex_idx = dev(idx_h) if idx_h.size else lib.zeros(1, dtype=np.int64)
     else:
         ex_idx = lib.zeros(1, dtype=np.int64)
     buf = lib.empty(rows * cols, dtype=dtype)
@@ -142,7 +151,7 @@ def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale
         c1 = min(c0 + chunk, nq)
         hv = lib.full((c1 - c0, k), -np.inf, dtype=dtype)
         hi = lib.full((c1 - c0, k), 2**62, dtype=np.int64)
-        ex_ptr = lib.asarray(np.ascontiguousarray(ex[0][c0:c1 + 1])) if ex is not None \
+        ex_ptr = dev(ex[0][c0:c1 + 1]) if ex is not None \
             else lib.zeros(1, dtype=np.int64)
         for s in range(c0, c1, rows):
             e = min(s + rows, c1)
@@ -157,7 +166,7 @@ def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale
             counts = lib.zeros(b, dtype=np.int64)
             for c in range(0, n, cols):
                 ce = min(c + cols, n)
-                Dt = lib.ascontiguousarray(lib.asarray(D[c:ce]))
+                Dt = dev(D[c:ce])
                 S = buf[:b * (ce - c)].reshape((b, ce - c))
                 lib.matmul(Qb, Dt.T, out=S)
                 KC.screen_tile[b, KC.THREADS](S, c, Dt, U, cscale, d_inv is not None, bias, col_bias is not None,

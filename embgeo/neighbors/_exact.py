@@ -169,7 +169,7 @@ def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=
         out_s.append(vs)
         out_i.append(ix)
     if not out_s:
-        return xp.zeros((0, k), dtype=D.dtype), xp.zeros((0, k), dtype=xp.int64)
+        return xp.zeros((0, k), dtype=D.dtype, device=xb.device(D)), xp.zeros((0, k), dtype=xp.int64, device=xb.device(D))
     return xp.concat(out_s, axis=0), xp.astype(xp.concat(out_i, axis=0), xp.int64)
 
 
@@ -422,7 +422,7 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
                               desc=desc, **opts)
         parts.append(_row_means(sc))
     if not parts:
-        return xp.zeros((0,), dtype=xp.float64)
+        return xp.zeros((0,), dtype=xp.float64, device=xb.device(D))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 
