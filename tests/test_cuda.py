@@ -223,3 +223,18 @@ def test_the_cut_keeps_a_pair_whose_plain_score_errs_within_the_margin():
     KC.screen_tile[1, KC.THREADS](lib.asarray(S), 0, lib.asarray(D), lib.asarray(U), one, False, one, False, 1.0,
                                   hv, hi, 0, none, none, False, lib.asarray(margin), 2.0 ** -50, True, counts)
     assert int(to_numpy(hi)[0, 0]) == m - 1 and float(to_numpy(hv)[0, 0]) == np.float32(1 + 2.0 ** -23)
+
+
+def test_faiss_on_the_gpu_needs_faiss_with_gpu_support():
+    faiss = pytest.importorskip("faiss")
+    from embgeo.neighbors.faiss_index import FaissIndex
+
+    index = FaissIndex(4)
+    if hasattr(faiss, "StandardGpuResources"):  # pragma: no cover - faiss-gpu
+        index.add(np.eye(4, dtype=np.float32))
+        assert index.to_gpu().search(np.eye(4, dtype=np.float32)[:1], 1)[1].tolist() == [[0]]
+    else:
+        with pytest.raises(ImportError, match="faiss-gpu"):
+            index.to_gpu()
+    with pytest.raises((ImportError, ValueError), match="faiss-gpu|HNSW"):
+        FaissIndex(4, kind="hnsw").to_gpu()
