@@ -238,3 +238,48 @@ def test_faiss_on_the_gpu_needs_faiss_with_gpu_support():
             index.to_gpu()
     with pytest.raises((ImportError, ValueError), match="faiss-gpu|HNSW"):
         FaissIndex(4, kind="hnsw").to_gpu()
+
+
+@pytest.mark.parametrize("thr", [256, 128, 20])
+def test_dropout_argmax_kernel_equals_the_cpu_kernel(thr):
+    from embgeo.kernels.crosslingual import dropout_argmax
+
+    lib = np if cupy is None else cupy
+    rng = np.random.default_rng(7)
+    shape = (6, 37) if SIMULATED else (500, 3000)
+    S = (rng.integers(-3, 4, shape) / 4).astype(np.float32)  # many ties
+    r = (rng.integers(0, 3, shape[1]) / 8).astype(np.float32)
+    b1, m1 = np.empty(shape[0], np.int64), np.empty(shape[0])
+    dropout_argmax(S.copy(), r, thr, np.uint64(12345678901234), 5, b1, m1)
+    b2, m2 = lib.empty(shape[0], dtype=np.int64), lib.empty(shape[0])
+    KC.dropout_argmax[shape[0], KC.THREADS](lib.asarray(S), lib.asarray(r), True, thr, np.uint64(12345678901234), 5,
+                                            b2, m2)
+    np.testing.assert_array_equal(to_numpy(b2), b1)
+    np.testing.assert_array_equal(to_numpy(m2), m1)
+
+
+@pytest.mark.parametrize("retrieval, keep_prob", [("nn", 1.0), ("nn", 0.5), ("csls", 0.7)])
+def test_gpu_dictionary_induction_equals_the_cpu_one(retrieval, keep_prob):
+    from embgeo.crosslingual import _induction
+
+    rng = np.random.default_rng(8)
+    n = (9, 11) if SIMULATED else (400, 500)
+    X = normalize(rng.standard_normal((n[0], 8)).astype(np.float32), "unit")
+    Z = normalize(rng.standard_normal((n[1], 8)).astype(np.float32), "unit")
+    knn = 3 if retrieval == "csls" else 0
+    got = _induction._cuda_induction(X, Z, True, True, knn, keep_prob, np.random.default_rng(1), None)
+    if retrieval == "nn":  # same scores (float32 GEMM) and masks: the fused CPU path's choices
+        ref = _induction._fused_induction(X, Z, True, True, 0, keep_prob, np.random.default_rng(1), None)
+    else:  # CSLS: the r terms of knn_mean_similarity, the CPU kernel on the same score rows
+        from embgeo.kernels.crosslingual import dropout_argmax
+
+        seeds = np.random.default_rng(1).integers(0, 2**63, size=2)
+        ref = []
+        for A, B, seed in ((X, Z, seeds[0]), (Z, X, seeds[1])):
+            r = (nb.knn_mean_similarity(B, A, 3, metric="dot") / 2).astype(np.float32)
+            best, sims = np.empty(len(A), np.int64), np.empty(len(A))
+            dropout_argmax(np.ascontiguousarray(A @ B.T), r, int(round(keep_prob * 256)), np.uint64(seed), 0,
+                           best, sims)
+            ref += [best, sims]
+    for a, b in zip(got, ref):
+        np.testing.assert_array_equal(a, b)

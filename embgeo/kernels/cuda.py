@@ -35,7 +35,7 @@ import math
 from numba import config, cuda, float32, float64, int64
 
 __all__ = ["SIMULATED", "THREADS", "screen_tile", "finalize", "canonical_dot", "unit_rows", "centeremb_rows",
-           "column_sums", "center_rows", "unitdim_rows", "launch_rows", "column_stats"]
+           "column_sums", "center_rows", "unitdim_rows", "launch_rows", "column_stats", "dropout_argmax"]
 
 #: True under Numba's CUDA simulator (kernels run as Python threads on NumPy arrays).
 SIMULATED = bool(config.ENABLE_CUDASIM)
@@ -46,17 +46,38 @@ THREADS = 4 if SIMULATED else 128
 ITEMS = 2 if SIMULATED else 8
 _BUF = THREADS * ITEMS
 
+_M64 = (1 << 64) - 1
+
 if SIMULATED:
     @cuda.jit(device=True)
     def _mul(a, b):
         return a * b
+
+    @cuda.jit(device=True)
+    def _dropped(row, m, j, seed, thr):
+        # the device version below in Python integers (NumPy's uint64 scalars warn on wrap-around)
+        z = ((int(row) * int(m) + int(j)) ^ int(seed)) & _M64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        z = z ^ (z >> 31)
+        return (z >> 56) >= int(thr)
 else:  # pragma: no cover - needs a GPU
+    from numba import uint64
     from numba.cuda import libdevice
 
     @cuda.jit(device=True)
     def _mul(a, b):
         # a product NVVM may not fuse with the next addition (see the module docstring)
         return libdevice.dmul_rn(a, b)
+
+    @cuda.jit(device=True)
+    def _dropped(row, m, j, seed, thr):
+        # embgeo.kernels.crosslingual._dropped of the key row·m + j: top 8 bits of splitmix64 ≥ thr
+        z = (uint64(row) * uint64(m) + uint64(j)) ^ uint64(seed)
+        z = (z ^ (z >> uint64(30))) * uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> uint64(27))) * uint64(0x94D049BB133111EB)
+        z = z ^ (z >> uint64(31))
+        return (z >> uint64(56)) >= uint64(thr)
 
 
 @cuda.jit(device=True)
@@ -231,6 +252,54 @@ def finalize(hv, hi):
         hvr[end] = tv
         hir[end] = ti
         _sift_down(hvr, hir, end, 0)
+
+
+# ---------------------------------------------------------------------------- dictionary induction
+@cuda.jit
+def dropout_argmax(S, r_half, has_r, thr, seed, row0, best, maxsim):
+    """:func:`embgeo.kernels.crosslingual.dropout_argmax` on the device: one block per row of ``S``.
+
+    ``best[i]`` = argmax_j of dropout(S[i, j] − r_half[j]) (ties to the lower j) and ``maxsim[i]`` =
+    max_j S[i, j], for full rows of scores (``S`` is rows ``row0 …`` of the whole score matrix, m
+    columns wide). A score is set to 0 when the top 8 bits of splitmix64(seed, (row0 + i)·m + j) are
+    ≥ ``thr`` (keep probability thr/256; ``thr`` = 256 keeps all): the CPU kernel's mask, so both give
+    the same choices from the same scores. Each thread takes every THREADS-th column (its own first
+    maximum), and one thread merges them, ties to the lower column.
+    """
+    i = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    m = S.shape[1]
+    sv = cuda.shared.array(THREADS, float64)
+    si = cuda.shared.array(THREADS, int64)
+    sm = cuda.shared.array(THREADS, float64)
+    bv = -math.inf
+    bi = m
+    mx = -math.inf
+    for j in range(t, m, THREADS):
+        x = float64(S[i, j])
+        if x > mx:
+            mx = x
+        v = float64(S[i, j] - r_half[j]) if has_r else x
+        # a dropped score becomes 0: it can change this thread's best only when v > bv or bv < 0
+        if thr < 256 and (v > bv or bv < 0.0):
+            if _dropped(row0 + i, m, j, seed, thr):
+                v = 0.0
+        if v > bv:
+            bv = v
+            bi = j
+    sv[t] = bv
+    si[t] = bi
+    sm[t] = mx
+    cuda.syncthreads()
+    if t == 0:
+        for p in range(1, THREADS):
+            if sv[p] > bv or (sv[p] == bv and si[p] < bi):
+                bv = sv[p]
+                bi = si[p]
+            if sm[p] > mx:
+                mx = sm[p]
+        best[i] = bi
+        maxsim[i] = mx
 
 
 # ---------------------------------------------------------------------------- normalisations
