@@ -283,3 +283,23 @@ def test_gpu_dictionary_induction_equals_the_cpu_one(retrieval, keep_prob):
             ref += [best, sims]
     for a, b in zip(got, ref):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.skipif(cupy is None, reason="CuPy arrays need a GPU")
+def test_mapper_self_learning_runs_on_cupy_embeddings():  # pragma: no cover - GPU only
+    from embgeo.crosslingual import Mapper
+
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((400, 12)).astype(np.float32)
+    R, _ = np.linalg.qr(rng.standard_normal((12, 12)))
+    Z = (X @ R + 0.05 * rng.standard_normal((400, 12))).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(400)], X)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(400)], Z)
+    seed = [(f"s{i}", f"t{i}") for i in range(40)]
+    opts = dict(self_learning=True, csls_knn=10, max_iter=4)
+    accuracy = []
+    for s, t in ((src, tgt), (src.to("cuda"), tgt.to("cuda"))):
+        xs, zt = Mapper(**opts).fit_transform(s, t, seed)
+        _, idx = nb.topk(xs.vectors, zt.vectors, 1)
+        accuracy.append(float((to_numpy(idx)[:, 0] == np.arange(400)).mean()))
+    assert accuracy[1] >= accuracy[0] - 0.05, accuracy
