@@ -189,7 +189,7 @@ def cuda_library():
                           "(or cupy-cuda13x)")
     from numba import config
 
-    if config.ENABLE_CUDASIM:
+    if getattr(config, "ENABLE_CUDASIM", 0):
         return np, True
     return _cupy(), False
 

@@ -38,7 +38,7 @@ __all__ = ["SIMULATED", "THREADS", "screen_tile", "finalize", "canonical_dot", "
            "column_sums", "center_rows", "unitdim_rows", "launch_rows", "column_stats", "dropout_argmax"]
 
 #: True under Numba's CUDA simulator (kernels run as Python threads on NumPy arrays).
-SIMULATED = bool(config.ENABLE_CUDASIM)
+SIMULATED = bool(getattr(config, "ENABLE_CUDASIM", 0))
 #: Threads per block; a handful under the simulator, where every thread is a Python thread.
 THREADS = 4 if SIMULATED else 128
 #: Tile columns one thread scores per round of :func:`screen_tile` (the round's survivor buffer
