@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,8 @@ import pytest
 # first imported, so it is set before anything imports it; the CPU (njit) kernels ignore it.
 if importlib.util.find_spec("cupy") is None:
     os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+    if "numba" in sys.modules and "numba.cuda" not in sys.modules:  # numba read its config already
+        sys.modules["numba"].config.ENABLE_CUDASIM = int(os.environ["NUMBA_ENABLE_CUDASIM"])
 
 import embgeo  # noqa: E402
 

@@ -54,32 +54,40 @@ def exclusions(nq, n):
     return [ex[i % len(ex)] for i in range(nq)]
 
 
-def narrow_budget(nq, n, d, k):
-    """The largest memory budget whose tiles are narrower than k, the last tile narrower still."""
-    for budget in np.geomspace(2**28, 256, 400).astype(int):
-        chunk, rows, cols = _cuda._shape(nq, n, d, k, 4, int(budget), False)
-        if cols < k and n % cols != 0 and cols >= 8:
-            return int(budget)
-    raise AssertionError("no budget gives narrow tiles")
-
-
 def assert_same(a, b):
     for x, y in zip(a, b):
         np.testing.assert_array_equal(to_numpy(x), to_numpy(y))
 
 
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
-def test_topk_equals_the_cpu_engine_with_ties_exclusions_narrow_tiles(metric):
+def test_topk_equals_the_cpu_engine_with_ties_exclusions_narrow_tiles(metric, monkeypatch):
     Q, D = tied_data()
     nq, n, d = Q.shape[0], D.shape[0], D.shape[1]
     ex = exclusions(nq, n)
     k = 20 if SIMULATED else 50
-    budget = narrow_budget(nq, n, d, k)
     ref = nb.topk(Q, D, k, metric=metric, exclude=ex)
-    got = nb.topk(Q, D, k, metric=metric, exclude=ex, backend="cuda", memory_budget=budget)
+    # tiles narrower than k, the last one narrower still
+    monkeypatch.setattr(_cuda, "_MAX_COLS", k - 3)
+    chunk, rows, cols = _cuda._shape(nq, n, d, k, 4, 2**28, False)
+    assert cols == k - 3 and n % cols != 0
+    got = nb.topk(Q, D, k, metric=metric, exclude=ex, backend="cuda")
     assert isinstance(got[0], np.ndarray)
     assert_same(got, ref)
+    monkeypatch.setattr(_cuda, "_MAX_COLS", None)
     assert_same(nb.topk(Q, D, 4, metric=metric, backend="cuda"), nb.topk(Q, D, 4, metric=metric))
+
+
+def test_a_small_memory_budget_gives_chunks_blocks_and_tiles_with_the_same_lists(monkeypatch):
+    Q, D = tied_data(10)
+    nq, n, d = Q.shape[0], D.shape[0], D.shape[1]
+    # heaps of a few queries at a time (chunks), blocks, tiles (the simulator's 40 rows fit any tile: narrowed)
+    k, budget = (8, 1300) if SIMULATED else (200, 2_000_000)
+    if SIMULATED:
+        monkeypatch.setattr(_cuda, "_MAX_COLS", 13)
+    chunk, rows, cols = _cuda._shape(nq, n, d, k, 4, budget, False)
+    assert chunk < nq and cols < n, (chunk, rows, cols)
+    assert_same(nb.topk(Q, D, k, exclude=exclusions(nq, n), backend="cuda", memory_budget=budget),
+                nb.topk(Q, D, k, exclude=exclusions(nq, n)))
 
 
 def test_tie_order_goes_to_the_lower_row():

@@ -32,6 +32,8 @@ __all__ = ["device_library", "screened_topk"]
 _U64 = 2.0 ** -53
 #: most query rows per block (a GEMM this tall already fills a GPU)
 _MAX_ROWS = 4096
+#: most database rows per tile, None for the budget's; tests narrow it to check the merge of tiles
+_MAX_COLS: int | None = None
 
 
 def device_library():
@@ -60,7 +62,8 @@ def _shape(nq, n, d, k, itemsize, budget, streamed):
         if cols >= min(n, 1024) or rows == 1:
             break
         rows = max(1, rows // 2)
-    return chunk, rows, int(max(16, min(n, cols)))
+    cols = int(max(16, min(n, cols)))
+    return chunk, rows, cols if _MAX_COLS is None else max(1, min(cols, int(_MAX_COLS)))
 
 
 def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, *, memory_budget=None, progress=None,
