@@ -289,8 +289,15 @@ def test_gpu_dictionary_induction_equals_the_cpu_one(retrieval, keep_prob):
             dropout_argmax(np.ascontiguousarray(A @ B.T), r, int(round(keep_prob * 256)), np.uint64(seed), 0,
                            best, sims)
             ref += [best, sims]
-    for a, b in zip(got, ref):
-        np.testing.assert_array_equal(a, b)
+    if SIMULATED:  # NumPy's GEMM on both sides: the same scores, so the same choices
+        for a, b in zip(got, ref):
+            np.testing.assert_array_equal(a, b)
+        return
+    # cuBLAS and the CPU's BLAS round differently: near-ties may go either way
+    for a, b in zip(got[0::2], ref[0::2]):
+        assert np.mean(a == b) > 0.97
+    for a, b in zip(got[1::2], ref[1::2]):
+        np.testing.assert_allclose(a, b, atol=1e-6)
 
 
 @pytest.mark.skipif(cupy is None, reason="CuPy arrays need a GPU")
