@@ -38,6 +38,9 @@ __all__ = [
     "check_matrix",
     "single_blas_thread",
     "take_rows",
+    "check_same_device",
+    "cuda_library",
+    "device",
 ]
 
 _DEFAULT_DTYPE = "float32"
@@ -70,6 +73,12 @@ def is_dask(x: Any) -> bool:
 def is_cupy(x: Any) -> bool:
     """True for CuPy arrays; never imports CuPy."""
     return array_api_compat.is_cupy_array(x)
+
+
+def device(x: Any):
+    """The device ``x`` lives on (``"cpu"`` for NumPy, a CuPy ``Device``, an array_api_strict device):
+    pass it as ``device=`` when creating arrays that meet ``x``."""
+    return array_api_compat.device(x)
 
 
 def default_dtype() -> str:
@@ -123,9 +132,12 @@ def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
         xp = get_namespace(x)
     else:
         xp = array_api_compat.numpy
+    # on like's device (a CuPy GPU, an array_api_strict emulated device), not the library's default
+    on = {"device": device(like)} if like is not None and not is_numpy(like) \
+        and not is_dask(like) else {}
     if is_cupy(like) and is_numpy(x):
-        x = xp.asarray(x)
-    arr = xp.asarray(x, copy=copy)
+        x = xp.asarray(x, **on)
+    arr = xp.asarray(x, copy=copy, **on)
     if _is_complex(xp, arr.dtype):
         # a cast would keep the real part only, with nothing but NumPy's ComplexWarning to say so
         raise TypeError(f"complex values (dtype {arr.dtype}) are not supported: word vectors are real; "
@@ -165,11 +177,33 @@ def _cupy():
     if importlib.util.find_spec("cupy") is None:
         raise ImportError(
             "device 'cuda' needs CuPy, which is not installed: pip install 'embgeo[gpu]' "
-            "(CuPy for CUDA 12) on a machine with an NVIDIA GPU"
+            "(CuPy for CUDA 12) on a machine with an NVIDIA GPU; without a GPU, NUMBA_ENABLE_CUDASIM=1 runs "
+            "embgeo's CUDA kernels simulated on NumPy arrays"
         )
     import cupy
 
     return cupy
+
+
+def cuda_library():
+    """(array library, simulated) of embgeo's CUDA kernels: CuPy on a GPU, or NumPy under Numba's
+    CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, how CI runs the kernels without a GPU).
+
+    Imports Numba (not ``numba.cuda``) and, on a GPU, CuPy.
+
+    Raises
+    ------
+    ImportError
+        numba-cuda is missing, or CuPy is missing outside the simulator (names the packages).
+    """
+    if importlib.util.find_spec("numba_cuda") is None and importlib.util.find_spec("numba") is None:
+        raise ImportError("the CUDA engine needs numba-cuda and CuPy: pip install numba-cuda cupy-cuda12x "
+                          "(or cupy-cuda13x)")
+    from numba import config
+
+    if getattr(config, "ENABLE_CUDASIM", 0):
+        return np, True
+    return _cupy(), False
 
 
 def to_device(x: Any, device: str = "cpu"):
@@ -191,7 +225,33 @@ def take_rows(M, idx):
     if is_numpy(M):
         return M[idx]
     xp = get_namespace(M)
-    return xp.take(M, xp.asarray(idx), axis=0)
+    return xp.take(M, xp.asarray(idx, device=device(M)), axis=0)
+
+
+def _device_of(x: Any):
+    if is_cupy(x):
+        return f"CuPy on GPU {x.device.id}"
+    return "NumPy" if is_numpy(x) else None
+
+
+def check_same_device(**arrays: Any) -> None:
+    """Refuse NumPy and CuPy arrays mixed in one call, or CuPy arrays on different GPUs.
+
+    Keyword names are the caller's argument names, which the error repeats. ``None``, Python
+    sequences and other array libraries are not checked. Nothing is copied: a silent copy of a
+    database between host and device is what this prevents.
+
+    Raises
+    ------
+    TypeError
+        Two arguments live on different devices (NumPy vs CuPy, or two GPUs).
+    """
+    seen = [(name, _device_of(a)) for name, a in arrays.items() if a is not None]
+    seen = [(name, dev) for name, dev in seen if dev is not None]
+    for name, dev in seen[1:]:
+        if dev != seen[0][1]:
+            raise TypeError(f"{seen[0][0]} is {seen[0][1]} but {name} is {dev}: move both to one device "
+                            "(embgeo.backend.to_device, or Embeddings.to)")
 
 
 def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_empty: bool = False):

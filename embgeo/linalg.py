@@ -231,12 +231,12 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
             for r in bad:  # a float64 row may overflow its sum of squares without holding inf
                 if not bool(xp.all(xp.isfinite(B[int(r), ...]))):
                     raise ValueError(f"{name} holds NaN or inf (first at row {s + int(r)})")
-            sq = xp.where(xp.isfinite(sq), sq, xp.asarray(xp.inf, dtype=xp.float64))
+            sq = xp.where(xp.isfinite(sq), sq, xp.asarray(xp.inf, dtype=xp.float64, device=xb.device(X)))
         norm = xp.sqrt(sq)
-        inv = xp.where(norm > 0, 1.0 / xp.where(norm > 0, norm, 1.0), xp.asarray(0.0, dtype=xp.float64))
+        inv = xp.where(norm > 0, 1.0 / xp.where(norm > 0, norm, 1.0), xp.asarray(0.0, dtype=xp.float64, device=xb.device(X)))
         parts.append(xp.astype(inv, X.dtype))
     if not parts:
-        return xp.zeros((0,), dtype=X.dtype)
+        return xp.zeros((0,), dtype=X.dtype, device=xb.device(X))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 

@@ -23,6 +23,8 @@ full-size allocation is the result): a float64 copy of a block fits ``memory_bud
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import backend as xb
 from .blocking import PASS_ROWS, block_rows
 
@@ -49,7 +51,7 @@ def _rowwise(xp, X, f, memory_budget):
 
 
 def _column_sums(xp, X, square: bool, memory_budget):
-    total = xp.zeros((1, X.shape[1]), dtype=xp.float64)
+    total = xp.zeros((1, X.shape[1]), dtype=xp.float64, device=xb.device(X))
     for s, e in _blocks(X, memory_budget):
         B = xp.astype(X[s:e, ...], xp.float64)
         total = total + xp.sum(B * B if square else B, axis=0, keepdims=True)
@@ -78,7 +80,7 @@ _FUNCS = {"unit": _unit, "center": _center, "unitdim": _unitdim, "centeremb": _c
           "none": lambda xp, X, budget: X}
 
 
-def normalize(X, *steps: str, memory_budget: int | None = None):
+def normalize(X, *steps: str, memory_budget: int | None = None, backend: str | None = None):
     """Apply normalisation ``steps`` to the rows of ``X`` in order, returning a new array.
 
     The one definition of the steps: :meth:`Embeddings.normalize <embgeo.embeddings.Embeddings.normalize>`
@@ -96,6 +98,13 @@ def normalize(X, *steps: str, memory_budget: int | None = None):
         Bytes for a float64 block of rows (default
         :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`); results depend on it only through the
         order of the float64 column sums.
+    backend : {None, "cuda"}
+        None: the array's own library (CuPy arrays run the CUDA kernels of
+        :mod:`embgeo.kernels.cuda`, one fused pass per row-wise step, two for ``center`` and
+        ``unitdim``); "cuda" runs those kernels whatever the input (a NumPy ``X`` is copied to the
+        device and the result comes back as NumPy; under Numba's CUDA simulator they run on the
+        CPU). The kernels' float64 sums run in another order than NumPy's: results agree to the
+        last bit of the storage dtype, not always bit for bit.
 
     Examples
     --------
@@ -111,12 +120,43 @@ def normalize(X, *steps: str, memory_budget: int | None = None):
     if len(steps) == 1 and isinstance(steps[0], (list, tuple)):
         steps = tuple(steps[0])
     for step in steps:
-        try:
-            f = _FUNCS[step]
-        except (KeyError, TypeError):
-            raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}") from None
-        X = f(xp, X, memory_budget)
+        if not isinstance(step, str) or step not in _FUNCS:
+            raise ValueError(f"unknown normalisation step {step!r}; choose from {', '.join(STEPS)}")
+    if backend not in (None, "cuda"):
+        raise ValueError(f"backend must be None or 'cuda', got {backend!r}")
+    if backend == "cuda" or xb.is_cupy(X):
+        return _normalize_cuda(X, steps)
+    for step in steps:
+        X = _FUNCS[step](xp, X, memory_budget)
     return X
+
+
+def _normalize_cuda(X, steps):
+    """:func:`normalize` by the CUDA kernels: each step one pass over the rows (two for the column steps)."""
+    from .kernels import cuda as KC
+
+    lib, _ = xb.cuda_library()
+    host = xb.is_numpy(X) and lib is not np
+    X = lib.ascontiguousarray(lib.asarray(X))
+    n, d = X.shape
+    for step in steps:
+        if step == "none":
+            continue
+        out = lib.empty((n, d), dtype=X.dtype)
+        if step == "unit":
+            KC.launch_rows(KC.unit_rows, n, X, out)
+        elif step == "centeremb":
+            KC.launch_rows(KC.centeremb_rows, n, X, out)
+        else:
+            sums = lib.zeros(d, dtype=np.float64)
+            KC.column_stats(X, step == "unitdim", sums)
+            if step == "center":
+                KC.launch_rows(KC.center_rows, n, X, sums / max(n, 1), out)
+            else:
+                norms = lib.sqrt(sums)
+                KC.launch_rows(KC.unitdim_rows, n, X, lib.where(norms == 0, 1.0, norms), out)
+        X = out
+    return lib.asnumpy(X) if host else X
 
 
 class Normalizer:

@@ -183,4 +183,5 @@ def mask_excluded(S, rows, cols, *, in_place: bool = False):
     xp = xb.get_namespace(S)
     mask = np.zeros(tuple(S.shape), dtype=bool)
     mask[rows, cols] = True
-    return xp.where(xp.asarray(mask), xp.asarray(-xp.inf, dtype=S.dtype), S)
+    dev = xb.device(S)
+    return xp.where(xp.asarray(mask, device=dev), xp.asarray(-xp.inf, dtype=S.dtype, device=dev), S)

@@ -1,13 +1,23 @@
 """Shared fixtures: real data from ../shared/data (skipped when absent) and small random embeddings."""
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-import embgeo
+# Where no GPU array library is installed, Numba's CUDA simulator runs embgeo's CUDA kernels on the
+# CPU (tests/test_cuda.py, the "cuda" namespace below). Numba reads the switch when numba.cuda is
+# first imported, so it is set before anything imports it; the CPU (njit) kernels ignore it.
+if importlib.util.find_spec("cupy") is None:
+    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+    if "numba" in sys.modules and "numba.cuda" not in sys.modules:  # numba read its config already
+        sys.modules["numba"].config.ENABLE_CUDASIM = int(os.environ["NUMBA_ENABLE_CUDASIM"])
+
+import embgeo  # noqa: E402
 
 os.environ.setdefault("EMBGEO_QUIET", "1")
 embgeo.set_progress(False)
@@ -68,3 +78,61 @@ def blocks_of_any_size(monkeypatch):
     from embgeo import blocking
 
     monkeypatch.setattr(blocking, "MIN_MEMORY_BUDGET", 1, raising=False)
+
+
+# ------------------------------------------------------------------ array namespaces and devices
+class ArrayNamespace:
+    """One array library on one device, for the backend-neutral tests (see
+    :func:`yield_namespace_device_combinations`).
+
+    ``asarray`` moves a NumPy test array there, ``kwargs`` are the extra arguments that select the
+    matching engine (the simulated GPU engine takes NumPy arrays with ``backend="cuda"``), and
+    ``exact`` says whether results must equal NumPy's bit for bit (the canonical engines) or only
+    up to rounding (the array-API path sorts GEMM scores).
+    """
+
+    def __init__(self, name, asarray, kwargs=None, exact=False):
+        self.name, self._asarray, self.kwargs, self.exact = name, asarray, dict(kwargs or {}), exact
+
+    def asarray(self, a):
+        return self._asarray(np.asarray(a))
+
+    def __repr__(self):
+        return self.name
+
+
+def _strict(device=None):
+    xps = pytest.importorskip("array_api_strict")
+    dev = None if device is None else xps.Device(device)
+    return ArrayNamespace(f"array_api_strict:{device or 'default'}", lambda a: xps.asarray(a, device=dev))
+
+
+def _cuda():
+    if importlib.util.find_spec("numba") is None or importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed")
+    if importlib.util.find_spec("cupy") is not None and os.environ.get("NUMBA_ENABLE_CUDASIM") != "1":
+        import cupy
+
+        try:
+            cupy.cuda.runtime.getDeviceCount()
+        except cupy.cuda.runtime.CUDARuntimeError:
+            pytest.skip("CuPy is installed but no GPU is visible")
+        return ArrayNamespace("cupy", cupy.asarray, exact=True)
+    return ArrayNamespace("cuda-simulator", lambda a: a, {"backend": "cuda"}, exact=True)
+
+
+def yield_namespace_device_combinations():
+    """The array libraries and devices every backend-neutral test runs on (as scikit-learn's
+    ``yield_namespace_device_dtype_combinations``): NumPy, array_api_strict on its default and on an
+    emulated second device (an array created without ``device=`` then fails), and the CUDA engine:
+    CuPy where it is installed with a GPU, Numba's CUDA simulator on NumPy arrays elsewhere."""
+    yield pytest.param(lambda: ArrayNamespace("numpy", lambda a: a, exact=True), id="numpy")
+    yield pytest.param(lambda: _strict(), id="array_api_strict")
+    yield pytest.param(lambda: _strict("device1"), id="array_api_strict-device1")
+    yield pytest.param(_cuda, id="cuda")
+
+
+@pytest.fixture(params=list(yield_namespace_device_combinations()))
+def array_namespace(request):
+    """An :class:`ArrayNamespace` per library and device (skipped where one is not installed)."""
+    return request.param()

@@ -28,9 +28,9 @@ def _isf_brute(Q, T, S, beta):
 def test_every_engine_accepts_exactly_its_listed_metrics(rng):
     pytest.importorskip("faiss")
     e = _space(rng, 60, 8, "w")
-    assert set(neighbors.VALID_METRICS) == {"exact", "dask", "faiss"}
+    assert set(neighbors.VALID_METRICS) == {"exact", "dask", "faiss", "cuda"}
     for metric in ("cosine", "dot", "csls", "isf", "euclidean"):
-        for backend in ("exact", "faiss"):
+        for backend in ("exact", "faiss", "cuda"):  # "cuda": the GPU engine, simulated where there is no GPU
             if metric in neighbors.VALID_METRICS[backend]:
                 s, i = neighbors.search(e, ["w1", "w2"], 3, metric=metric, backend=backend)
                 assert i.shape == (2, 3) and not np.isin(i[0], [1]).any()

@@ -301,7 +301,7 @@ def test_neighbors_functions_take_backend_dask(client, data):
         neighbors.topk(Q, D, 2, client=client)
     with pytest.raises(TypeError, match="offset="):
         neighbors.topk(Q, D, 2, offset=10, backend="dask")
-    with pytest.raises(ValueError, match="backend must be 'exact' or 'dask'.*faiss"):
+    with pytest.raises(ValueError, match="backend must be 'exact', 'dask' or 'cuda'.*faiss"):
         neighbors.csls_topk(Q, D, 2, backend="faiss")
 
 

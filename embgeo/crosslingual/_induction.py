@@ -155,6 +155,51 @@ def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
             col_max.astype(np.float64) if do_b else np.zeros(0))
 
 
+def _cuda_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
+    """:func:`_fused_induction`'s results on the GPU (CuPy arrays; NumPy under Numba's CUDA simulator).
+
+    Each direction scores full rows, a block at a time (S = A_b Bᵀ by cuBLAS), and takes the dropout
+    argmax with :func:`embgeo.kernels.cuda.dropout_argmax`: the CPU kernels' masks (same seeds, drawn
+    in the same order, same keys), so the same choices from the same scores. The CSLS r terms come from
+    the GPU engine (:func:`~embgeo.neighbors.knn_mean_similarity`, canonical scores), where the fused
+    CPU path averages float32 tile scores: r may differ in the last float32 bit, and the GPU's float32
+    GEMM from the CPU's, so a near-tie can be broken differently (as VecMap's ``--cuda`` does).
+
+    Returns
+    -------
+    tgt_of_src, max_f, src_of_tgt, max_b : NumPy arrays, as :func:`_fused_induction`.
+    """
+    from ..kernels import cuda as KC
+
+    lib, _ = xb.cuda_library()
+    X = lib.ascontiguousarray(lib.asarray(X).astype(np.float32, copy=False))
+    Z = lib.ascontiguousarray(lib.asarray(Z).astype(np.float32, copy=False))
+    thr = _dropout_threshold(keep_prob)
+    seeds = [np.uint64(rng.integers(0, 2**63)) if do else np.uint64(0) for do in (do_f, do_b)]
+    out = []
+    for do, A, B, seed in ((do_f, X, Z, seeds[0]), (do_b, Z, X, seeds[1])):
+        if not do:
+            out += [np.zeros(0, dtype=np.int64), np.zeros(0)]
+            continue
+        n, m = A.shape[0], B.shape[0]
+        r_half = lib.zeros(1, dtype=np.float32)
+        if csls_knn > 0:
+            r = knn_mean_similarity(B, A, min(csls_knn, n), metric="dot", memory_budget=memory_budget,
+                                    progress=False, backend="cuda")
+            r_half = lib.ascontiguousarray((lib.asarray(r) / 2).astype(np.float32))
+        best = lib.empty(n, dtype=np.int64)
+        sims = lib.empty(n, dtype=np.float64)
+        step = block_rows(m, 4, memory_budget)
+        buf = lib.empty(min(step, n) * m, dtype=np.float32)
+        for s in range(0, n, step):
+            e = min(s + step, n)
+            S = buf[:(e - s) * m].reshape((e - s, m))
+            lib.matmul(A[s:e], B.T, out=S)
+            KC.dropout_argmax[e - s, KC.THREADS](S, r_half, csls_knn > 0, thr, seed, s, best[s:e], sims[s:e])
+        out += [xb.to_numpy(best), xb.to_numpy(sims)]
+    return tuple(out)
+
+
 def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", csls_knn: int = 10,
                       keep_prob: float = 1.0, random_state=None, memory_budget: int | None = None,
                       return_objective: bool = False):
@@ -191,7 +236,9 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     NumPy inputs are scored in float32 (VecMap's default ``--precision fp32``; float64 inputs
     are cast) and both directions come from one score matrix S = X Zᵀ computed twice, tile by
     tile: once for the CSLS terms of rows and columns, once for the argmaxes along rows and down
-    columns (VecMap computes it four times). Other array libraries run each direction by itself.
+    columns (VecMap computes it four times). CuPy inputs run both directions on the GPU (full-row
+    score blocks, the dropout argmax as a CUDA kernel with the same masks); other array libraries run
+    each direction by itself.
     """
     if direction not in ("forward", "backward", "union", "mutual"):
         raise ValueError(f"direction must be forward, backward, union or mutual, got {direction!r}")
@@ -217,6 +264,10 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         # both directions from one score matrix, two GEMM passes (seeds drawn in the order below)
         t, sim_f, s, sim_b = _fused_induction(X, Z, do_f, do_b, csls_knn if csls else 0, keep_prob, rng,
                                               memory_budget)
+    elif xb.is_cupy(X):
+        # the same two passes on the GPU: cuBLAS score blocks, the dropout argmax as a CUDA kernel
+        t, sim_f, s, sim_b = _cuda_induction(X, Z, do_f, do_b, csls_knn if csls else 0, keep_prob, rng,
+                                             memory_budget)
     else:
         if do_f:
             r = knn_mean_similarity(Z, X, min(csls_knn, X.shape[0]), metric="dot",

@@ -61,8 +61,8 @@ def __getattr__(name):
 
 
 def _dask_engine(backend, client, query_block):
-    """The Dask engine for ``backend="dask"``, None for "exact"; refuses the Dask options without
-    Dask and any other backend."""
+    """The Dask engine for ``backend="dask"``, None for "exact" and "cuda"; refuses the Dask options
+    without Dask and any other backend."""
     if backend == "dask":
         return _dask
     if backend not in ARRAY_BACKENDS:
@@ -73,6 +73,10 @@ def _dask_engine(backend, client, query_block):
         if value is not None:
             raise TypeError(f"{name}= needs backend='dask'")
     return None
+
+
+def _engine(backend):
+    return "cuda" if backend == "cuda" else None
 
 
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
@@ -126,11 +130,14 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         width-(r+1) GEMM of rigorous upper bounds prunes the pairs that cannot enter a top-k
         list; :func:`search` keeps the index of an Embeddings instead). Same rows and scores as
         without it. An index built earlier is accepted too.
-    backend : {"exact", "dask"}
+    backend : {"exact", "dask", "cuda"}
         "exact" (default) runs the blocked search here; "dask" shards the database by rows over
         the workers of a Dask client and merges the per-shard lists, with the same results
         (each worker runs with the local options' defaults; ``offset`` and ``screen`` are
-        refused).
+        refused); "cuda" runs the GPU engine (CuPy tiles, :mod:`embgeo.kernels.cuda` selection)
+        with the same results: NumPy inputs are copied to the device a block at a time and the
+        results come back as NumPy. CuPy inputs take the GPU engine with "exact" too (their
+        results are CuPy); ``memory_budget`` then counts device memory.
     client : distributed.Client, optional
         ``backend="dask"`` only: the client (default: the current one).
     query_block : int, optional
@@ -169,7 +176,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     if dd is None:
         return _exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
                           progress=progress, selector=selector, n_jobs=n_jobs, check_finite=check_finite,
-                          offset=offset, screen=screen)
+                          offset=offset, screen=screen, engine=_engine(backend))
     if screen is not None and screen is not False:
         raise TypeError("screen= is an index of the local engine; backend='dask' does not take it")
     if offset is not None:
@@ -196,7 +203,7 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     memory_budget, progress, selector, n_jobs
         As in :func:`topk`.
     backend, client, query_block
-        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster.
+        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster, ``"cuda"`` on the GPU.
 
     Returns
     -------
@@ -206,7 +213,7 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     if dd is None:
         return _exact.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
                                          memory_budget=memory_budget, progress=progress, selector=selector,
-                                         n_jobs=n_jobs)
+                                         n_jobs=n_jobs, engine=_engine(backend))
     return dd.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude, client=client,
                                   query_block=query_block)
 
@@ -272,7 +279,8 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     if dd is None:
         return _exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
                                source=source, exclude=exclude, memory_budget=memory_budget, progress=progress,
-                               selector=selector, n_jobs=n_jobs, database_inv=database_inv, source_inv=source_inv)
+                               selector=selector, n_jobs=n_jobs, database_inv=database_inv, source_inv=source_inv,
+                               engine=_engine(backend))
     return dd.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
                         source=source, exclude=exclude, client=client, query_block=query_block)
 
@@ -309,8 +317,9 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         (per ``csls_knn``, or per ``isf_beta``). "isf" is the inverted softmax of BLI
         (``retrieval="isf"``, Smith et al. 2017, eq. 4), scores log P(y | x); it searches unit
         copies of the vectors (:func:`isf_topk`) and runs on the exact engine only.
-    backend : {"exact", "faiss", "dask"}
-        "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
+    backend : {"exact", "faiss", "dask", "cuda"}
+        "cuda" runs the exact search on the GPU engine (see :func:`topk`; CuPy vectors, e.g.
+        ``e.to("cuda")``, take it with "exact" too). "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
         sharded by rows across its workers (``e`` may hold a dask array), with the same results.
         "faiss" searches a :class:`~embgeo.neighbors.faiss_index.FaissIndex` (cosine and dot
         only): pass ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The
@@ -342,7 +351,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         raise TypeError("index= needs backend='faiss'")
     if metric == "isf":
         return _isf_search(e, Q, k, idx is not None, exclude, kwargs)
-    local = backend == "exact"
+    local = backend in ("exact", "cuda")
     inv = linalg.cached_inverse_norms(e) if local and metric != "dot" else None
     if metric == "csls":
         if idx is not None and kwargs.get("source") is None and kwargs.get("r_database") is None:
@@ -362,7 +371,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     Q = _query_rows(Q, e.vectors)
     xp = xb.get_namespace(e.vectors)
     q_inv = linalg.inverse_norms(Q, "queries") if metric == "cosine" else None
-    return prepared_topk(xp, Q, e.vectors, k, exclude, q_inv, inv, **kwargs)
+    return prepared_topk(xp, Q, e.vectors, k, exclude, q_inv, inv, engine=_engine(backend), **kwargs)
 
 
 def _isf_search(e, Q, k, words, exclude, kwargs):

@@ -25,12 +25,13 @@ VALID_METRICS = {
     "exact": PAIRWISE_METRICS + ("csls", "isf"),
     "dask": PAIRWISE_METRICS + ("csls",),
     "faiss": PAIRWISE_METRICS,
+    "cuda": PAIRWISE_METRICS + ("csls",),
 }
 
 #: Engines of the array functions (:func:`~embgeo.neighbors.topk`, :func:`~embgeo.neighbors.csls_topk`,
-#: :func:`~embgeo.neighbors.knn_mean_similarity`); FAISS indexes arrays through
+#: :func:`~embgeo.neighbors.knn_mean_similarity`; "cuda" is the GPU engine); FAISS indexes arrays through
 #: :mod:`embgeo.neighbors.faiss_index` instead.
-ARRAY_BACKENDS = ("exact", "dask")
+ARRAY_BACKENDS = ("exact", "dask", "cuda")
 
 #: ``retrieval=`` criteria and the ``metric=`` of :func:`embgeo.neighbors.search` that ranks alike.
 RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf"}

@@ -52,6 +52,7 @@ def _prepare(queries, database, metric, check_finite=True, database_inv=None, qu
     given for a side are used as they are, without a pass over that side.
     """
     check_metric(metric, metrics=PAIRWISE_METRICS)
+    xb.check_same_device(queries=queries, database=database)
     database = xb.check_matrix(database, "database", check_finite=False)
     xp = xb.get_namespace(database)
     queries = xb.asarray(queries, like=database)
@@ -169,7 +170,7 @@ def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=
         out_s.append(vs)
         out_i.append(ix)
     if not out_s:
-        return xp.zeros((0, k), dtype=D.dtype), xp.zeros((0, k), dtype=xp.int64)
+        return xp.zeros((0, k), dtype=D.dtype, device=xb.device(D)), xp.zeros((0, k), dtype=xp.int64, device=xb.device(D))
     return xp.concat(out_s, axis=0), xp.astype(xp.concat(out_i, axis=0), xp.int64)
 
 
@@ -227,9 +228,15 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
 
 
 def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_bias=None, scale=None,
-         q_inv=None, d_inv=None, screen=None):
+         q_inv=None, d_inv=None, screen=None, engine=None):
     if selector not in _SELECTORS:
         raise ValueError(f"selector must be one of {', '.join(map(repr, _SELECTORS))}, got {selector!r}")
+    if engine == "cuda" or xb.is_cupy(D):
+        # the GPU engine: the same canonical scores and lists as the CPU engine below
+        from . import _cuda
+
+        return _cuda.screened_topk(Q, D, k, ex, q_inv, d_inv, memory_budget=memory_budget, progress=progress,
+                                   desc=desc, scale=scale, col_bias=col_bias)
     canonical = (xb.is_numpy(D) and selector in ("auto", "numba") and (col_bias is None) == (scale is None)
                  and (col_bias is None or d_inv is not None) and D.dtype in (np.float32, np.float64))
     if canonical and not D.flags.c_contiguous:
@@ -284,7 +291,7 @@ def _canonical_in_blocks(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col
 
 def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
               progress: bool | None = None, n_jobs: int | None = None, check_finite: bool = True,
-              symmetric: bool | None = None):
+              symmetric: bool | None = None, backend: str = "exact"):
     """Every row's top-``k`` among the *other* rows of ``X``: ``topk(X, X, k, exclude=self)`` at half the GEMM.
 
     A vocabulary-wide neighbour table (e.g. the synonym table of
@@ -314,6 +321,9 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     symmetric : bool, optional
         True: the symmetric path (faster for d ≳ 128, float32 GEMM scores); None or False
         (default): ``topk(X, X, exclude=self)`` with canonical scores.
+    backend : {"exact", "cuda"}
+        "cuda" runs ``topk(X, X, exclude=self)`` on the GPU engine (as does a CuPy ``X``), with
+        the default route's results.
 
     Returns
     -------
@@ -329,12 +339,15 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     >>> self_topk(X, 1)[1].ravel().tolist()
     [1, 0, 1]
     """
+    if backend not in ("exact", "cuda"):
+        raise ValueError(f"backend must be 'exact' or 'cuda', got {backend!r}")
     xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite)
     n = X.shape[0]
     k = check_k(k, n - 1)
-    if not (symmetric and xb.is_numpy(X) and X.flags.c_contiguous):
-        return prepared_topk(xp, X, X, k, xp.arange(n) if not xb.is_numpy(X) else np.arange(n), inv, inv,
-                       memory_budget=memory_budget, progress=progress, n_jobs=n_jobs)
+    engine = "cuda" if backend == "cuda" else None
+    if not (symmetric and engine is None and xb.is_numpy(X) and X.flags.c_contiguous):
+        return prepared_topk(xp, X, X, k, np.arange(n), inv, inv, memory_budget=memory_budget, progress=progress,
+                             n_jobs=n_jobs, engine=engine)
     import threading
 
     from ..kernels import topk as K
@@ -378,21 +391,22 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
          memory_budget: int | None = None, progress: bool | None = None,
          selector: str = "auto", n_jobs: int | None = None, check_finite: bool = True,
-         offset: int | None = None, screen=None):
+         offset: int | None = None, screen=None, engine: str | None = None):
     """Exact top-``k`` neighbours of each query row among the database rows: the local engine.
 
     :func:`embgeo.neighbors.topk` with ``backend="exact"`` (the parameters, results and errors
     are documented there). On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba")
     the scores are canonical (``_screening``): shards searched with ``offset=`` and merged by
-    :func:`~embgeo.neighbors.merge_topk` give the bits of one search.
+    :func:`~embgeo.neighbors.merge_topk` give the bits of one search. ``engine="cuda"`` runs the
+    GPU engine (``_cuda``; CuPy arrays select it whatever ``engine``), with the same results.
     """
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, check_finite)
     return prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=offset, memory_budget=memory_budget,
-                         progress=progress, selector=selector, n_jobs=n_jobs, screen=screen)
+                         progress=progress, selector=selector, n_jobs=n_jobs, screen=screen, engine=engine)
 
 
 def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k", *,
-                  memory_budget=None, progress=None, selector="auto", n_jobs=None, screen=None):
+                  memory_budget=None, progress=None, selector="auto", n_jobs=None, screen=None, engine=None):
     """:func:`topk` on arrays already validated and aligned, cosine given as inverse row norms.
 
     For callers that hold what :func:`topk` would recompute (an
@@ -410,14 +424,14 @@ def prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=None, desc="top-k",
         Inverse row norms to scale by (cosine), or None (dot products).
     desc : str
         Label of the progress bar.
-    memory_budget, progress, selector, n_jobs, screen
+    memory_budget, progress, selector, n_jobs, screen, engine
         As in :func:`topk`.
     """
     offset = _check_offset(offset)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
     k = check_k(k, D.shape[0] - max_excluded(ex))
     s, i = _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, q_inv=q_inv, d_inv=d_inv,
-                screen=screen)
+                screen=screen, engine=engine)
     _check_ranked(xp, s, Q, D)
     return (s, i + offset) if offset else (s, i)
 
@@ -463,13 +477,13 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
                               desc=desc, **opts)
         parts.append(_row_means(sc))
     if not parts:
-        return xp.zeros((0,), dtype=xp.float64)
+        return xp.zeros((0,), dtype=xp.float64, device=xb.device(D))
     return parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)
 
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
                         memory_budget: int | None = None, progress: bool | None = None,
-                        selector: str = "auto", n_jobs: int | None = None):
+                        selector: str = "auto", n_jobs: int | None = None, engine: str | None = None):
     """Mean similarity of each query row to its ``k`` nearest database rows (CSLS's r terms).
 
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (the text
@@ -484,13 +498,14 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     """
     if exclude is not None:
         scores, _ = topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
-                         progress=progress, selector=selector, n_jobs=n_jobs)
+                         progress=progress, selector=selector, n_jobs=n_jobs, engine=engine)
         return _row_means(scores)
     # no exclusions: chunks of queries, so that the lists of a whole vocabulary never exist at once
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric)
     k = check_k(k, D.shape[0])
     return _mean_topk(xp, Q, D, k, q_inv, d_inv, "k-NN mean",
-                      dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs))
+                      dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs,
+                           engine=engine))
 
 
 def _row_means(scores):
@@ -518,7 +533,7 @@ def check_csls_knn(csls_knn, knn=None):
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
               selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
-              database_inv=None, source_inv=None, offset: int | None = None):
+              database_inv=None, source_inv=None, offset: int | None = None, engine: str | None = None):
     """Top-``k`` database rows of each query by CSLS: the local engine.
 
     :func:`embgeo.neighbors.csls_topk` with ``backend="exact"`` (Conneau et al. 2018, eq. 3: the
@@ -532,7 +547,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
     k = check_k(k, D.shape[0] - max_excluded(ex))
-    opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs)
+    opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs, engine=engine)
     if r_database is None:
         if source is not None:
             _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, queries_inv=source_inv)
@@ -552,5 +567,5 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
                          f"got {tuple(rD.shape)} and {tuple(rQ.shape)}")
     # rank by 2cos − r_S (r_T is constant per query), then subtract r_T
     s, i = _run(xp, Q, D, k, ex, memory_budget, progress, "CSLS", selector, n_jobs, col_bias=rD, scale=2,
-                q_inv=q_inv, d_inv=d_inv)
+                q_inv=q_inv, d_inv=d_inv, engine=engine)
     return s - xp.reshape(rQ, (-1, 1)), (i + offset if offset else i)

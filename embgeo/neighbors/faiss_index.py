@@ -58,8 +58,22 @@ def _faiss():
     return faiss
 
 
+def _faiss_gpu():
+    """FAISS with GPU support, or an ImportError naming the package that brings it."""
+    faiss = _faiss()
+    if not hasattr(faiss, "StandardGpuResources"):
+        raise ImportError("FAISS on the GPU (CuPy arrays, FaissIndex.to_gpu) needs a faiss build with GPU support: "
+                          "pip install faiss-gpu-cu12 (or conda install -c pytorch faiss-gpu); the installed faiss is "
+                          "CPU-only. embgeo's own GPU engine needs no FAISS: neighbors.topk(..., backend='cuda')")
+    if faiss.get_num_gpus() < 1:
+        raise RuntimeError("faiss has GPU support but sees no GPU")
+    return faiss
+
+
 def _as_float32(X, name, dim=None):
-    X = xb.to_numpy(X)
+    if xb.is_cupy(X):
+        _faiss_gpu()  # CuPy data asks for FAISS's GPU index; a CPU-only faiss is an error, not a silent copy
+    X = xb.to_numpy(X)  # FAISS's Python API takes host arrays (callers pass a block at a time)
     if X.ndim == 1:
         X = X.reshape(1, -1)
     X = xb.check_matrix(X, name, allow_empty=True)
@@ -120,6 +134,7 @@ class FaissIndex:
         self.params = {**_PARAMS[kind], **params}
         self._index: Any = None
         self._quantizer: Any = None  # IVF: FAISS does not own it, Python must keep it alive
+        self._gpu: Any = None  # StandardGpuResources once on the GPU (kept alive with the index)
         self.words: list[str] | None = None  # the vocabulary of the rows, when known
         if kind != "ivf" or self.params["nlist"] is not None:
             self._build()
@@ -161,8 +176,31 @@ class FaissIndex:
                 f"ntotal={self.ntotal})")
 
     # ------------------------------------------------------------------ build
+    def to_gpu(self) -> "FaissIndex":
+        """Move the index to GPU 0 (FAISS's GPU indexes: ``GpuIndexFlatIP`` for "flat", ``GpuIndexIVFFlat``
+        for "ivf"); rows added from CuPy arrays do this by themselves. Returns the index.
+
+        Raises
+        ------
+        ImportError
+            The installed faiss has no GPU support (names faiss-gpu).
+        ValueError
+            ``kind="hnsw"``: FAISS has no GPU HNSW index.
+        """
+        faiss = _faiss_gpu()
+        if self.kind == "hnsw":
+            raise ValueError("FAISS has no GPU HNSW index: use kind='flat' or 'ivf' on the GPU")
+        if self._index is None:
+            raise ValueError("an IVF index is built on its first add: add rows, then move it to the GPU")
+        if self._gpu is None:
+            self._gpu = faiss.StandardGpuResources()
+            self._index = faiss.index_cpu_to_gpu(self._gpu, 0, self._index)
+        return self
+
     def add(self, X) -> None:
-        """Append the rows of ``X`` (ids continue from :attr:`ntotal`). IVF trains on the first call."""
+        """Append the rows of ``X`` (ids continue from :attr:`ntotal`). IVF trains on the first call.
+        CuPy rows move the index to the GPU first (:meth:`to_gpu`)."""
+        on_gpu = xb.is_cupy(X)
         X = _as_float32(X, "vectors", self.dim)
         if X.shape[0] == 0:
             return
@@ -170,6 +208,8 @@ class FaissIndex:
             X = _unit(X)
         if self._index is None:
             self._build(X.shape[0])
+        if on_gpu and self._gpu is None:
+            self.to_gpu()
         if not self._index.is_trained:
             nlist = int(self.params["nlist"])
             if X.shape[0] < nlist:
