@@ -278,3 +278,17 @@ def test_similarity_of_a_zero_row_is_zero():
     e = Embeddings(["a", "z", "b"], np.array([[1.0, 2.0], [0.0, 0.0], [3.0, -1.0]], dtype=np.float32))
     assert e.similarity("a", "z") == 0.0
     assert e.similarity_pairs(["z", "a"], ["b", "b"]).tolist() == [0.0, pytest.approx(1 / np.sqrt(50))]
+
+
+def test_words_at_turns_neighbour_ids_into_words(small_embeddings):
+    e = small_embeddings
+    scores, ids = e.neighbors(["w1", "w2"], k=3)
+    words = e.words_at(ids)
+    assert words == [[e.words[i] for i in row] for row in ids.tolist()]
+    assert e.indices(words[0]).tolist() == ids[0].tolist()  # the inverse of indices()
+    assert e.words_at([[0, -1]]) == [["w0", None]]  # FAISS pads with -1
+    assert e.words_at(np.int64(7)) == "w7"
+    with pytest.raises(IndexError, match="200"):
+        e.words_at([200])
+    with pytest.raises(TypeError, match="integers"):
+        e.words_at([0.5])
