@@ -50,3 +50,42 @@ def test_a_terminal_gets_tqdm(monkeypatch):
     bar = progress.progress_bar(range(3), desc="x", progress=True, file=_Tty())
     assert type(bar).__module__.startswith("tqdm")
     bar.close()
+
+
+@pytest.fixture
+def log_everything(monkeypatch, capsys):
+    """stderr is captured (not a terminal, as in a log) and every task counts as long."""
+    monkeypatch.setattr(progress, "_DELAY", 0.0)
+
+    class Err:
+        def getvalue(self):
+            Err.text = getattr(Err, "text", "") + capsys.readouterr().err
+            return Err.text
+
+    return Err()
+
+
+def test_faiss_hnsw_build_reports_its_progress(log_everything, rng):
+    pytest.importorskip("faiss")
+    import numpy as np
+
+    import embgeo
+
+    e = embgeo.Embeddings([f"w{i}" for i in range(20_001)], rng.standard_normal((20_001, 4)).astype(np.float32))
+    e.neighbors(["w1"], 3, backend="faiss", kind="hnsw", M=4, ef_construction=8, progress=True)
+    assert "FAISS hnsw index: 3/3 block in" in log_everything.getvalue()  # 10k rows a block
+    e.top(100).neighbors(["w1"], 3, backend="faiss", kind="hnsw", progress=False)
+    assert log_everything.getvalue().count("FAISS") == 1
+
+
+def test_meta_embedding_fit_reports_its_progress(log_everything, rng):
+    pytest.importorskip("pymanopt")
+    import numpy as np
+
+    from embgeo.meta import GeometricMetaEmbedding
+
+    A, B = rng.standard_normal((60, 5)), rng.standard_normal((60, 4))
+    GeometricMetaEmbedding(max_iterations=5, progress=True).fit([A, B])
+    text = log_everything.getvalue()
+    assert "meta: Gram blocks" in text and "meta: Riemannian CG: " in text and "cost=" in text
+    assert "\r" not in text
