@@ -373,6 +373,12 @@ def test_3cosmul_scan_kernel_equals_the_matrix_form(rng):
     out = np.empty(40, dtype=np.int64)
     cosmul_argmax(C, pa, pb, pc, np.float32(1e-3), ptr, np.concatenate(excluded).astype(np.int64), out)
     np.testing.assert_array_equal(out, np.argmax(S, axis=1))
+    tie = np.full((3, 6), 0.5, dtype=np.float32)
+    tie[1, [2, 4]] = 0.9  # the best score twice: the lower column wins
+    one = np.empty(1, dtype=np.int64)
+    z = np.zeros(1, dtype=np.int64)
+    cosmul_argmax(tie, z, z + 1, z + 2, np.float32(1e-3), np.zeros(2, np.int64), np.zeros(0, np.int64), one)
+    assert one[0] == 2
 
 
 def test_3cosmul_top1_equals_the_best_of_its_top2(glove_small, google_subset):
