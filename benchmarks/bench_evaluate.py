@@ -5,7 +5,7 @@ from embgeo.data import AnalogyQuestions, WordPairs
 from embgeo.evaluate import analogy, word_similarity
 from embgeo.linalg import cached_inverse_norms
 
-from .common import random_embeddings
+from .common import best_of, random_embeddings
 
 
 def _synthetic(n_words=20000, dim=50, n_questions=2000, random_state=0):
@@ -81,16 +81,6 @@ class GoogleCosMulVsCosAdd:
         analogy(self.e, self.questions, method="3cosmul", restrict_vocab=30000, progress=False)
 
     def track_ratio(self):
-        import time
-
-        def best(f):
-            ts = []
-            for _ in range(3):
-                t0 = time.perf_counter()
-                f()
-                ts.append(time.perf_counter() - t0)
-            return min(ts)
-
-        return best(self.time_3cosmul) / best(self.time_3cosadd)
+        return best_of(self.time_3cosmul) / best_of(self.time_3cosadd)
 
     track_ratio.unit = "x 3CosAdd"
