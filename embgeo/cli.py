@@ -15,18 +15,20 @@ import argparse
 import importlib
 import sys
 
-__all__ = ["main", "COMMANDS"]
+__all__ = ["main", "COMMANDS", "load_embeddings"]
 
 #: Command name -> module implementing it.
 COMMANDS = {
     "evaluate": "embgeo.evaluate.cli",
     "bli": "embgeo.evaluate.lexicon",
     "datasets": "embgeo.data.cli",
+    "neighbors": "embgeo.neighbors.cli",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",
     "bli": "bilingual lexicon induction: map source to target embeddings and score a test dictionary",
     "datasets": "list (and fetch) the registered datasets and vectors, and what is cached",
+    "neighbors": "the nearest words of each given word",
 }
 #: Exceptions that mean "bad input" rather than a bug: reported in one line. RuntimeError and
 #: MemoryError are not among them: they mean a bug or an exhausted machine, and their traceback
@@ -51,8 +53,8 @@ def _top_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
-    p.add_argument("command", metavar="COMMAND", help=f"one of: {', '.join(COMMANDS)}")
-    p.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.add_argument("command", metavar="COMMAND", nargs="?", help=f"one of: {', '.join(COMMANDS)}")
+    p.add_argument("command_args", metavar="...", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return p
 
 
@@ -88,6 +90,11 @@ def main(argv=None) -> int:
         ns = top.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return _code(exc)
+    if ns.command is None:
+        top.print_usage(sys.stderr)
+        print(f"embgeo: error: no command given (choose from {', '.join(COMMANDS)}; see 'embgeo --help')",
+              file=sys.stderr)
+        return 2
     if ns.command not in COMMANDS:
         print(f"embgeo: error: unknown command {ns.command!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
@@ -101,7 +108,7 @@ def main(argv=None) -> int:
     mod.add_arguments(parser)
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     try:
-        args = parser.parse_args(ns.args)
+        args = parser.parse_args(ns.command_args)
     except SystemExit as exc:
         return _code(exc)
     args.debug = args.debug or ns.debug
@@ -131,3 +138,19 @@ def _code(exc: SystemExit) -> int:
     if code is None:
         return 0
     return code if isinstance(code, int) else 2
+
+
+def load_embeddings(source: str, limit: int | None = None):
+    """The embeddings a command's ``--embeddings NAME|PATH`` names (a registry name or a file)."""
+    import os
+    from pathlib import Path
+
+    from . import io
+
+    p = Path(source).expanduser()
+    looks_like_path = os.sep in source or p.suffix != "" or p.exists()
+    if looks_like_path and not p.exists():
+        raise FileNotFoundError(f"embeddings file not found: {source}")
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be positive, got {limit}")
+    return io.load(source) if limit is None else io.load(source, limit=limit)

@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from . import backend as xb
 from .errors import UnknownWordError
 from .validation import renamed_parameter
 
@@ -115,6 +116,44 @@ class Vocabulary:
                 raise UnknownWordError(first, n_missing=int(bad.sum()))
             idx = idx[~bad]
         return idx
+
+
+    def words_at(self, ids):
+        """The words at row ids ``ids``, in the same shape: the inverse of :meth:`indices`.
+
+        Turns the ``ids`` of ``scores, ids = e.neighbors(...)`` (or of a FAISS search) into words.
+
+        Parameters
+        ----------
+        ids : int or array-like of int, any shape
+            Row ids (NumPy, CuPy or nested lists). FAISS's padding id -1 gives ``None``.
+
+        Returns
+        -------
+        str, None, or nested lists of str
+            One word for a scalar id, else lists shaped like ``ids`` (as ``ids.tolist()`` with words).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from embgeo import Embeddings
+        >>> e = Embeddings(["a", "b", "c"], np.eye(3))
+        >>> e.words_at(np.array([[2, 0], [1, -1]]))
+        [['c', 'a'], ['b', None]]
+        >>> e.words_at(1)
+        'b'
+        """
+        flat = xb.to_numpy(ids)
+        if flat.dtype.kind not in "iu":
+            raise TypeError(f"ids must be integers, got dtype {flat.dtype}")
+        n = len(self._words)
+        bad = (flat >= n) | (flat < -1)
+        if bad.any():
+            raise IndexError(f"row id {int(flat[bad].flat[0])} is out of range for {n} words")
+        words = [self._words[i] if i >= 0 else None for i in flat.ravel().tolist()]
+        if flat.ndim == 0:
+            return words[0]
+        return np.array(words, dtype=object).reshape(flat.shape).tolist()
 
 
 def oov_alias(oov: str, deprecated: str | None, *, where: str) -> str:

@@ -221,3 +221,8 @@ def test_cli_maps_and_prints_a_table(tmp_path, rng, capsys):
     out = capsys.readouterr().out
     assert "P@1" in out and "csls" in out and "MRR" in out
     assert "100.0" in out  # near-perfect rotation: held-out P@1 is 100%
+
+
+def test_a_missing_dictionary_file_says_what_was_expected(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"no such dictionary file: '.*en-fi\.tsv'.*word pairs.*fetch"):
+        read_dictionary(tmp_path / "en-fi.tsv")

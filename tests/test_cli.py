@@ -228,3 +228,84 @@ def test_bugs_and_exhaustion_keep_their_traceback(monkeypatch, error):
     monkeypatch.setattr(evaluate_cli, "run", fail)
     with pytest.raises(type(error)):
         cli.main(["evaluate"])
+
+
+# ---------------------------------------------------------------- a newcomer's mistakes, one line each
+def test_no_command_names_the_commands_not_argparse_internals(capsys):
+    code, out, err = run(capsys)
+    assert code == 2
+    assert "no command given" in err and "neighbors" in err
+    assert "args" not in err.replace("arguments", "")
+
+
+def test_bli_help_explains_retrieval_recipe_and_vocabulary_defaults(capsys):
+    code, out, err = run(capsys, "bli", "--help")
+    assert code == 0
+    text = " ".join(out.split()).replace("- ", "-")  # argparse wraps at hyphens
+    assert "csls (cross-domain similarity local scaling" in text and "isf (inverted softmax" in text
+    assert "rcsls" in text and "muse" in text
+    assert "--src-vocab N keep the first N source words" in text and "default: 200000" in text
+    assert "--tgt-vocab N keep the first N target words (default: 200000)" in text
+    assert run(capsys, "bli", "--src", "x", "--tgt", "y", "--train", "z", "--recipe", "nonsense")[0] == 2
+
+
+@pytest.fixture
+def bli_files(tmp_path, rng):
+    """A 60-word 'source', its rotated copy as 'target' and a dictionary pairing them."""
+    X = rng.standard_normal((60, 8)).astype(np.float32)
+    Q, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    src, tgt = tmp_path / "src.vec", tmp_path / "tgt.vec"
+    embgeo.save(embgeo.Embeddings(WORDS, X), src)
+    embgeo.save(embgeo.Embeddings([w + "_t" for w in WORDS], (X @ Q).astype(np.float32)), tgt)
+    d = tmp_path / "dict.tsv"
+    d.write_text("".join(f"{w}\t{w}_t\n" for w in WORDS), encoding="utf-8")
+    return src, tgt, d
+
+
+def test_bli_says_when_it_keeps_only_part_of_the_source(bli_files, capsys):
+    src, tgt, d = bli_files
+    code, out, err = run(capsys, "bli", "--src", str(src), "--tgt", str(tgt), "--train", str(d),
+                         "--src-vocab", "50", "--retrieval", "nn")
+    assert code == 0, err
+    assert f"keeping the first 50 words of {src} (--src-vocab 50)" in err
+    assert "(50x8)" in out
+    code, out, err = run(capsys, "bli", "--src", str(src), "--tgt", str(tgt), "--train", str(d), "--retrieval", "nn")
+    assert code == 0 and "keeping" not in err  # 60 words, all kept
+
+
+def test_bli_holdout_out_of_range_names_the_option(bli_files, capsys):
+    src, tgt, d = bli_files
+    code, out, err = run(capsys, "bli", "--src", str(src), "--tgt", str(tgt), "--train", str(d), "--holdout", "1.5")
+    assert code == 1
+    assert "--holdout must be between 0 and 1" in err and "test_size" not in err and "Traceback" not in err
+
+
+def test_a_file_that_is_not_embeddings_names_the_expected_format(capsys, tmp_path):
+    notes = tmp_path / "README.md"
+    notes.write_text("# embgeo\n\nThe geometry of word embeddings.\n", encoding="utf-8")
+    code, out, err = run(capsys, "evaluate", "--embeddings", str(notes), "-q")
+    assert code == 1 and len(err.splitlines()) == 1
+    assert "README.md, line 1" in err and "expected word vectors" in err and "word2vec" in err
+
+
+def test_evaluate_data_dir_that_does_not_exist(capsys, tmp_path):
+    code, out, err = run(capsys, "evaluate", "--data-dir", str(tmp_path / "nonexistent"), "-q")
+    assert code == 1
+    assert f"--data-dir {tmp_path / 'nonexistent'}: no such directory" in err
+
+
+def test_neighbors_command(files, capsys):
+    e, emb, pairs, quest = files
+    code, out, err = run(capsys, "neighbors", "w3", "w5", "-k", "4", "--embeddings", str(emb))
+    assert code == 0, err
+    scores, ids = e.neighbors(["w3", "w5"], k=4)
+    lines = out.splitlines()
+    assert lines[0] == "w3" and lines[5] == "w5"
+    assert [ln.split()[1] for ln in lines[1:5]] == e.words_at(ids[0])
+    assert [float(ln.split()[2]) for ln in lines[1:5]] == pytest.approx(scores[0].tolist(), abs=1e-4)
+    code, out, err = run(capsys, "neighbors", "w3", "-k", "2", "-e", str(emb), "--json")
+    assert [n for n, _ in json.loads(out)["w3"]] == e.words_at(ids[0, :2])
+    code, out, err = run(capsys, "neighbors", "nope", "-e", str(emb))
+    assert code == 1 and "'nope'" in err and "Traceback" not in err
+    assert run(capsys, "neighbors", "w3", "-k", "0", "-e", str(emb))[0] == 1
+    assert run(capsys, "neighbors", "-e", str(emb))[0] == 2  # no word

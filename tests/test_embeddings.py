@@ -295,3 +295,15 @@ def test_astype_refuses_an_overflow_naming_the_word():
 def test_complex_input_is_refused_not_cast_to_its_real_part(make):
     with pytest.raises(TypeError, match="complex values"):
         make()
+def test_words_at_turns_neighbour_ids_into_words(small_embeddings):
+    e = small_embeddings
+    scores, ids = e.neighbors(["w1", "w2"], k=3)
+    words = e.words_at(ids)
+    assert words == [[e.words[i] for i in row] for row in ids.tolist()]
+    assert e.indices(words[0]).tolist() == ids[0].tolist()  # the inverse of indices()
+    assert e.words_at([[0, -1]]) == [["w0", None]]  # FAISS pads with -1
+    assert e.words_at(np.int64(7)) == "w7"
+    with pytest.raises(IndexError, match="200"):
+        e.words_at([200])
+    with pytest.raises(TypeError, match="integers"):
+        e.words_at([0.5])

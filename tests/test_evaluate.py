@@ -355,3 +355,34 @@ def test_empty_analogy_section_does_not_divide_by_zero(tmp_path):
     p.write_text(": empty\n: real\na b c d\nb c d e\n")
     rep = evaluate(e, [str(p)], sections=True)
     assert any("empty" in str(r.get("dataset")) for r in rep.to_records())
+
+
+def test_3cosmul_scan_kernel_equals_the_matrix_form(rng):
+    """The compiled scan (no question × vocabulary matrix) against NumPy's argmax of eq. 4, exclusions included."""
+    from embgeo.kernels.analogy import cosmul_argmax
+
+    C = ((rng.uniform(-1, 1, (12, 500)).astype(np.float32) + 1.0) * 0.5).astype(np.float32)
+    C[:, 7] = C[:, 3]  # equal scores: the lower column wins, as with argmax
+    pa, pb, pc = (rng.integers(0, 12, 40) for _ in range(3))
+    excluded = [rng.choice(500, 3, replace=False) for _ in range(40)]
+    excluded[0] = np.array([int(np.argmax(C[pb[0]] * C[pc[0]] / (C[pa[0]] + np.float32(1e-3))))])
+    S = C[pb] * C[pc] / (C[pa] + np.float32(1e-3))
+    for q, cols in enumerate(excluded):
+        S[q, cols] = -np.inf
+    ptr = np.concatenate([[0], np.cumsum([len(x) for x in excluded])]).astype(np.int64)
+    out = np.empty(40, dtype=np.int64)
+    cosmul_argmax(C, pa, pb, pc, np.float32(1e-3), ptr, np.concatenate(excluded).astype(np.int64), out)
+    np.testing.assert_array_equal(out, np.argmax(S, axis=1))
+    tie = np.full((3, 6), 0.5, dtype=np.float32)
+    tie[1, [2, 4]] = 0.9  # the best score twice: the lower column wins
+    one = np.empty(1, dtype=np.int64)
+    z = np.zeros(1, dtype=np.int64)
+    cosmul_argmax(tie, z, z + 1, z + 2, np.float32(1e-3), np.zeros(2, np.int64), np.zeros(0, np.int64), one)
+    assert one[0] == 2
+
+
+def test_3cosmul_top1_equals_the_best_of_its_top2(glove_small, google_subset):
+    """topn=1 runs the scan, topn=2 the score matrix: the same best answers."""
+    one = analogy(glove_small, google_subset, method="3cosmul", restrict_vocab=3000)
+    two = analogy(glove_small, google_subset, method="3cosmul", restrict_vocab=3000, topn=2)
+    np.testing.assert_array_equal(one.predictions, two.predictions)

@@ -43,10 +43,16 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
     ------
     FormatError
         Empty file, or a malformed line (a ValueError whose message starts ``path, line N:``).
+    FileNotFoundError
+        No such file; the message says how to fetch a registered dictionary.
     """
     if format not in _DICTIONARY_FORMATS:
         raise ValueError(f"format must be one of {', '.join(_DICTIONARY_FORMATS)}, got {format!r}")
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such dictionary file: {str(path)!r} (a text file of source-target word pairs; "
+                                f"a registered dictionary is fetched by name: embgeo.data.fetch('xling-de-fi-train-5k'), "
+                                f"see embgeo.data.registry())")
     pairs, seen = [], set()
     for n, line in data_lines(path, encoding, comment=None):
         if format == "tsv" or (format == "auto" and "\t" in line):

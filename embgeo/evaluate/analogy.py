@@ -184,7 +184,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 
         def unit(i):
             return xb.take_rows(V, i) * xp.reshape(xb.take_rows(inv, i), (-1, 1))
-    factor = 4 if method == "3cosmul" else 1
+    # 3CosMul holds the cosines of a batch's distinct question words (at most 3 per question), and
+    # for topn > 1 two batch × vocabulary arrays of scores
+    factor = (3 if topn == 1 and xb.is_numpy(e.vectors) else 5) if method == "3cosmul" else 1
     if batch_size is None:
         # half the budget for one batch of question-by-vocabulary scores (and 3CosMul's
         # temporaries), the other half for the selection
@@ -207,9 +209,19 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             continue
         if method == "3cosadd":
             S = _scale_columns(xp, (unit(ib) - unit(ia) + unit(ic)) @ VT, inv, is_np)
+        elif is_np and topn == 1:
+            # the batch's distinct question words: consecutive questions share them (a section
+            # pairs a few dozen words), so the GEMM has fewer rows than 3CosAdd's one per question,
+            # and a compiled scan answers each question without a question × vocabulary matrix
+            top[batch, 0] = _cosmul_answers(xp, unit, VT, inv, ia, ib, ic, excluded, epsilon)
+            continue
+        elif is_np:
+            uniq, pos = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
+            C = _scale_columns(xp, unit(uniq) @ VT, inv, is_np)
+            S = _cosmul_from_words(C, pos.reshape(3, -1), epsilon)
         else:
             C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, is_np)
-            S = _cosmul_scores(xp, C, len(ia), epsilon, is_np)
+            S = _cosmul_scores(xp, C, len(ia), epsilon)
         S = _exclude(xp, S, excluded, is_np)
         if topn == 1:
             top[batch, 0] = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
@@ -246,20 +258,44 @@ def _scale_columns(xp, S, inv, is_np):
     return S * xp.reshape(inv, (1, -1))
 
 
-def _cosmul_scores(xp, C, B, eps, is_np):
+def _cosmul_scores(xp, C, B, eps):
     """Levy & Goldberg (2014) eq. 4 with cosines shifted to [0, 1], from the cosines ``C`` of the
     stacked a, b and c blocks (``B`` rows each): one GEMM for the three terms."""
-    if is_np:
-        # in place: the three B × n blocks are the only big temporaries
-        C += 1.0
-        C *= 0.5
-        Ca, Cb, Cc = C[:B], C[B:2 * B], C[2 * B:]
-        Cb *= Cc
-        Ca += eps
-        Cb /= Ca
-        return Cb
     C = (C + 1.0) / 2.0
     return C[B:2 * B, ...] * C[2 * B:, ...] / (C[:B, ...] + eps)
+
+
+def _cosmul_answers(xp, unit, VT, inv, ia, ib, ic, excluded, eps):
+    """The best row of eq. 4 for each question, from the shifted cosines of its distinct words."""
+    from ..kernels.analogy import cosmul_argmax
+
+    uniq, pos = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
+    C = _scale_columns(xp, unit(uniq) @ VT, inv, True)
+    C += 1.0
+    C *= 0.5
+    pos = pos.reshape(3, -1).astype(np.int64)
+    ex_ptr = np.zeros(len(excluded) + 1, dtype=np.int64)
+    ex_ptr[1:] = np.cumsum([len(x) for x in excluded])
+    ex_idx = np.concatenate(excluded).astype(np.int64) if excluded else np.zeros(0, np.int64)
+    out = np.empty(len(ia), dtype=np.int64)
+    cosmul_argmax(np.ascontiguousarray(C), pos[0], pos[1], pos[2], np.float32(eps) if C.dtype == np.float32
+                  else float(eps), ex_ptr, ex_idx, out)
+    return out
+
+
+def _cosmul_from_words(C, pos, eps):
+    """Eq. 4 from the cosines ``C`` of distinct words; ``pos[0|1|2][q]`` is the row of question q's a, b, c.
+
+    The same float32 operations, in the same order, as :func:`_cosmul_scores` (shift, b·c, a + ε,
+    divide), so the answers are those of the stacked form."""
+    C += 1.0
+    C *= 0.5
+    S = np.take(C, pos[1], axis=0)
+    S *= np.take(C, pos[2], axis=0)
+    den = np.take(C, pos[0], axis=0)
+    den += eps
+    S /= den
+    return S
 
 
 def _excluded_rows(ia, ib, ic, variants):

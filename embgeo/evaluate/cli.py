@@ -11,7 +11,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -79,16 +78,6 @@ def _expand_datasets(items):
     return out
 
 
-def _load_embeddings(source: str, limit):
-    from .. import io
-
-    p = Path(source).expanduser()
-    looks_like_path = os.sep in source or p.suffix != "" or p.exists()
-    if looks_like_path and not p.exists():
-        raise FileNotFoundError(f"embeddings file not found: {source}")
-    return io.load(source) if limit is None else io.load(source, limit=limit)
-
-
 def run(args) -> int:
     """Evaluate and print the report; returns the exit code."""
     from ..progress import set_progress
@@ -103,13 +92,17 @@ def run(args) -> int:
         raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be positive, got {args.limit}")
+    if args.data_dir is not None and not Path(args.data_dir).expanduser().is_dir():
+        raise FileNotFoundError(f"--data-dir {args.data_dir}: no such directory")
     datasets = _expand_datasets(args.datasets) if args.datasets else None
     if datasets is not None:
         # Fail on a bad dataset name before loading (possibly large) embeddings.
         from ..data import load_dataset
 
         datasets = [load_dataset(d, data_dir=args.data_dir) for d in datasets]
-    e = _load_embeddings(args.embeddings, args.limit)
+    from ..cli import load_embeddings
+
+    e = load_embeddings(args.embeddings, args.limit)
     title = f"{args.embeddings}: {len(e)} words, dim {e.dim}"
     report = evaluate(e, datasets, measures, analogy_methods=methods, restrict_vocab=args.restrict_vocab,
                       lowercase=True if args.lowercase else None, oov=args.oov, sections=args.sections,

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import backend as xb
-from ..crosslingual import Mapper, retrieval_factors
+from ..crosslingual import RECIPES, Mapper, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..neighbors import VALID_RETRIEVALS
@@ -359,23 +359,33 @@ def add_arguments(parser) -> None:
     parser.add_argument("--tgt", required=True, help="target vectors: a name or a .vec[.gz] path")
     parser.add_argument("--train", required=True, help="training (seed) dictionary")
     parser.add_argument("--test", help="test dictionary; without it, --holdout of --train is held out")
-    parser.add_argument("--holdout", type=float, default=0.2,
-                        help="fraction of training source words held out for testing when no --test (0.2)")
+    parser.add_argument("--holdout", type=float, default=0.2, metavar="FRACTION",
+                        help="fraction of training source words held out for testing when no --test, "
+                             "between 0 and 1 (default: 0.2)")
     parser.add_argument("--seed-size", type=int, default=None,
                         help="seed = the first N pairs of --train minus the test words (the yacle 1k/500 "
                              "files are the first lines of the 5k file)")
-    parser.add_argument("--src-vocab", type=int, default=200000, help="keep the N most frequent source words")
-    parser.add_argument("--tgt-vocab", type=int, default=200000, help="keep the N most frequent target words")
-    parser.add_argument("--recipe", default=None,
-                        help="recipe: supervised (default), semi_supervised (default with --self-learning), "
-                             "identical, unsupervised (= acl2018), aaai2018, acl2017, orthogonal, muse")
+    parser.add_argument("--src-vocab", type=int, default=200000, metavar="N",
+                        help="keep the first N source words, the most frequent in frequency-sorted files "
+                             "(default: 200000; the rest of a larger file is dropped, and the run says so)")
+    parser.add_argument("--tgt-vocab", type=int, default=200000, metavar="N",
+                        help="keep the first N target words (default: 200000)")
+    parser.add_argument("--recipe", default=None, choices=sorted(RECIPES), metavar="RECIPE",
+                        help="Mapper recipe: supervised (default), semi_supervised (default with "
+                             "--self-learning), identical, unsupervised (= acl2018), aaai2018, acl2017, "
+                             "orthogonal, muse (MUSE's refinement), rcsls (Joulin et al. 2018); "
+                             "see embgeo.crosslingual.RECIPES")
     parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
     parser.add_argument("--vocabulary-cutoff", type=int, default=None, help="self-learning vocabulary cutoff")
     parser.add_argument("--max-iter", type=int, default=None, help="bound on self-learning iterations")
     parser.add_argument("--postproc", nargs=2, type=float, metavar=("ALPHA_SRC", "ALPHA_TGT"),
                         help="POSTPROC similarity-order exponents (paper: -0.25 0.15)")
     parser.add_argument("--pca", default=None, help="reduce the wider space by PCA: N or 'match'")
-    parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=list(VALID_RETRIEVALS["exact"]))
+    parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=list(VALID_RETRIEVALS["exact"]),
+                        metavar="{" + ",".join(VALID_RETRIEVALS["exact"]) + "}",
+                        help="how a mapped source word finds its translation, one row each: nn (nearest "
+                             "neighbour, cosine), csls (cross-domain similarity local scaling, Conneau et al. "
+                             "2018), isf (inverted softmax, Smith et al. 2017) (default: nn csls)")
     parser.add_argument("--source-size", type=int, default=None,
                         help="CSLS / inverted-softmax statistics over the N most frequent source words (all)")
     parser.add_argument("--oov", default="skip", choices=["skip", "zero", "miss", "raise"],
@@ -384,18 +394,35 @@ def add_arguments(parser) -> None:
     parser.add_argument("--lowercase", action="store_true", help="lower-case the dictionaries")
 
 
+def _load_vocab(source, n, option):
+    """The first ``n`` words of ``source``; one line on standard error when the file holds more."""
+    import sys
+
+    from ..io import load
+
+    e = load(source, limit=n + 1)  # one word more tells whether the file was cut
+    if len(e) > n:
+        print(f"embgeo bli: note: keeping the first {n} words of {source} ({option} {n})", file=sys.stderr)
+        e = e.subset(e.words[:n])
+    return e
+
+
 def run(args) -> int:
     """Run ``python -m embgeo bli``: map, evaluate, print one table row per retrieval method."""
     import time
 
-    from ..io import load
-
-    src = load(args.src, limit=args.src_vocab)
-    tgt = load(args.tgt, limit=args.tgt_vocab)
+    if not args.test and not 0 < args.holdout < 1:
+        raise ValueError(f"--holdout must be between 0 and 1 (a fraction of the --train source words), "
+                         f"got {args.holdout}")
+    for name in ("src_vocab", "tgt_vocab"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
+    # checked before the (possibly long) loading of the vectors
     pairs = read_dictionary(args.train, lowercase=args.lowercase)
-    if args.test:
-        test = read_dictionary(args.test, lowercase=args.lowercase)
-    else:
+    test = read_dictionary(args.test, lowercase=args.lowercase) if args.test else None
+    src = _load_vocab(args.src, args.src_vocab, "--src-vocab")
+    tgt = _load_vocab(args.tgt, args.tgt_vocab, "--tgt-vocab")
+    if test is None:
         _, test = split_dictionary(pairs, args.holdout)
     test_src = {s for s, _ in test}
     # a smaller seed = the first N pairs of the same file, minus the test words, so that the

@@ -532,6 +532,10 @@ def _is_number(tok: bytes) -> bool:
     return _NUMBER.fullmatch(tok) is not None
 
 
+_EXPECTED = ("; expected word vectors: a word and its numbers on each line (word2vec, GloVe or fastText text, "
+             "gzipped or not, an optional 'N DIM' first line), word2vec or fastText binary, or an embgeo cache")
+
+
 def _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no):
     """Parse the tokens the kernel's exact fast path declined, with Python's float (also exact)."""
     rows, cols, starts, ends = fb
@@ -542,8 +546,11 @@ def _resolve_fallbacks(buf, out, fb, nfb, path, first_line_no):
                 raise ValueError
             value = float(tok)
         except ValueError:
-            raise FormatError(path, f"value {int(cols[i]) + 1} is not a number: {tok[:40]!r}",
-                              line=first_line_no + int(rows[i])) from None
+            line = first_line_no + int(rows[i])
+            # on the first lines the file is likely no embeddings at all: say what was expected
+            hint = _EXPECTED if line <= 2 else ""
+            raise FormatError(path, f"value {int(cols[i]) + 1} is not a number: {tok[:40]!r}{hint}",
+                              line=line) from None
         with np.errstate(over="ignore"):  # beyond float32's range: inf, reported with the line below
             out[rows[i], cols[i]] = value
 

@@ -388,11 +388,12 @@ def _isf_search(e, Q, k, words, exclude, kwargs):
 
 def _faiss_search(e, Q, k, metric, exclude, kwargs):
     """:func:`search` with ``backend="faiss"``: the cached (or given) index of ``e``."""
-    for name in ("memory_budget", "progress", "selector", "n_jobs"):  # exact-search options
+    progress = kwargs.pop("progress", None)  # for the build of the index
+    for name in ("memory_budget", "selector", "n_jobs"):  # exact-search options
         kwargs.pop(name, None)
     index = kwargs.pop("index", None)
     if index is None:
-        index = cached_faiss_index(e, metric=metric, **kwargs)
+        index = cached_faiss_index(e, metric=metric, progress=progress, **kwargs)
     elif kwargs:
         raise TypeError(f"index= is prebuilt: {', '.join(sorted(kwargs))} cannot apply to it")
     else:

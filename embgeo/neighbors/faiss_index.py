@@ -36,6 +36,7 @@ from .. import backend as xb
 from ..io.atomic import atomic_paths
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
+from ..progress import progress_bar
 from ..validation import check_k, exclusion_csr, max_excluded, renamed_names
 from ._criteria import check_metric
 
@@ -393,7 +394,8 @@ class FaissIndex:
         self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
 
 
-def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", **params) -> FaissIndex:
+def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", *, progress: bool | None = None,
+                       **params) -> FaissIndex:
     """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
 
     Indexes are kept beside ``e`` (dropped with it), one per (kind, parameters, metric), so
@@ -405,19 +407,25 @@ def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", **params) 
     e : Embeddings
     kind, metric, **params
         As for :class:`FaissIndex`.
+    progress : bool, optional
+        Progress of the build (an HNSW graph over 400k words takes about a minute), in blocks of rows.
     """
     _check_kind(kind, params)
     key = ("faiss index", kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
-    return derived(e, key, lambda: _build_over(e, kind, metric, params))
+    return derived(e, key, lambda: _build_over(e, kind, metric, params, progress))
 
 
-def _build_over(e, kind, metric, params) -> FaissIndex:
+def _build_over(e, kind, metric, params, progress=None) -> FaissIndex:
     index = FaissIndex(e.dim, metric=metric, kind=kind, **params)
     V = e.vectors
     # blocks: the index holds its own copy, no second temporary one is made (IVF trains on its
-    # first add, so it takes everything at once); float32 rows in a quarter of the budget
-    step = len(e) if kind == "ivf" else block_rows(e.dim, 4, budget_bytes() // 4)
-    for s in range(0, len(e), step):
+    # first add, so it takes everything at once); float32 rows in a quarter of the budget, and at
+    # most about 2 % of the rows, so that a long build shows its progress
+    n = len(e)
+    step = n if kind == "ivf" else min(block_rows(e.dim, 4, budget_bytes() // 4), max(10_000, -(-n // 50)))
+    starts = range(0, n, step)
+    for s in progress_bar(starts, total=len(starts), desc=f"FAISS {kind} index", progress=progress,
+                          unit="block"):
         index.add(V[s:s + step, ...])
     index.words = list(e.words)
     return index

