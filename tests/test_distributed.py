@@ -487,9 +487,11 @@ def _slow_shard_tasks():
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_search_loses_no_result(data):
+@pytest.mark.parametrize("memory_mapped", [False, True])
+def test_a_worker_killed_mid_search_loses_no_result(data, tmp_path, memory_mapped):
     """Issue 27: a worker killed mid-search failed the call with FutureCancelledError ("already
-    forgotten"); the search now makes new shards on the workers left and completes."""
+    forgotten"); the search now makes new shards on the workers left and completes. Memory-mapped
+    shards (tasks Dask could rerun, but only on the dead worker) waited for it forever."""
     import signal
     import threading
     import time
@@ -497,12 +499,12 @@ def test_a_worker_killed_mid_search_loses_no_result(data):
     Q, D = data
     e = embgeo.Embeddings([f"w{i}" for i in range(len(D))], D)
     ref = e.neighbors(e.words[:40], 5)
-    import dask
-
-    # the dead worker's address is tried until this timeout (30 s by default) before it counts as gone
-    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}), \
-            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                     worker_dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+    if memory_mapped:
+        e = embgeo.load(embgeo.save(e, tmp_path / "e.embgeo"), mmap=True)
+    # Dask's default config: the dead worker's address is tried for 30 s (comm.timeouts.connect), far
+    # longer than the search may take
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  worker_dashboard_address=None) as cluster, distributed.Client(cluster) as c:
         c.run(_slow_shard_tasks)
         victim, pid = sorted(c.run(os.getpid).items())[0]
         out = {}
@@ -518,8 +520,10 @@ def test_a_worker_killed_mid_search_loses_no_result(data):
         deadline = time.monotonic() + 30
         while not c.processing().get(victim) and time.monotonic() < deadline:
             time.sleep(0.02)
+        assert search.is_alive(), "the search ended before the worker was killed"
         os.kill(pid, signal.SIGKILL)
         search.join(60)
+        assert not search.is_alive(), "the search hangs after the worker was killed"
     assert not isinstance(out["r"], Exception), repr(out["r"])
     s, i = out["r"]
     np.testing.assert_array_equal(i, ref[1])

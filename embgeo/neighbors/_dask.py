@@ -117,8 +117,35 @@ def _workers(client) -> set:
     return set(client.scheduler_info().get("workers", {}))
 
 
+class _ShardsLost(Exception):
+    """The worker holding some shards left the cluster while tasks on them were still waiting."""
+
+
 def _lost_worker(exc: BaseException) -> bool:
-    return any(c.__name__ in _LOST for c in type(exc).__mro__)
+    return isinstance(exc, _ShardsLost) or any(c.__name__ in _LOST for c in type(exc).__mro__)
+
+
+def _gather(client, futures: list, sd: ShardedDatabase) -> list:
+    """``client.gather(futures)``, which fails instead of waiting forever when a shard's worker is gone.
+
+    Tasks pinned to a worker that died (and was perhaps restarted by its nanny under a new address)
+    can wait for it forever when Dask does not cancel them (a shard it can recompute, but only there):
+    every half second the worker set is checked, and the tasks are cancelled once a shard's worker
+    has left it.
+    """
+    import distributed
+
+    while True:
+        try:
+            distributed.wait(futures, timeout=0.5)
+            break
+        except TimeoutError:
+            now = _workers(client)
+            gone = sorted(set(sd.workers) - now) if now else []
+            if gone:
+                client.cancel(futures)
+                raise _ShardsLost(f"worker {', '.join(gone)} left the cluster, with its shards") from None
+    return client.gather(futures)
 
 
 def _surviving_lost_workers(search):
@@ -189,7 +216,7 @@ def _run_blocks(client, q_blocks, sd, k, ptr, idx, d_inv=None, biases=None):
             bias = None if biases is None else biases[j]
             parts.append(client.submit(_shard_topk, qf, qinv, df, dinv, k, c0, ex, bias, workers=[w], pure=False))
         merged.append(_tree_merge(client, parts, k))
-    results = client.gather(merged)
+    results = _gather(client, merged, sd)
     if not results:
         return np.zeros((0, k), sd.dtype), np.zeros((0, k), np.int64)
     return (np.concatenate([r[0] for r in results], axis=0).astype(sd.dtype, copy=False),
@@ -203,10 +230,11 @@ def _query_blocks(client, Q, q_inv, query_block):
     if not bounds:
         return []
     # hash=False: the same queries scattered again would get the key of the previous call's
-    # futures, whose release reaches the scheduler later and cancels the new tasks
-    blocks = client.scatter([np.ascontiguousarray(Q[s:e]) for s, e in bounds], broadcast=True, hash=False)
-    invs = [None] * len(bounds) if q_inv is None else \
-        client.scatter([q_inv[s:e] for s, e in bounds], broadcast=True, hash=False)
+    # futures, whose release reaches the scheduler later and cancels the new tasks. No broadcast:
+    # the workers fetch a block when a task needs it, while Dask's replication of a broadcast loops
+    # forever on a worker that dies in the middle of it
+    blocks = client.scatter([np.ascontiguousarray(Q[s:e]) for s, e in bounds], hash=False)
+    invs = [None] * len(bounds) if q_inv is None else client.scatter([q_inv[s:e] for s, e in bounds], hash=False)
     return list(zip(bounds, blocks, invs))
 
 
@@ -297,7 +325,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
             raise ValueError("r_S needs a non-empty source space: pass source= or r_database=")
         if s_inv is None:
             s_inv = inverse_norms(S, "source")
-        S_f, s_inv_f = client.scatter([S, s_inv], broadcast=True, hash=False)
+        S_f, s_inv_f = client.scatter([S, s_inv], hash=False)  # no broadcast: see _query_blocks
         knn_s = min(csls_knn, S.shape[0])
         biases = [client.submit(_knn_mean_rows, f, inv, S_f, s_inv_f, knn_s, workers=[w], pure=False)
                   for f, inv, w in zip(sd.shards, d_inv, sd.workers)]
