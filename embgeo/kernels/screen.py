@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .topk import _CHUNK, _chunk_max, _mark_excluded, _sift_down, _worse
+from .topk import _CHUNK, _mark_excluded, _sift_down, _worse
 
 __all__ = ["canonical_dot", "canonical_scores", "screened_block"]
 
@@ -189,7 +189,16 @@ def screened_block(Qs, Ds, U, D, cols, heap_vals, heap_idx, row0, ex_ptr, ex_idx
             while j < m:
                 # a chunk's maximum first (vectorised); only chunks that reach the cut are walked
                 if j < full:
-                    mx = _chunk_max(s, j, bscale, c, has_b)
+                    mx = -np.inf  # the chunk scan of topk._merge_row, written out (see there why)
+                    if has_b:
+                        for t in range(_CHUNK):
+                            v = s[j + t] * bscale[c + j + t]
+                            s[j + t] = v
+                            mx = v if v > mx else mx
+                    else:
+                        for t in range(_CHUNK):
+                            v = s[j + t]
+                            mx = v if v > mx else mx
                     jend = j + _CHUNK
                     if not mx >= cut:
                         j = jend

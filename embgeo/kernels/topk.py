@@ -68,26 +68,6 @@ def _sift_down(hv, hi, k):
 
 
 @njit(cache=True, inline="always")
-def _chunk_max(s, j, cscale, col0, scaled):
-    """The maximum of the chunk s[j:j + _CHUNK] (a loop LLVM vectorises); with ``scaled``, each
-    score is first multiplied in place by its column's factor ``cscale[col0 + j + t]``.
-
-    NaN (an excluded score) never wins ``v > mx``, so it cannot poison the maximum.
-    """
-    mx = -np.inf
-    if scaled:
-        for t in range(_CHUNK):
-            v = s[j + t] * cscale[col0 + j + t]
-            s[j + t] = v
-            mx = v if v > mx else mx
-    else:
-        for t in range(_CHUNK):
-            v = s[j + t]
-            mx = v if v > mx else mx
-    return mx
-
-
-@njit(cache=True, inline="always")
 def _merge_row(s, col0, hv, hi, k, cscale):
     # with ``cscale`` (non-empty), scores are first scaled by their column's factor, in the
     # same pass as the chunk maximum (cosine from raw dot products and inverse norms)
@@ -97,7 +77,19 @@ def _merge_row(s, col0, hv, hi, k, cscale):
     scaled = cscale.shape[0] > 0
     j = 0
     while j < full:
-        mx = _chunk_max(s, j, cscale, col0, scaled)
+        # NaN (excluded) never wins ``v > mx``, so it cannot poison the chunk maximum. This scan is
+        # written out here and in screen.screened_block on purpose: shared as one inlined function it
+        # made the exact top-k about 20 % slower (GloVe 400k, 10k queries: 4.5 -> 5.5 s).
+        mx = -np.inf
+        if scaled:
+            for t in range(_CHUNK):
+                v = s[j + t] * cscale[col0 + j + t]
+                s[j + t] = v
+                mx = v if v > mx else mx
+        else:
+            for t in range(_CHUNK):
+                v = s[j + t]
+                mx = v if v > mx else mx
         if mx >= thr:
             for t in range(_CHUNK):
                 v = s[j + t]
