@@ -1,9 +1,12 @@
 """Shared fixtures: real data from ../shared/data (skipped when absent) and small random embeddings."""
 from __future__ import annotations
 
+import contextlib
+import gc
 import importlib.util
 import os
 import sys
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +27,34 @@ embgeo.set_progress(False)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("EMBGEO_SHARED_DATA", REPO.parent / "shared" / "data"))
+
+
+class _Trace:
+    """What :func:`traced_memory` reads: bytes held now, the peak so far, and a fresh peak."""
+
+    current = property(lambda self: tracemalloc.get_traced_memory()[0])
+    peak = property(lambda self: tracemalloc.get_traced_memory()[1])
+    reset_peak = staticmethod(tracemalloc.reset_peak)
+
+
+@contextlib.contextmanager
+def traced_memory():
+    """Trace the bytes Python and NumPy (which reports its buffers to tracemalloc) allocate in the block.
+
+    The garbage collector is paused inside: a collection there runs the finalisers of earlier tests'
+    objects (Dask clients, FAISS indexes), whose allocations are not the code under test's, and made
+    the tight memory-budget tests fail in the full suite only. An explicit ``gc.collect()`` still works.
+    """
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    tracemalloc.start()
+    try:
+        yield _Trace()
+    finally:
+        tracemalloc.stop()
+        if enabled:
+            gc.enable()
 
 
 #: fixtures that read GloVe or ``../shared/data``: a test that uses one, directly or through

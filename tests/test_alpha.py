@@ -8,6 +8,7 @@ import pytest
 
 import embgeo
 from embgeo.alpha import AlphaEmbeddings, alpha_sweep, analogy_sweep, fisher_cosine, read_glove
+from conftest import traced_memory
 
 N, D = 150, 6
 
@@ -292,8 +293,6 @@ def test_result_does_not_depend_on_block_size(model):
 
 def test_vocabulary_wide_work_stays_within_the_memory_budget():
     # issue 11: the n × n logits (4 MB in float32 here) are never held; blocks fit memory_budget
-    import tracemalloc
-
     rng = np.random.default_rng(1)
     n, d = 1000, 8
     U, V = rng.standard_normal((n, d)), rng.standard_normal((n, d))
@@ -301,10 +300,9 @@ def test_vocabulary_wide_work_stays_within_the_memory_budget():
     ae.alpha_vectors(-1.0, ["0"])  # compile the kernel and set up p0, ΔV, I(p0) outside the measurement
     for run in (lambda: ae.alpha_vectors(-1.0, progress=False),
                 lambda: ae.limit(top=3, weighted=True, progress=False)):
-        tracemalloc.start()
-        run()
-        peak = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
+        with traced_memory() as trace:
+            run()
+            peak = trace.peak
         # output n × d float64 (64 KB) + a few copies of it + 8 budget-sized blocks, below n² · 4
         assert peak < 8 * 128 * 1024 + 6 * n * d * 8, peak
 

@@ -1,6 +1,7 @@
 """The suite's own conventions: a test that reads GloVe or ../shared/data is marked slow by its fixture."""
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from conftest import SLOW_FIXTURES, pytest_collection_modifyitems
@@ -49,3 +50,18 @@ def test_a_deprecation_warned_from_embgeo_code_is_an_error():
         exec(code, {"__name__": "embgeo.somewhere"})
     with pytest.deprecated_call(match="old"):
         exec(code, {"__name__": "embgeo.somewhere"})
+
+
+def test_traced_memory_sees_numpy_buffers_with_the_collector_paused():
+    import gc
+
+    from conftest import traced_memory
+
+    with traced_memory() as trace:
+        assert not gc.isenabled()
+        a = np.ones(100_000)
+        assert trace.peak >= a.nbytes > trace.peak - 64 * 1024
+        del a
+        trace.reset_peak()
+        assert trace.peak < 64 * 1024
+    assert gc.isenabled()

@@ -4,6 +4,7 @@ import pytest
 
 import embgeo
 from embgeo import Embeddings, UnknownWordError
+from conftest import traced_memory
 
 
 @pytest.fixture
@@ -244,8 +245,6 @@ def test_review_findings_on_the_container(rng):
 def test_similarity_reads_only_the_rows_of_the_pairs(tmp_path, rng):
     """A word pair on a memory-mapped 100k × 64 matrix (25.6 MB) allocates kilobytes, not a unit copy,
     and equals the float64 cosine written out from the two rows."""
-    import tracemalloc
-
     n, d = 100_000, 64
     np.save(tmp_path / "v.npy", rng.standard_normal((n, d)).astype(np.float32))
     X = np.load(tmp_path / "v.npy", mmap_mode="r")
@@ -257,15 +256,12 @@ def test_similarity_reads_only_the_rows_of_the_pairs(tmp_path, rng):
 
     i, j = rng.integers(0, n, 500), rng.integers(0, n, 500)
     w1, w2 = [f"w{k}" for k in i], [f"w{k}" for k in j]
-    tracemalloc.start()  # NumPy reports its buffers to tracemalloc
-    try:
+    with traced_memory() as trace:
         s = e.similarity("w3", "w99998")
-        peak_one = tracemalloc.get_traced_memory()[1]
-        tracemalloc.reset_peak()
+        peak_one = trace.peak
+        trace.reset_peak()
         got = e.similarity_pairs(w1, w2)
-        peak_pairs = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+        peak_pairs = trace.peak
     assert peak_one < 64 * 2**10 and peak_pairs < 2 * 2**20
     assert s == pytest.approx(cos64(3, 99998), rel=1e-12, abs=1e-15)
     assert np.allclose(got, [cos64(a, b) for a, b in zip(i, j)], rtol=1e-12, atol=1e-15)

@@ -7,6 +7,7 @@ from gensim.models import KeyedVectors as GensimKV
 
 import embgeo
 from embgeo import Embeddings, KeyedVectors, UnknownWordError
+from conftest import traced_memory
 
 
 @pytest.fixture
@@ -438,7 +439,6 @@ def test_queries_keep_norms_only_not_a_unit_copy(tmp_path, rng):
     still held is about the 0.4 MB of inverse norms, and a most_similar query never allocates a
     matrix-sized array."""
     import gc
-    import tracemalloc
 
     n, d = 100_000, 64
     words = [f"w{i}" for i in range(n)]
@@ -458,19 +458,15 @@ def test_queries_keep_norms_only_not_a_unit_copy(tmp_path, rng):
     small.add_vectors(words[:100], kv.vectors[:100])
     warm_up(small)
     kv.n_similarity(["w1"], ["w2"])
-    gc.collect()
-    tracemalloc.start()
-    try:
+    with traced_memory() as trace:
         kv.most_similar("w1", topn=5)
-        peak_query = tracemalloc.get_traced_memory()[1]
+        peak_query = trace.peak
         kv.most_similar_cosmul(["w1", "w2"], ["w3"], topn=5)
         kv.distances("w1")
         kv.evaluate_word_pairs(pairs, restrict_vocab=1000)  # its key map is gensim's ok_vocab, cached
         kv.evaluate_word_analogies(quads, restrict_vocab=1000)
         gc.collect()
-        held = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
+        held = trace.current
     assert peak_query < matrix / 4
     assert held < matrix / 10
     # gensim's own norm API still works, with gensim's semantics

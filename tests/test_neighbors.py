@@ -7,6 +7,7 @@ from embgeo import neighbors as nb
 from embgeo.backend import to_numpy
 from embgeo.linalg import inverse_norms
 from embgeo.neighbors.faiss_index import FaissIndex, faiss_search
+from conftest import traced_memory
 
 SELECTORS = ("numba", "argpartition")
 
@@ -527,14 +528,9 @@ def test_inverse_norms_match_numpy_and_name_the_bad_row(rng):
 
 
 def _traced_peak(fn):
-    import tracemalloc
-
-    tracemalloc.start()
-    try:
+    with traced_memory() as trace:
         out = fn()
-        return tracemalloc.get_traced_memory()[1], out
-    finally:
-        tracemalloc.stop()
+        return trace.peak, out
 
 
 @pytest.mark.parametrize("call", ["topk", "neighbors", "csls"])
@@ -709,19 +705,14 @@ def test_word_query_csls_keeps_r_of_the_vocabulary_and_equals_the_uncached_searc
 def test_topk_stays_within_its_memory_budget_with_a_narrow_last_tile():
     """The score tiles are the budget: the last, narrower tile of a pass reuses the tile buffer
     instead of allocating another (which took the search to 1.8× its budget)."""
-    import tracemalloc
-
     rng = np.random.default_rng(0)
     D = rng.standard_normal((40_000, 51)).astype(np.float32)  # 40,000 = 9 tiles of 4,096 + a narrow one
     Q = rng.standard_normal((1_000, 51)).astype(np.float32)
     budget = 8 * 2**20
     nb.topk(Q[:3], D, 20, metric="dot", memory_budget=budget)  # compile outside the measurement
-    tracemalloc.start()
-    try:
+    with traced_memory() as trace:
         nb.topk(Q, D, 20, metric="dot", memory_budget=budget, check_finite=False)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+        peak = trace.peak
     assert peak <= 1.15 * budget, f"{peak / 2**20:.1f} MiB for a budget of {budget / 2**20:.0f} MiB"
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from embgeo.crosslingual.rcsls import rcsls, rcsls_loss
+from conftest import traced_memory
 
 
 def _unit(A):
@@ -136,8 +137,6 @@ def test_non_finite_init_or_map_raises_a_clear_error(problem):
 def test_score_blocks_stay_under_the_memory_budget(dtype):
     """tracemalloc (NumPy reports its buffers to it): one block's scores in their real itemsize
     plus the gathered k × d neighbour rows fit ``memory_budget``; only the n × d output is extra."""
-    import tracemalloc
-
     from embgeo.crosslingual.rcsls import _knn_terms
 
     rng = np.random.default_rng(1)
@@ -147,10 +146,7 @@ def test_score_blocks_stay_under_the_memory_budget(dtype):
     # compile every kernel the call takes outside the trace (a cold Numba cache compiles inside a
     # call on a smaller input that misses the multi-block paths, and compiling allocates)
     _knn_terms(Q, cands, k, budget)
-    tracemalloc.start()
-    try:
+    with traced_memory() as trace:
         _, S = _knn_terms(Q, cands, k, budget)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+        peak = trace.peak
     assert budget // 2 < peak - S.nbytes <= budget           # blocks are used, and the budget holds
