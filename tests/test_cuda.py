@@ -318,3 +318,40 @@ def test_mapper_self_learning_runs_on_cupy_embeddings():  # pragma: no cover - G
         _, idx = nb.topk(xs.vectors, zt.vectors, 1)
         accuracy.append(float((to_numpy(idx)[:, 0] == np.arange(400)).mean()))
     assert accuracy[1] >= accuracy[0] - 0.05, accuracy
+
+
+def test_conditioned_logit_kernel_equals_the_cpu_kernel_bit_for_bit():
+    from embgeo.fuzzy import LOG_TINY
+    from embgeo.kernels.fuzzy import conditioned_logit
+
+    lib = np if cupy is None else cupy
+    rng = np.random.default_rng(3)
+    n, d = (9, 5) if SIMULATED else (5000, 300)
+    P = rng.random((n, d)).astype(np.float32)
+    P[1, 2], P[2, 0], P[3] = 0.0, 1.0, 1 - 1e-7  # ln 0, a membership of 1, a product that underflows
+    centre, inv = rng.standard_normal(d + 1), rng.random(d + 1) + 0.5
+    want = np.empty((n, d + 1), np.float32)
+    conditioned_logit(P, LOG_TINY, centre, inv, want)
+    got = lib.empty((n, d + 1), dtype=np.float32)
+    KC.launch_threads(KC.conditioned_logit_rows, n, lib.asarray(P), LOG_TINY, lib.asarray(centre), lib.asarray(inv),
+                      got)
+    np.testing.assert_array_equal(to_numpy(got), want)
+
+
+@pytest.mark.parametrize("measure, reverse", [("cross_entropy", False), ("kl", True), ("categorical_kl", False)])
+def test_fuzzy_search_on_the_gpu_engine_equals_the_cpu_lists(measure, reverse):
+    from embgeo import fuzzy
+
+    rng = np.random.default_rng(4)
+    n, d = (50, 6) if SIMULATED else (20_000, 50)
+    e = embgeo.Embeddings([f"w{i}" for i in range(n)], rng.standard_normal((n, d)).astype(np.float32))
+    F = fuzzy.FuzzyEmbeddings.from_embeddings(e)
+    queries, budget = ["w1", "w2", f"w{n - 1}"], 4096 if SIMULATED else 2**20  # several candidate blocks
+    for precompute in (False, True):
+        want = F.neighbors(queries, k=5, measure=measure, reverse=reverse, exclude=["w0"], precompute=precompute,
+                           memory_budget=budget)
+        got = F.neighbors(queries, k=5, measure=measure, reverse=reverse, exclude=["w0"], precompute=precompute,
+                          memory_budget=budget, backend="cuda")
+        assert_same(got, want)
+    with pytest.raises(ValueError, match="backend='cuda' searches the measures that are one product"):
+        F.neighbors(["w1"], k=3, measure="jaccard", backend="cuda")

@@ -18,6 +18,11 @@ from ._sets import (FUZZY_MEASURES, LOG_TINY, FuzzySet, _check_memberships, _DIV
                     _safe_log, _safe_log1m)
 
 # ============================================================ FuzzyEmbeddings
+def _is_linear(measure, reverse):
+    """Whether a measure's vocabulary-wide scores are one product (all but the pair-by-pair ratios)."""
+    return not (measure == "jaccard" or (measure == "intersection_ratio" and reverse))
+
+
 class FuzzyEmbeddings(Vocabulary):
     """A vocabulary of fuzzy sets: the feature-probability view of word embeddings.
 
@@ -270,8 +275,11 @@ class FuzzyEmbeddings(Vocabulary):
             always, ``False`` never (every call transforms the candidates block by block). One
             measure's transformed vocabulary is kept at a time.
         progress : bool, optional
-        backend : {"exact", "dask"}
-            ``"dask"`` selects the candidates on the current ``dask.distributed`` client
+        backend : {"exact", "cuda", "dask"}
+            ``"cuda"`` runs the float32 search on the GPU engine (:mod:`embgeo.neighbors`, the
+            CPU engine's lists) and makes the candidate side there by a CUDA kernel, a block at a
+            time (NumPy memberships are copied block by block; CuPy memberships take the device
+            path with the default backend too); the measures that are one product. ``"dask"`` selects the candidates on the current ``dask.distributed`` client
             (:func:`embgeo.neighbors.topk` with ``backend="dask"``, of the conditioned queries
             against the conditioned vocabulary, built row chunk by row chunk on the workers, never
             whole in one process) and certifies them here in float64, as locally: the same lists.
@@ -283,12 +291,15 @@ class FuzzyEmbeddings(Vocabulary):
         scores : array of float64, shape (m, k)
         indices : array of int64, shape (m, k)
         """
-        # the certified fuzzy search runs on the CPU engines; the GPU engine does not reach it yet
-        check_backend(backend, tuple(b for b in ARRAY_BACKENDS if b != "cuda"))
+        check_backend(backend, ARRAY_BACKENDS)
         measure = _resolve_measure(measure)
         if not FUZZY_MEASURES[measure].searchable:
             raise ValueError(f"{measure!r} is a pair measure; vocabulary-wide search supports "
                              + ", ".join(repr(m.name) for m in FUZZY_MEASURES.values() if m.searchable))
+        if backend == "cuda" and not _is_linear(measure, reverse):
+            raise ValueError(f"backend='cuda' searches the measures that are one product; {measure!r}"
+                             f"{' reversed' if reverse else ''} divides pair by pair: search it with the "
+                             "default backend (on CuPy memberships it runs on the device)")
         q = self._as_query(queries)
         P = self.memberships
         xp = xb.get_namespace(P)
@@ -311,7 +322,7 @@ class FuzzyEmbeddings(Vocabulary):
         if backend == "dask":
             idx = self._search_dask(Q, k, measure, reverse, ex, n, memory_budget)
         else:
-            idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute)
+            idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute, backend)
         return self._rescore(Q, idx, measure, reverse, memory_budget)
 
     def analogy_query(self, a, b, x) -> FuzzySet:
@@ -495,12 +506,24 @@ class FuzzyEmbeddings(Vocabulary):
         w = self._width(form[1])
         return P.dtype.itemsize * w if (xb.is_numpy(P) and form[1] == ("logit", "sum_log1m")) else 48 * w
 
-    def _candidate_columns(self, key, c0, c1, centre, scale, dtype, memory_budget, out=None):
+    def _candidate_columns(self, key, c0, c1, centre, scale, dtype, memory_budget, out=None, device=False):
         """``(D − centre) / scale`` for the candidate side D of rows [c0, c1), computed in float64 and
-        rounded once to ``dtype`` (written into ``out``, NumPy, if given)."""
+        rounded once to ``dtype`` (written into ``out``, NumPy, if given). ``device``: made by the
+        CUDA kernel where the measure is the cross-entropy form (the rows are copied there if needed)."""
         P = self.memberships
         xp = xb.get_namespace(P)
         names = self._LINEAR[key][1]
+        if (device or xb.is_cupy(P)) and names == ("logit", "sum_log1m"):
+            from ..kernels import cuda as KC
+
+            lib = xb.cuda_library()[0]
+            B = lib.ascontiguousarray(lib.asarray(P[c0:c1, ...]))
+            if lib is np and not B.flags.writeable:  # the simulator writes every argument back
+                B = B.copy()
+            out = lib.empty((c1 - c0, P.shape[1] + 1), dtype=dtype)
+            KC.launch_threads(KC.conditioned_logit_rows, c1 - c0, B, LOG_TINY, lib.asarray(centre),
+                              lib.asarray(1.0 / scale), out)
+            return out
         if xb.is_numpy(P) and names == ("logit", "sum_log1m"):
             from ..kernels import fuzzy as kern
 
@@ -520,21 +543,23 @@ class FuzzyEmbeddings(Vocabulary):
             return out
         return D
 
-    def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute):
+    def _search(self, Q, k, measure, reverse, ex, n, memory_budget, progress, precompute, backend="exact"):
         """Indices of the top-k candidates among the first ``n`` rows."""
         key = (measure, bool(reverse) and not FUZZY_MEASURES[measure].symmetric)
-        if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
+        if not _is_linear(measure, reverse):
             return self._ratio_search(Q, k, measure, ex, n, memory_budget, progress)
-        return self._linear_search(Q, k, key, ex, n, memory_budget, progress, precompute)
+        return self._linear_search(Q, k, key, ex, n, memory_budget, progress, precompute, backend)
 
-    def _linear_search(self, Q, k, key, ex, n, memory_budget, progress, precompute):
+    def _linear_search(self, Q, k, key, ex, n, memory_budget, progress, precompute, backend="exact"):
         """Top-k of a linear measure: a float32 search for ``2k`` candidates, certified in float64.
 
         The candidates' scores are recomputed in float64 from the memberships. A query's list is
         certified when its k-th float64 score beats, by more than the rounding bound of the float32
         scores (:meth:`_rounding_bound`), the best float32 score left out; then it is the list of a
         float64 brute force (ties to the lower row). The few queries that are not certified (near-ties
-        across the cut) are searched again in float64.
+        across the cut) are searched again in float64. With ``backend="cuda"`` the float32 search
+        and the candidate side (:func:`embgeo.kernels.cuda.conditioned_logit_rows`) run on the
+        device; the certificate and the float64 rescoring run here, as for the CPU engine.
         """
         P = self.memberships
         xp = xb.get_namespace(P)
@@ -557,20 +582,24 @@ class FuzzyEmbeddings(Vocabulary):
             # rows bound those of the first n, so the certificate stays rigorous)
             D, d_max = cached
             best = _dot_topk(Qs, D[:n, ...], kk, metric="dot", exclude=ex, memory_budget=share(budget, 4),
-                             progress=progress, check_finite=False)
+                             progress=progress, check_finite=False, backend=backend)
         else:
             d_max = np.zeros(w)
             best = None
+            device = backend == "cuda"
+            if device:  # the candidate blocks are made on the device: the queries go there once
+                Qs = xb.cuda_library()[0].asarray(Qs)
             blocks = row_blocks(n, block_rows(self._per_candidate_row(self._LINEAR[key]), 1, 3 * budget // 8),
                                 kk + int(n_ex.max(initial=0)))
             for c0, c1 in progress_bar(blocks, total=len(blocks), desc="fuzzy top-k", progress=progress,
                                        unit="block"):
-                D = self._candidate_columns(key, c0, c1, centre, beta, P.dtype, budget)
-                d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xp.max(D, axis=0)),
-                                                     -xb.to_numpy(xp.min(D, axis=0))))
+                D = self._candidate_columns(key, c0, c1, centre, beta, P.dtype, budget, device=device)
+                xd = xb.get_namespace(D)
+                d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xd.max(D, axis=0)),
+                                                     -xb.to_numpy(xd.min(D, axis=0))))
                 exb = [e[(e >= c0) & (e < c1)] for e in ex]
                 s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=share(budget, 4),
-                                   progress=False, check_finite=False)
+                                   progress=False, check_finite=False, backend=backend)
                 avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
                 left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
                 best = (s_, i_) if best is None else merge_topk([best, (s_, i_)], kk)

@@ -34,8 +34,11 @@ import math
 
 from numba import config, cuda, float32, float64, int64
 
+from .fuzzy import conditioned_logit_row
+
 __all__ = ["SIMULATED", "THREADS", "screen_tile", "finalize", "canonical_dot", "unit_rows", "centeremb_rows",
-           "column_sums", "center_rows", "unitdim_rows", "launch_rows", "column_stats", "dropout_argmax"]
+           "column_sums", "center_rows", "unitdim_rows", "launch_rows", "column_stats", "dropout_argmax",
+           "conditioned_logit_rows", "launch_threads"]
 
 #: True under Numba's CUDA simulator (kernels run as Python threads on NumPy arrays).
 SIMULATED = bool(getattr(config, "ENABLE_CUDASIM", 0))
@@ -388,3 +391,24 @@ def column_stats(X, square, out, rows_per_block=256):
     if n and d:
         grid = (-(-n // rows_per_block), -(-d // THREADS))
         column_sums[grid, THREADS](X, square, rows_per_block, out)
+
+
+# ---------------------------------------------------------------------------- fuzzy sets
+#: the CPU kernel's row (plain scalar code), compiled as a device function: the same arithmetic
+_conditioned_logit_row = cuda.jit(device=True)(conditioned_logit_row.py_func)
+
+
+@cuda.jit
+def conditioned_logit_rows(P, log_tiny, centre, inv_scale, out):
+    """:func:`embgeo.kernels.fuzzy.conditioned_logit` on the device, one thread per row: the
+    conditioned candidate side ``(logit µ − centre)·inv_scale`` and ``(Σ ln(1 − µ) − centre)·inv_scale``
+    of the certified fuzzy cross-entropy search, float64 inside, rounded once to ``out``'s dtype."""
+    r = cuda.grid(1)
+    if r < P.shape[0]:
+        _conditioned_logit_row(P, r, log_tiny, centre, inv_scale, out)
+
+
+def launch_threads(kernel, n_rows, *args):
+    """Launch a one-thread-per-row kernel over ``n_rows`` rows."""
+    if n_rows:
+        kernel[-(-n_rows // THREADS), THREADS](*args)

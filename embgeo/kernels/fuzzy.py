@@ -7,11 +7,13 @@ array (float32 or float64) is written in place. ``scale`` is ``ln(base)``, so th
 """
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
 __all__ = ["column_logsumexp", "write_column_softmax", "row_softmax", "inverse_row_norms", "logit_stats",
-           "conditioned_logit", "jaccard_inplace"]
+           "conditioned_logit", "conditioned_logit_row", "jaccard_inplace"]
 
 
 @nb.njit(cache=True, parallel=True)
@@ -137,6 +139,39 @@ def logit_stats(P, log_tiny, fwd, ent, card):
         card[r] = a
 
 
+def _conditioned_logit_row(P, r, log_tiny, centre, inv_scale, out):
+    # plain scalar Python (math, float): compiled here for the CPU and by embgeo.kernels.cuda as a
+    # CUDA device function, so that both engines compute the candidate side with the same code
+    d = P.shape[1]
+    prod = 1.0
+    n_ones = 0
+    for j in range(d):
+        t = float(P[r, j])
+        if t <= 0.0:
+            v = log_tiny
+        elif t >= 1.0:
+            v = -log_tiny
+            n_ones += 1
+        else:
+            v = math.log(t / (1.0 - t))
+            prod *= 1.0 - t
+        out[r, j] = (v - centre[j]) * inv_scale[j]
+    if prod > 1e-280:
+        c = math.log(prod)
+    else:  # the product would underflow: one log1p per membership
+        c = 0.0
+        for j in range(d):
+            t = float(P[r, j])
+            if 0.0 < t < 1.0:
+                c += math.log1p(-t)
+    out[r, d] = (c + n_ones * log_tiny - centre[d]) * inv_scale[d]
+
+
+#: one row of :func:`conditioned_logit`, compiled for the CPU; ``.py_func`` is the source the CUDA
+#: kernel compiles (:func:`embgeo.kernels.cuda.conditioned_logit_rows`)
+conditioned_logit_row = nb.njit(cache=True)(_conditioned_logit_row)
+
+
 @nb.njit(cache=True, parallel=True)
 def conditioned_logit(P, log_tiny, centre, inv_scale, out):
     """``out[r, j] = (logit µ_rj − centre[j]) · inv_scale[j]`` and ``out[r, d] = (Σ_j ln(1 − µ_rj) − centre[d]) ·
@@ -149,30 +184,8 @@ def conditioned_logit(P, log_tiny, centre, inv_scale, out):
     3(d + 1)·2⁻⁵³ per value, absolute, plus one rounding of the value): far below the float32 margin
     the caller certifies with. ``ln 0`` is ``log_tiny``, as in :func:`logit_stats`.
     """
-    n, d = P.shape
-    for r in nb.prange(n):
-        prod = 1.0
-        n_ones = 0
-        for j in range(d):
-            t = np.float64(P[r, j])
-            if t <= 0.0:
-                v = log_tiny
-            elif t >= 1.0:
-                v = -log_tiny
-                n_ones += 1
-            else:
-                v = np.log(t / (1.0 - t))
-                prod *= 1.0 - t
-            out[r, j] = (v - centre[j]) * inv_scale[j]
-        if prod > 1e-280:
-            c = np.log(prod)
-        else:  # the product would underflow: one log1p per membership
-            c = 0.0
-            for j in range(d):
-                t = np.float64(P[r, j])
-                if 0.0 < t < 1.0:
-                    c += np.log1p(-t)
-        out[r, d] = (c + n_ones * log_tiny - centre[d]) * inv_scale[d]
+    for r in nb.prange(P.shape[0]):
+        conditioned_logit_row(P, r, log_tiny, centre, inv_scale, out)
 
 
 @nb.njit(cache=True, parallel=True)
