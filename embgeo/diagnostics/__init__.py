@@ -10,11 +10,12 @@ result has ``.plot()``.
   2018), mean cosine, top-D variance share and effective rank (Roy & Vetterli 2007), before and
   after each post-processing.
 * :func:`recall`: recall@k of a FAISS HNSW / IVF index against the exact lists, with build and
-  query time.
+  query time (a :class:`~embgeo.neighbors.faiss_index.RecallResult`, the type of
+  :meth:`FaissIndex.recall <embgeo.neighbors.faiss_index.FaissIndex.recall>`).
 """
 from ._hubness import HubnessResult, hubness
 from ._isotropy import TRANSFORMS, IsotropyResult, IsotropyTable, isotropy, isotropy_table
-from ._recall import RecallResult, recall
+from ._recall import recall
 
 __all__ = ["hubness", "HubnessResult", "isotropy", "isotropy_table", "IsotropyResult", "IsotropyTable",
-           "TRANSFORMS", "recall", "RecallResult"]
+           "TRANSFORMS", "recall"]

@@ -6,7 +6,7 @@ import numpy as np
 from ..embeddings import Embeddings
 from ..neighbors.faiss_index import FaissIndex, RecallResult, cached_faiss_index
 
-__all__ = ["recall", "RecallResult"]
+__all__ = ["recall"]
 
 
 def recall(index, model, k: int = 10, queries=1000, *, random_state=0, memory_budget: int | None = None,
