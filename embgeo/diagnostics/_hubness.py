@@ -233,8 +233,8 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     >>> h = hubness(X, k=5)
     >>> int(h.k_occurrence.sum()) == 500 * 5
     True
-    >>> round(h.antihub_rate + (h.k_occurrence > 0).mean(), 6)
-    1.0
+    >>> h.top_hubs(1)[0][1] == int(h.k_occurrence.max())
+    True
     """
     from ..fuzzy import FuzzyEmbeddings
 
@@ -273,7 +273,7 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         if backend == "dask":
             _, idx = neighbors.topk(D, D, k, exclude=np.arange(n), backend="dask", client=client)
         else:
-            _, idx = neighbors.self_topk(S, k, backend=backend, **opts)
+            _, idx = neighbors.self_topk(S, k, backend=backend, memory_budget=memory_budget, progress=progress)
         return _result(xb.to_numpy(idx), k, retrieval, n, nq, hub_size, words)
     search = _searcher(retrieval, S, D, csls_knn, isf_beta, backend, dask, opts)
     counts = np.zeros(n, dtype=np.int64)

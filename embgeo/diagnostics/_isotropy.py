@@ -19,6 +19,7 @@ pass for the row sums and the partition functions Z(c) of the d eigenvectors.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -284,7 +285,7 @@ def _fuzzy(e, **kwargs):
 #: dimensions with D = 7 (Raunak et al. 2019), the natural alpha embedding at α = −1 with the
 #: Fisher geometry (Volpi & Malagò 2020; needs output vectors), the fuzzy memberships of Bhat et
 #: al. (2020, Sec. 4.1).
-TRANSFORMS = {"all_but_the_top": _abtt, "similarity_order": _similarity_order, "ppa_pca_ppa": _ppa_pca_ppa,
+TRANSFORMS: dict[str, Callable[..., Any]] = {"all_but_the_top": _abtt, "similarity_order": _similarity_order, "ppa_pca_ppa": _ppa_pca_ppa,
               "alpha": _alpha, "fuzzy": _fuzzy}
 
 
