@@ -355,3 +355,22 @@ def test_recall_bad_input_is_named(small_embeddings, rng):
         dg.recall("flat", e, queries=["nope"])
     with pytest.raises(TypeError, match="prebuilt"):
         dg.recall(other, e, M=8)
+
+
+def test_recall_counts_a_tie_with_the_kth_exact_score_as_a_hit(rng):
+    pytest.importorskip("faiss")
+
+    class OtherTwin(FaissIndex):
+        """Returns the twin of each row (rows 2i and 2i + 1 are equal): the same scores, other ids."""
+
+        def search(self, Q, k, exclude=None):
+            s, i = super().search(Q, k, exclude=exclude)
+            twin = i ^ 1
+            keep = np.asarray(exclude).reshape(-1, 1) == twin  # never return the query itself
+            return s, np.where(keep, i, twin)
+
+    D = np.repeat(rng.standard_normal((40, 6)).astype(np.float32), 2, axis=0)
+    index = OtherTwin(6)
+    index.add(D)
+    r = index.recall(D, 2, np.arange(0, 80, 2))  # exact: [twin, 2j]; this index: [twin, 2j + 1]
+    assert r.recall == 1.0
