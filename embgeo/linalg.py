@@ -67,7 +67,7 @@ def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_bu
     if block_rows is None:
         width = X.shape[1] + (0 if Z is None else d2)
         block_rows = blocking.block_rows(width, 8, memory_budget, maximum=blocking.PASS_ROWS)
-    G = xp.zeros((X.shape[1], d2), dtype=dt)
+    G = xp.zeros((X.shape[1], d2), dtype=dt, device=xb.device(X))
     for s in range(0, n, int(block_rows)):
         e = min(s + int(block_rows), n)
         Xb = xp.astype(X[s:e, ...], dt)

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import os
+import time
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,7 +42,7 @@ from ..progress import progress_bar
 from ..validation import check_k, exclusion_csr, max_excluded, renamed_names
 from ._criteria import check_metric
 
-__all__ = ["FaissIndex", "faiss_search", "cached_faiss_index"]
+__all__ = ["FaissIndex", "RecallResult", "faiss_search", "cached_faiss_index"]
 
 
 __getattr__ = renamed_names(__name__, {"cached_index": (
@@ -87,6 +89,12 @@ def _unit(X):
     from ..normalize import normalize  # float64 accumulation; zero rows stay zero
 
     return np.ascontiguousarray(normalize(X, "unit"), dtype=np.float32)
+
+
+def _unit_rows(A):
+    """Rows (last axis) scaled to unit length in float64; zero rows stay zero."""
+    norm = np.linalg.norm(A, axis=-1, keepdims=True)
+    return np.divide(A, norm, out=np.zeros_like(A), where=norm > 0)
 
 
 def _check_kind(kind: str, params) -> None:
@@ -137,6 +145,7 @@ class FaissIndex:
         self._quantizer: Any = None  # IVF: FAISS does not own it, Python must keep it alive
         self._gpu: Any = None  # StandardGpuResources once on the GPU (kept alive with the index)
         self.words: list[str] | None = None  # the vocabulary of the rows, when known
+        self.build_seconds = 0.0  # wall time spent in add (training, graph construction)
         if kind != "ivf" or self.params["nlist"] is not None:
             self._build()
 
@@ -205,6 +214,13 @@ class FaissIndex:
         X = _as_float32(X, "vectors", self.dim)
         if X.shape[0] == 0:
             return
+        t0 = time.perf_counter()
+        try:
+            self._add(X, on_gpu)
+        finally:
+            self.build_seconds += time.perf_counter() - t0
+
+    def _add(self, X, on_gpu):
         if self.metric == "cosine":
             X = _unit(X)
         if self._index is None:
@@ -270,6 +286,71 @@ class FaissIndex:
         # best first, equal scores by the lower row, invalid (-inf, -1) last
         order = np.lexsort((np.where(valid, ids, np.iinfo(np.int64).max), -scores), axis=1)[:, :k]
         return np.take_along_axis(scores, order, axis=1), np.take_along_axis(ids, order, axis=1)
+
+    def recall(self, database, k: int = 10, queries=1000, *, random_state=0, memory_budget: int | None = None,
+               progress: bool | None = None) -> "RecallResult":
+        """Recall@k of this index against the exact lists of :func:`embgeo.neighbors.topk`.
+
+        The recall of a query is the share of its ``k`` FAISS results that belong in its exact
+        top-k (ann-benchmarks' k-NN recall); a result tied with the exact k-th score counts, so
+        that an exact index scores 1 whatever order it gives equal scores. The exact lists are
+        the certified ones of the exact engine (canonical scores, ties to the lower row).
+
+        Parameters
+        ----------
+        database : array (n, dim) or Embeddings
+            The rows this index holds, in the order they were added.
+        k : int
+        queries : int, int array, or array (q, dim)
+            An int: that many rows of ``database`` drawn without replacement (``random_state``;
+            all rows when it is ``n`` or more); a 1-D int array: those rows. Database rows as
+            queries leave themselves out of both lists. A 2-D array: outside queries.
+        random_state : int, None or numpy Generator
+        memory_budget, progress
+            Of the exact search.
+
+        Returns
+        -------
+        RecallResult
+            With the build time (:attr:`build_seconds`, the time spent in :meth:`add`) and the
+            query time of this index.
+
+        Raises
+        ------
+        ValueError
+            The database does not match the index (rows, dimension), no queries, k too large.
+        """
+        from ._exact import topk as exact_topk
+
+        D = database.vectors if hasattr(database, "vectors") else database
+        D = _as_float32(D, "database")
+        if D.shape[0] != self.ntotal or D.shape[1] != self.dim:
+            raise ValueError(f"the index holds {self.ntotal} vectors of dimension {self.dim}, the database "
+                             f"{D.shape[0]} of dimension {D.shape[1]}: pass the rows the index was built from")
+        Q, rows = _recall_queries(queries, D, random_state)
+        exclude = rows
+        m = 0 if rows is None else 1
+        k = check_k(k, self.ntotal - m)
+        t0 = time.perf_counter()
+        _, ids = self.search(Q, k, exclude=exclude)
+        query_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        exact, gold = exact_topk(Q, D, k, metric=self.metric, exclude=exclude, memory_budget=memory_budget,
+                                 progress=progress)
+        exact_seconds = time.perf_counter() - t0
+        # the exact score of each returned row: a tie with the k-th exact score is a correct answer
+        R = D[np.maximum(ids, 0)].astype(np.float64)  # (q, k, dim): the returned rows only
+        Qs = Q.astype(np.float64)
+        if self.metric == "cosine":
+            Qs, R = _unit_rows(Qs), _unit_rows(R)
+        got = np.einsum("qd,qkd->qk", Qs, R)
+        kth = exact[:, -1:].astype(np.float64)
+        tol = 4 * np.finfo(np.float32).eps * np.maximum(1.0, np.abs(kth))
+        hit = (ids >= 0) & ((got >= kth - tol) | (ids[:, :, None] == gold[:, None, :]).any(axis=2))
+        per_query = hit.mean(axis=1)
+        return RecallResult(recall=float(per_query.mean()), per_query=per_query, k=k, n_queries=Q.shape[0],
+                            kind=self.kind, params=dict(self.params), build_seconds=float(self.build_seconds),
+                            query_seconds=query_seconds, exact_seconds=exact_seconds)
 
     def check_matches(self, e, metric: str | None = None) -> None:
         """Refuse to search ``e`` (an Embeddings) with an index built over other rows.
@@ -341,6 +422,7 @@ class FaissIndex:
         self = cls.__new__(cls)
         self._quantizer = None
         self.words = None
+        self.build_seconds = float("nan")  # built elsewhere
         self._index = faiss.read_index(path)
         if os.path.exists(meta_path):
             with open(meta_path) as f:
@@ -392,6 +474,72 @@ class FaissIndex:
                              f"IndexHNSWFlat and IndexIVFFlat")
         self._index = index
         self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    """Recall@k of an approximate index against the exact lists (:meth:`FaissIndex.recall`,
+    :func:`embgeo.diagnostics.recall`).
+
+    Attributes
+    ----------
+    recall : float
+        Mean over the queries of the share of their k results that are in the exact top-k.
+    per_query : ndarray (q,)
+    k, n_queries : int
+    kind : str
+        "flat", "hnsw" or "ivf"; ``params`` its parameters.
+    build_seconds, query_seconds, exact_seconds : float
+        Wall time of the index's build (NaN for a loaded index), of its search of the queries,
+        and of the exact engine's search of the same queries.
+    """
+
+    recall: float
+    per_query: np.ndarray
+    k: int
+    n_queries: int
+    kind: str
+    params: dict
+    build_seconds: float
+    query_seconds: float
+    exact_seconds: float
+
+    def __repr__(self) -> str:
+        return (f"RecallResult(recall@{self.k}={self.recall:.4f}, kind={self.kind!r}, n_queries={self.n_queries}, "
+                f"build={self.build_seconds:.3g}s, query={self.query_seconds:.3g}s, exact={self.exact_seconds:.3g}s)")
+
+    def plot(self, ax=None):
+        """Histogram of the per-query recall; returns the Axes (needs matplotlib)."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("RecallResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3.5))
+        ax.hist(self.per_query, bins=np.linspace(0, 1, self.k + 2), color="C0")
+        ax.set_xlabel(f"recall@{self.k} of a query")
+        ax.set_ylabel("queries")
+        ax.set_title(f"{self.kind}: recall@{self.k} = {self.recall:.3f}", fontsize="medium")
+        return ax
+
+
+def _recall_queries(queries, D, random_state):
+    """(query matrix, their database rows or None) for :meth:`FaissIndex.recall`."""
+    n = D.shape[0]
+    if isinstance(queries, (int, np.integer)) and not isinstance(queries, bool):
+        if queries < 1:
+            raise ValueError(f"queries must be a positive number of rows, got {queries}")
+        rng = np.random.default_rng(random_state)
+        rows = np.arange(n) if queries >= n else np.sort(rng.choice(n, int(queries), replace=False))
+        return D[rows], rows
+    Q = np.asarray(queries)
+    if Q.size == 0:
+        raise ValueError("queries is empty: recall needs at least one query")
+    if Q.ndim == 1 and np.issubdtype(Q.dtype, np.integer):
+        if Q.min() < 0 or Q.max() >= n:
+            raise ValueError(f"query rows must lie in 0 … {n - 1}, got {int(Q.min())} … {int(Q.max())}")
+        return D[Q], Q.astype(np.int64)
+    return _as_float32(Q, "queries", D.shape[1]), None
 
 
 def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", *, progress: bool | None = None,

@@ -1,0 +1,21 @@
+"""Geometry diagnostics of embedding spaces: hubness, isotropy, approximate-search recall.
+
+Each measure is vocabulary-wide, blocked under ``memory_budget`` and built on embgeo's engines
+(the exact search of :mod:`embgeo.neighbors`, the Gram matrices of :mod:`embgeo.linalg`); each
+result has ``.plot()``.
+
+* :func:`hubness`: the k-occurrence distribution N_k, its skewness, hub occupancy, antihub rate
+  and Robin Hood index (Radovanović et al. 2010; Feldbauer et al. 2018), for any retrieval rule.
+* :func:`isotropy` and :func:`isotropy_table`: partition-function isotropy (Mu & Viswanath
+  2018), mean cosine, top-D variance share and effective rank (Roy & Vetterli 2007), before and
+  after each post-processing.
+* :func:`recall`: recall@k of a FAISS HNSW / IVF index against the exact lists, with build and
+  query time (a :class:`~embgeo.neighbors.faiss_index.RecallResult`, the type of
+  :meth:`FaissIndex.recall <embgeo.neighbors.faiss_index.FaissIndex.recall>`).
+"""
+from ._hubness import HubnessResult, hubness
+from ._isotropy import TRANSFORMS, IsotropyResult, IsotropyTable, isotropy, isotropy_table
+from ._recall import recall
+
+__all__ = ["hubness", "HubnessResult", "isotropy", "isotropy_table", "IsotropyResult", "IsotropyTable",
+           "TRANSFORMS", "recall"]

@@ -1,0 +1,334 @@
+"""Hubness of a space: the k-occurrence distribution and the measures read off it.
+
+Radovanović, Nanopoulos & Ivanović (2010), "Hubs in space: popular nearest neighbors in
+high-dimensional data", JMLR 11, 2487–2531: N_k(x), the number of k-NN lists x appears in
+(their Sec. 3), and its skewness S_{N_k} = E[(N_k − μ)³] / σ³ (Sec. 3.1, eq. 1). Feldbauer,
+Leodolter, Plant & Flexer (2018), "Fast approximate hubness reduction for large high-dimensional
+data", IEEE ICBK: hub occupancy, antihub rate and the Robin Hood index, as scikit-hubness
+(``skhubness.analysis.Hubness``, the authors' package) computes them.
+
+The lists come from embgeo's one search engine (:mod:`embgeo.neighbors`); the measures are a
+``bincount`` on them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import backend as xb
+from .. import blocking, neighbors
+from ..embeddings import Embeddings
+
+__all__ = ["HubnessResult", "hubness"]
+
+
+@dataclass(frozen=True)
+class HubnessResult:
+    """The k-occurrence distribution of a space and its hubness measures (:func:`hubness`).
+
+    Attributes
+    ----------
+    k : int
+    retrieval : str
+        The criterion that built the lists ("nn", "csls", "isf", or ``"fuzzy:<measure>"``).
+    k_occurrence : ndarray of int64, shape (n_database,)
+        N_k of every database row: in how many of the queries' k-NN lists it appears.
+    skewness : float
+        S_{N_k}, the (biased) third standardised moment of N_k (Radovanović et al. 2010,
+        eq. 1; ``scipy.stats.skew``): 0 for a symmetric distribution, large and positive when a
+        few hubs take many lists. NaN when every N_k is equal.
+    hub_occupancy : float
+        The share of all k·n_queries list slots taken by hubs, rows with N_k ≥ ``hub_size``·k.
+    antihub_rate : float
+        The share of database rows in no list (N_k = 0).
+    robinhood : float
+        The Robin Hood (Hoover) index ½ Σ|N_k − mean N_k| / Σ N_k: the share of list slots that
+        would have to move for every row to be equally often a neighbour (0 = no hubness).
+    hub_size : float
+    n_queries : int
+    words : list of str or None
+        The database's words, when it has them (for :meth:`top_hubs`).
+    """
+
+    k: int
+    retrieval: str
+    k_occurrence: np.ndarray
+    skewness: float
+    hub_occupancy: float
+    antihub_rate: float
+    robinhood: float
+    hub_size: float
+    n_queries: int
+    words: Any = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return (f"HubnessResult(k={self.k}, retrieval={self.retrieval!r}, skewness={self.skewness:.3f}, "
+                f"hub_occupancy={self.hub_occupancy:.4f}, antihub_rate={self.antihub_rate:.4f}, "
+                f"robinhood={self.robinhood:.4f}, n_queries={self.n_queries}, n_database={self.k_occurrence.size})")
+
+    @property
+    def hubs(self) -> np.ndarray:
+        """Database rows with N_k ≥ ``hub_size``·k, most frequent first."""
+        rows = np.flatnonzero(self.k_occurrence >= self.hub_size * self.k)
+        return rows[np.argsort(-self.k_occurrence[rows], kind="stable")]
+
+    @property
+    def antihubs(self) -> np.ndarray:
+        """Database rows that are in no list."""
+        return np.flatnonzero(self.k_occurrence == 0)
+
+    def top_hubs(self, n: int = 10) -> list:
+        """The ``n`` rows with the largest N_k as ``(word, N_k)`` pairs (row numbers without words)."""
+        rows = np.argsort(-self.k_occurrence, kind="stable")[:n]
+        names = rows.tolist() if self.words is None else [self.words[i] for i in rows]
+        return [(w, int(self.k_occurrence[i])) for w, i in zip(names, rows)]
+
+    def plot(self, ax=None):
+        """The N_k distribution on log-log axes (how many rows occur N_k times); returns the Axes.
+
+        Needs matplotlib (``pip install embgeo[plot]``). Rows with N_k = 0 (the antihubs) cannot
+        sit on a log axis: their share is given in the title.
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("HubnessResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 3.5))
+        counts = np.bincount(self.k_occurrence)
+        x = np.flatnonzero(counts)
+        x = x[x > 0]
+        ax.loglog(x, counts[x], marker="o", ms=3, ls="none", color="C0")
+        ax.set_xlabel(f"N_{self.k} (k-occurrence)")
+        ax.set_ylabel("rows")
+        ax.set_title(f"{self.retrieval}, k={self.k}: S={self.skewness:.2f}, antihubs {self.antihub_rate:.1%}",
+                     fontsize="medium")
+        return ax
+
+
+def hubness_measures(k_occurrence, k: int, n_queries: int, hub_size: float = 2.0) -> dict:
+    """Skewness, hub occupancy, antihub rate and Robin Hood index of a k-occurrence array.
+
+    As scikit-hubness 0.21 (``Hubness.score``): ``stats.skew``, hubs at N_k ≥ hub_size·k, the
+    Robin Hood index ½ Σ|N_k − mean| / Σ N_k. Hub occupancy divides by the k·n_queries slots of
+    the lists (scikit-hubness divides by k times the number of *indexed* rows, the same number
+    when a space is measured against itself).
+    """
+    N = np.asarray(k_occurrence, dtype=np.float64)
+    mu = N.mean()
+    m2 = np.mean((N - mu) ** 2)
+    skew = float(np.mean((N - mu) ** 3) / m2 ** 1.5) if m2 > 0 else float("nan")
+    total = N.sum()
+    return {"skewness": skew,
+            "hub_occupancy": float(N[N >= hub_size * k].sum() / (k * n_queries)),
+            "antihub_rate": float(np.mean(N == 0)),
+            "robinhood": float(0.5 * np.abs(N - mu).sum() / total) if total > 0 else float("nan")}
+
+
+def _space(model, name):
+    """(matrix, words or None) of an Embeddings or a 2-D array."""
+    if isinstance(model, Embeddings):
+        return model.vectors, model.words
+    X = model if xb.is_dask(model) else xb.asarray(model)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be an Embeddings or a 2-D array (n_words, dim), got ndim={X.ndim}")
+    return X, None
+
+
+def _query_rows(queries, model, words, n):
+    """Row numbers of the queries in ``model`` (None: all of them)."""
+    if queries is None:
+        return None
+    if isinstance(queries, str):
+        queries = [queries]
+    if len(queries) == 0:
+        raise ValueError("queries is empty: hubness needs at least one query word (or None for the whole vocabulary)")
+    if all(isinstance(q, str) for q in queries):
+        if words is None:
+            raise TypeError("word queries need an Embeddings (or FuzzyEmbeddings) model; with an array pass row numbers")
+        return np.asarray(model.indices(list(queries)), dtype=np.int64)
+    rows = np.asarray(queries)
+    if rows.ndim != 1 or not np.issubdtype(rows.dtype, np.integer):
+        raise TypeError("queries must be words or row numbers (a 1-D integer array)")
+    if rows.min() < 0 or rows.max() >= n:
+        raise ValueError(f"query rows must lie in 0 … {n - 1}, got {int(rows.min())} … {int(rows.max())}")
+    return rows.astype(np.int64)
+
+
+def _rows(X, start, stop, rows):
+    block = X[start:stop] if rows is None else X[rows[start:stop]]
+    return np.asarray(block) if xb.is_dask(block) else block
+
+
+def _check_k(k, n_candidates, what):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an integer, got {type(k).__name__}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    if k > n_candidates:
+        raise ValueError(f"k={k} is too large: {what}")
+    return int(k)
+
+
+def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None, *, hub_size: float = 2.0,
+            csls_knn: int = 10, isf_beta: float = 30.0, measure: str = "cross_entropy",
+            memory_budget: int | None = None, backend: str = "exact", client=None,
+            progress: bool | None = None) -> HubnessResult:
+    """Hubness of ``model`` (against itself, or mapped into ``target``): N_k and its measures.
+
+    Every query's k-NN list is computed by the exact engine (:mod:`embgeo.neighbors`) and N_k
+    is one ``bincount`` over the lists (Radovanović et al. 2010, Sec. 3). Against itself each
+    word is left out of its own list (the self-join of :func:`embgeo.neighbors.self_topk`);
+    with ``target`` the (mapped) source words are the queries and the target words the
+    candidates, as in bilingual lexicon induction.
+
+    Parameters
+    ----------
+    model : Embeddings, FuzzyEmbeddings or array (n, d)
+        The space, or the mapped source space when ``target`` is given. A
+        :class:`~embgeo.fuzzy.FuzzyEmbeddings` is searched by its fuzzy ``measure``
+        (:meth:`~embgeo.fuzzy.FuzzyEmbeddings.neighbors`, the certified search).
+    k : int
+        List length, 1 ≤ k < the number of candidates (k = 10 is the usual choice).
+    retrieval : {"nn", "csls", "isf"}
+        The criterion (:data:`embgeo.neighbors.VALID_RETRIEVALS`): plain cosine, CSLS (Conneau
+        et al. 2018, eq. 3, with r_S over the whole source space) or the inverted softmax (Smith
+        et al. 2017, eq. 4); hubness is what the last two correct, so compare them with "nn".
+        A FuzzyEmbeddings takes "nn" only (its measure is the criterion).
+    queries : list of str or int array, optional
+        The words (or rows) whose lists are counted; default all of ``model``. N_k is still
+        counted over every candidate.
+    target : Embeddings or array (m, d), optional
+        The candidate space (a cross-lingual target); default ``model`` itself.
+    hub_size : float
+        Hubs are rows with N_k ≥ hub_size·k (scikit-hubness's default 2).
+    csls_knn, isf_beta : int, float
+        K of CSLS's r terms and β of the inverted softmax.
+    measure : str
+        The fuzzy measure of a FuzzyEmbeddings model.
+    memory_budget : int, optional
+        Bytes of working memory of the search (default 256 MiB); the result does not depend on it.
+    backend : {"exact", "dask", "cuda"}
+        The engine (:func:`embgeo.neighbors.topk`); "isf" runs on "exact" only.
+    client : distributed.Client, optional
+        ``backend="dask"`` only (default: the current client).
+    progress : bool, optional
+
+    Returns
+    -------
+    HubnessResult
+
+    Raises
+    ------
+    ValueError
+        k ≥ the vocabulary (or the target's) size, empty queries, a retrieval the engine does
+        not have, spaces of different dimensions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((500, 20)).astype(np.float32)
+    >>> h = hubness(X, k=5)
+    >>> int(h.k_occurrence.sum()) == 500 * 5
+    True
+    >>> h.top_hubs(1)[0][1] == int(h.k_occurrence.max())
+    True
+    """
+    from ..fuzzy import FuzzyEmbeddings
+
+    neighbors.check_retrieval(retrieval)
+    neighbors.check_backend(backend, neighbors.ARRAY_BACKENDS)
+    if retrieval == "isf" and backend != "exact":
+        raise ValueError(f"retrieval='isf' runs on backend='exact' only, got backend={backend!r}")
+    if isinstance(model, FuzzyEmbeddings):
+        return _fuzzy_hubness(model, k, retrieval, queries, target, hub_size, measure, memory_budget, backend,
+                              progress)
+    S, s_words = _space(model, "model")
+    own = target is None
+    D, words = (S, s_words) if own else _space(target, "target")
+    if S.shape[1] != D.shape[1]:
+        raise ValueError(f"model has dimension {S.shape[1]} but target has {D.shape[1]}: map the source "
+                         "into the target space first")
+    n = D.shape[0]
+    rows = _query_rows(queries, model, s_words, S.shape[0])
+    nq = S.shape[0] if rows is None else rows.size
+    if own:
+        k = _check_k(k, n - 1, f"the vocabulary has {n} words and each word's list leaves itself out, "
+                               f"so k must be below {n}")
+    else:
+        k = _check_k(k, n, f"the target has only {n} words")
+    opts = dict(memory_budget=memory_budget, progress=progress)
+    dask = dict(client=client) if backend == "dask" else {}
+    X = S  # the query rows, read block by block
+    if backend == "dask":
+        # shard once: the blocks of queries below all search the same shards
+        from .. import distributed
+
+        D = distributed.shard(D, client)
+        S = D if own else distributed.shard(S, client)
+    if own and rows is None and retrieval == "nn":
+        # the whole space against itself: one self-join of the exact engine
+        if backend == "dask":
+            _, idx = neighbors.topk(D, D, k, exclude=np.arange(n), backend="dask", client=client)
+        else:
+            _, idx = neighbors.self_topk(S, k, backend=backend, memory_budget=memory_budget, progress=progress)
+        return _result(xb.to_numpy(idx), k, retrieval, n, nq, hub_size, words)
+    search = _searcher(retrieval, S, D, csls_knn, isf_beta, backend, dask, opts)
+    counts = np.zeros(n, dtype=np.int64)
+    step = blocking.block_rows(S.shape[1] + 3 * k, 8, memory_budget, maximum=blocking.PASS_ROWS)
+    for start, stop in blocking.row_blocks(nq, step):
+        Q = _rows(X, start, stop, rows)
+        exclude = (np.arange(start, stop) if rows is None else rows[start:stop]) if own else None
+        idx = xb.to_numpy(search(Q, k, exclude))
+        counts += np.bincount(idx.ravel(), minlength=n)
+    return _from_counts(counts, k, retrieval, nq, hub_size, words)
+
+
+def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, dask, opts):
+    """search(Q, k, exclude) -> indices by ``retrieval``, its per-candidate term computed once."""
+    if retrieval == "nn":
+        return lambda Q, k, exclude: neighbors.topk(Q, D, k, exclude=exclude, backend=backend, **dask, **opts)[1]
+    if retrieval == "csls":
+        # r_S of every candidate over the whole source space, once; r_T(x) does not change a
+        # query's ranking, so zeros spare its search
+        knn = min(int(csls_knn), S.shape[0])
+        r = neighbors.knn_mean_similarity(D, S, knn, backend=backend, **dask, **opts)
+        return lambda Q, k, exclude: neighbors.csls_topk(
+            Q, D, k, csls_knn=knn, r_database=r, r_queries=np.zeros(Q.shape[0]), exclude=exclude,
+            backend=backend, **dask, **opts)[1]
+    lp = neighbors.isf_log_partition(D, S, isf_beta, **opts)
+    return lambda Q, k, exclude: neighbors.isf_topk(Q, D, k, isf_beta=isf_beta, log_partition=lp, exclude=exclude,
+                                                    **opts)[1]
+
+
+def _fuzzy_hubness(F, k, retrieval, queries, target, hub_size, measure, memory_budget, backend, progress):
+    if retrieval != "nn":
+        raise ValueError(f"a FuzzyEmbeddings is searched by its fuzzy measure (measure={measure!r}); "
+                         f"retrieval={retrieval!r} applies to vectors")
+    if target is not None:
+        raise ValueError("target= needs vector spaces: fuzzy sets are compared within one vocabulary")
+    n = len(F)
+    k = _check_k(k, n - 1, f"the vocabulary has {n} words and each word's list leaves itself out, "
+                           f"so k must be below {n}")
+    rows = _query_rows(queries, F, F.words, n)
+    rows = np.arange(n) if rows is None else rows
+    words = F.words
+    counts = np.zeros(n, dtype=np.int64)
+    step = blocking.block_rows(F.dim + 3 * k, 8, memory_budget, maximum=blocking.PASS_ROWS)
+    for start, stop in blocking.row_blocks(rows.size, step):
+        _, idx = F.neighbors([words[i] for i in rows[start:stop]], k, measure=measure, exclude_self=True,
+                             memory_budget=memory_budget, progress=progress, backend=backend)
+        counts += np.bincount(xb.to_numpy(idx).ravel(), minlength=n)
+    return _from_counts(counts, k, f"fuzzy:{measure}", rows.size, hub_size, words)
+
+
+def _result(idx, k, retrieval, n, nq, hub_size, words):
+    return _from_counts(np.bincount(np.asarray(idx).ravel(), minlength=n), k, retrieval, nq, hub_size, words)
+
+
+def _from_counts(counts, k, retrieval, nq, hub_size, words):
+    counts = np.asarray(counts, dtype=np.int64)
+    return HubnessResult(k=k, retrieval=retrieval, k_occurrence=counts, hub_size=float(hub_size), n_queries=int(nq),
+                         words=words, **hubness_measures(counts, k, nq, hub_size))

@@ -1,0 +1,365 @@
+"""Isotropy of a space: partition-function isotropy, mean cosine, variance share, effective rank.
+
+* Mu & Viswanath (2018), "All-but-the-Top: simple and effective postprocessing for word
+  representations", ICLR: the isotropy measure I({v(w)}) = min_{‖c‖=1} Z(c) / max_{‖c‖=1} Z(c)
+  of Arora et al.'s (2016) partition function Z(c) = Σ_w exp(cᵀv(w)), with c ranging over the
+  eigenvectors of VᵀV, as the paper evaluates it (1 for an isotropic space). An eigenvector's
+  sign is arbitrary and Z(c) ≠ Z(−c), so both signs of each are taken (2d unit directions).
+* The mean cosine over the n(n − 1) ordered pairs of distinct words, exactly, from the sum of the
+  unit vectors s = Σ_w ŵ: Σ_{i≠j} cos(w_i, w_j) = ‖s‖² − Σ_i ‖ŵ_i‖² (never an n × n matrix).
+* The share of the variance of the top-D principal components (Mu & Viswanath's D ≈ d/100).
+* The effective rank of Roy & Vetterli (2007), "The effective rank: a measure of effective
+  dimensionality", EUSIPCO, Def. 1: exp(−Σ p_i ln p_i), p_i = σ_i / Σ_j σ_j over the singular
+  values σ of the matrix.
+
+All four come from two passes over the rows in blocks under ``memory_budget``: the d × d Gram
+matrix (:func:`embgeo.linalg.gram`; on a Dask cluster :func:`embgeo.distributed.gram`), then one
+pass for the row sums and the partition functions Z(c) of the d eigenvectors.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import backend as xb
+from .. import blocking, linalg
+from ..embeddings import Embeddings
+from ..evaluate.report import Report
+
+__all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "TRANSFORMS"]
+
+MEASURES = ("partition_isotropy", "mean_cosine", "variance_share", "effective_rank")
+
+
+@dataclass(frozen=True)
+class IsotropyResult:
+    """The isotropy measures of one space (:func:`isotropy`).
+
+    Attributes
+    ----------
+    partition_isotropy : float
+        I(W) = min_c Z(c) / max_c Z(c) over the eigenvectors c of WᵀW, in (0, 1].
+    mean_cosine : float
+        The mean cosine of distinct pairs of rows (zero rows count as cosine 0).
+    variance_share : float
+        The share of the centred variance along the top ``D`` principal directions.
+    effective_rank : float
+        exp of the entropy of the normalised singular values of W, in [1, d].
+    D : int
+    explained_variance_ratio : ndarray (d,)
+        Centred variance of each principal direction over the total, descending.
+    singular_values : ndarray (d,)
+        Of W itself (not centred), descending.
+    log_partition : ndarray (2d,)
+        ln Z(c) of each eigenvector c of WᵀW (in the order of ``singular_values``), then of each −c.
+    n : int
+    dim : int
+    """
+
+    partition_isotropy: float
+    mean_cosine: float
+    variance_share: float
+    effective_rank: float
+    D: int
+    explained_variance_ratio: np.ndarray
+    singular_values: np.ndarray
+    log_partition: np.ndarray
+    n: int
+    dim: int
+
+    def __repr__(self) -> str:
+        return (f"IsotropyResult(partition_isotropy={self.partition_isotropy:.4g}, mean_cosine={self.mean_cosine:.4g}, "
+                f"variance_share={self.variance_share:.4g} (D={self.D}), effective_rank={self.effective_rank:.4g}, "
+                f"n={self.n}, dim={self.dim})")
+
+    def as_row(self) -> dict:
+        """The four measures as a dict (a row of :func:`isotropy_table`)."""
+        return {m: getattr(self, m) for m in MEASURES}
+
+    def plot(self, ax=None):
+        """The spectrum: centred explained-variance ratio and normalised singular values per
+        direction (log scale), the four measures in the title; returns the Axes.
+
+        Needs matplotlib (``pip install embgeo[plot]``).
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("IsotropyResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 3.5))
+        i = np.arange(1, self.dim + 1)
+        s = self.singular_values
+        ax.semilogy(i, self.explained_variance_ratio, marker="o", ms=3, label="explained variance ratio (centred)")
+        ax.semilogy(i, s / s.sum(), marker="s", ms=3, label="σ / Σσ (effective rank's p)")
+        ax.axvline(self.D + 0.5, color="0.6", ls=":", lw=1)
+        ax.set_xlabel("direction")
+        ax.legend(fontsize="small")
+        ax.set_title(f"I(W)={self.partition_isotropy:.3g}, mean cos={self.mean_cosine:.3g}, "
+                     f"top-{self.D} share={self.variance_share:.3g}, erank={self.effective_rank:.3g}",
+                     fontsize="small")
+        return ax
+
+
+def _matrix(model, name="model"):
+    """The rows of an Embeddings, a FuzzyEmbeddings (its memberships) or a 2-D array."""
+    if isinstance(model, Embeddings):
+        return model.vectors
+    if hasattr(model, "memberships"):  # FuzzyEmbeddings
+        return model.memberships
+    if hasattr(model, "embed") and hasattr(model, "fisher"):  # AlphaEmbeddings
+        raise TypeError("an AlphaEmbeddings has one space per α: measure ae.embed(alpha) "
+                        "(isotropy_table's 'alpha' transform does so)")
+    X = model if xb.is_dask(model) else xb.asarray(model)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be an Embeddings, FuzzyEmbeddings or a 2-D array (n, d), got ndim={X.ndim}")
+    return X
+
+
+def row_statistics(X, C, memory_budget=None):
+    """One pass over the rows of ``X`` (blocked): the float64 sums the measures need.
+
+    Returns ``(n, Σw, Σŵ, n_nonzero, m, z)`` where, for every column c of ``C`` (d × m),
+    ``ln Z(c) = m + ln z`` (``m`` the running maximum of cᵀw, so no exponential overflows).
+    The same function runs on a whole local matrix and on each shard of a Dask cluster;
+    :func:`_merge` adds two of its results.
+    """
+    xp = xb.get_namespace(X)
+    d = X.shape[1]
+    C = xb.asarray(C, like=X, dtype=xp.float64)
+    nc = C.shape[1]
+    step = blocking.block_rows(2 * d, 8, memory_budget, maximum=blocking.PASS_ROWS)
+    dev = xb.device(X)
+    total = xp.zeros(d, dtype=xp.float64, device=dev)
+    unit = xp.zeros(d, dtype=xp.float64, device=dev)
+    nz = 0
+    m = xp.full(nc, -xp.inf, dtype=xp.float64, device=dev)
+    z = xp.zeros(nc, dtype=xp.float64, device=dev)
+    for s in range(0, X.shape[0], step):
+        B = xp.astype(X[s:min(s + step, X.shape[0]), ...], xp.float64)
+        total = total + xp.sum(B, axis=0)
+        norms = xp.sqrt(xp.sum(B * B, axis=1))
+        ok = norms > 0
+        nz += int(xp.sum(xp.astype(ok, xp.int64)))
+        inv = xp.where(ok, 1.0 / xp.where(ok, norms, xp.ones_like(norms)), xp.zeros_like(norms))
+        unit = unit + xp.sum(B * xp.reshape(inv, (-1, 1)), axis=0)
+        P = B @ C
+        m_new = xp.maximum(m, xp.max(P, axis=0))
+        z = z * xp.exp(m - m_new) + xp.sum(xp.exp(P - xp.reshape(m_new, (1, -1))), axis=0)
+        m = m_new
+    return (int(X.shape[0]), xb.to_numpy(total), xb.to_numpy(unit), nz, xb.to_numpy(m), xb.to_numpy(z))
+
+
+def _merge(a, b):
+    m = np.maximum(a[4], b[4])
+    z = a[5] * np.exp(a[4] - m) + b[5] * np.exp(b[4] - m)
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], m, z)
+
+
+def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, backend: str = "exact",
+             client=None) -> IsotropyResult:
+    """Partition-function isotropy, mean cosine, top-D variance share and effective rank.
+
+    Parameters
+    ----------
+    model : Embeddings, FuzzyEmbeddings (its memberships) or array (n, d)
+        Measured as given: nothing is centred or normalised first, except where a measure says
+        so (the variance share is of the centred rows; the mean cosine scales every row).
+    D : int, optional
+        Principal directions in ``variance_share`` (default max(1, round(d / 100)), Mu &
+        Viswanath's rule of thumb for the directions all-but-the-top removes).
+    memory_budget : int, optional
+        Bytes of the float64 row blocks (default 256 MiB); no n × n matrix is ever formed.
+    backend : {"exact", "dask"}
+        "dask": the Gram matrix and the row pass run on the workers of a Dask client (the rows
+        sharded as :func:`embgeo.distributed.shard` does), only d-sized results come back.
+    client : distributed.Client, optional
+
+    Returns
+    -------
+    IsotropyResult
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((2000, 10))
+    >>> r = isotropy(X)
+    >>> r.partition_isotropy > 0.8, abs(r.mean_cosine) < 0.01, r.effective_rank > 9
+    (True, True, True)
+    """
+    X = _matrix(model)
+    n, d = X.shape
+    if n < 2:
+        raise ValueError(f"isotropy needs at least 2 rows (pairs of words), got {n}")
+    D = max(1, int(round(d / 100))) if D is None else D
+    if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or not 1 <= D <= d:
+        raise ValueError(f"D must be an integer in 1 … {d} (the dimension), got {D!r}")
+    if backend == "dask":
+        from .. import distributed
+
+        sd = distributed.shard(X, client)
+        c = distributed.get_client(client)
+        G = distributed.gram(sd, client=c)
+    elif backend == "exact":
+        G = xb.to_numpy(linalg.gram(X, memory_budget=memory_budget))
+    else:
+        raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
+    if not np.all(np.isfinite(G)):
+        xb.check_matrix(X, "model")  # names the bad row
+        raise ValueError("model is too large: its Gram matrix overflows float64")
+    w, Q = linalg.eigh_desc(np.asarray(G, dtype=np.float64))
+    # an eigenvector's sign is arbitrary and Z(c) ≠ Z(−c): both are unit directions, so both count
+    C = np.concatenate([Q, -Q], axis=1)
+    if backend == "dask":
+        parts = [c.submit(row_statistics, f, C, memory_budget, workers=[wk], pure=False)
+                 for f, wk in zip(sd.shards, sd.workers)]
+        stats = c.gather(parts)
+        acc = stats[0]
+        for part in stats[1:]:
+            acc = _merge(acc, part)
+    else:
+        acc = row_statistics(X, C, memory_budget)
+    _, total, unit, nz, m, z = acc
+    log_z = m + np.log(z)
+    mu = total / n
+    scatter = np.linalg.eigvalsh(G - n * np.outer(mu, mu))[::-1].clip(min=0)
+    ratio = scatter / scatter.sum() if scatter.sum() > 0 else np.full(d, np.nan)
+    sv = np.sqrt(np.clip(w, 0, None))
+    p = sv / sv.sum()
+    p = p[p > 0]
+    return IsotropyResult(
+        partition_isotropy=float(np.exp(log_z.min() - log_z.max())),
+        mean_cosine=float((unit @ unit - nz) / (n * (n - 1.0))),
+        variance_share=float(ratio[:D].sum()),
+        effective_rank=float(np.exp(-(p * np.log(p)).sum())),
+        D=int(D), explained_variance_ratio=ratio, singular_values=sv, log_partition=log_z, n=int(n), dim=int(d))
+
+
+# ------------------------------------------------------------------------- the table
+def _abtt(e, D=None):
+    from ..postprocess import all_but_the_top
+
+    return all_but_the_top(e, D=max(1, round(e.dim / 100)) if D is None else D)
+
+
+def _similarity_order(e, alpha=-0.5):
+    from ..postprocess import similarity_order
+
+    return similarity_order(e, alpha)
+
+
+def _ppa_pca_ppa(e, dim=None, D=7):
+    from ..postprocess import ppa_pca_ppa
+
+    dim = e.dim // 2 if dim is None else dim
+    return ppa_pca_ppa(e, dim, min(D, dim - 1) if dim > 1 else 1)
+
+
+def _alpha(e, alpha=-1.0, model=None, geometry="fisher", p0=None):
+    from ..alpha import AlphaEmbeddings
+
+    if model is None:
+        if getattr(e, "output_vectors", None) is None:
+            raise ValueError("the 'alpha' transform needs output vectors (a skip-gram model's, e.g. "
+                             "Embeddings.from_gensim(w2v)) or an AlphaEmbeddings: ('alpha', {'model': ae})")
+        model = AlphaEmbeddings(e, p0=p0 or ("u" if e.counts is not None else "0"))
+    return model.embed(alpha, geometry=geometry)
+
+
+def _fuzzy(e, **kwargs):
+    from ..fuzzy import FuzzyEmbeddings
+
+    return FuzzyEmbeddings.from_embeddings(e, **kwargs)
+
+
+#: The post-processings :func:`isotropy_table` knows by name: name -> callable(e, **options)
+#: returning what :func:`isotropy` measures. Defaults: all-but-the-top with D = d/100 (Mu &
+#: Viswanath 2018), the similarity order with α = −0.5 (Artetxe et al. 2018), PPA-PCA-PPA to d/2
+#: dimensions with D = 7 (Raunak et al. 2019), the natural alpha embedding at α = −1 with the
+#: Fisher geometry (Volpi & Malagò 2020; needs output vectors), the fuzzy memberships of Bhat et
+#: al. (2020, Sec. 4.1).
+TRANSFORMS: dict[str, Callable[..., Any]] = {"all_but_the_top": _abtt, "similarity_order": _similarity_order, "ppa_pca_ppa": _ppa_pca_ppa,
+              "alpha": _alpha, "fuzzy": _fuzzy}
+
+
+class IsotropyTable(Report):
+    """:class:`embgeo.evaluate.Report` of :func:`isotropy_table`: one row per space, one column per
+    measure, with ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results``."""
+
+    def __init__(self, rows=(), title=None, results=None):
+        super().__init__(rows, title=title, formats={m: "{:.4g}" for m in MEASURES})
+        self.results = dict(results or {})
+
+    def plot(self, axes=None):
+        """One bar panel per measure, a bar per transform; returns the Axes array."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("IsotropyTable.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        if axes is None:
+            _, axes = plt.subplots(1, len(MEASURES), figsize=(3 * len(MEASURES), 3.2))
+        names = [r["transform"] for r in self.to_records()]
+        for ax, m in zip(np.ravel(axes), MEASURES):
+            vals = [np.nan if r[m] is None else r[m] for r in self.to_records()]
+            ax.bar(range(len(vals)), vals, color=[f"C{i}" for i in range(len(vals))])
+            ax.set_xticks(range(len(vals)), names, rotation=45, ha="right", fontsize="small")
+            ax.set_title(m, fontsize="medium")
+        np.ravel(axes)[0].figure.tight_layout()
+        return axes
+
+
+def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budget: int | None = None,
+                   backend: str = "exact", client=None) -> IsotropyTable:
+    """The isotropy measures of ``model`` before and after each post-processing, in one table.
+
+    Parameters
+    ----------
+    model : Embeddings
+    transforms : list, optional
+        Each entry is a name of :data:`TRANSFORMS`, a ``(name, options)`` pair (e.g.
+        ``("similarity_order", {"alpha": 0.5})``, ``("alpha", {"model": ae, "alpha": 0.0})`` for
+        an :class:`~embgeo.alpha.AlphaEmbeddings` built elsewhere), or a ``(label, callable)``
+        pair whose callable maps ``model`` to an Embeddings, FuzzyEmbeddings or array. Default:
+        all of :data:`TRANSFORMS`, "alpha" only when ``model`` has output vectors.
+    D, memory_budget, backend, client
+        As in :func:`isotropy` (one D for every row, from the original dimension).
+
+    Returns
+    -------
+    IsotropyTable
+        First row "original", then one per transform, in order.
+    """
+    if not isinstance(model, Embeddings):
+        raise TypeError(f"isotropy_table expects an embgeo.Embeddings, got {type(model).__name__}")
+    if transforms is None:
+        transforms = [t for t in TRANSFORMS if t != "alpha" or model.output_vectors is not None]
+    D = max(1, int(round(model.dim / 100))) if D is None else D
+    opts = dict(memory_budget=memory_budget, backend=backend, client=client)
+    results = {"original": isotropy(model, D, **opts)}
+    for t in transforms:
+        label, fn, kw = _transform(t)
+        space = fn(model, **kw)
+        results[label] = isotropy(space, min(D, _matrix(space).shape[1]), **opts)
+    rows = [{"transform": label, **r.as_row()} for label, r in results.items()]
+    return IsotropyTable(rows, title=f"isotropy ({model.dim}d, {len(model)} words)", results=results)
+
+
+def _transform(t):
+    if isinstance(t, str):
+        name, spec = t, {}
+    elif isinstance(t, tuple) and len(t) == 2:
+        name, spec = t
+    else:
+        raise TypeError(f"a transform is a name, (name, options) or (label, callable), got {t!r}")
+    if callable(spec):
+        return str(name), spec, {}
+    if name not in TRANSFORMS:
+        raise ValueError(f"unknown transform {name!r}; known: {', '.join(TRANSFORMS)} (or pass (label, callable))")
+    return name, TRANSFORMS[name], dict(spec)
