@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -12,13 +13,14 @@ from ..blocking import block_rows, share
 from ..linalg import cached_inverse_norms
 from ..neighbors import select_topk
 from ..progress import progress_bar
+from .stats import Resampled
 
 __all__ = ["analogy", "AnalogyResult", "METHODS"]
 
 METHODS = ("3cosadd", "3cosmul")
 
 @dataclass(frozen=True)
-class AnalogyResult:
+class AnalogyResult(Resampled):
     """Outcome of :func:`analogy`.
 
     Attributes
@@ -41,7 +43,12 @@ class AnalogyResult:
     topn : int
         A question counts as solved when the answer is among the ``topn`` best candidates (1: the usual
         accuracy; Bhat et al. 2020 count the top 5 in their Table 9).
+    per_item : dict of ndarray
+        One row per covered question: ``correct`` (bool) and ``item`` (the question's row in the
+        dataset), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
     """
+
+    score_name: ClassVar[str] = "accuracy"
 
     dataset: str
     method: str
@@ -55,6 +62,11 @@ class AnalogyResult:
     sections: dict = field(default_factory=dict)
     predictions: np.ndarray | None = field(default=None, repr=False, compare=False)
     topn: int = 1
+    per_item: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def statistic(self, per_item: dict) -> float:
+        """Share of ``per_item["correct"]`` (the accuracy over covered questions)."""
+        return float(np.mean(per_item["correct"]))
 
     def _group(self, syntactic: bool):
         names = [s for s in self.sections if s.startswith("gram") == syntactic]
@@ -247,6 +259,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         accuracy=n_ok / n_eval if n_eval else float("nan"), accuracy_all=n_ok / n_tot,
         n_correct=n_ok, n_evaluated=n_eval, n_total=n_tot, coverage=n_eval / n_tot,
         restrict_vocab=n_r, sections=sections, predictions=predictions, topn=topn,
+        per_item={"correct": ok[rows], "item": rows},
     )
 
 

@@ -27,6 +27,7 @@ import warnings
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -38,13 +39,14 @@ from ..neighbors import VALID_RETRIEVALS
 from ..progress import progress_bar
 from ..validation import renamed_parameter
 from .similarity import _check_oov
+from .stats import Resampled, mean_score
 
 # read_dictionary, split_dictionary and group_dictionary stay importable here; embgeo.data exports them
 __all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
 
 
 @dataclass(frozen=True)
-class BLIResult:
+class BLIResult(Resampled):
     """Scores of one BLI evaluation (:func:`bli`).
 
     Attributes
@@ -66,7 +68,14 @@ class BLIResult:
     oov : str
         The OOV policy the scores were computed under ("skip": over the ``n`` covered queries;
         "zero": over all ``n_test``).
+    per_item : dict of ndarray
+        One row per scored query: ``rank`` (float, 1 = best; ``inf`` for an uncovered query under
+        ``oov="zero"``) and ``item`` (the source word's position among the distinct test source
+        words). ``hit`` at k is ``rank <= k``; for :meth:`ci` (``score="p@5"``, ``"mrr"``) and
+        :func:`~embgeo.evaluate.compare`.
     """
+
+    score_name: ClassVar[str] = "p@1"
 
     retrieval: str
     precision: dict = field(default_factory=dict)
@@ -76,6 +85,32 @@ class BLIResult:
     n_test: int = 0
     n_pairs: int = 0
     oov: str = "skip"
+    per_item: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def statistic(self, per_item: dict) -> float:
+        """P@1 from the per-query ranks."""
+        return float(np.mean(per_item["rank"] <= 1))
+
+    def _values(self, score, per_item):
+        name = (score or self.score_name).lower()
+        rank = np.asarray(per_item["rank"], dtype=np.float64)
+        if name == "mrr":
+            return 1.0 / rank
+        if name.startswith("p@") and name[2:].isdigit():
+            return (rank <= int(name[2:])).astype(np.float64)
+        raise ValueError(f"unknown BLI score {score!r}: use 'p@K' (e.g. 'p@1', 'p@5') or 'mrr'")
+
+    def item_values(self, score=None, per_item=None):
+        """Per query: 1/rank for ``"mrr"``, whether the rank is at most k for ``"p@k"``."""
+        return self._values(score, self.per_item if per_item is None else per_item)
+
+    def score_function(self, score=None):
+        """``"p@k"`` (any k) or ``"mrr"``, as means of :meth:`item_values`."""
+        self._values(score, {"rank": np.ones(1)})          # an unknown score fails here
+        key = "value"
+        scalar, weighted = mean_score(key)
+        return ((lambda p: scalar({key: self._values(score, p)})),
+                (lambda p, W: weighted({key: self._values(score, p)}, W)))
 
     def p_at(self, k: int) -> float:
         """P@k (KeyError for a k that was not computed)."""
@@ -197,11 +232,13 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     groups = group_dictionary(pairs)
     queries, gold = [], []
     uncovered = []
-    for s, ts in groups.items():
+    covered_items = []
+    for i, (s, ts) in enumerate(groups.items()):
         g = [tgt.index(t) for t in ts if t in tgt]
         if s in src and g:
             queries.append(src.index(s))
             gold.append(np.asarray(g, dtype=np.int64))
+            covered_items.append(i)
         else:
             uncovered.append(s)
     n_test = len(groups)
@@ -225,9 +262,15 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
                                isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
     ranks = gold_ranks(Qa, Ta, gold, memory_budget=memory_budget, progress=progress).astype(np.float64)
     denom = len(queries) if oov == "skip" else n_test
+    if oov == "skip":
+        per_item = {"rank": ranks, "item": np.asarray(covered_items, dtype=np.int64)}
+    else:
+        all_ranks = np.full(n_test, np.inf)
+        all_ranks[covered_items] = ranks
+        per_item = {"rank": all_ranks, "item": np.arange(n_test)}
     return BLIResult(retrieval=retrieval, precision={int(k): float(np.sum(ranks <= k) / denom) for k in ks},
                      mrr=float(np.sum(1.0 / ranks) / denom), coverage=len(queries) / n_test,
-                     n=len(queries), n_test=n_test, n_pairs=len(pairs), oov=oov)
+                     n=len(queries), n_test=n_test, n_pairs=len(pairs), oov=oov, per_item=per_item)
 
 
 # -------------------------------------------------------------------------------- POSTPROC grid

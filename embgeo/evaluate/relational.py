@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -30,12 +31,13 @@ from .. import backend as xb
 from ..data import SemEvalCategory, read_semeval2012
 from ..errors import UnknownWordError
 from .similarity import _check_oov
+from .stats import Resampled, mean_score
 
 __all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdiff_accuracy"]
 
 
 @dataclass(frozen=True)
-class RelationalSimilarityResult:
+class RelationalSimilarityResult(Resampled):
     """Outcome of :func:`semeval2012`.
 
     Attributes
@@ -55,7 +57,13 @@ class RelationalSimilarityResult:
     categories : dict
         Per category: ``{"spearman", "maxdiff", "n_rated", "n_pairs", "n_answers", "n_questions"}``
         (``n_answers`` Turker answers and ``n_questions`` unique questions scored).
+    per_item : dict of ndarray
+        One row per scored category (the task's scores are means over categories): ``spearman``,
+        ``maxdiff`` and ``item`` (the category's position among those read). Intervals and paired tests
+        resample categories (``score="maxdiff"`` for the MaxDiff accuracy).
     """
+
+    score_name: ClassVar[str] = "spearman"
 
     dataset: str
     spearman: float
@@ -66,6 +74,25 @@ class RelationalSimilarityResult:
     coverage: float
     oov: str
     categories: dict = field(default_factory=dict, repr=False)
+    per_item: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def statistic(self, per_item: dict) -> float:
+        """Mean over categories of Spearman's ρ."""
+        return float(np.mean(per_item["spearman"]))
+
+    def _key(self, score):
+        key = score or self.score_name
+        if key not in ("spearman", "maxdiff"):
+            raise ValueError(f"unknown SemEval-2012 score {score!r}: use 'spearman' or 'maxdiff'")
+        return key
+
+    def item_values(self, score=None, per_item=None):
+        """Per category: its Spearman's ρ or MaxDiff accuracy."""
+        return np.asarray((self.per_item if per_item is None else per_item)[self._key(score)])
+
+    def score_function(self, score=None):
+        """``"spearman"`` or ``"maxdiff"``, means over categories."""
+        return mean_score(self._key(score))
 
 
 def _unit_rows(e, words):
@@ -212,6 +239,7 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
         raise ValueError("no SemEval-2012 category to score")
     per = {c: _score_category(e, cat, oov) for c, cat in data.items()}
     scored = [v for v in per.values() if not (np.isnan(v["spearman"]) or np.isnan(v["maxdiff"]))]
+    scored_items = [i for i, v in enumerate(per.values()) if not (np.isnan(v["spearman"]) or np.isnan(v["maxdiff"]))]
     n_found = sum(v["n_rated"] for v in per.values())
     n_total = sum(v["n_pairs"] for v in per.values())
     return RelationalSimilarityResult(
@@ -219,4 +247,7 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
         spearman=float(np.mean([v["spearman"] for v in scored])) if scored else float("nan"),
         maxdiff=float(np.mean([v["maxdiff"] for v in scored])) if scored else float("nan"),
         n_categories=len(scored), n_found=n_found, n_total=n_total,
-        coverage=n_found / n_total if n_total else 0.0, oov=oov, categories=per)
+        coverage=n_found / n_total if n_total else 0.0, oov=oov, categories=per,
+        per_item={"spearman": np.array([v["spearman"] for v in scored], dtype=np.float64),
+                  "maxdiff": np.array([v["maxdiff"] for v in scored], dtype=np.float64),
+                  "item": np.asarray(scored_items, dtype=np.int64)})

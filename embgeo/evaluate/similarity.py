@@ -1,13 +1,15 @@
 """Word similarity: rank correlation between a model's similarities and human judgements."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from ..data import as_dataset
 from ..errors import UnknownWordError
 from ..fuzzy import FUZZY_MEASURES
+from .stats import Resampled
 
 __all__ = ["word_similarity", "SimilarityResult", "MEASURES", "resolve_measure"]
 
@@ -68,7 +70,7 @@ def _check_oov(oov: str) -> None:
 
 
 @dataclass(frozen=True)
-class SimilarityResult:
+class SimilarityResult(Resampled):
     """Outcome of :func:`word_similarity`.
 
     Attributes
@@ -85,7 +87,13 @@ class SimilarityResult:
         ``n_found / n_total``.
     oov : str
         The policy used for pairs with an unknown word.
+    per_item : dict of ndarray
+        One row per pair in the correlation: ``gold`` (human score), ``predicted`` (the model's
+        similarity) and ``item`` (the pair's row in the dataset), for :meth:`ci` and
+        :func:`~embgeo.evaluate.compare`.
     """
+
+    score_name: ClassVar[str] = "spearman"
 
     dataset: str
     measure: str
@@ -98,13 +106,22 @@ class SimilarityResult:
     n_total: int
     coverage: float
     oov: str
+    per_item: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def correlation(self) -> float:
         return self.spearman
 
+    def statistic(self, per_item: dict) -> float:
+        """Spearman's ρ of ``per_item["gold"]`` and ``per_item["predicted"]`` (the headline score)."""
+        from scipy import stats
+
+        return float(stats.spearmanr(per_item["gold"], per_item["predicted"])[0])
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out.pop("per_item")
+        return out
 
 
 def _resolve_words(model, words, lowercase):
@@ -190,8 +207,9 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     if oov == "zero":
         model_sims = np.zeros(n_total)
         model_sims[idx] = sims
+        items = np.arange(n_total)
     else:
-        model_sims, gold = sims, gold[idx]
+        model_sims, gold, items = sims, gold[idx], idx
     n = len(gold)
     if n >= 3:
         rho, p_rho = stats.spearmanr(gold, model_sims)
@@ -202,6 +220,7 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
         dataset=name or dataset.name, measure=measure or "cosine",
         spearman=float(rho), spearman_pvalue=float(p_rho), pearson=float(r), pearson_pvalue=float(p_r),
         n_pairs=n, n_found=n_found, n_total=n_total, coverage=n_found / n_total, oov=oov,
+        per_item={"gold": np.asarray(gold, dtype=np.float64), "predicted": model_sims, "item": items},
     )
 
 
