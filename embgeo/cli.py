@@ -23,12 +23,14 @@ COMMANDS = {
     "bli": "embgeo.evaluate.lexicon",
     "datasets": "embgeo.data.cli",
     "neighbors": "embgeo.neighbors.cli",
+    "compare": "embgeo.evaluate.compare_cli",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",
     "bli": "bilingual lexicon induction: map source to target embeddings and score a test dictionary",
     "datasets": "list (and fetch) the registered datasets and vectors, and what is cached",
     "neighbors": "the nearest words of each given word",
+    "compare": "paired tests of two embeddings on the same benchmarks (Steiger, McNemar)",
 }
 #: Exceptions that mean "bad input" rather than a bug: reported in one line. RuntimeError and
 #: MemoryError are not among them: they mean a bug or an exhausted machine, and their traceback

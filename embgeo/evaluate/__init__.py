@@ -14,14 +14,18 @@ from ..progress import progress_bar
 from .analogy import METHODS, AnalogyResult, analogy
 from .report import Report
 from .similarity import MEASURES, SimilarityResult, resolve_measure, word_similarity
+from .stats import Comparison, compare
 
 __all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report",
-           "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS"]
+           "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS", "compare", "Comparison",
+           "CI_COLUMNS"]
 
 #: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
 DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
 #: Columns of the report ``evaluate`` returns.
 COLUMNS = ("dataset", "task", "measure", "n", "coverage", "spearman", "pearson", "accuracy")
+#: Columns ``evaluate(..., ci=level)`` appends: the interval of each row's headline score.
+CI_COLUMNS = ("low", "high")
 _FORMATS = {"coverage": "{:.1%}"}
 
 
@@ -45,7 +49,8 @@ def check_names(names, allowed, what: str) -> list:
 
 def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), restrict_vocab: int | None = 300000,
              lowercase: bool | None = None, oov: str = "skip", sections: bool = False, data_dir=None,
-             title: str | None = None, progress: bool | None = None) -> Report:
+             title: str | None = None, progress: bool | None = None, ci: float | None = None,
+             ci_method: str = "bca", n_resamples: int = 9999, seed=None) -> Report:
     """Run word-similarity and analogy benchmarks on embeddings and tabulate the results.
 
     Parameters
@@ -69,29 +74,45 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         Add one row per analogy section, named ``dataset/section``.
     progress : bool, optional
         Progress bars (default: the global setting, see :func:`embgeo.set_progress`).
+    ci : float, optional
+        Confidence level (e.g. 0.95): add columns ``low`` and ``high``, the bootstrap interval over
+        items of each row's headline score (Spearman or accuracy; :meth:`SimilarityResult.ci`);
+        :meth:`Report.plot_intervals` draws them.
+    ci_method, n_resamples, seed
+        Passed to ``ci`` (``method``, ``n_resamples``, ``seed``).
 
     Returns
     -------
     Report
-        Rows ``dataset, task, measure, n, coverage, spearman, pearson, accuracy``; ``report.results``
-        holds the :class:`SimilarityResult` / :class:`AnalogyResult` objects.
+        Rows ``dataset, task, measure, n, coverage, spearman, pearson, accuracy`` (then ``low, high``
+        with ``ci``); ``report.results`` holds the :class:`SimilarityResult` / :class:`AnalogyResult`
+        objects.
     """
     datasets = list(DEFAULT_DATASETS if datasets is None else datasets)
     measures = check_names(measures or ["cosine"], MEASURES, "measure")
     analogy_methods = check_names(analogy_methods, METHODS, "analogy method")
     if not datasets:
         raise ValueError("no dataset to evaluate")
+    if ci is not None and not 0 < ci < 1:
+        raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci}")
     # Read every file before the (possibly long) computations, so a bad name fails at once.
     loaded = [d if isinstance(d, (WordPairs, AnalogyQuestions)) else load_dataset(d, data_dir=data_dir)
               for d in datasets]
-    report = Report(columns=COLUMNS, title=title, formats=_FORMATS)
+    report = Report(columns=COLUMNS + (CI_COLUMNS if ci is not None else ()), title=title, formats=_FORMATS)
+
+    def interval(result, score):
+        if ci is None:
+            return {}
+        low, high = result.ci(ci, method=ci_method, n_resamples=n_resamples, seed=seed)
+        return {"score": score, "low": low, "high": high}
+
     cache: dict = {}
     tasks = [(d, m) for d in loaded for m in (analogy_methods if isinstance(d, AnalogyQuestions) else measures)]
     for data, m in progress_bar(tasks, total=len(tasks), desc="evaluate", progress=progress, unit="task"):
         if isinstance(data, AnalogyQuestions):
             a = analogy(e, data, method=m, restrict_vocab=restrict_vocab, progress=progress)
             report.append({"dataset": a.dataset, "task": "analogy", "measure": m, "n": a.n_evaluated,
-                           "coverage": a.coverage, "accuracy": a.accuracy}, result=a)
+                           "coverage": a.coverage, "accuracy": a.accuracy, **interval(a, a.accuracy)}, result=a)
             if sections:
                 for name, s in a.sections.items():
                     report.append({"dataset": f"{a.dataset}/{name}", "task": "analogy", "measure": m,
@@ -102,5 +123,6 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
             model, measure = resolve_measure(e, m, cache, progress=progress)
             r = word_similarity(model, data, measure=measure, lowercase=lowercase, oov=oov)
             report.append({"dataset": r.dataset, "task": "similarity", "measure": m, "n": r.n_pairs,
-                           "coverage": r.coverage, "spearman": r.spearman, "pearson": r.pearson}, result=r)
+                           "coverage": r.coverage, "spearman": r.spearman, "pearson": r.pearson,
+                           **interval(r, r.spearman)}, result=r)
     return report

@@ -7,6 +7,7 @@ Examples
     python -m embgeo evaluate                                    # GloVe 6B 50d, gensim's datasets
     python -m embgeo evaluate --datasets ../shared/data/wordsim --measures cosine,fuzzy-ce,fuzzy-kl
     python -m embgeo evaluate --embeddings vectors.vec.gz --analogy 3cosadd,3cosmul --json
+    python -m embgeo evaluate --datasets wordsim353 --ci                 # 95 % bootstrap intervals
 """
 from __future__ import annotations
 
@@ -17,14 +18,15 @@ from pathlib import Path
 from . import DEFAULT_DATASETS
 from .analogy import METHODS
 from .similarity import _OOV, MEASURES
+from .stats import CI_METHODS
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "add_interval_arguments", "run", "expand_datasets", "split_commas"]
 
 DEFAULT_EMBEDDINGS = "glove-6b-50d"
 _DATA_SUFFIXES = {".txt", ".tsv", ".csv"}
 
 
-def _split_commas(values):
+def split_commas(values):
     out = []
     for v in values:
         out += [s for s in v.split(",") if s]
@@ -58,13 +60,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="pairs with an unknown word: skip (default), similarity 0 (gensim's dummy4unknown), "
                              "or fail")
     parser.add_argument("--sections", action="store_true", help="also print per-section analogy accuracy")
+    add_interval_arguments(parser)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     out.add_argument("--markdown", action="store_true", help="print the report as a Markdown table")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
 
 
-def _expand_datasets(items):
+def _level(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"a confidence level is between 0 and 1, got {text}")
+    return v
+
+
+def _positive(text):
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return v
+
+
+def add_interval_arguments(parser: argparse.ArgumentParser, interval: bool = True) -> None:
+    """``--ci``, ``--ci-method`` (with ``interval``), ``--n-resamples`` and ``--seed``."""
+    if interval:
+        parser.add_argument("--ci", nargs="?", type=_level, const=0.95, default=None, metavar="LEVEL",
+                            help="add columns low and high: the bootstrap confidence interval over items of each "
+                                 "row's score (Spearman or accuracy) at LEVEL (default 0.95)")
+        parser.add_argument("--ci-method", choices=CI_METHODS, default="bca",
+                            help="interval: bca (bias-corrected and accelerated, default) or percentile")
+    parser.add_argument("--n-resamples", type=_positive, default=9999, metavar="N",
+                        help="bootstrap / permutation resamples (default 9999)")
+    parser.add_argument("--seed", type=int, default=None, metavar="SEED",
+                        help="random seed of the resamples, for reproducible numbers (default: fresh)")
+
+
+def expand_datasets(items):
     out = []
     for item in items:
         p = Path(item).expanduser()
@@ -86,15 +123,15 @@ def run(args) -> int:
     if args.quiet:
         set_progress(False)
     # checked before the (possibly long) loading of embeddings
-    measures = check_names(_split_commas(args.measures), MEASURES, "measure")
-    methods = check_names(_split_commas(args.analogy), METHODS, "analogy method")
+    measures = check_names(split_commas(args.measures), MEASURES, "measure")
+    methods = check_names(split_commas(args.analogy), METHODS, "analogy method")
     if args.restrict_vocab is not None and args.restrict_vocab < 4:
         raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
     if args.limit is not None and args.limit < 1:
         raise ValueError(f"--limit must be positive, got {args.limit}")
     if args.data_dir is not None and not Path(args.data_dir).expanduser().is_dir():
         raise FileNotFoundError(f"--data-dir {args.data_dir}: no such directory")
-    datasets = _expand_datasets(args.datasets) if args.datasets else None
+    datasets = expand_datasets(args.datasets) if args.datasets else None
     if datasets is not None:
         # Fail on a bad dataset name before loading (possibly large) embeddings.
         from ..data import load_dataset
@@ -106,7 +143,8 @@ def run(args) -> int:
     title = f"{args.embeddings}: {len(e)} words, dim {e.dim}"
     report = evaluate(e, datasets, measures, analogy_methods=methods, restrict_vocab=args.restrict_vocab,
                       lowercase=True if args.lowercase else None, oov=args.oov, sections=args.sections,
-                      data_dir=args.data_dir, title=title, progress=False if args.quiet else None)
+                      data_dir=args.data_dir, title=title, progress=False if args.quiet else None,
+                      ci=args.ci, ci_method=args.ci_method, n_resamples=args.n_resamples, seed=args.seed)
     if args.json:
         print(report.to_json())
     elif args.markdown:

@@ -185,3 +185,69 @@ class Report:
 
     def _repr_markdown_(self) -> str:  # notebooks render the Markdown table
         return self.to_markdown()
+
+    # ----------------------------------------------------------- intervals
+    def intervals(self) -> list[dict]:
+        """Rows that carry a confidence interval: ``{"label", "score", "low", "high"}`` each.
+
+        A row has one when it holds ``low`` and ``high`` cells (``evaluate(..., ci=0.95)``); its point
+        estimate is its ``score`` cell (the headline score the interval is about).
+        """
+        out = []
+        for r in self._rows:
+            if r.get("low") is None or r.get("high") is None:
+                continue
+            label = " ".join(str(r[c]) for c in ("dataset", "measure") if r.get(c) is not None)
+            out.append({"label": label or str(len(out)), "score": r.get("score"), "low": r["low"],
+                        "high": r["high"]})
+        return out
+
+    def plot_intervals(self, *others: "Report", ax=None, labels=None):
+        """Forest plot: each row's score and confidence interval, one colour per report (model).
+
+        Parameters
+        ----------
+        *others : Report
+            More reports (other models) to draw beside this one; rows are matched by dataset and
+            measure.
+        ax : matplotlib Axes, optional
+        labels : list of str, optional
+            Legend names of the reports (default: their titles).
+
+        Returns
+        -------
+        matplotlib Axes
+
+        Raises
+        ------
+        ValueError
+            No report row has an interval (evaluate with ``ci=0.95``).
+
+        Needs matplotlib (``pip install embgeo[plot]``).
+        """
+        reports = (self, *others)
+        rows = [r.intervals() for r in reports]
+        if not any(rows):
+            raise ValueError("no row has a confidence interval: run evaluate(..., ci=0.95)")
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ImportError("Report.plot_intervals needs matplotlib: pip install 'embgeo[plot]'") from None
+        names = list(dict.fromkeys(x["label"] for rs in rows for x in rs))
+        labels = list(labels) if labels is not None else [r.title or f"report {i + 1}" for i, r in
+                                                          enumerate(reports)]
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6, 1 + 0.45 * len(names) * max(1, len(reports)) ** 0.5))
+        step = 0.7 / len(reports)
+        for k, (rs, label) in enumerate(zip(rows, labels)):
+            y = [names.index(x["label"]) + (k - (len(reports) - 1) / 2) * step for x in rs]
+            score = np.array([np.nan if x["score"] is None else x["score"] for x in rs], dtype=float)
+            low = np.array([x["low"] for x in rs], dtype=float)
+            high = np.array([x["high"] for x in rs], dtype=float)
+            ax.errorbar(score, y, xerr=[score - low, high - score], fmt="o", capsize=3, label=label)
+        ax.set_yticks(range(len(names)), names)
+        ax.invert_yaxis()
+        ax.set_xlabel("score (confidence interval)")
+        if len(reports) > 1 or labels[0]:
+            ax.legend(loc="best", fontsize="small")
+        return ax

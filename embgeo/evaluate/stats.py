@@ -35,6 +35,8 @@ __all__ = ["Resampled", "Comparison", "compare", "bootstrap_interval", "steiger_
 CI_METHODS = ("bca", "percentile")
 #: Fewest items an interval or a paired test is computed on.
 MIN_ITEMS = 3
+#: Resamples × items from which the compiled loops use every core (below, threads cost more than they save).
+_PARALLEL_CELLS = 1 << 22
 #: Bytes of one batch of resample indices and counts (a few batches make 10,000 resamples).
 _BATCH_BYTES = 32 << 20
 
@@ -61,12 +63,13 @@ def weighted_spearman(x, y, W):
     of the average ranks of the weighted sample (an item drawn k times counts k times), equal to
     :func:`scipy.stats.spearmanr` of the expanded sample; NaN where a resample has constant x or y.
     Compiled (:func:`embgeo.kernels.resample.spearman_counts`): no resample is sorted."""
-    from ..kernels.resample import spearman_counts
+    from ..kernels.resample import spearman_counts, spearman_counts_serial
 
     W = np.ascontiguousarray(W, dtype=np.float64)
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     out = np.empty(len(W))
-    spearman_counts(W, *_tie_groups(x), *_tie_groups(y), out)
+    kernel = spearman_counts if W.size >= _PARALLEL_CELLS else spearman_counts_serial
+    kernel(W, *_tie_groups(x), *_tie_groups(y), out)
     return out
 
 
@@ -97,10 +100,10 @@ def _batch_size(n_items: int, batch: int | None) -> int:
 
 def _counts(idx, n):
     """Row-wise counts (float64, resamples × n) of the resample indices ``idx``."""
-    from ..kernels.resample import index_counts
+    from ..kernels.resample import index_counts, index_counts_serial
 
     out = np.empty((len(idx), n))
-    index_counts(np.ascontiguousarray(idx), out)
+    (index_counts if idx.size >= _PARALLEL_CELLS else index_counts_serial)(np.ascontiguousarray(idx), out)
     return out
 
 
@@ -188,7 +191,7 @@ class _Score:
         U = len(self.mult)
         if self.weighted is None:
             vals = np.array([self.scalar(_take(self.rows, np.repeat(np.arange(U), w.astype(np.int64))))
-                             for w in (self.mult[None, :] - np.eye(1, U, u) for u in range(U))])
+                             for w in (self.mult - np.eye(1, U, u)[0] for u in range(U))])
         else:
             step = _batch_size(U, None)
             vals = np.concatenate([self.on_counts(self.mult[None, :] - _unit_rows(U, s, min(s + step, U)))

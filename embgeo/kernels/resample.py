@@ -26,32 +26,42 @@ def _group_midranks(w, order, group, n_groups, mid):
     return cum
 
 
+@njit(cache=True, inline="always")
+def _spearman_row(w, ox, gx, ngx, oy, gy, ngy):
+    mx = np.empty(ngx)
+    my = np.empty(ngy)
+    N = _group_midranks(w, ox, gx, ngx, mx)
+    _group_midranks(w, oy, gy, ngy, my)
+    mean = (N + 1.0) / 2.0
+    sxy = 0.0
+    sxx = 0.0
+    syy = 0.0
+    for j in range(w.shape[0]):
+        wj = w[j]
+        if wj != 0.0:
+            dx = mx[gx[j]] - mean
+            dy = my[gy[j]] - mean
+            sxy += wj * dx * dy
+            sxx += wj * dx * dx
+            syy += wj * dy * dy
+    den = np.sqrt(sxx * syy)
+    return sxy / den if den > 0.0 else np.nan
+
+
 @njit(cache=True, parallel=True)
 def spearman_counts(W, ox, gx, ngx, oy, gy, ngy, out):
     """``out[b]`` = Spearman's ρ of the sample weighting item j by ``W[b, j]``; NaN for a constant side.
 
     ``ox`` sorts x; ``gx[j]`` is the tie group (0 … ngx − 1, in sorted order) of item j; same for y."""
-    n = W.shape[1]
     for b in prange(W.shape[0]):
-        w = W[b]
-        mx = np.empty(ngx)
-        my = np.empty(ngy)
-        N = _group_midranks(w, ox, gx, ngx, mx)
-        _group_midranks(w, oy, gy, ngy, my)
-        mean = (N + 1.0) / 2.0
-        sxy = 0.0
-        sxx = 0.0
-        syy = 0.0
-        for j in range(n):
-            wj = w[j]
-            if wj != 0.0:
-                dx = mx[gx[j]] - mean
-                dy = my[gy[j]] - mean
-                sxy += wj * dx * dy
-                sxx += wj * dx * dx
-                syy += wj * dy * dy
-        den = np.sqrt(sxx * syy)
-        out[b] = sxy / den if den > 0.0 else np.nan
+        out[b] = _spearman_row(W[b], ox, gx, ngx, oy, gy, ngy)
+
+
+@njit(cache=True)
+def spearman_counts_serial(W, ox, gx, ngx, oy, gy, ngy, out):
+    """:func:`spearman_counts` on one thread: small batches, where starting threads costs more."""
+    for b in range(W.shape[0]):
+        out[b] = _spearman_row(W[b], ox, gx, ngx, oy, gy, ngy)
 
 
 @njit(cache=True, parallel=True)
@@ -63,3 +73,13 @@ def index_counts(idx, out):
             row[j] = 0.0
         for k in range(idx.shape[1]):
             row[idx[b, k]] += 1.0
+
+
+@njit(cache=True)
+def index_counts_serial(idx, out):
+    """:func:`index_counts` on one thread."""
+    for b in range(idx.shape[0]):
+        for j in range(out.shape[1]):
+            out[b, j] = 0.0
+        for k in range(idx.shape[1]):
+            out[b, idx[b, k]] += 1.0
