@@ -50,7 +50,7 @@ def spearman_axis(x, y, axis=-1):
 def test_accuracy_interval_equals_scipy_bootstrap(method, rng):
     x = rng.random(150) < 0.3
     r = acc_result(x)
-    ours = r.ci(0.9, method=method, n_resamples=2000, seed=7, batch=300, draw="indices")
+    ours = r.ci(0.9, method=method, n_resamples=2000, random_state=7, batch=300, draw="indices")
     ref = ss.bootstrap((x.astype(float),), np.mean, confidence_level=0.9, n_resamples=2000, batch=300,
                        method=method, rng=np.random.default_rng(7)).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), abs=1e-12)
@@ -62,7 +62,7 @@ def test_spearman_interval_equals_scipy_bootstrap_with_ties(method, rng):
     pred = np.round(gold + rng.normal(size=80), 1)
     r = sim_result(gold, pred)
     assert r.statistic(r.per_item) == pytest.approx(ss.spearmanr(gold, pred)[0], abs=1e-14)
-    ours = r.ci(method=method, n_resamples=1500, seed=3, batch=500)
+    ours = r.ci(method=method, n_resamples=1500, random_state=3, batch=500)
     ref = ss.bootstrap((gold, pred), spearman_axis, paired=True, vectorized=True, n_resamples=1500, batch=500,
                        method=method, rng=np.random.default_rng(3)).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), abs=1e-12)
@@ -87,7 +87,7 @@ def test_weighted_purity_matches_the_definition(rng):
 def test_mrr_interval_equals_scipy_bootstrap(rng):
     ranks = rng.integers(1, 40, 120).astype(float)
     r = BLIResult("nn", per_item={"rank": ranks, "item": np.arange(120)})
-    ours = r.ci(score="mrr", n_resamples=1000, seed=5, batch=1000, draw="indices")
+    ours = r.ci(score="mrr", n_resamples=1000, random_state=5, batch=1000, draw="indices")
     ref = ss.bootstrap((1 / ranks,), np.mean, n_resamples=1000, batch=1000,
                        rng=np.random.default_rng(5)).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), abs=1e-12)
@@ -97,8 +97,8 @@ def test_counts_draw_agrees_with_indices_within_monte_carlo_error(rng):
     # the multinomial counts of the distinct rows have the law of drawn indices; with 20,000 resamples
     # the 2.5 % / 97.5 % quantiles of an accuracy over 2,000 items move by about 0.001 between draws
     r = acc_result(rng.random(2000) < 0.4)
-    a = r.ci(n_resamples=20000, seed=1, draw="indices")
-    b = r.ci(n_resamples=20000, seed=2, draw="counts")
+    a = r.ci(n_resamples=20000, random_state=1, draw="indices")
+    b = r.ci(n_resamples=20000, random_state=2, draw="counts")
     assert a == pytest.approx(b, abs=0.004)
 
 
@@ -111,7 +111,7 @@ def test_generic_statistic_is_resampled_when_there_is_no_fast_form(rng):
 
     x = rng.normal(size=60)
     r = Median("t", "c", 0, 0, 0, 0, 60, 60, 60, 1.0, "skip", per_item={"gold": x, "predicted": x})
-    ours = r.ci(n_resamples=300, seed=4, batch=300)
+    ours = r.ci(n_resamples=300, random_state=4, batch=300)
     ref = ss.bootstrap((x,), np.median, n_resamples=300, batch=300, rng=np.random.default_rng(4)).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), abs=1e-12)
 
@@ -121,7 +121,7 @@ def test_accuracy_intervals_cover_the_true_value(rng):
     gen = np.random.default_rng(2024)
     p, hits, reps = 0.3, 0, 400
     for _ in range(reps):
-        lo, hi = acc_result(gen.random(120) < p).ci(n_resamples=999, seed=gen)
+        lo, hi = acc_result(gen.random(120) < p).ci(n_resamples=999, random_state=gen)
         hits += lo <= p <= hi
     assert 0.93 <= hits / reps <= 0.97
 
@@ -134,7 +134,7 @@ def test_spearman_intervals_cover_the_true_value():
     hits, reps = 0, 300
     for _ in range(reps):
         xy = gen.multivariate_normal([0, 0], cov, size=80)
-        lo, hi = sim_result(xy[:, 0], xy[:, 1]).ci(n_resamples=999, seed=gen)
+        lo, hi = sim_result(xy[:, 0], xy[:, 1]).ci(n_resamples=999, random_state=gen)
         hits += lo <= rho_s <= hi
     assert 0.93 <= hits / reps <= 0.97
 
@@ -150,7 +150,7 @@ def test_fewer_than_three_items_is_a_clear_error():
 
 
 def test_degenerate_distribution_gives_a_point_interval():
-    assert acc_result([True] * 10).ci(seed=0) == (1.0, 1.0)
+    assert acc_result([True] * 10).ci(random_state=0) == (1.0, 1.0)
 
 
 # ------------------------------------------------------------------ paired tests
@@ -207,7 +207,7 @@ def test_random_permutation_test_agrees_with_scipy_within_monte_carlo_error(rng)
     # two p-values of 20,000 random sign patterns each: standard error about 2·sqrt(p(1-p)/20000) ≈ 0.007
     x = 1 / rng.integers(1, 30, 200)
     y = 1 / rng.integers(1, 34, 200)
-    _, p = paired_permutation_test(x, y, n_resamples=20000, seed=1)
+    _, p = paired_permutation_test(x, y, n_resamples=20000, random_state=1)
     ref = ss.permutation_test((x, y), mean_difference, permutation_type="samples", n_resamples=20000,
                               vectorized=True, rng=2).pvalue
     assert 0.02 < ref < 0.98 and p == pytest.approx(ref, abs=0.03)
@@ -218,9 +218,9 @@ def test_compare_picks_the_test_by_score(rng):
     a = BLIResult("nn", per_item={"rank": ranks_a, "item": np.arange(50)})
     b = BLIResult("nn", per_item={"rank": ranks_b, "item": np.arange(50)})
     assert compare(a, b, score="p@5").test == "mcnemar"
-    c = compare(a, b, score="mrr", seed=0)
+    c = compare(a, b, score="mrr", random_state=0)
     assert c.test == "permutation" and c.difference == pytest.approx(np.mean(1 / ranks_a) - np.mean(1 / ranks_b))
-    boot = compare(a, b, score="mrr", seed=0, test="bootstrap", n_resamples=2000)
+    boot = compare(a, b, score="mrr", random_state=0, test="bootstrap", n_resamples=2000)
     assert boot.test == "bootstrap" and 0 <= boot.p_value <= 1
     with pytest.raises(ValueError, match="McNemar"):
         compare(a, b, score="mrr", test="mcnemar")
@@ -257,7 +257,7 @@ def test_per_item_reproduces_the_headline_scores(toy):
     assert z.statistic(z.per_item) == pytest.approx(z.spearman) and len(z.per_item["item"]) == 61
     a = analogy(e, questions, restrict_vocab=None, topn=20)
     assert a.statistic(a.per_item) == pytest.approx(a.accuracy) and len(a.per_item["correct"]) == a.n_evaluated
-    low, high = a.ci(seed=0)
+    low, high = a.ci(random_state=0)
     assert low <= a.accuracy <= high
 
 
@@ -271,7 +271,7 @@ def test_bli_per_item_ranks(small_embeddings):
         assert np.mean(1 / ranks) == pytest.approx(r.mrr)
         assert len(ranks) == (30 if oov == "skip" else 31)
         if oov == "skip":
-            assert r.ci(score="p@5", seed=0) == (1.0, 1.0)
+            assert r.ci(score="p@5", random_state=0) == (1.0, 1.0)
 
 
 def test_compare_two_models_on_a_dataset(toy, rng):
@@ -288,7 +288,7 @@ def test_compare_two_models_on_a_dataset(toy, rng):
 # ------------------------------------------------------------------ Report and CLI
 def test_evaluate_with_intervals_and_forest_plot(toy, tmp_path):
     e, pairs, questions = toy
-    rep = evaluate(e, [pairs, questions], ci=0.9, seed=0, restrict_vocab=None, title="model")
+    rep = evaluate(e, [pairs, questions], ci=0.9, random_state=0, restrict_vocab=None, title="model")
     assert rep.columns[-2:] == ["low", "high"] and rep.columns[:-2] == list(evaluate(e, [pairs]).columns)
     for row in rep:
         score = row["spearman"] if row["task"] == "similarity" else row["accuracy"]
@@ -296,7 +296,7 @@ def test_evaluate_with_intervals_and_forest_plot(toy, tmp_path):
     assert "low" in str(rep)
     mpl = pytest.importorskip("matplotlib")
     mpl.use("Agg")
-    other = evaluate(e, [pairs], ci=0.9, seed=1, title="other")
+    other = evaluate(e, [pairs], ci=0.9, random_state=1, title="other")
     ax = rep.plot_intervals(other)
     assert len(ax.get_yticklabels()) == 2
     with pytest.raises(ValueError, match="ci=0.95"):
@@ -319,10 +319,10 @@ def files(tmp_path, toy):
 
 def test_cli_evaluate_ci_and_compare(files, capsys):
     emb, emb2, data = files
-    assert cli.main(["evaluate", "-e", str(emb), "-d", str(data), "--ci", "--seed", "1", "-q", "--json"]) == 0
+    assert cli.main(["evaluate", "-e", str(emb), "-d", str(data), "--ci", "--random-state", "1", "-q", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert rows[0]["low"] <= rows[0]["spearman"] <= rows[0]["high"]
-    assert cli.main(["compare", str(emb), str(emb2), "-d", str(data), "-q", "--json", "--seed", "0"]) == 0
+    assert cli.main(["compare", str(emb), str(emb2), "-d", str(data), "-q", "--json", "--random-state", "0"]) == 0
     row = json.loads(capsys.readouterr().out)["rows"][0]
     assert row["test"] == "steiger" and 0 <= row["p_value"] <= 1 and row["n"] == 60
     assert cli.main(["compare", str(emb), str(emb2), "-d", str(data), "-q"]) == 0

@@ -14,7 +14,8 @@ from ..progress import progress_bar
 from .analogy import METHODS, AnalogyResult, analogy
 from .report import Report
 from .similarity import MEASURES, SimilarityResult, resolve_measure, word_similarity
-from .stats import Comparison, compare
+from .comparison import compare
+from .stats import Comparison
 
 __all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report",
            "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS", "compare", "Comparison",
@@ -50,7 +51,7 @@ def check_names(names, allowed, what: str) -> list:
 def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), restrict_vocab: int | None = 300000,
              lowercase: bool | None = None, oov: str = "skip", sections: bool = False, data_dir=None,
              title: str | None = None, progress: bool | None = None, ci: float | None = None,
-             ci_method: str = "bca", n_resamples: int = 9999, seed=None) -> Report:
+             ci_method: str = "bca", n_resamples: int = 9999, random_state=None) -> Report:
     """Run word-similarity and analogy benchmarks on embeddings and tabulate the results.
 
     Parameters
@@ -78,8 +79,8 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         Confidence level (e.g. 0.95): add columns ``low`` and ``high``, the bootstrap interval over
         items of each row's headline score (Spearman or accuracy; :meth:`SimilarityResult.ci`);
         :meth:`Report.plot_intervals` draws them.
-    ci_method, n_resamples, seed
-        Passed to ``ci`` (``method``, ``n_resamples``, ``seed``).
+    ci_method, n_resamples, random_state
+        Passed to ``ci`` (``method``, ``n_resamples``, ``random_state``).
 
     Returns
     -------
@@ -103,7 +104,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     def interval(result, score):
         if ci is None:
             return {}
-        low, high = result.ci(ci, method=ci_method, n_resamples=n_resamples, seed=seed)
+        low, high = result.ci(ci, method=ci_method, n_resamples=n_resamples, random_state=random_state)
         return {"score": score, "low": low, "high": high}
 
     cache: dict = {}

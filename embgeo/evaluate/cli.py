@@ -88,7 +88,7 @@ def _positive(text):
 
 
 def add_interval_arguments(parser: argparse.ArgumentParser, interval: bool = True) -> None:
-    """``--ci``, ``--ci-method`` (with ``interval``), ``--n-resamples`` and ``--seed``."""
+    """``--ci``, ``--ci-method`` (with ``interval``), ``--n-resamples`` and ``--random-state``."""
     if interval:
         parser.add_argument("--ci", nargs="?", type=_level, const=0.95, default=None, metavar="LEVEL",
                             help="add columns low and high: the bootstrap confidence interval over items of each "
@@ -97,7 +97,7 @@ def add_interval_arguments(parser: argparse.ArgumentParser, interval: bool = Tru
                             help="interval: bca (bias-corrected and accelerated, default) or percentile")
     parser.add_argument("--n-resamples", type=_positive, default=9999, metavar="N",
                         help="bootstrap / permutation resamples (default 9999)")
-    parser.add_argument("--seed", type=int, default=None, metavar="SEED",
+    parser.add_argument("--random-state", type=int, default=None, metavar="INT",
                         help="random seed of the resamples, for reproducible numbers (default: fresh)")
 
 
@@ -144,7 +144,7 @@ def run(args) -> int:
     report = evaluate(e, datasets, measures, analogy_methods=methods, restrict_vocab=args.restrict_vocab,
                       lowercase=True if args.lowercase else None, oov=args.oov, sections=args.sections,
                       data_dir=args.data_dir, title=title, progress=False if args.quiet else None,
-                      ci=args.ci, ci_method=args.ci_method, n_resamples=args.n_resamples, seed=args.seed)
+                      ci=args.ci, ci_method=args.ci_method, n_resamples=args.n_resamples, random_state=args.random_state)
     if args.json:
         print(report.to_json())
     elif args.markdown:

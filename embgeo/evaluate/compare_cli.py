@@ -65,7 +65,7 @@ def run(args) -> int:
     from ..progress import set_progress
     from .report import Report
     from .similarity import resolve_measure
-    from .stats import compare
+    from .comparison import compare
 
     if args.quiet:
         set_progress(False)
@@ -93,7 +93,7 @@ def run(args) -> int:
             ma, measure = resolve_measure(ea, args.measure, cache_a, progress=progress)
             mb, _ = resolve_measure(eb, args.measure, cache_b, progress=progress)
             kwargs = {"measure": measure, "lowercase": True if args.lowercase else None, "oov": args.oov}
-        c = compare(ma, mb, data, test=args.test, n_resamples=args.n_resamples, seed=args.seed,
+        c = compare(ma, mb, data, test=args.test, n_resamples=args.n_resamples, random_state=args.random_state,
                     labels=(args.a, args.b), **kwargs)
         report.append({"dataset": c.dataset, "score": c.score_name, "a": c.score_a, "b": c.score_b,
                        "difference": c.difference, "test": c.test, "p_value": c.p_value, "effect": c.effect_name,

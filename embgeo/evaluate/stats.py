@@ -6,7 +6,7 @@ attribute ``score_name``. :class:`Resampled` (a mixin) builds on exactly that:
 
 * ``result.ci(level=0.95, method="bca")``: a bootstrap interval over items (Efron & Tibshirani 1993,
   *An Introduction to the Bootstrap*, ch. 13 percentile, §14.3 BCa), the model never re-run;
-* :func:`compare`: the paired test that fits the score (Steiger 1980 for correlations, exact McNemar for
+* :func:`compare_results` (and :func:`embgeo.evaluate.compare`, which also takes two models): the paired test that fits the score (Steiger 1980 for correlations, exact McNemar for
   accuracies and hits, a paired permutation test for means such as MRR, a paired bootstrap otherwise).
 
 Speed: a resample is a row of item counts (how often each item was drawn), so a batch of resamples is a
@@ -17,7 +17,7 @@ count (a cumulative sum over the sorted counts), so no resample is ever sorted. 
 no such vectorised form is resampled by calling its ``statistic`` once per resample (correct, slower).
 
 The resample indices are those of :func:`scipy.stats.bootstrap` (``paired=True``) for the same seed and
-batch: ``numpy.random.default_rng(seed).integers(0, n, (batch, n))`` per batch.
+batch: ``numpy.random.default_rng(random_state).integers(0, n, (batch, n))`` per batch.
 """
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-__all__ = ["Resampled", "Comparison", "compare", "bootstrap_interval", "steiger_test", "mcnemar_test",
-           "paired_permutation_test", "CI_METHODS", "MIN_ITEMS", "TESTS", "weighted_mean",
+__all__ = ["Resampled", "Comparison", "bootstrap_interval", "steiger_test", "mcnemar_test",
+           "paired_permutation_test", "compare_results", "CI_METHODS", "MIN_ITEMS", "TESTS", "DRAWS", "weighted_mean",
            "weighted_spearman", "weighted_purity", "mean_score"]
 
 #: Interval methods of :meth:`Resampled.ci`.
@@ -88,8 +88,8 @@ def weighted_purity(category, cluster, W):
 
 
 # ------------------------------------------------------------------ resampling
-def _rng(seed):
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+def _rng(random_state):
+    return random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
 
 
 def _batch_size(n_items: int, batch: int | None) -> int:
@@ -171,10 +171,10 @@ class _Score:
             idx = [np.repeat(np.arange(len(self.mult)), w.astype(np.int64)) for w in W]
         return np.array([self.scalar(_take(self.rows, i)) for i in idx], dtype=np.float64)
 
-    def distribution(self, n_resamples, seed, batch=None):
+    def distribution(self, n_resamples, random_state, batch=None):
         """Scores of ``n_resamples`` bootstrap resamples: with indices, scipy's for the same seed and batch;
         collapsed, the multinomial counts of the distinct rows (the same law, other random numbers)."""
-        rng = _rng(seed)
+        rng = _rng(random_state)
         step = _batch_size(self.n, batch)
         out = []
         for s in range(0, n_resamples, step):
@@ -283,14 +283,14 @@ class Resampled:
         scalar, weighted = self.score_function(score)
         return _Score(score or self.score_name, per_item, scalar, weighted, draw)
 
-    def bootstrap_distribution(self, n_resamples: int = 9999, seed=None, *, score: str | None = None,
+    def bootstrap_distribution(self, n_resamples: int = 9999, random_state=None, *, score: str | None = None,
                                batch: int | None = None, draw: str = "auto") -> np.ndarray:
         """The score of ``n_resamples`` bootstrap resamples of the items (see :meth:`ci`)."""
         s = self._score(score, draw)
         _check_items(s.n)
-        return s.distribution(int(n_resamples), seed, batch)
+        return s.distribution(int(n_resamples), random_state, batch)
 
-    def ci(self, level: float = 0.95, method: str = "bca", n_resamples: int = 9999, seed=None, *,
+    def ci(self, level: float = 0.95, method: str = "bca", n_resamples: int = 9999, random_state=None, *,
            score: str | None = None, batch: int | None = None, draw: str = "auto") -> tuple[float, float]:
         """Bootstrap confidence interval of the score over items: ``(low, high)``.
 
@@ -301,9 +301,9 @@ class Resampled:
             Bias-corrected and accelerated (Efron & Tibshirani 1993, §14.3; the default of
             :func:`scipy.stats.bootstrap`) or plain percentile (ch. 13).
         n_resamples : int, default 9999
-        seed : int or numpy.random.Generator, optional
-            With ``draw="indices"``, the same seed and ``batch`` draw the same resamples as
-            ``scipy.stats.bootstrap(..., paired=True, rng=numpy.random.default_rng(seed), batch=batch)``.
+        random_state : int or numpy.random.Generator, optional
+            With ``draw="indices"``, the same random_state and ``batch`` draw the same resamples as
+            ``scipy.stats.bootstrap(..., paired=True, rng=numpy.random.default_rng(random_state), batch=batch)``.
         score : str, optional
             Another score of the result (BLI: ``"p@5"``, ``"mrr"``); default :attr:`score_name`.
         batch : int, optional
@@ -327,7 +327,7 @@ class Resampled:
             raise ValueError(f"n_resamples must be positive, got {n_resamples}")
         s = self._score(score, draw)
         _check_items(s.n)
-        theta_b = s.distribution(int(n_resamples), seed, batch)
+        theta_b = s.distribution(int(n_resamples), random_state, batch)
         jack = s.jackknife() if method == "bca" else None
         return bootstrap_interval(s.value, theta_b, level, method, jack)
 
@@ -385,7 +385,7 @@ def mcnemar_test(correct_a, correct_b) -> tuple[int, int, float]:
     return b, c, float(min(1.0, 2 * binom.cdf(min(b, c), b + c, 0.5)))
 
 
-def paired_permutation_test(values_a, values_b, n_resamples: int = 9999, seed=None,
+def paired_permutation_test(values_a, values_b, n_resamples: int = 9999, random_state=None,
                             batch: int | None = None) -> tuple[float, float]:
     """Paired permutation test of mean(a) − mean(b): ``(difference, p)``, two-sided.
 
@@ -403,7 +403,7 @@ def paired_permutation_test(values_a, values_b, n_resamples: int = 9999, seed=No
         null = ((1 - 2 * patterns) @ d) / n
         total, adjust = 2 ** n, 0
     else:
-        rng = _rng(seed)
+        rng = _rng(random_state)
         step = _batch_size(n, batch)
         null = np.concatenate([
             ((1 - 2 * rng.integers(0, 2, (min(step, n_resamples - s), n))).astype(np.float64) @ d) / n
@@ -478,17 +478,6 @@ class Comparison:
 TESTS = ("auto", "steiger", "mcnemar", "permutation", "bootstrap")
 
 
-def _evaluate_model(model, dataset, kwargs):
-    from ..data import AnalogyQuestions, WordPairs, load_dataset
-    from .analogy import analogy
-    from .similarity import word_similarity
-
-    data = dataset if isinstance(dataset, (WordPairs, AnalogyQuestions)) else load_dataset(dataset)
-    if isinstance(data, AnalogyQuestions):
-        return analogy(model, data, **kwargs)
-    return word_similarity(model, data, **kwargs)
-
-
 def _align(ra, rb):
     """Indices of the common items of two results, by ``per_item["item"]`` (else position)."""
     pa, pb = ra.per_item, rb.per_item
@@ -506,17 +495,15 @@ def _coverage(r, n):
     return float(c) if c is not None else float("nan")
 
 
-def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None, n_resamples: int = 9999,
-            seed=None, labels=("a", "b"), **kwargs) -> Comparison:
-    """Paired test of two models (or two results) on the same dataset.
+def compare_results(a, b, *, test: str = "auto", score: str | None = None, n_resamples: int = 9999,
+                    random_state=None, labels=("a", "b")) -> Comparison:
+    """Paired test of two evaluation results of one dataset, on the items both cover
+    (:func:`embgeo.evaluate.compare` also takes two models and a dataset).
 
     Parameters
     ----------
-    a, b : Embeddings (or any model the evaluation takes), or two evaluation results
-        Models are evaluated on ``dataset`` (:func:`word_similarity` for word pairs, :func:`analogy` for
-        questions; ``kwargs`` go to it). Results (of one dataset and score) are compared as they are.
-    dataset : str, Path, WordPairs or AnalogyQuestions
-        Needed with models.
+    a, b : evaluation results
+        Of one dataset and score, with ``per_item`` data; items are matched by ``per_item["item"]``.
     test : {"auto", "steiger", "mcnemar", "permutation", "bootstrap"}
         ``"auto"`` picks by score: Steiger's (1980) test for a Spearman correlation (the two models'
         ρ share the gold ratings), exact McNemar for an accuracy or a hit rate (items right or wrong),
@@ -524,7 +511,7 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
         (purity): the same resamples for both, p = 2 · min(share of differences ≤ 0, share ≥ 0).
     score : str, optional
         Another score of the results (BLI: ``"mrr"``, ``"p@5"``).
-    n_resamples, seed
+    n_resamples, random_state
         For the permutation and bootstrap tests.
     labels : (str, str)
         Names of the two models in the result.
@@ -541,14 +528,6 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
-    if hasattr(a, "per_item") != hasattr(b, "per_item"):
-        raise TypeError("compare two models or two results, not one of each")
-    if not hasattr(a, "per_item"):
-        if dataset is None:
-            raise ValueError("compare needs a dataset to evaluate two models on")
-        a, b = _evaluate_model(a, dataset, kwargs), _evaluate_model(b, dataset, kwargs)
-    elif kwargs:
-        raise TypeError(f"unexpected arguments for two results: {', '.join(kwargs)}")
     if type(a) is not type(b):
         raise ValueError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
     name_a, name_b = getattr(a, "dataset", ""), getattr(b, "dataset", "")
@@ -601,7 +580,7 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     if test == "permutation":
         if values_a is None:
             raise ValueError(f"the permutation test needs a score that is a mean over items; {score!r} is not")
-        diff, p = paired_permutation_test(values_a, values_b, n_resamples, seed)
+        diff, p = paired_permutation_test(values_a, values_b, n_resamples, random_state)
         d = np.asarray(values_a, float) - np.asarray(values_b, float)
         sd = float(np.sqrt(np.mean(d ** 2) / len(d)))         # the permutation null's standard deviation
         return Comparison(test=test, p_value=p, statistic=diff, effect_size=diff / sd if sd else float("nan"),
@@ -610,7 +589,7 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     # paired bootstrap: the same item counts for both models
     sA = _Score(score, pa, scalar_a, weighted_a, draw="indices")
     sB = _Score(score, pb, scalar_b, weighted_b, draw="indices")
-    rng = _rng(seed)
+    rng = _rng(random_state)
     step = _batch_size(len(ia), None)
     diffs = []
     for s in range(0, int(n_resamples), step):

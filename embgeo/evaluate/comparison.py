@@ -1,0 +1,58 @@
+"""``compare``: the paired test of two models (or two results) on one dataset."""
+from __future__ import annotations
+
+from ..data import AnalogyQuestions, WordPairs, load_dataset
+from .analogy import analogy
+from .similarity import word_similarity
+from .stats import Comparison, compare_results
+
+__all__ = ["compare"]
+
+
+def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None, n_resamples: int = 9999,
+            random_state=None, labels=("a", "b"), data_dir=None, **kwargs) -> Comparison:
+    """Paired test of two models, or two evaluation results, on the same dataset.
+
+    Parameters
+    ----------
+    a, b : Embeddings (or any model the evaluation takes), or two evaluation results
+        Models are evaluated on ``dataset`` (:func:`word_similarity` for word pairs, :func:`analogy` for
+        analogy questions; ``kwargs`` go to it). Results of one dataset (e.g. two
+        :class:`~embgeo.evaluate.lexicon.BLIResult`) are compared as they are.
+    dataset : str, Path, WordPairs or AnalogyQuestions
+        Needed with models: a registry name, a file or loaded items.
+    test : {"auto", "steiger", "mcnemar", "permutation", "bootstrap"}
+        ``"auto"`` picks by score: Steiger's (1980) test for a Spearman correlation (the two models' ρ
+        share the gold ratings), exact McNemar for an accuracy or a hit rate (P@k), a paired permutation
+        test for another mean over items (MRR), a paired bootstrap otherwise (purity). See
+        :func:`embgeo.evaluate.stats.compare_results`.
+    score : str, optional
+        Another score of the results (BLI: ``"mrr"``, ``"p@5"``).
+    n_resamples, random_state
+        For the permutation and bootstrap tests.
+    labels : (str, str)
+        Names of the two models in the result and its messages.
+
+    Returns
+    -------
+    Comparison
+        ``p_value``, ``effect_size`` (``effect_name``), ``score_a``, ``score_b``, ``difference``, and the
+        items both cover (``n``) with each model's coverage.
+
+    Raises
+    ------
+    ValueError
+        No dataset for two models; results of different datasets or scores; fewer than 3 items covered
+        by both models (the message names each model's coverage); a test that does not fit the score.
+    """
+    if hasattr(a, "per_item") != hasattr(b, "per_item"):
+        raise TypeError("compare two models or two results, not one of each")
+    if not hasattr(a, "per_item"):
+        if dataset is None:
+            raise ValueError("compare needs a dataset to evaluate two models on")
+        data = dataset if isinstance(dataset, (WordPairs, AnalogyQuestions)) else load_dataset(dataset, data_dir)
+        run = analogy if isinstance(data, AnalogyQuestions) else word_similarity
+        a, b = run(a, data, **kwargs), run(b, data, **kwargs)
+    elif kwargs or dataset is not None:
+        raise TypeError("two results are compared as they are: no dataset or evaluation options")
+    return compare_results(a, b, test=test, score=score, n_resamples=n_resamples, random_state=random_state, labels=labels)
