@@ -342,3 +342,21 @@ def test_cli_user_mistakes_are_one_line(files, capsys, argv, message):
     code = cli.main(argv)
     err = capsys.readouterr().err
     assert code in (1, 2) and message in err and "Traceback" not in err
+
+
+def test_semeval2012_per_category_items():
+    from pathlib import Path
+
+    from embgeo.data import read_semeval2012
+    from embgeo.evaluate.relational import semeval2012
+
+    data = read_semeval2012(Path(__file__).parent / "data" / "semeval2012")
+    words = sorted({w for cat in data.values() for p in (*cat.prototypes, *cat.pairs) for w in p})
+    e = embgeo.Embeddings(words, np.random.default_rng(3).standard_normal((len(words), 5)).astype(np.float32))
+    r = semeval2012(e, data)
+    assert r.statistic(r.per_item) == pytest.approx(r.spearman)
+    assert np.mean(r.item_values("maxdiff")) == pytest.approx(r.maxdiff)
+    with pytest.raises(ValueError, match="at least 3 items"):   # two categories in the fixture
+        r.ci()
+    with pytest.raises(ValueError, match="unknown SemEval-2012 score"):
+        r.ci(score="p@1")
