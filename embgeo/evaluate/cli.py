@@ -20,7 +20,8 @@ from .analogy import METHODS
 from .similarity import _OOV, MEASURES
 from .stats import CI_METHODS
 
-__all__ = ["add_arguments", "add_interval_arguments", "run", "expand_datasets", "split_commas"]
+__all__ = ["add_arguments", "add_interval_arguments", "run", "expand_datasets", "split_commas",
+           "check_loading_options", "print_report"]
 
 DEFAULT_EMBEDDINGS = "glove-6b-50d"
 _DATA_SUFFIXES = {".txt", ".tsv", ".csv"}
@@ -125,12 +126,7 @@ def run(args) -> int:
     # checked before the (possibly long) loading of embeddings
     measures = check_names(split_commas(args.measures), MEASURES, "measure")
     methods = check_names(split_commas(args.analogy), METHODS, "analogy method")
-    if args.restrict_vocab is not None and args.restrict_vocab < 4:
-        raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be positive, got {args.limit}")
-    if args.data_dir is not None and not Path(args.data_dir).expanduser().is_dir():
-        raise FileNotFoundError(f"--data-dir {args.data_dir}: no such directory")
+    check_loading_options(args)
     datasets = expand_datasets(args.datasets) if args.datasets else None
     if datasets is not None:
         # Fail on a bad dataset name before loading (possibly large) embeddings.
@@ -145,6 +141,22 @@ def run(args) -> int:
                       lowercase=True if args.lowercase else None, oov=args.oov, sections=args.sections,
                       data_dir=args.data_dir, title=title, progress=False if args.quiet else None,
                       ci=args.ci, ci_method=args.ci_method, n_resamples=args.n_resamples, random_state=args.random_state)
+    print_report(report, args)
+    return 0
+
+
+def check_loading_options(args) -> None:
+    """``--restrict-vocab``, ``--limit`` and ``--data-dir`` checked before any (long) loading."""
+    if args.restrict_vocab is not None and args.restrict_vocab < 4:
+        raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be positive, got {args.limit}")
+    if args.data_dir is not None and not Path(args.data_dir).expanduser().is_dir():
+        raise FileNotFoundError(f"--data-dir {args.data_dir}: no such directory")
+
+
+def print_report(report, args) -> None:
+    """Print a report as JSON (``--json``), Markdown (``--markdown``) or an aligned table."""
     if args.json:
         print(report.to_json())
     elif args.markdown:
@@ -152,4 +164,3 @@ def run(args) -> int:
     else:
         print(report)
     sys.stdout.flush()
-    return 0

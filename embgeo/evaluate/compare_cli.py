@@ -9,12 +9,9 @@ Examples
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from . import DEFAULT_DATASETS
 from .analogy import METHODS
-from .cli import add_interval_arguments, expand_datasets
+from .cli import add_interval_arguments, check_loading_options, expand_datasets, print_report
 from .similarity import _OOV, MEASURES
 from .stats import TESTS
 
@@ -71,12 +68,7 @@ def run(args) -> int:
         set_progress(False)
     if args.measure not in MEASURES:
         raise ValueError(f"unknown measure {args.measure!r}; choose from {', '.join(MEASURES)}")
-    if args.restrict_vocab is not None and args.restrict_vocab < 4:
-        raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be positive, got {args.limit}")
-    if args.data_dir is not None and not Path(args.data_dir).expanduser().is_dir():
-        raise FileNotFoundError(f"--data-dir {args.data_dir}: no such directory")
+    check_loading_options(args)
     items = expand_datasets(args.datasets) if args.datasets else list(DEFAULT_DATASETS)
     datasets = [load_dataset(d, data_dir=args.data_dir) for d in items]   # fail before loading embeddings
     ea, eb = load_embeddings(args.a, args.limit), load_embeddings(args.b, args.limit)
@@ -99,11 +91,5 @@ def run(args) -> int:
                        "difference": c.difference, "test": c.test, "p_value": c.p_value, "effect": c.effect_name,
                        "effect_size": c.effect_size, "n": c.n, "coverage_a": c.coverage_a,
                        "coverage_b": c.coverage_b}, result=c)
-    if args.json:
-        print(report.to_json())
-    elif args.markdown:
-        print(report.to_markdown())
-    else:
-        print(report)
-    sys.stdout.flush()
+    print_report(report, args)
     return 0
