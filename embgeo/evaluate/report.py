@@ -193,7 +193,7 @@ class Report:
         A row has one when it holds ``low`` and ``high`` cells (``evaluate(..., ci=0.95)``); its point
         estimate is its ``score`` cell (the headline score the interval is about).
         """
-        out = []
+        out: list[dict] = []
         for r in self._rows:
             if r.get("low") is None or r.get("high") is None:
                 continue

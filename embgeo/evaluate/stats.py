@@ -271,7 +271,7 @@ class Resampled:
     def item_values(self, score: str | None = None, per_item: dict | None = None):
         """Per-item values whose mean is ``score`` (``correct`` for an accuracy), or None when the score
         is not a mean over items (a correlation, a purity). ``per_item`` defaults to the result's."""
-        per_item = self.per_item if per_item is None else per_item
+        per_item = (getattr(self, "per_item", None) or {}) if per_item is None else per_item
         if (score is None or score == self.score_name) and "correct" in per_item:
             return np.asarray(per_item["correct"])
         return None
@@ -591,12 +591,12 @@ def compare_results(a, b, *, test: str = "auto", score: str | None = None, n_res
     sB = _Score(score, pb, scalar_b, weighted_b, draw="indices")
     rng = _rng(random_state)
     step = _batch_size(len(ia), None)
-    diffs = []
+    chunks = []
     for s in range(0, int(n_resamples), step):
         idx = rng.integers(0, len(ia), (min(step, int(n_resamples) - s), len(ia)))
         W = _counts(idx, len(ia))
-        diffs.append(sA.on_counts(W, idx) - sB.on_counts(W, idx))
-    diffs = np.concatenate(diffs)
+        chunks.append(sA.on_counts(W, idx) - sB.on_counts(W, idx))
+    diffs = np.concatenate(chunks)
     diffs = diffs[~np.isnan(diffs)]
     p = float(min(1.0, 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0)))) if diffs.size else float("nan")
     sd = float(np.std(diffs, ddof=1)) if diffs.size > 1 else float("nan")
