@@ -171,6 +171,16 @@ def test_steiger_matches_the_hand_computation(r12, r13, r23, n):
     assert steiger_test(r12, r13, r23, n) == pytest.approx(steiger_by_hand(r12, r13, r23, n), rel=1e-12)
 
 
+def test_steiger_published_examples():
+    # Steiger (1980), Case A (p. 249): r12 = .4, r13 = .5, r23 = .1, n = 103; the paper prints Z = -.8913,
+    # computed from the covariance rounded to .0042 (cocor's test documents the unrounded -0.8887185)
+    z, _ = steiger_test(0.4, 0.5, 0.1, 103)
+    assert z == pytest.approx(-0.8887185, abs=1e-7) and z == pytest.approx(-0.8913, abs=0.003)
+    # DEPCOR (Silver, Hittner & May 2006, Appl. Psychol. Meas. 30, 152): Z = -1.0718, p = .2838
+    z, p = steiger_test(0.3, 0.4, 0.5, 100)
+    assert round(z, 4) == -1.0718 and round(p, 4) == 0.2838
+
+
 def test_steiger_rejects_at_the_nominal_rate_under_the_null():
     # gold and two predictions equally correlated with it: p < 0.05 about 5 % of the time
     gen = np.random.default_rng(11)
