@@ -370,3 +370,32 @@ def test_semeval2012_per_category_items():
         r.ci()
     with pytest.raises(ValueError, match="unknown SemEval-2012 score"):
         r.ci(score="p@1")
+
+
+def test_a_contract_result_gets_intervals_and_the_paired_bootstrap(rng):
+    # what a categorisation result of the shared contract looks like: per_item category / cluster codes
+    from dataclasses import dataclass, field
+
+    from embgeo.evaluate.stats import Resampled
+
+    @dataclass(frozen=True)
+    class Clustering(Resampled):
+        dataset: str
+        per_item: dict = field(default_factory=dict)
+        score_name = "purity"
+
+        def statistic(self, per_item):
+            c, k = per_item["category"], per_item["cluster"]
+            return sum(np.bincount(c[k == j]).max() for j in np.unique(k)) / len(c)
+
+    cat = np.repeat(np.arange(4), 15)
+    good = Clustering("toy", {"category": cat, "cluster": np.where(rng.random(60) < 0.8, cat, rng.integers(0, 4, 60)),
+                              "item": np.arange(60)})
+    bad = Clustering("toy", {"category": cat, "cluster": rng.integers(0, 4, 60), "item": np.arange(60)})
+    fast = good.ci(n_resamples=500, random_state=1, batch=500, draw="indices")
+    ref = ss.bootstrap((np.arange(60),), lambda i: good.statistic({k: v[i] for k, v in good.per_item.items()}),
+                       vectorized=False, n_resamples=500, batch=500, rng=np.random.default_rng(1)).confidence_interval
+    assert fast == pytest.approx((ref.low, ref.high), abs=1e-12)
+    assert good._score(draw="indices").weighted is not None     # the vectorised purity, not the fallback
+    c = compare(good, bad, random_state=0, n_resamples=2000)
+    assert c.test == "bootstrap" and c.difference > 0 and c.p_value < 0.01
