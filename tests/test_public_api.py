@@ -35,7 +35,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "TILE_ROWS", "block_rows", "budget_bytes", "n_jobs", "row_blocks", "run_blocks", "share", "tile_shape"],
     "embgeo.cli": ["COMMANDS", "load_embeddings", "main"],
     "embgeo.crosslingual": ["History", "Mapper", "RECIPES", "dictionary_indices", "identical_dictionary",
-        "induce_dictionary", "numeral_dictionary", "procrustes", "retrieval_factors", "retrieve",
+        "induce_dictionary", "invnn_ranks", "numeral_dictionary", "procrustes", "retrieval_factors", "retrieve",
         "unsupervised_dictionary"],
     "embgeo.crosslingual.rcsls": ["rcsls", "rcsls_loss"],
     "embgeo.data": ["AnalogyQuestions", "BUILTIN", "KINDS",

@@ -15,8 +15,9 @@ word pairs are mapped into one space in which translations are nearest neighbour
   optional POSTPROC (Vulić, Korhonen & Glavaš, RepL4NLP 2020) on the raw spaces and PCA reduction
   of the larger space.
 - :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
-- :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3) or inverted
-  softmax (Smith et al. 2017, eq. 4), blockwise over the full target vocabulary.
+- :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3), inverted
+  softmax (Smith et al. 2017, eq. 4), raw dot product or inverted nearest neighbour (Dinu et al.
+  2015; :func:`invnn_ranks` gives its exact gold ranks), blockwise over the full target vocabulary.
 
 BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
 :mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.data`.
@@ -31,8 +32,8 @@ from ._dictionaries import dictionary_indices, identical_dictionary, numeral_dic
 from ._induction import induce_dictionary, unsupervised_dictionary
 from ._mapper import RECIPES, History, Mapper
 from ._procrustes import procrustes
-from ._retrieval import retrieval_factors, retrieve
+from ._retrieval import invnn_ranks, retrieval_factors, retrieve
 
-__all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors",
+__all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors", "invnn_ranks",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary",
            "RECIPES"]

@@ -1,10 +1,12 @@
-"""Translation retrieval: NN, CSLS (Conneau et al. 2018) and inverted softmax (Smith et al. 2017)."""
+"""Translation retrieval: NN, CSLS (Conneau et al. 2018), inverted softmax (Smith et al. 2017), raw dot
+product and inverted nearest neighbour (Dinu et al. 2015)."""
 from __future__ import annotations
 
 from .. import backend as xb
 from ..neighbors import check_retrieval, csls_topk, isf_log_partition, isf_topk, knn_mean_similarity, topk
 from ..normalize import normalize
 from ..validation import renamed_parameter
+from ._invnn import invnn_gold_ranks, invnn_topk
 
 
 def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
@@ -15,6 +17,8 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     of [a·x̂, 1] with [ŷ, −c(y)]:
 
     - ``"nn"``: a = 1, c = 0;
+    - ``"dot"``: the raw dot product x·y, without length normalisation (VecMap's
+      ``eval_translation.py --dot``): the factors are [x, 1] and [y, 0];
     - ``"csls"``: a = 2, c(y) = r_S(y), the mean cosine of y to its ``csls_knn`` nearest mapped
       source words (Conneau et al. 2018, eq. 3; the query term r_T(x) does not change the ranking);
     - ``"isf"``: inverted softmax P(y|x) = exp(β cos(x, y)) / Σ_{x'} exp(β cos(x', y)) (Smith et al.
@@ -24,12 +28,14 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     (the whole, or top-n, mapped source space, as MUSE and VecMap use); it is required for
     ``"csls"`` and ``"isf"``: the queries alone are no substitute (a single query would make
     every inverted-softmax score 0). Work is blocked over target rows, so memory stays bounded.
+    ``"invnn"`` ranks by an inverted rank, not by a score of the pair: it has no factors
+    (:func:`retrieve` and :func:`embgeo.evaluate.bli` rank by it).
 
     Raises
     ------
     ValueError
-        Unknown ``retrieval``; ``source`` missing for ``"csls"``/``"isf"``; ``csls_knn < 1``;
-        dimensions that disagree.
+        Unknown ``retrieval`` or ``"invnn"``; ``source`` missing for ``"csls"``/``"isf"``;
+        ``csls_knn < 1``; dimensions that disagree.
 
     Returns
     -------
@@ -37,8 +43,11 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     Ta : array (n_t, d + 1)
     """
     retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieval_factors")
+    if retrieval == "invnn":
+        raise ValueError("retrieval='invnn' ranks by inverted ranks, not by a score with factors: use "
+                         "embgeo.crosslingual.retrieve or embgeo.evaluate.bli")
     xp, Q, T, S = _unit_spaces(queries, target, retrieval, source, csls_knn)
-    if retrieval == "nn":
+    if retrieval in ("nn", "dot"):
         a, c = 1.0, xp.zeros((T.shape[0],), dtype=xp.float64)
     elif retrieval == "csls":
         a, c = 2.0, _r_source(T, S, csls_knn, memory_budget, progress)
@@ -54,7 +63,7 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
 
 def _check(retrieval, source, csls_knn):
     check_retrieval(retrieval, "exact")
-    if retrieval != "nn" and source is None:
+    if retrieval not in ("nn", "dot") and source is None:
         raise ValueError(f"retrieval={retrieval!r} needs source=, the mapped source vocabulary its "
                          "hubness correction runs over (e.g. the whole mapped source space)")
     if retrieval == "csls" and int(csls_knn) < 1:
@@ -62,22 +71,25 @@ def _check(retrieval, source, csls_knn):
 
 
 def _unit_spaces(queries, target, retrieval, source, csls_knn):
-    """Check the arguments; the array namespace and unit-length queries, targets and source rows."""
+    """Check the arguments; the array namespace and unit-length queries, targets and source rows.
+
+    ``"dot"`` keeps the vectors as they are (only the dtype of the target is applied)."""
     _check(retrieval, source, csls_knn)
-    T = normalize(xb.check_matrix(target, "target"), "unit")
+    unit = (lambda A: A) if retrieval == "dot" else (lambda A: normalize(A, "unit"))
+    T = unit(xb.check_matrix(target, "target"))
     xp = xb.get_namespace(T)
     Q = xb.asarray(queries, like=T)
     if Q.ndim == 1:
         Q = xp.reshape(Q, (1, -1))
     if Q.shape[1] != T.shape[1]:
         raise ValueError(f"queries have dimension {Q.shape[1]} but the target space has {T.shape[1]}")
-    Q = normalize(xp.astype(Q, T.dtype), "unit")
+    Q = unit(xp.astype(Q, T.dtype))
     S = Q
     if source is not None:
         S = xb.check_matrix(xb.asarray(source, like=T), "source")
         if S.shape[1] != T.shape[1]:
             raise ValueError(f"source has dimension {S.shape[1]} but the target space has {T.shape[1]}")
-        S = normalize(xp.astype(S, T.dtype), "unit")
+        S = unit(xp.astype(S, T.dtype))
     return xp, Q, T, S
 
 
@@ -93,10 +105,15 @@ def _r_source(T, S, csls_knn, memory_budget, progress):
 
 def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
              isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
-    """Top-``k`` target rows of each (mapped) query by NN, CSLS or inverted softmax.
+    """Top-``k`` target rows of each (mapped) query by NN, CSLS, inverted softmax, dot or inverted NN.
 
-    See :func:`retrieval_factors` for the scores; ``"csls"`` and ``"isf"`` need ``source``, the
-    mapped source vocabulary (not just the queries). The search is exact and blocked
+    See :func:`retrieval_factors` for the scores; ``"csls"``, ``"isf"`` and ``"invnn"`` need
+    ``source``, the mapped source vocabulary (not just the queries). ``"invnn"`` (Dinu, Lazaridou &
+    Baroni 2015; VecMap's ``eval_translation.py --retrieval invnn``) ranks target y by the rank of
+    the query among the ``source`` rows as seen from y (0 = y's nearest source word), equal ranks by
+    cosine, then by target row; it is computed from each target's top-K source scores,
+    :func:`embgeo.neighbors.topk` over blocks of targets with K grown only for the queries it does
+    not yet decide (see :mod:`embgeo.crosslingual._invnn`). The search is exact and blocked
     (:func:`embgeo.neighbors.csls_topk` for ``"csls"``, with r_S from
     :func:`embgeo.neighbors.knn_mean_similarity`; :func:`embgeo.neighbors.isf_topk` for ``"isf"``,
     as ``embgeo.neighbors.search(..., metric="isf")``; :func:`embgeo.neighbors.topk` of the
@@ -107,7 +124,8 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
     -------
     scores, indices : arrays (q, k)
         Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``,
-        2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x); log P(y | x) for ``"isf"``).
+        2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x); log P(y | x) for ``"isf"``; x·y
+        for ``"dot"``; minus the inverted rank for ``"invnn"``).
     """
     retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieve")
     if retrieval == "csls":
@@ -122,6 +140,34 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
         _check(retrieval, source, csls_knn)
         return isf_topk(queries, target, k, source=source, isf_beta=isf_beta, memory_budget=memory_budget,
                         progress=progress)
+    if retrieval == "invnn":
+        _, Q, T, S = _unit_spaces(queries, target, retrieval, source, csls_knn)
+        return invnn_topk(Q, T, S, int(k), memory_budget=memory_budget, progress=progress)
     Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
                                memory_budget=memory_budget, progress=progress)
     return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)
+
+
+def invnn_ranks(queries, target, gold, *, source, memory_budget: int | None = None, progress=None):
+    """Rank (1 = best) of the best gold target of each query in :func:`retrieve`'s ``"invnn"`` order.
+
+    The exact rank, for BLI's P@k and MRR (:func:`embgeo.evaluate.bli` with ``retrieval="invnn"``):
+    rank ≤ k exactly when a gold row is in ``retrieve(..., k, "invnn")``'s top k. Blocked: the gold
+    targets' inverted ranks first, then each target's top-(R + 1) source scores, R the largest of
+    those ranks (a query whose gold ranks it deep makes this pass as costly as VecMap's full sort).
+
+    Parameters
+    ----------
+    queries, target, source : arrays (q, d), (n_t, d), (n_s, d)
+        Mapped query, target and source vectors (cosines: rows are length-normalised here).
+    gold : list of int arrays
+        Gold target rows of each query (at least one each).
+
+    Returns
+    -------
+    ranks : int64 NumPy array (q,)
+    """
+    _, Q, T, S = _unit_spaces(queries, target, "invnn", source, 1)
+    if len(gold) != Q.shape[0]:
+        raise ValueError(f"{len(gold)} gold lists for {Q.shape[0]} queries")
+    return invnn_gold_ranks(Q, T, S, gold, memory_budget=memory_budget, progress=progress)

@@ -32,7 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import backend as xb
-from ..crosslingual import RECIPES, Mapper, retrieval_factors
+from ..crosslingual import RECIPES, Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..neighbors import VALID_RETRIEVALS
@@ -52,7 +52,7 @@ class BLIResult(Resampled):
     Attributes
     ----------
     retrieval : str
-        "nn", "csls" or "isf".
+        "nn", "csls", "isf", "dot" or "invnn".
     precision : dict of int to float
         P@k (a fraction) for every requested k; also ``result.p_at(k)``.
     mrr : float
@@ -190,10 +190,12 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     src, tgt : Embeddings
         Source and target vectors **in the shared space** (e.g. ``Mapper.transform(src, tgt)``).
     test_dictionary : list of (source, target) pairs, or a path (:func:`read_dictionary`)
-    retrieval : {"nn", "csls", "isf"}
+    retrieval : {"nn", "csls", "isf", "dot", "invnn"}
         Nearest neighbour (cosine), CSLS with ``csls_knn`` neighbours (Conneau et al. 2018, eq. 3),
-        or inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4):
-        :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
+        inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4), the raw
+        dot product (VecMap's ``eval_translation.py --dot``) or inverted nearest neighbour (Dinu,
+        Lazaridou & Baroni 2015; VecMap's ``--retrieval invnn``; ranks from
+        :func:`embgeo.crosslingual.invnn_ranks`): :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
     ks : tuple of int
         The P@k reported.
     oov : {"skip", "zero", "raise"}
@@ -202,8 +204,8 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         as Glavaš et al. 2019), or :class:`~embgeo.errors.UnknownWordError`. ``"miss"`` is a
         deprecated alias of ``"zero"``.
     source_size : int, optional
-        CSLS's r_S and the inverted-softmax denominators run over the first ``source_size``
-        source rows (all by default; MUSE uses 200k).
+        CSLS's r_S, the inverted-softmax denominators and the inverted ranks of ``"invnn"`` run
+        over the first ``source_size`` source rows (all by default; MUSE uses 200k).
     lowercase : bool
         Lower-case the dictionary when reading it from a path.
 
@@ -258,9 +260,13 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     V = src.vectors
     Q = xb.take_rows(V, np.asarray(queries, dtype=np.int64))
     source = V if source_size is None else V[:int(source_size), ...]
-    Qa, Ta = retrieval_factors(Q, tgt.vectors, retrieval, source=source, csls_knn=csls_knn,
-                               isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
-    ranks = gold_ranks(Qa, Ta, gold, memory_budget=memory_budget, progress=progress).astype(np.float64)
+    if retrieval == "invnn":
+        ranks = invnn_ranks(Q, tgt.vectors, gold, source=source, memory_budget=memory_budget, progress=progress)
+    else:
+        Qa, Ta = retrieval_factors(Q, tgt.vectors, retrieval, source=source, csls_knn=csls_knn,
+                                   isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)
+        ranks = gold_ranks(Qa, Ta, gold, memory_budget=memory_budget, progress=progress)
+    ranks = ranks.astype(np.float64)
     denom = len(queries) if oov == "skip" else n_test
     if oov == "skip":
         per_item = {"rank": ranks, "item": np.asarray(covered_items, dtype=np.int64)}
@@ -428,7 +434,8 @@ def add_arguments(parser) -> None:
                         metavar="{" + ",".join(VALID_RETRIEVALS["exact"]) + "}",
                         help="how a mapped source word finds its translation, one row each: nn (nearest "
                              "neighbour, cosine), csls (cross-domain similarity local scaling, Conneau et al. "
-                             "2018), isf (inverted softmax, Smith et al. 2017) (default: nn csls)")
+                             "2018), isf (inverted softmax, Smith et al. 2017), dot (raw dot product, VecMap's "
+                             "--dot), invnn (inverted nearest neighbour, Dinu et al. 2015) (default: nn csls)")
     parser.add_argument("--source-size", type=int, default=None,
                         help="CSLS / inverted-softmax statistics over the N most frequent source words (all)")
     parser.add_argument("--oov", default="skip", choices=["skip", "zero", "miss", "raise"],

@@ -11,8 +11,12 @@ Two vocabularies name the same scores:
   eq. 3) and ``"isf"`` (inverted softmax, Smith et al. 2017, eq. 4), which subtract a per-candidate
   term computed over a source space;
 * ``retrieval=`` (cross-lingual retrieval, BLI, dictionary induction, :class:`~embgeo.crosslingual.Mapper`):
-  ``"nn"`` (plain nearest neighbour by cosine), ``"csls"``, ``"isf"``. :data:`RETRIEVAL_METRICS`
-  gives the ``metric=`` that ranks as each retrieval criterion does.
+  ``"nn"`` (plain nearest neighbour by cosine), ``"csls"``, ``"isf"``, ``"dot"`` (nearest neighbour
+  by the raw dot product, no length normalisation: VecMap's ``eval_translation.py --dot``) and
+  ``"invnn"`` (inverted nearest neighbour, Dinu, Lazaridou & Baroni 2015: the target for which the
+  query ranks best among the source words). :data:`RETRIEVAL_METRICS` gives the ``metric=`` that
+  ranks as each retrieval criterion does (None for ``"invnn"``: no score of one query and one
+  candidate ranks like it, so :func:`embgeo.neighbors.search` has no such metric).
 """
 from __future__ import annotations
 
@@ -34,13 +38,15 @@ VALID_METRICS = {
 ARRAY_BACKENDS = ("exact", "dask", "cuda")
 
 #: ``retrieval=`` criteria and the ``metric=`` of :func:`embgeo.neighbors.search` that ranks alike.
-RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf"}
+RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf", "dot": "dot", "invnn": None}
 
 #: ``retrieval=`` names each cross-lingual engine accepts: "exact" is the blocked search of
 #: :func:`embgeo.crosslingual.retrieve` and :func:`embgeo.evaluate.bli`; "induction" is the fused
 #: argmax kernel of :func:`embgeo.crosslingual.induce_dictionary` (so also
 #: :func:`~embgeo.crosslingual.unsupervised_dictionary` and :class:`~embgeo.crosslingual.Mapper`'s
-#: self-learning).
+#: self-learning), which needs one score per pair that a dropout argmax can take ("dot" and "invnn" are
+#: evaluation criteria there: VecMap's induction compares length-normalised vectors, and an inverted rank
+#: is not a score).
 VALID_RETRIEVALS = {
     "exact": tuple(RETRIEVAL_METRICS),
     "induction": ("nn", "csls"),
@@ -88,6 +94,10 @@ def check_retrieval(retrieval: str, engine: str = "exact") -> str:
     """
     allowed = VALID_RETRIEVALS[engine]
     if retrieval not in allowed:
-        known = "" if retrieval in RETRIEVAL_METRICS else " (plain nearest neighbour is 'nn')"
+        if retrieval in RETRIEVAL_METRICS:
+            where = [e for e, rs in VALID_RETRIEVALS.items() if retrieval in rs]
+            known = f" ({retrieval!r} is a criterion of the {choices(where)} engine: retrieve and bli)"
+        else:
+            known = " (plain nearest neighbour is 'nn')"
         raise ValueError(f"retrieval must be {choices(allowed)}, got {retrieval!r}{known}")
     return retrieval
