@@ -24,6 +24,7 @@ COMMANDS = {
     "datasets": "embgeo.data.cli",
     "neighbors": "embgeo.neighbors.cli",
     "compare": "embgeo.evaluate.compare_cli",
+    "map": "embgeo.crosslingual.cli",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",
@@ -31,6 +32,7 @@ _SUMMARY = {
     "datasets": "list (and fetch) the registered datasets and vectors, and what is cached",
     "neighbors": "the nearest words of each given word",
     "compare": "paired tests of two embeddings on the same benchmarks (Steiger, McNemar)",
+    "map": "map source and target embeddings into one space and write both (VecMap's map_embeddings.py)",
 }
 #: Exceptions that mean "bad input" rather than a bug: reported in one line. RuntimeError and
 #: MemoryError are not among them: they mean a bug or an exhausted machine, and their traceback

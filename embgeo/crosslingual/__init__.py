@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from ._dictionaries import dictionary_indices, identical_dictionary, numeral_dictionary
 from ._induction import induce_dictionary, unsupervised_dictionary
-from ._mapper import RECIPES, History, Mapper
+from ._mapper import RECIPE_HELP, RECIPES, History, Mapper
 from ._procrustes import procrustes
 from ._retrieval import invnn_ranks, retrieval_factors, retrieve
 
 __all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors", "invnn_ranks",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary",
-           "RECIPES"]
+           "RECIPES", "RECIPE_HELP"]

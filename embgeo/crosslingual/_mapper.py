@@ -70,6 +70,26 @@ RECIPES = {
 
 RECIPES["acl2018"] = RECIPES["unsupervised"]
 
+#: One line per recipe, for ``--help`` of ``python -m embgeo map`` and ``bli`` (the one table of them).
+RECIPE_HELP = {
+    "supervised": "VecMap --supervised: unit, center, unit; whiten, orthogonal map, re-weight 0.5, de-whiten "
+                  "(AAAI 2018); needs --train",
+    "semi_supervised": "the supervised steps + VecMap's self-learning from the --train seed (CSLS, cutoff 20k; "
+                       "ACL 2018)",
+    "identical": "the semi-supervised recipe seeded by identically spelled words (no --train)",
+    "acl2017": "orthogonal self-learning from a numeral seed (Artetxe et al. ACL 2017; no --train)",
+    "unsupervised": "fully unsupervised: similarity-distribution seed, then stochastic self-learning "
+                    "(ACL 2018; no --train)",
+    "acl2018": "= unsupervised",
+    "aaai2018": "VecMap --aaai2018: unit, center; whiten, orthogonal map, target re-weighting 1, de-whiten; "
+                "needs --train",
+    "muse": "MUSE's supervised refinement: Procrustes on the raw vectors, 5 rounds of CSLS mutual-NN "
+            "dictionaries (Conneau et al. 2018); needs --train",
+    "orthogonal": "Procrustes on unit, centred vectors (Artetxe et al. EMNLP 2016); needs --train",
+    "rcsls": "RCSLS loss from the Procrustes start on unit, centred, unit vectors (Joulin et al. 2018); "
+             "needs --train",
+}
+
 
 class History(list):
     """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""

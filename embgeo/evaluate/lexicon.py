@@ -32,7 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import backend as xb
-from ..crosslingual import RECIPES, Mapper, invnn_ranks, retrieval_factors
+from ..crosslingual import RECIPE_HELP, RECIPES, Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..neighbors import VALID_RETRIEVALS
@@ -42,7 +42,8 @@ from .similarity import _check_oov
 from .stats import Resampled, mean_score
 
 # read_dictionary, split_dictionary and group_dictionary stay importable here; embgeo.data exports them
-__all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run"]
+__all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run",
+           "add_mapper_arguments", "mapper_from_arguments"]
 
 
 @dataclass(frozen=True)
@@ -402,6 +403,45 @@ class GridResult:
 
 
 # ---------------------------------------------------------------------------------------- CLI
+def add_mapper_arguments(parser, default_recipe: str | None = None) -> None:
+    """The :class:`~embgeo.crosslingual.Mapper` options shared by ``bli`` and ``map``, and the recipe list.
+
+    The list (the epilog of ``--help``) is :data:`embgeo.crosslingual.RECIPE_HELP`, one line per recipe.
+    """
+    import argparse
+
+    width = max(map(len, RECIPES))
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = "recipes (--recipe):\n" + "\n".join(f"  {name.ljust(width)}  {RECIPE_HELP.get(name, '')}"
+                                                        for name in RECIPES)
+    parser.add_argument("--recipe", default=default_recipe, choices=sorted(RECIPES), metavar="RECIPE",
+                        help="Mapper recipe (listed below; default: supervised, semi_supervised with "
+                             "--self-learning); see embgeo.crosslingual.RECIPES")
+    parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
+    parser.add_argument("--vocabulary-cutoff", type=int, default=None, help="self-learning vocabulary cutoff")
+    parser.add_argument("--max-iter", type=int, default=None, help="bound on self-learning iterations")
+    parser.add_argument("--postproc", nargs=2, type=float, metavar=("ALPHA_SRC", "ALPHA_TGT"),
+                        help="POSTPROC similarity-order exponents (paper: -0.25 0.15)")
+    parser.add_argument("--pca", default=None, help="reduce the wider space by PCA: N or 'match'")
+
+
+def mapper_from_arguments(args):
+    """(recipe name, the overrides, an unfitted Mapper) from the options of :func:`add_mapper_arguments`."""
+    recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
+    over: dict = {}
+    if args.self_learning:
+        over["self_learning"] = True
+    if args.vocabulary_cutoff:
+        over["vocabulary_cutoff"] = args.vocabulary_cutoff
+    if args.max_iter:
+        over["max_iter"] = args.max_iter
+    if args.postproc:
+        over["postproc"] = tuple(args.postproc)
+    if args.pca:
+        over["pca"] = args.pca if args.pca == "match" else int(args.pca)
+    return recipe, over, Mapper.from_recipe(recipe, **over)
+
+
 def add_arguments(parser) -> None:
     """Arguments of ``python -m embgeo bli``."""
     parser.add_argument("--src", required=True, help="source vectors: a name (glove-6b-50d) or a .vec[.gz] path")
@@ -419,17 +459,7 @@ def add_arguments(parser) -> None:
                              "(default: 200000; the rest of a larger file is dropped, and the run says so)")
     parser.add_argument("--tgt-vocab", type=int, default=200000, metavar="N",
                         help="keep the first N target words (default: 200000)")
-    parser.add_argument("--recipe", default=None, choices=sorted(RECIPES), metavar="RECIPE",
-                        help="Mapper recipe: supervised (default), semi_supervised (default with "
-                             "--self-learning), identical, unsupervised (= acl2018), aaai2018, acl2017, "
-                             "orthogonal, muse (MUSE's refinement), rcsls (Joulin et al. 2018); "
-                             "see embgeo.crosslingual.RECIPES")
-    parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
-    parser.add_argument("--vocabulary-cutoff", type=int, default=None, help="self-learning vocabulary cutoff")
-    parser.add_argument("--max-iter", type=int, default=None, help="bound on self-learning iterations")
-    parser.add_argument("--postproc", nargs=2, type=float, metavar=("ALPHA_SRC", "ALPHA_TGT"),
-                        help="POSTPROC similarity-order exponents (paper: -0.25 0.15)")
-    parser.add_argument("--pca", default=None, help="reduce the wider space by PCA: N or 'match'")
+    add_mapper_arguments(parser)
     parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=list(VALID_RETRIEVALS["exact"]),
                         metavar="{" + ",".join(VALID_RETRIEVALS["exact"]) + "}",
                         help="how a mapped source word finds its translation, one row each: nn (nearest "
@@ -481,19 +511,7 @@ def run(args) -> int:
     train = [p for p in pool if p[0] not in test_src]
     if not train:
         raise ValueError("no training pair is left after removing the test words")
-    recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
-    over: dict = {}
-    if args.self_learning:
-        over["self_learning"] = True
-    if args.vocabulary_cutoff:
-        over["vocabulary_cutoff"] = args.vocabulary_cutoff
-    if args.max_iter:
-        over["max_iter"] = args.max_iter
-    if args.postproc:
-        over["postproc"] = tuple(args.postproc)
-    if args.pca:
-        over["pca"] = args.pca if args.pca == "match" else int(args.pca)
-    mapper = Mapper.from_recipe(recipe, **over)
+    recipe, over, mapper = mapper_from_arguments(args)
     t0 = time.perf_counter()
     mapper.fit(src, tgt, train)
     xs, zt = mapper.transform(src, tgt)
