@@ -19,7 +19,7 @@ from .stats import Comparison
 
 __all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report",
            "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS", "compare", "Comparison",
-           "CI_COLUMNS"]
+           "CI_COLUMNS", "bli_grid", "BLIGrid"]
 
 #: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
 DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
@@ -36,6 +36,10 @@ def __getattr__(name):
         from . import lexicon
 
         return getattr(lexicon, name)
+    if name in ("bli_grid", "BLIGrid"):
+        from . import _bli_grid
+
+        return getattr(_bli_grid, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
