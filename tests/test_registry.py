@@ -139,7 +139,7 @@ def test_registry_lists_the_standard_resources_with_provenance():
                  "glove-wiki-gigaword-300", "stanford-glove-840b-300d", "word2vec-google-news-300",
                  "fasttext-crawl-300d-2m", "fasttext-wiki-fi-aligned"):
         assert name in reg, name
-    assert len(R.registry("dictionary")) == 28 * 5 + 2 + (2 * 44 + 20) * 3
+    assert len(R.registry("dictionary")) == 28 * 5 + 2 + (2 * 44 + 20) * 3 + 15 * 14 * 5  # xling, muse, panlex
     for r in reg.values():
         assert r.kind in R.KINDS and r.url.startswith("https://") and r.licence and r.citation
         if r.sha256 is not None:
@@ -292,8 +292,8 @@ def _checksum_script():
 def test_the_catalogue_file_gives_the_registry_it_replaced():
     """The registry read from catalogue.json equals the one the Python tables built (snapshot taken
     before the move): the same 549 names in the same order, URLs and checksums, and every field."""
-    r = R.registry()
-    assert len(r) == 549
+    # the entries added after the snapshot come after these 549, in sections of their own (below)
+    r = dict(list(R.registry().items())[:549])
     assert hashlib.sha256(json.dumps(list(r)).encode()).hexdigest() == (
         "5eff100268fca3fd055b4ad00faf41284dc06a5ddd8d821bc492bfaefa8a29e1")
     assert hashlib.sha256(json.dumps(sorted((n, x.url, x.sha256) for n, x in r.items())).encode()).hexdigest() == (
@@ -306,7 +306,8 @@ def test_the_catalogue_is_package_data_that_names_only_known_sections_and_texts(
     import importlib.resources
 
     cat = json.loads((importlib.resources.files("embgeo.data") / "catalogue.json").read_text("utf-8"))
-    assert {s["section"] for s in cat["sections"]} == {"git-files", "resources", "xling", "muse", "fasttext-aligned"}
+    assert {s["section"] for s in cat["sections"]} == {"git-files", "resources", "xling", "muse", "fasttext-aligned",
+                                                       "panlex", "per-language"}
     refs = set()
 
     def walk(v):
@@ -323,7 +324,8 @@ def test_the_catalogue_is_package_data_that_names_only_known_sections_and_texts(
     assert refs == set(cat["texts"])  # every text is used, none is missing
 
 
-@pytest.mark.parametrize("table, group, count", [("eval-word-vectors", "wordsim", 13), ("xling-eval", "bli", 142)])
+@pytest.mark.parametrize("table, group, count", [("eval-word-vectors", "wordsim", 13), ("xling-eval", "bli", 142),
+                                                 ("panlex-bli", "panlex", 15)])
 def test_checksum_tables_are_package_data_in_the_format_their_script_writes(table, group, count):
     import importlib.resources
 
@@ -334,6 +336,8 @@ def test_checksum_tables_are_package_data_in_the_format_their_script_writes(tabl
     assert script.SOURCES[table] == (t["repository"], t["prefix"]) and len(t["commit"]) == 40
     entries = {(r.group, r.filename): r for r in R.registry().values() if r.group == group}
     assert len(t["files"]) == count
+    if table == "panlex-bli":  # RE-lexicons: the archives of the source languages (the all-pairs bundle left out)
+        assert script.ONLY[table].fullmatch("fi-l2.zip") and not script.ONLY[table].fullmatch("all-l1-l2.zip")
     for path, size, sha in t["files"]:
         r = entries[(group, path.split("/")[-1])]
         assert (r.size, r.sha256) == (size, sha)
@@ -437,3 +441,52 @@ def test_a_broken_builtin_catalogue_is_a_clear_error_even_under_python_O(monkeyp
     monkeypatch.setattr(R, "KINDS", tuple(k for k in R.KINDS if k != first["kind"]))
     with pytest.raises(ValueError, match=f"unknown kind {first['kind']!r}"):
         R._build()
+
+
+def test_the_entries_added_after_the_snapshot():
+    """PanLex-BLI (Vulić et al. 2019): 15 source languages x 14 targets x (train 500/1000/2000/5000, test 2000),
+    each the member of its language's zip, checksummed; fastText cc (158) and wiki (294) vectors and MUSE's
+    wiki.multi (30), without a published checksum."""
+    r = R.registry()
+    assert len(r) == 549 + 1050 + 158 + 294 + 30
+    panlex = {n: x for n, x in r.items() if n.startswith("panlex-")}
+    assert len(panlex) == 15 * 14 * 5
+    e = r["panlex-fi-bg-train-5000"]
+    assert (e.kind, e.group, e.filename, e.member) == ("dictionary", "panlex", "fi-l2.zip",
+                                                       "fi-bg/fi-bg.train.5000.cc.trans")
+    assert {x.sha256 for n, x in panlex.items() if n.startswith("panlex-fi-")} == {e.sha256}
+    assert len({x.sha256 for x in panlex.values()}) == 15 and all(len(x.sha256) == 64 for x in panlex.values())
+    assert r["panlex-tr-ko-test-2000"].member == "tr-ko/tr-ko.test.2000.cc.trans"
+    cc = r["fasttext-cc-fi-300"]
+    assert cc.url == "https://dl.fbaipublicfiles.com/fasttext/vectors-crawl/cc.fi.300.vec.gz"
+    assert (cc.kind, cc.filename, cc.sha256, cc.checksum_source) == ("vectors", "cc.fi.300.vec.gz", None, R.UNVERIFIED)
+    assert r["fasttext-wiki-en"].url == "https://dl.fbaipublicfiles.com/fasttext/vectors-wiki/wiki.en.vec"
+    assert r["muse-wiki-multi-en"].url == "https://dl.fbaipublicfiles.com/arrival/vectors/wiki.multi.en.vec"
+    assert sum(n.startswith("fasttext-cc-") for n in r) == 158 and sum(n.startswith("muse-wiki-multi-") for n in r) == 30
+
+
+def test_checksum_script_lists_the_members_of_zip_archives(tmp_path, monkeypatch):
+    import io
+    import subprocess
+    import zipfile
+
+    repo = tmp_path / "repo"
+    (repo / "lexicons").mkdir(parents=True)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("xx-yy/", "")
+        z.writestr("xx-yy/xx-yy.test.2000.cc.trans", "a\tb\n")
+    (repo / "lexicons" / "xx-l2.zip").write_bytes(buf.getvalue())
+    (repo / "lexicons" / "all-l1-l2.zip").write_bytes(b"left out")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    script = _checksum_script()
+    monkeypatch.setattr(script, "CHECKSUMS", tmp_path)
+    script.main(["panlex-bli", str(repo / ".git"), "--commit", "HEAD"])
+    text = (tmp_path / "panlex-bli.json").read_text()
+    t = json.loads(text)
+    assert t["files"] == [["xx-l2.zip", len(buf.getvalue()), _sha(buf.getvalue())]]
+    assert t["members"] == {"xx-l2.zip": ["xx-yy/xx-yy.test.2000.cc.trans"]}
+    assert script.dumps(t) == text

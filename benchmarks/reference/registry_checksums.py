@@ -8,6 +8,12 @@ repository, commit and folder its URLs are built from::
 
     python benchmarks/reference/registry_checksums.py eval-word-vectors eval-word-vectors.git
     python benchmarks/reference/registry_checksums.py xling-eval xling-eval.git --commit COMMIT
+    python benchmarks/reference/registry_checksums.py panlex-bli panlex-bli.git
+
+The PanLex-BLI lexicons (Vulić et al. 2019, cambridgeltl/panlex-bli) are one zip archive per source
+language; their table also lists the files inside each archive (``members``), the dictionaries the
+registry names one by one. The bundle of all of them (``all-l1-l2.zip``) is left out: it repeats the
+per-language archives, and the fetched mirror did not hold its blob.
 
 Without ``--commit`` the table is recomputed at the commit it already pins (a check that nothing
 changed: ``git diff`` shows no difference); with it, the registry moves to that commit.
@@ -16,8 +22,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
+import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 CHECKSUMS = Path(__file__).resolve().parents[2] / "embgeo" / "data" / "checksums"
@@ -25,29 +34,48 @@ CHECKSUMS = Path(__file__).resolve().parents[2] / "embgeo" / "data" / "checksums
 SOURCES = {
     "eval-word-vectors": ("mfaruqui/eval-word-vectors", "data/word-sim"),
     "xling-eval": ("codogogo/xling-eval", "bli_datasets"),
+    "panlex-bli": ("cambridgeltl/panlex-bli", "lexicons"),
 }
+#: table name -> the files of the folder it keeps (default: all)
+ONLY = {"panlex-bli": re.compile(r"[a-z]{2}-l2\.zip")}
 
 
 def _git(gitdir: str, *args: str) -> bytes:
     return subprocess.run(["git", "--git-dir", gitdir, *args], check=True, capture_output=True).stdout
 
 
-def table(gitdir: str, repository: str, commit: str, prefix: str) -> dict:
-    """``{"repository", "commit", "prefix", "files": [[path under prefix, size, sha256], ...]}``."""
+def table(gitdir: str, repository: str, commit: str, prefix: str, only=None) -> dict:
+    """``{"repository", "commit", "prefix", "files": [[path under prefix, size, sha256], ...]}``.
+
+    Zip archives add ``"members": {archive: [file inside it, ...]}``; ``only`` (a regular
+    expression) keeps the files whose path under ``prefix`` matches it.
+    """
     names = _git(gitdir, "ls-tree", "-r", "--name-only", commit, prefix).decode().split()
-    files = []
+    files, members = [], {}
     for name in sorted(names):
+        rel = name[len(prefix) + 1:]
+        if only is not None and not only.fullmatch(rel):
+            continue
         data = _git(gitdir, "show", f"{commit}:{name}")
-        files.append([name[len(prefix) + 1:], len(data), hashlib.sha256(data).hexdigest()])
-    return {"repository": repository, "commit": commit, "prefix": prefix,
-            "generated_by": "benchmarks/reference/registry_checksums.py", "files": files}
+        files.append([rel, len(data), hashlib.sha256(data).hexdigest()])
+        if rel.endswith(".zip"):
+            members[rel] = [m for m in zipfile.ZipFile(io.BytesIO(data)).namelist() if not m.endswith("/")]
+    t = {"repository": repository, "commit": commit, "prefix": prefix,
+         "generated_by": "benchmarks/reference/registry_checksums.py", "files": files}
+    if members:
+        t["members"] = members
+    return t
 
 
 def dumps(t: dict) -> str:
     """JSON with one file a line, so that a change of commit reads as a short diff."""
-    head = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in t.items() if k != "files")
+    head = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in t.items() if k not in ("files", "members"))
     rows = ",\n".join(f"  {json.dumps(row)}" for row in t["files"])
-    return f"{{\n{head},\n \"files\": [\n{rows}\n ]\n}}\n"
+    out = f"{{\n{head},\n \"files\": [\n{rows}\n ]"
+    if "members" in t:
+        out += ",\n \"members\": {\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}"
+                                                    for k, v in t["members"].items()) + "\n }"
+    return out + "\n}\n"
 
 
 def main(argv=None) -> None:
@@ -58,9 +86,9 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     out = CHECKSUMS / f"{args.name}.json"
     repository, prefix = SOURCES[args.name]
-    commit = args.commit or json.loads(out.read_text(encoding="utf-8"))["commit"]
+    commit = args.commit or (json.loads(out.read_text(encoding="utf-8"))["commit"] if out.exists() else "HEAD")
     commit = _git(args.gitdir, "rev-parse", f"{commit}^{{commit}}").decode().strip()
-    out.write_text(dumps(table(args.gitdir, repository, commit, prefix)), encoding="utf-8")
+    out.write_text(dumps(table(args.gitdir, repository, commit, prefix, ONLY.get(args.name))), encoding="utf-8")
     print(f"wrote {out}")
 
 

@@ -24,12 +24,13 @@ Checksums and trust
 Every entry says where its checksum came from (:attr:`Resource.checksum_source`):
 
 * files served from git (Faruqui & Dyer's eval-word-vectors, the Glavaš et al. 2019 dictionaries in
-  xling-eval, gensim's test data) are pinned to a commit; their sha256 was computed from that commit's
+  xling-eval, the PanLex-BLI lexicons of Vulić et al. 2019, gensim's test data) are pinned to a commit; their sha256 was computed from that commit's
   blob (the tables are the package's data files ``embgeo/data/checksums/*.json``, which
   ``benchmarks/reference/registry_checksums.py`` regenerates);
 * gensim-data's release files carry the md5 published in gensim-data's ``list.json``;
-* everything else (MUSE dictionaries, Stanford GloVe and fastText archives, MSR and SemEval-2012
-  analogies, Card-660) has no published checksum known to us: ``sha256=None``, provenance
+* everything else (MUSE dictionaries and ``wiki.multi`` vectors, Stanford GloVe and fastText archives
+  and vectors (``cc.{lang}.300.vec.gz``, ``wiki.{lang}.vec``), MSR and SemEval-2012 analogies,
+  Card-660) has no published checksum known to us: ``sha256=None``, provenance
   ``"unverified: no published checksum"``.
 
 :func:`fetch` refuses an unverified resource unless called with ``verify=False``. That download is
@@ -190,6 +191,8 @@ class _GitTable:
         t = json.loads(text)
         self.repository, self.commit, self.prefix = t["repository"], t["commit"], t["prefix"]
         self.files = {path: (int(size), sha) for path, size, sha in t["files"]}
+        #: zip archive -> the files inside it (tables of archives: panlex-bli)
+        self.members = t.get("members", {})
 
     def url(self, path: str) -> str:
         return f"https://raw.githubusercontent.com/{self.repository}/{self.commit}/{self.prefix}/{path}"
@@ -246,6 +249,20 @@ def _build() -> dict[str, Resource]:
                     fname = f"{a}-{b}{suffix}.txt"
                     add(Resource(f"muse-{a}-{b}-{split}", "dictionary", sec["url"].format(file=fname), fname, "muse",
                                  licence=text(sec["licence"]), citation=text(sec["citation"]), format="dictionary"))
+        elif kind == "panlex":  # each dictionary inside the zip of its source language: {src}-{tgt}.{split}.{n}.cc.trans
+            table = _GitTable(sec["checksums"])
+            for archive, members in table.members.items():
+                size, sha = table.files[archive]
+                for member in members:
+                    pair, split, n = member.split("/")[-1].split(".")[:3]
+                    add(Resource(f"panlex-{pair}-{split}-{n}", "dictionary", table.url(archive), archive, "panlex",
+                                 size, sha256=sha, checksum_source=table.provenance, licence=text(sec["licence"]),
+                                 citation=text(sec["citation"]), format="dictionary", member=member))
+        elif kind == "per-language":  # one file per language: name and url templates with {lang}
+            for lg in langs(sec["languages"]):
+                url = sec["url"].format(lang=lg)
+                add(Resource(sec["name"].format(lang=lg), sec["kind"], url, url.rsplit("/", 1)[1], sec["group"],
+                             licence=text(sec["licence"]), citation=text(sec["citation"]), format=sec["format"]))
         elif kind == "fasttext-aligned":
             for lg in langs(sec["languages"]):
                 url = sec["url"].format(lang=lg)
