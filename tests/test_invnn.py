@@ -140,5 +140,12 @@ def test_the_criteria_table_says_where_invnn_and_dot_apply(rng):
 
     with pytest.raises(ValueError, match="'invnn' is a criterion of the 'exact' engine"):
         induce_dictionary(X, X, retrieval="invnn")
+    from embgeo import Embeddings as E
+
+    e = E([f"w{i}" for i in range(30)], X.astype(np.float32))
+    with pytest.raises(ValueError, match="'invnn' is a retrieval= criterion with no metric"):
+        neighbors.search(e, ["w1"], 3, metric="invnn")
+    with pytest.raises(ValueError, match="'nn' is a retrieval= criterion; metric='cosine' ranks alike"):
+        neighbors.search(e, ["w1"], 3, metric="nn")
     with pytest.raises(ValueError, match="retrieval"):
         Mapper(retrieval="dot", self_learning=True).fit(X, X, np.stack([np.arange(10)] * 2, axis=1))

@@ -80,6 +80,12 @@ def check_metric(metric: str, backend: str = "exact", *, metrics=None) -> str:
         return metric
     elsewhere = [b for b, ms in VALID_METRICS.items() if metric in ms]
     hint = f" ({metric!r} needs backend {choices(elsewhere)})" if elsewhere and metrics is None else ""
+    if not elsewhere and metric in RETRIEVAL_METRICS and RETRIEVAL_METRICS[metric] != metric:
+        # a retrieval criterion's name: say which metric ranks alike, or that none does
+        alike = RETRIEVAL_METRICS[metric]
+        hint = (f" ({metric!r} is a retrieval= criterion; metric={alike!r} ranks alike)" if alike else
+                f" ({metric!r} is a retrieval= criterion with no metric: embgeo.crosslingual.retrieve and "
+                "embgeo.evaluate.bli rank by it)")
     where = f" with backend={backend!r}" if metrics is None else ""
     raise ValueError(f"metric must be {choices(allowed)}{where}, got {metric!r}{hint}")
 
