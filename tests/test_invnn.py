@@ -43,10 +43,12 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(_invnn, "_GROWTH", 2)
 
 
-@pytest.mark.parametrize("blocked", [False, True])
-def test_invnn_retrieve_and_ranks_equal_the_definition(rng, request, blocked):
+@pytest.mark.parametrize("blocked,sorted_scores", [(False, False), (True, False), (True, True)])
+def test_invnn_retrieve_and_ranks_equal_the_definition(rng, request, monkeypatch, blocked, sorted_scores):
     if blocked:
         request.getfixturevalue("small_blocks")
+    if sorted_scores:  # every K takes the path of large K: the block's scores sorted whole
+        monkeypatch.setattr(_invnn, "_SORT_ABOVE", 0)
     S = rng.standard_normal((160, 6)).astype(np.float32)
     T = rng.standard_normal((120, 6)).astype(np.float32)
     Q = np.concatenate([S[:25], rng.standard_normal((5, 6)).astype(np.float32)])  # 5 queries outside S
