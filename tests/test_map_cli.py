@@ -86,9 +86,13 @@ def test_colliding_or_bad_outputs_are_one_line_errors_before_anything_is_written
 
 
 def test_a_recipe_that_needs_a_seed_says_so(pair, capsys):
-    d, *_ = pair
+    d, *_, train, _ = pair
     code, out, err = run(capsys, "map", d / "src.vec", d / "tgt.vec", d / "a.vec", d / "b.vec", "--recipe", "rcsls")
     assert code == 1 and "recipe 'rcsls' needs a seed dictionary: pass --train" in err
+    # a seedless recipe says it does not use one (acl2017's numeral seed finds no numeral here: exit 1)
+    code, out, err = run(capsys, "map", d / "src.vec", d / "tgt.vec", d / "a.vec", d / "b.vec", "--recipe", "acl2017",
+                         "--train", train, "-q")
+    assert "--train is not used" in err and "no numeral" in err and code == 1
 
 
 def test_help_explains_every_recipe_in_one_line(capsys):

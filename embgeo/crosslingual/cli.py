@@ -89,6 +89,9 @@ def run(args) -> int:
     if needs_seed and not args.train:
         raise ValueError(f"recipe {recipe!r} needs a seed dictionary: pass --train DICT (or a seedless recipe: "
                          "identical, acl2017, unsupervised)")
+    if args.train and not needs_seed:
+        print(f"embgeo map: note: recipe {recipe!r} makes its own seed dictionary; --train is not used",
+              file=sys.stderr)
     # the dictionaries and the output formats are checked before the (possibly long) loading and fit
     train = read_dictionary(args.train, lowercase=args.lowercase) if args.train and needs_seed else None
     validation = read_dictionary(args.validation, lowercase=args.lowercase) if args.validation else None
