@@ -140,13 +140,13 @@ def _displacement(A, B, W, memory_budget):
 
 
 def _second_order(X, inv, rows, cols):
-    """cos(x_rows[i], x_cols[i, j]) for a block: rows (b,), cols (b, m)."""
+    """cos(x_rows[i], x_cols[i, j]) for a block: rows (b,), cols (b, m); one batched GEMV in X's dtype."""
     xp = xb.get_namespace(X)
-    q = xp.astype(xb.take_rows(X, rows), xp.float64) * xp.astype(inv[rows], xp.float64)[:, None]
+    b, m = cols.shape
     flat = xp.reshape(cols, (-1,))
-    G = xp.reshape(xp.astype(xb.take_rows(X, flat), xp.float64), (cols.shape[0], cols.shape[1], X.shape[1]))
-    G = G * xp.reshape(xp.astype(inv[flat], xp.float64), (cols.shape[0], cols.shape[1], 1))
-    return xp.sum(G * q[:, None, :], axis=2)
+    G = xp.reshape(xb.take_rows(X, flat), (b, m, X.shape[1]))
+    dots = xp.astype(xp.matmul(G, xb.take_rows(X, rows)[:, :, None])[:, :, 0], xp.float64)
+    return dots * xp.astype(inv[rows], xp.float64)[:, None] * xp.reshape(xp.astype(inv[flat], xp.float64), (b, m))
 
 
 def _index(like, idx):
@@ -169,7 +169,7 @@ def _neighborhood(A, B, k, memory_budget, progress):
     overlap = inter / (2 * k - inter)
     ia, ib = inverse_norms(A), inverse_norms(B)
     change = np.empty(n)
-    rows = block_rows(2 * k * max(A.shape[1], B.shape[1]), 16, memory_budget)
+    rows = block_rows(2 * k * max(A.shape[1], B.shape[1]), 2 * A.dtype.itemsize, memory_budget)
     for s, e in progress_bar(row_blocks(n, rows), desc="neighbourhoods", progress=progress):
         r = np.arange(s, e)
         sa = xb.to_numpy(_second_order(A, ia, _index(A, r), _index(A, union[s:e])))

@@ -421,6 +421,17 @@ def isomorphism(src, tgt, dictionary=None, *, n: int = 5000, n_neighbors: int = 
       how it is computed here (Prim, O(n) memory); gudhi or persim computes the bottleneck distance.
       The released scripts pass the distance matrix to ``gudhi.RipsComplex`` positionally, i.e. as
       *points* whose coordinates are distances; this implements the metric the paper describes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 8))
+    >>> Q, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    >>> pairs = np.stack([np.arange(200), np.arange(200)], axis=1)
+    >>> res = isomorphism(X, X @ Q, pairs, measures=["eigenvector_similarity", "relational_similarity"])
+    >>> round(res.eigenvector_similarity, 6), round(res.relational_similarity, 6)
+    (0.0, 1.0)
     """
     names = ISOMORPHISM_MEASURES if measures is None else tuple(measures)
     unknown = [m for m in names if m not in ISOMORPHISM_MEASURES]
