@@ -27,6 +27,7 @@ from .. import backend as xb
 from ..blocking import block_rows, budget_bytes, row_blocks
 from ..crosslingual import dictionary_indices
 from ..embeddings import Embeddings
+from ..linalg import gram
 from ..neighbors import self_topk
 from ..progress import progress_bar
 
@@ -300,8 +301,14 @@ def _relational_similarity(X, Z, memory_budget):
 
 
 def _singular_values(X):
-    xp = xb.get_namespace(X)
-    return np.sort(xb.to_numpy(xp.linalg.svdvals(X)))[::-1]
+    """The min(n, d) singular values, descending: square roots of the eigenvalues of the blocked Gram XᵀX.
+
+    A d × d eigenproblem instead of an SVD of the n × d sample (many times faster for n ≫ d); in
+    float64 the relative error of σ_i is about ε κ², negligible for embedding spectra.
+    """
+    G = xb.to_numpy(gram(X))
+    lam = np.linalg.eigvalsh((G + G.T) / 2)[::-1][:min(X.shape)]
+    return np.sqrt(np.clip(lam, 0.0, None))
 
 
 def _condition(s):
