@@ -30,6 +30,7 @@ from ..embeddings import Embeddings
 from ..linalg import gram
 from ..neighbors import self_topk
 from ..progress import progress_bar
+from ._isotropy import effective_rank
 
 __all__ = ["isomorphism", "IsomorphismResult", "ConditionNumbers", "ISOMORPHISM_MEASURES"]
 
@@ -313,8 +314,7 @@ def _singular_values(X):
 
 def _condition(s):
     """κ = σ₁/σ_r, κ_eff = σ₁/σ_er and er = ⌊exp H(σ/Σσ)⌋ (0 log 0 = 0; a zero σ_r gives κ = inf)."""
-    p = s[s > 0] / np.sum(s)
-    er = max(1, int(math.floor(math.exp(-np.sum(p * np.log(p)) + 1e-12))))
+    er = max(1, int(math.floor(effective_rank(s) * (1 + 1e-12))))
     with np.errstate(divide="ignore"):
         return float(s[0] / s[-1]), float(s[0] / s[er - 1]), er
 
