@@ -281,3 +281,21 @@ def test_result_table_row_and_plot(rng):
     matplotlib.use("Agg")
     ax = res.plot()
     assert len(ax) == 2 and ax[0].get_title().startswith("k-NN graph Laplacians")
+
+
+# ------------------------------------------------------------------------------- property
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(n=st.integers(8, 40), d=st.integers(2, 6), seed=st.integers(0, 2**16), scale=st.floats(0.1, 10))
+def test_an_isometry_of_one_side_is_perfectly_isomorphic(n, d, seed, scale):
+    """Rotating and scaling one space changes none of the measures' verdicts (the papers' premise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n + 5, d)) * rng.uniform(0.2, 3, d)
+    res = isomorphism(X, scale * X @ _rotation(rng, d), _pairs(n),
+                      measures=["eigenvector_similarity", "relational_similarity", "eigenvalue_divergence"])
+    assert res.eigenvector_similarity == pytest.approx(0, abs=1e-8)
+    assert res.relational_similarity == pytest.approx(1, abs=1e-8)
+    assert res.eigenvalue_divergence == pytest.approx(0, abs=1e-8)
