@@ -39,7 +39,8 @@ LAYERS = {
     "embgeo.crosslingual._induction": 5, "embgeo.crosslingual._muse": 5, "embgeo.crosslingual._mapper": 5,
     # evaluation: word similarity, analogy, relational similarity, BLI, reports
     "embgeo.evaluate": 6,
-    # diagnostics: geometry measures (hubness, isotropy, search recall) over the engines and methods
+    # diagnostics: geometry measures (hubness, isotropy, search recall, isomorphism, semantic change)
+    # over the engines and methods
     "embgeo.diagnostics": 6,
     # studies and adapters built on evaluation: Raunak et al.'s PCA protocol, gensim's API
     "embgeo.pca": 7, "embgeo.keyedvectors": 7,

@@ -1,4 +1,4 @@
-"""Geometry diagnostics of embedding spaces: hubness, isotropy, approximate-search recall.
+"""Geometry diagnostics of embedding spaces: hubness, isotropy, approximate-search recall, isomorphism, semantic change.
 
 Each measure is vocabulary-wide, blocked under ``memory_budget`` and built on embgeo's engines
 (the exact search of :mod:`embgeo.neighbors`, the Gram matrices of :mod:`embgeo.linalg`); each
@@ -12,10 +12,18 @@ result has ``.plot()``.
 * :func:`recall`: recall@k of a FAISS HNSW / IVF index against the exact lists, with build and
   query time (a :class:`~embgeo.neighbors.faiss_index.RecallResult`, the type of
   :meth:`FaissIndex.recall <embgeo.neighbors.faiss_index.FaissIndex.recall>`).
+* :func:`isomorphism`: how alike two spaces are (eigenvector similarity, relational similarity,
+  eigenvalue divergence, condition numbers, a Gromov–Hausdorff proxy) → :class:`IsomorphismResult`.
+* :func:`align_same_language`: two spaces of one language aligned on their shared words, the words
+  ranked by displacement and neighbourhood change (Hamilton et al. 2016) → :class:`SemanticChangeResult`.
 """
+from ._change import CHANGE_MEASURES, SemanticChangeResult, align_same_language
 from ._hubness import HubnessResult, hubness
+from ._isomorphism import ISOMORPHISM_MEASURES, ConditionNumbers, IsomorphismResult, isomorphism
 from ._isotropy import TRANSFORMS, IsotropyResult, IsotropyTable, isotropy, isotropy_table
 from ._recall import recall
 
 __all__ = ["hubness", "HubnessResult", "isotropy", "isotropy_table", "IsotropyResult", "IsotropyTable",
-           "TRANSFORMS", "recall"]
+           "TRANSFORMS", "recall",
+           "isomorphism", "IsomorphismResult", "ConditionNumbers", "ISOMORPHISM_MEASURES",
+           "align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]

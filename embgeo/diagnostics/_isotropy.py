@@ -158,6 +158,13 @@ def _merge(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], m, z)
 
 
+def effective_rank(singular_values) -> float:
+    """Roy & Vetterli's (2007) effective rank exp H(p), p = σ / Σσ (0 log 0 = 0)."""
+    s = np.asarray(singular_values, dtype=np.float64)
+    p = s[s > 0] / s.sum()
+    return float(np.exp(-(p * np.log(p)).sum()))
+
+
 def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, backend: str = "exact",
              client=None) -> IsotropyResult:
     """Partition-function isotropy, mean cosine, top-D variance share and effective rank.
@@ -232,13 +239,11 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     scatter = np.linalg.eigvalsh(G - n * np.outer(mu, mu))[::-1].clip(min=0)
     ratio = scatter / scatter.sum() if scatter.sum() > 0 else np.full(d, np.nan)
     sv = np.sqrt(np.clip(w, 0, None))
-    p = sv / sv.sum()
-    p = p[p > 0]
     return IsotropyResult(
         partition_isotropy=float(np.exp(log_z.min() - log_z.max())),
         mean_cosine=float((unit @ unit - nz) / (n * (n - 1.0))),
         variance_share=float(ratio[:D].sum()),
-        effective_rank=float(np.exp(-(p * np.log(p)).sum())),
+        effective_rank=effective_rank(sv),
         D=int(D), explained_variance_ratio=ratio, singular_values=sv, log_partition=log_z, n=int(n), dim=int(d))
 
 
