@@ -69,6 +69,18 @@ def test_neighbourhood_measures_match_brute_force(rng, budget):
     assert "w7" in res.most_changed(3, by="neighborhood_change")
 
 
+def test_neighbourhoods_on_a_dask_cluster_equal_local(rng):
+    distributed = pytest.importorskip("distributed")
+    a, b = _pair(rng, n=60, changed=(7,))
+    local = align_same_language(a, b, k=4)
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
+        remote = align_same_language(a, b, k=4, backend="dask", client=client)
+    np.testing.assert_array_equal(remote.overlap, local.overlap)
+    np.testing.assert_allclose(remote.neighborhood_change, local.neighborhood_change, atol=1e-12)
+    with pytest.raises(ValueError, match="backend"):
+        align_same_language(a, b, k=4, backend="gpu")
+
+
 def test_different_dimensions_map_the_smaller_space_isometrically(rng):
     a, b = _pair(rng, d=5, dim_b=9, changed=(0,))
     res = align_same_language(a, b, k=5)

@@ -23,7 +23,7 @@ from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
 from ..linalg import inverse_norms
-from ..neighbors import self_topk
+from ..neighbors import ARRAY_BACKENDS, check_backend, self_topk, topk
 from ..progress import progress_bar
 
 __all__ = ["align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]
@@ -155,10 +155,17 @@ def _index(like, idx):
     return xp.asarray(np.asarray(idx, dtype=np.int64), device=xb.device(like))
 
 
-def _neighborhood(A, B, k, memory_budget, progress):
+def _self_lists(X, k, memory_budget, progress, backend, client):
+    """Each row's k nearest other rows by cosine: the exact self-join, or one sharded search on Dask."""
+    if backend == "dask":
+        return topk(X, X, k, metric="cosine", exclude=np.arange(X.shape[0]), backend="dask", client=client)[1]
+    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress, backend=backend)[1]
+
+
+def _neighborhood(A, B, k, memory_budget, progress, backend="exact", client=None):
     """Hamilton et al.'s local measure and the Jaccard overlap of the two k-NN sets, blocked."""
-    _, na = self_topk(A, k, metric="cosine", memory_budget=memory_budget, progress=progress)
-    _, nb = self_topk(B, k, metric="cosine", memory_budget=memory_budget, progress=progress)
+    na = _self_lists(A, k, memory_budget, progress, backend, client)
+    nb = _self_lists(B, k, memory_budget, progress, backend, client)
     na, nb = xb.to_numpy(na).astype(np.int64), xb.to_numpy(nb).astype(np.int64)
     n = na.shape[0]
     union = np.concatenate([na, nb], axis=1)
@@ -183,7 +190,8 @@ def _neighborhood(A, B, k, memory_budget, progress):
 
 def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25, refine: int = 0,
                         anchor_share: float = 0.5, memory_budget: int | None = None,
-                        progress: bool | None = None) -> SemanticChangeResult:
+                        progress: bool | None = None, backend: str = "exact",
+                        client=None) -> SemanticChangeResult:
     """Align two spaces of one language on their shared words and rank the words by how much they changed.
 
     Parameters
@@ -202,6 +210,9 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
         Share of the words kept as anchors at each refinement.
     memory_budget, progress
         As everywhere.
+    backend : {"exact", "dask", "cuda"}
+        Engine of the two vocabulary-wide k-NN searches (:mod:`embgeo.neighbors`): ``"dask"`` runs
+        them as sharded searches on ``client`` (default: the current ``dask.distributed`` client).
 
     Returns
     -------
@@ -237,6 +248,7 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
     refine = int(refine)
     if refine < 0:
         raise ValueError(f"refine must be ≥ 0, got {refine}")
+    check_backend(backend, ARRAY_BACKENDS)
     if not 0.0 < float(anchor_share) <= 1.0:
         raise ValueError(f"anchor_share must be in (0, 1], got {anchor_share}")
     shared, ia, ib = _shared_rows(a, b, words)
@@ -256,6 +268,6 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
         if step < refine:
             keep = max(2, int(round(float(anchor_share) * n)))
             anchors = np.sort(np.argsort(disp, kind="stable")[:keep])
-    change, overlap = _neighborhood(A, B, k, memory_budget, progress)
+    change, overlap = _neighborhood(A, B, k, memory_budget, progress, backend, client)
     return SemanticChangeResult(words=shared, displacement=disp, neighborhood_change=change, overlap=overlap,
                                 W=W, mapped=mapped, k=k, n_anchors=len(anchors))
