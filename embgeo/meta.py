@@ -30,7 +30,8 @@ Conventions in this module
   whatever n is (``benchmarks/compare_meta.py`` shows the per-iteration time is flat in n).
 * Euclidean gradient, with ``G = 2(C_ii A C_jj − C_ij)``:
   ``∂/∂M_i = B M_j Gᵀ``, ``∂/∂M_j = B M_i G``, ``∂/∂B = sym(M_i G M_jᵀ) + 2CB``; the Hessian
-  (for trust regions) is its directional derivative, written out in ``_Objective.hess``.
+  (for trust regions) is its directional derivative; both are :class:`embgeo.latent_metric.LatentMetricObjective`,
+  shared with GeoMM (:mod:`embgeo.crosslingual.geomm`).
 
 embgeo's extensions beyond the paper
 ------------------------------------
@@ -76,6 +77,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from . import backend as xb
 from .embeddings import Embeddings
 from .errors import NotFittedError
+from .latent_metric import INITS, SOLVERS, LatentMetricObjective, fit_latent_metric, latent_metric_problem
 from .linalg import gram, sym_power
 from .progress import progress_bar
 from .validation import renamed_parameter
@@ -84,9 +86,9 @@ __all__ = ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd"
 
 logger = logging.getLogger(__name__)
 
-_SOLVERS = ("cg", "trust-regions")
+_SOLVERS = SOLVERS
 _KINDS = ("geo-avg", "geo-conc")
-_INITS = ("procrustes", "random")
+_INITS = INITS
 
 
 # ---------------------------------------------------------------------------- input handling
@@ -162,99 +164,10 @@ def _pair_grams(arrays, progress=None):
 
 
 # ------------------------------------------------------------------------------- objective
-class _Objective:
-    """Eq. 1 (summed over source pairs) on precomputed Gram blocks; all methods are O(d³)."""
-
-    def __init__(self, G, n, C):
-        self.G = G
-        self.n = float(n)
-        self.C = float(C)
-        self.k = len(G)
-        self.pairs = [(i, j) for i in range(self.k) for j in range(i + 1, self.k)]
-
-    def _pair(self, M, B, i, j):
-        Cii, Cjj, Cij = self.G[i][i], self.G[j][j], self.G[i][j]
-        A = (M[i].T @ B) @ M[j]
-        Q = (Cii @ A) @ Cjj
-        return A, Q, Cij
-
-    def cost(self, M, B):
-        f = self.C * float(np.sum(B * B))
-        for i, j in self.pairs:
-            A, Q, Cij = self._pair(M, B, i, j)
-            f += float(np.sum(A * Q)) - 2.0 * float(np.sum(A * Cij)) + self.n
-        return f
-
-    def grad(self, M, B):
-        """(cost, [∂f/∂M_i], ∂f/∂B)."""
-        f = self.C * float(np.sum(B * B))
-        gM = [np.zeros_like(m) for m in M]
-        gB = np.zeros_like(B)
-        for i, j in self.pairs:
-            A, Q, Cij = self._pair(M, B, i, j)
-            f += float(np.sum(A * Q)) - 2.0 * float(np.sum(A * Cij)) + self.n
-            GA = 2.0 * (Q - Cij)
-            gM[i] += B @ (M[j] @ GA.T)
-            gM[j] += B @ (M[i] @ GA)
-            gB += (M[i] @ GA) @ M[j].T
-        gB = (gB + gB.T) / 2 + 2.0 * self.C * B
-        return f, gM, gB
-
-    def hess(self, M, B, dM, dB):
-        """Directional derivative of :meth:`grad` along (dM, dB): the Euclidean Hessian."""
-        hM = [np.zeros_like(m) for m in M]
-        hB = np.zeros_like(B)
-        for i, j in self.pairs:
-            Cii, Cjj, Cij = self.G[i][i], self.G[j][j], self.G[i][j]
-            A = (M[i].T @ B) @ M[j]
-            GA = 2.0 * ((Cii @ A) @ Cjj - Cij)
-            dA = (dM[i].T @ B) @ M[j] + (M[i].T @ dB) @ M[j] + (M[i].T @ B) @ dM[j]
-            dGA = 2.0 * ((Cii @ dA) @ Cjj)
-            hM[i] += dB @ (M[j] @ GA.T) + B @ (dM[j] @ GA.T) + B @ (M[j] @ dGA.T)
-            hM[j] += dB @ (M[i] @ GA) + B @ (dM[i] @ GA) + B @ (M[i] @ dGA)
-            hB += (dM[i] @ GA) @ M[j].T + (M[i] @ dGA) @ M[j].T + (M[i] @ GA) @ dM[j].T
-        hB = (hB + hB.T) / 2 + 2.0 * self.C * dB
-        return hM, hB
-
-
-def _build_problem(obj, dims, d, *, on_gradient=None, hessian=True, retraction="qr"):
-    """The pymanopt Problem for :class:`_Objective` on St × … × St × SPD(d).
-
-    Source i with d_i ≤ d has ``M_i = W_i ∈ St(d, d_i)``; with d_i > d, ``M_i = W_iᵀ`` and
-    ``W_i ∈ St(d_i, d)``. Returns ``(problem, tall)`` with ``tall[i] = d_i <= d``.
-    """
-    import pymanopt
-    from pymanopt.manifolds import Product, Stiefel, SymmetricPositiveDefinite
-
-    k = len(dims)
-    tall = [di <= d for di in dims]
-    factors = [Stiefel(d, di, retraction=retraction) if t else Stiefel(di, d, retraction=retraction)
-               for di, t in zip(dims, tall)]
-    manifold = Product([*factors, SymmetricPositiveDefinite(d)])
-
-    def to_M(Ws):
-        return [w if t else w.T for w, t in zip(Ws, tall)]
-
-    @pymanopt.function.numpy(manifold)
-    def cost(*point):
-        return obj.cost(to_M(point[:k]), point[k])
-
-    @pymanopt.function.numpy(manifold)
-    def euclidean_gradient(*point):
-        f, gM, gB = obj.grad(to_M(point[:k]), point[k])
-        if on_gradient is not None:
-            on_gradient(f)
-        return [g if t else g.T for g, t in zip(gM, tall)] + [gB]
-
-    @pymanopt.function.numpy(manifold)
-    def euclidean_hessian(*args):
-        point, direction = args[:k + 1], args[k + 1:]
-        hM, hB = obj.hess(to_M(point[:k]), point[k], to_M(direction[:k]), direction[k])
-        return [h if t else h.T for h, t in zip(hM, tall)] + [hB]
-
-    problem = pymanopt.Problem(manifold, cost, euclidean_gradient=euclidean_gradient,
-                               euclidean_hessian=euclidean_hessian if hessian else None)
-    return problem, tall
+# The objective on Gram blocks and its pymanopt problem are GeoMM's (embgeo.latent_metric), with
+# Y = I_n: the constant is n. The private names stay for the tests and benchmarks that use them.
+_Objective = LatentMetricObjective
+_build_problem = latent_metric_problem
 
 
 def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metric=None) -> float:
@@ -477,76 +390,20 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         return self
 
     def _fit_grams(self, G, n, dims, d):
-        import pymanopt
-
-        obj = _Objective(G, n, self.C)
-        history = []
-        bar = progress_bar(total=int(self.max_iterations), desc="meta: Riemannian CG"
-                           if self.solver == "cg" else "meta: trust regions", progress=self.progress)
-
-        def on_gradient(f):
-            # CG evaluates the gradient once per iterate (TR once per accepted step): log there.
-            history.append(f)
-            bar.update(1)
-            bar.set_postfix(cost=f"{f:.6g}")
-            logger.debug("iterate %d: cost %.10g", len(history) - 1, f)
-
-        problem, tall = _build_problem(obj, dims, d, on_gradient=on_gradient,
-                                       hessian=self.solver == "trust-regions")
-        k = len(dims)
-        opts = dict(max_iterations=int(self.max_iterations), min_gradient_norm=float(self.tol),
-                    verbosity=self._pymanopt_verbosity(), max_time=np.inf,
-                    max_cost_evaluations=max(5000, 20 * int(self.max_iterations)))
-        if self.solver == "cg":
-            optimizer = pymanopt.optimizers.ConjugateGradient(**opts)
-        else:
-            optimizer = pymanopt.optimizers.TrustRegions(**opts)
-        try:
-            with xb.single_blas_thread():
-                x0 = self._initial_point(obj, dims, d, tall)
-                result = optimizer.run(problem, initial_point=x0)
-        finally:
-            bar.close()
-        Ws = list(result.point[:k])
-        self.rotations_ = [np.ascontiguousarray(w if t else w.T) for w, t in zip(Ws, tall)]
-        B = np.asarray(result.point[k])
-        self.metric_ = (B + B.T) / 2
-        self.cost_history_ = history
-        self.cost_ = float(result.cost)
-        self.n_iter_ = int(result.iterations)
-        self.stopping_criterion_ = str(result.stopping_criterion)
+        fit = fit_latent_metric(_Objective(G, n, self.C), dims, d, solver=self.solver,
+                                max_iterations=self.max_iterations, tol=self.tol, init=self.init,
+                                random_state=self.random_state, progress=self.progress,
+                                solver_verbosity=self._pymanopt_verbosity(), desc="meta", log=logger)
+        self.rotations_ = fit.maps
+        self.metric_ = fit.B
+        self.cost_history_ = fit.cost_history
+        self.cost_ = fit.cost
+        self.n_iter_ = fit.n_iter
+        self.stopping_criterion_ = fit.stopping_criterion
         self.dim_ = d
         logger.info("geometric meta-embedding: cost %.10g after %d iterations (%s)", self.cost_,
                     self.n_iter_, self.stopping_criterion_)
         return self
-
-    def _initial_point(self, obj, dims, d, tall):
-        rng = np.random.default_rng(self.random_state)
-
-        def orthonormal(shape):
-            q, r = np.linalg.qr(rng.standard_normal(shape))
-            return q * np.sign(np.where(np.diag(r) == 0, 1.0, np.diag(r)))
-
-        def polar(S):
-            u, _, vt = np.linalg.svd(S, full_matrices=False)
-            return u @ vt
-
-        M = [orthonormal((d, di)) if t else orthonormal((di, d)).T for di, t in zip(dims, tall)]
-        if self.init == "procrustes":
-            # Each other source starts at the orthogonal Procrustes solution of its cross-Gram with
-            # source 0 (the map maximising ⟨M_0ᵀM_j, C_0j⟩). This also picks the connected component
-            # of O(d) (the sign of the determinant), which the Riemannian iterations cannot change.
-            for j in range(1, len(dims)):
-                M[j] = polar(M[0] @ obj.G[0][j])
-        Ws = [m if t else m.T for m, t in zip(M, tall)]
-        # B = s·I with the best s for these maps: f(s) = s²(T1 + C·d) − 2s·T2 + const.
-        eye = np.eye(d)
-        parts = [obj._pair(M, eye, i, j) for i, j in obj.pairs]
-        T1 = sum(float(np.sum(A * Q)) for A, Q, _ in parts)
-        T2 = sum(float(np.sum(A * Cij)) for A, _, Cij in parts)
-        denom = T1 + obj.C * d
-        s = abs(T2) / denom if denom > 0 and T2 != 0 else 1.0
-        return [*Ws, max(s, 1e-12) * eye]
 
     # ---------------------------------------------------------------- transform
     def transform(self, sources: Sequence, kind: str | None = None):

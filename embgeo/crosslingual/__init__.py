@@ -24,7 +24,8 @@ BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
 
 The package's modules are private (``_dictionaries``, ``_procrustes``, ``_retrieval``,
 ``_induction``, ``_muse``, ``_mapper``); their public names are imported here. RCSLS (Joulin et
-al. 2018) is the public submodule :mod:`embgeo.crosslingual.rcsls`.
+al. 2018) is the public submodule :mod:`embgeo.crosslingual.rcsls`, GeoMM (Jawanpuria et al. 2019)
+:mod:`embgeo.crosslingual.geomm`; both are also mappings of :class:`Mapper`.
 """
 from __future__ import annotations
 

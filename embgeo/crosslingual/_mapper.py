@@ -23,6 +23,7 @@ from ._dictionaries import _matrix, _maybe_read, dictionary_indices, identical_d
 from ._induction import induce_dictionary, resolve_retrieval, unsupervised_dictionary
 from ._muse import _muse_dictionary
 from ._procrustes import _shared_space, procrustes
+from .geomm import geomm
 from .rcsls import rcsls
 
 logger = logging.getLogger("embgeo.crosslingual")
@@ -66,6 +67,10 @@ RECIPES = {
     "rcsls": dict(mapping="rcsls", normalize=("unit", "center", "unit"), whiten=False, src_reweight=0.0,
                   trg_reweight=0.0, src_dewhiten=None, trg_dewhiten=None, self_learning=False, retrieval="csls",
                   csls_knn=10),
+    # GeoMM (Jawanpuria et al., TACL 2019) as its released geomm_results.sh runs it: --normalize unit
+    # center, Riemannian CG for at most 150 iterations, CSLS (k = 10) retrieval in the latent space
+    "geomm": dict(mapping="geomm", normalize=("unit", "center"), whiten=False, src_reweight=0.0, trg_reweight=0.0,
+                  src_dewhiten=None, trg_dewhiten=None, self_learning=False, retrieval="csls", csls_knn=10),
 }
 
 RECIPES["acl2018"] = RECIPES["unsupervised"]
@@ -147,6 +152,10 @@ class Mapper(TransformerMixin, BaseEstimator):
         the source (``-c``), least squares W = (X_DᵀX_D)⁻¹X_DᵀZ_D (``-u``, Mikolov et al. 2013),
         or the relaxed CSLS loss of Joulin et al. (2018) optimised from the Procrustes solution
         (:func:`embgeo.crosslingual.rcsls.rcsls` with ``csls_knn`` and ``random_state``; recipe ``"rcsls"``).
+        ``"geomm"``: GeoMM (Jawanpuria et al., TACL 2019; :func:`embgeo.crosslingual.geomm.geomm`):
+        source rows map to ``x U B^½`` and target rows to ``z V B^½``, U and V orthogonal and B
+        positive definite, learned on the dictionary with ``reg`` and ``random_state``; recipe
+        ``"geomm"``. Sets ``metric_`` (B) and ``cost_history_``.
     init : {"seed", "identical", "numerals", "unsupervised"}
         Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
         the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
@@ -208,6 +217,9 @@ class Mapper(TransformerMixin, BaseEstimator):
         Seed of the stochastic dictionary induction (VecMap ``--seed``, default 0).
     progress : bool or None
         Progress bar over self-learning iterations.
+    reg : float or None
+        The weight C of ``‖B‖²_F`` for ``mapping="geomm"`` (None: 50, the released code's
+        ``--l2_reg 1e2``, which is 2C). Other mappings ignore it.
     verbose : bool
         Log one line per self-learning iteration at INFO level on the ``embgeo.crosslingual``
         logger (as VecMap's ``--verbose``; ``logging.basicConfig(level=logging.INFO)`` shows them);
@@ -266,7 +278,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         "src_dewhiten": [StrOptions({"src", "trg"}), None],
         "trg_dewhiten": [StrOptions({"src", "trg"}), None],
         "dim_reduction": [Interval(Integral, 0, None, closed="left"), None],
-        "mapping": [StrOptions({"advanced", "orthogonal", "unconstrained", "rcsls"})],
+        "mapping": [StrOptions({"advanced", "orthogonal", "unconstrained", "rcsls", "geomm"})],
         "init": [StrOptions({"seed", "identical", "numerals", "unsupervised"})],
         "unsupervised_vocab": [Interval(Integral, 1, None, closed="left"), None],
         "self_learning": ["boolean"],
@@ -287,6 +299,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         "progress": ["boolean", None],
         "verbose": ["boolean"],
         "csls_neighborhood": [Interval(Integral, 0, None, closed="left"), None],
+        "reg": [Interval(Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, normalize=("unit", "center", "unit"), *, whiten=True, src_reweight=0.5,
@@ -295,7 +308,8 @@ class Mapper(TransformerMixin, BaseEstimator):
                  vocabulary_cutoff=None, direction="union", retrieval=None, csls_knn=None, threshold=1e-6,
                  stochastic_initial=0.1, stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None,
                  postproc=None, pca=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False, refinement="vecmap", csls_neighborhood=None):
+                 verbose=False, refinement="vecmap", csls_neighborhood=None,
+                 reg=None):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -324,6 +338,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         self.verbose = verbose
         self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
         self.refinement = refinement
+        self.reg = reg
 
     def __sklearn_tags__(self):
         """What a Mapper is, for scikit-learn: a transformer fitted on two spaces.
@@ -347,7 +362,9 @@ class Mapper(TransformerMixin, BaseEstimator):
 
         VecMap's ``"supervised"``, ``"semi_supervised"``, ``"identical"``, ``"unsupervised"``
         (= ``"acl2018"``), ``"aaai2018"``, ``"acl2017"`` and ``"orthogonal"`` (``--emnlp2016``),
-        and MUSE's supervised refinement ``"muse"``; ``overrides`` replace single parameters.
+        MUSE's supervised refinement ``"muse"``, fastText's ``"rcsls"`` and GeoMM's ``"geomm"``
+        (Jawanpuria et al. 2019: unit, center, then :func:`embgeo.crosslingual.geomm.geomm`);
+        ``overrides`` replace single parameters.
         """
         try:
             params = dict(RECIPES[name])
@@ -514,6 +531,14 @@ class Mapper(TransformerMixin, BaseEstimator):
                       np.asarray(xb.to_numpy(ti)), csls_knn=csls_knn, random_state=self.random_state)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
+            self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
+        elif self.mapping == "geomm":
+            res = geomm(X, Z, si, ti, C=50.0 if self.reg is None else float(self.reg),
+                        random_state=self.random_state, progress=self.progress)
+            Tx, Tz = res.transforms()
+            self.src_transform_, self.tgt_transform_ = xp.asarray(Tx), xp.asarray(Tz)
+            self.metric_ = xp.asarray(res.B)
+            self.cost_history_ = res.cost_history
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "unconstrained":
             G = gram(Xd)
