@@ -151,8 +151,9 @@ def test_bad_input_is_named(rng):
         geomm(X, Z, [0, 1], [0, 12])
     bad = X.copy()
     bad[4, 1] = np.nan
-    with pytest.raises(ValueError, match="X"):
-        geomm(bad, Z, [0, 1], [0, 1])
+    with pytest.raises(ValueError, match="X holds NaN or inf in a dictionary row .row 4"):
+        geomm(bad, Z, [0, 4], [0, 1])
+    geomm(bad, Z, [0, 1], [0, 1], max_iterations=2, progress=False)   # row 4 is not in the dictionary
     with pytest.raises(ValueError, match="C must be"):
         geomm(X, Z, [0, 1], [0, 1], C=-1.0)
     with pytest.raises(ValueError, match="reg"):

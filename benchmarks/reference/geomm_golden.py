@@ -91,24 +91,27 @@ def problem(seed=2019):
     return X.astype(np.float32), Z.astype(np.float32), np.array(train), np.array(test)
 
 
-def run_reference(python, repo, X, Z, train, test, l2_reg, max_iter, script="geomm.py", extra=()):
-    """Run the released script on the problem; returns (outputs dict, stdout)."""
+def run_reference_files(python, repo, src_words, X, trg_words, Z, train, test, l2_reg, max_iter,
+                        script="geomm.py"):
+    """Run a released script on these vectors and (row-pair) dictionaries.
+
+    Returns its outputs (U, V, B, the unit-length latent embeddings, the CSLS top-1 of each test
+    word), its final cost and iterations (pymanopt's log), its accuracy and its solver seconds.
+    """
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for f in (script, "embeddings.py"):
             (tmp / f).write_text(_show(repo, f), encoding="utf-8")
         (tmp / "cupy.py").write_text(CUPY_STUB, encoding="utf-8")
-        sw = [f"s{i}" for i in range(X.shape[0])]
-        tw = [f"t{j}" for j in range(Z.shape[0])]
-        write_vec(tmp / "src.vec", sw, X)
-        write_vec(tmp / "trg.vec", tw, Z)
+        write_vec(tmp / "src.vec", src_words, X)
+        write_vec(tmp / "trg.vec", trg_words, Z)
         for name, pairs in (("train.txt", train), ("test.txt", test)):
-            (tmp / name).write_text("".join(f"s{a} t{b}\n" for a, b in pairs), encoding="utf-8")
+            (tmp / name).write_text("".join(f"{src_words[a]} {trg_words[b]}\n" for a, b in pairs), encoding="utf-8")
         out = tmp / "out"
         cmd = [python, script, "src.vec", "trg.vec", "-dtrain", "train.txt", "-dtest", "test.txt",
                "--normalize", "unit", "center", "--l2_reg", str(l2_reg), "--max_opt_iter", str(max_iter),
                "--normalize_eval", "--csls_neighbourhood", "10", "--model_path", str(out),
-               "--geomm_embeddings_path", str(out), *extra]
+               "--geomm_embeddings_path", str(out)]
         proc = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin",
                               "HOME": str(Path.home()), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"})
         if proc.returncode != 0:
@@ -117,12 +120,17 @@ def run_reference(python, repo, X, Z, train, test, l2_reg, max_iter, script="geo
                "B": np.loadtxt(out / "B.csv", ndmin=2)}
         _, res["src_latent"] = read_vec(out / "src.vec")
         _, res["trg_latent"] = read_vec(out / "trg.vec")
+        src_row = {w: i for i, w in enumerate(src_words)}
+        trg_row = {w: i for i, w in enumerate(trg_words)}
         top1 = {}
         for line in (out / "translations.csv").read_text(encoding="utf-8").splitlines():
             s, _, ranked = line.split(",")
-            top1[int(s[1:])] = int(ranked.split(":")[-1][1:])   # nn10 is in ascending score order
+            top1[src_row[s]] = trg_row[ranked.split(":")[-1]]   # nn10 is in ascending score order
         res["top1"] = np.array(sorted(top1.items()))
-        return res, proc.stdout
+    res["cost"], res["n_iter"] = final_cost(proc.stdout)
+    res["accuracy"] = float(re.search(r"Accuracy:\s*([0-9.]+)%", proc.stdout).group(1)) / 100
+    res["seconds"] = float(re.search(r"([0-9.]+) seconds\.", proc.stdout).group(1))
+    return res
 
 
 def final_cost(stdout):
@@ -137,13 +145,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     X, Z, train, test = problem()
     l2_reg, max_iter = 2.0, 150
-    res, stdout = run_reference(args.python, args.repo, X, Z, train, test, l2_reg, max_iter)
-    cost, iters = final_cost(stdout)
-    acc = float(re.search(r"Accuracy:\s*([0-9.]+)%", stdout).group(1)) / 100
-    print(stdout.strip().splitlines()[-1])
-    print(f"final cost {cost:.10g} after {iters} iterations")
-    np.savez_compressed(OUT, X=X, Z=Z, train=train, test=test, l2_reg=l2_reg, max_iter=max_iter,
-                        cost=cost, n_iter=iters, accuracy=acc, **res)
+    res = run_reference_files(args.python, args.repo, [f"s{i}" for i in range(X.shape[0])], X,
+                              [f"t{j}" for j in range(Z.shape[0])], Z, train, test, l2_reg, max_iter)
+    del res["seconds"]
+    print(f"accuracy {res['accuracy']:.2f}, final cost {res['cost']:.10g} after {res['n_iter']} iterations")
+    np.savez_compressed(OUT, X=X, Z=Z, train=train, test=test, l2_reg=l2_reg, max_iter=max_iter, **res)
     print(f"wrote {OUT}")
 
 
