@@ -55,6 +55,8 @@ class LatentMetricObjective:
     C : float
         Weight of ``‖B‖²_F``.
 
+    Notes
+    -----
     All methods cost O(d³) whatever the number of words.
     """
 

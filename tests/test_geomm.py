@@ -158,3 +158,16 @@ def test_bad_input_is_named(rng):
         geomm(X, Z, [0, 1], [0, 1], C=-1.0)
     with pytest.raises(ValueError, match="reg"):
         Mapper(mapping="geomm", reg=-1.0)._validate_params()
+
+
+def test_mapper_geomm_on_array_api_strict_matches_numpy(rng):
+    xps = pytest.importorskip("array_api_strict")
+    X = rng.standard_normal((150, 6)).astype(np.float32)
+    Z = (X @ np.linalg.qr(rng.standard_normal((6, 6)))[0] + 0.05 * rng.standard_normal((150, 6))).astype(np.float32)
+    pairs = np.stack([np.arange(60), np.arange(60)], axis=1)
+    ref = Mapper.from_recipe("geomm", progress=False).fit(X, Z, pairs)
+    m = Mapper.from_recipe("geomm", progress=False).fit(xps.asarray(X), xps.asarray(Z), pairs)
+    xs, zt = m.transform(xps.asarray(X), xps.asarray(Z))
+    rs, rt = ref.transform(X, Z)
+    # the latent space is defined up to a rotation: compare the cross-lingual similarities
+    np.testing.assert_allclose(np.asarray(xs) @ np.asarray(zt).T, rs @ rt.T, atol=1e-4)
