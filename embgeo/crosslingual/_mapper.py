@@ -93,6 +93,8 @@ RECIPE_HELP = {
     "orthogonal": "Procrustes on unit, centred vectors (Artetxe et al. EMNLP 2016); needs --train",
     "rcsls": "RCSLS loss from the Procrustes start on unit, centred, unit vectors (Joulin et al. 2018); "
              "needs --train",
+    "geomm": "GeoMM: rotations U, V and a metric B on unit, centred vectors, Riemannian CG (Jawanpuria et al. "
+             "TACL 2019); needs --train",
 }
 
 
