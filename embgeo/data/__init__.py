@@ -29,6 +29,7 @@ from __future__ import annotations
 from ..errors import ChecksumError, DownloadError, FormatError, UnverifiedResourceError  # noqa: F401
 from ._datasets import (
     BUILTIN,
+    AnalogyPairs,
     AnalogyQuestions,
     WordPairs,
     as_dataset,
@@ -37,7 +38,9 @@ from ._datasets import (
     load_dataset,
     read_analogies,
     read_compounds,
+    read_bats,
     read_msr_analogies,
+    read_semeval2017,
     read_word_pairs,
 )
 from ._dictionaries import group_dictionary, read_dictionary, split_dictionary
@@ -60,6 +63,7 @@ __all__ = [
     # evaluation data: containers, locating, reading
     "WordPairs",
     "AnalogyQuestions",
+    "AnalogyPairs",
     "SemEvalCategory",
     "BUILTIN",
     "load_dataset",
@@ -71,6 +75,8 @@ __all__ = [
     "read_analogies",
     "read_msr_analogies",
     "read_semeval2012",
+    "read_bats",
+    "read_semeval2017",
     # bilingual dictionaries
     "read_dictionary",
     "group_dictionary",

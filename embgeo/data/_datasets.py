@@ -53,7 +53,9 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..errors import FormatError
+from ._bats import AnalogyPairs, read_bats
 from ._registry import fetch, registry
+from ._semeval2017 import read_semeval2017
 from ._text import data_lines
 
 __all__ = [
@@ -68,6 +70,9 @@ __all__ = [
     "read_analogies",
     "read_msr_analogies",
     "list_datasets",
+    "AnalogyPairs",
+    "read_bats",
+    "read_semeval2017",
 ]
 
 #: Built-in names: (gensim test-data file, kind). Aliases share a file.
@@ -248,7 +253,9 @@ def _file_kind(path: Path) -> str:
     """"analogy" (a ``: section`` line first), "msr" (``a b c TAG d`` lines, or MSR's ``test_set``
     folder) or "pairs", from the first line that is not blank or a comment."""
     if path.is_dir():
-        return "msr" if (path / "word_relationship.questions").is_file() else "pairs"
+        if (path / "word_relationship.questions").is_file():
+            return "msr"
+        return "bats" if any(path.rglob("*.txt")) else "pairs"
     if path.name.endswith(".questions"):
         return "msr"
     for _, line in data_lines(path):
@@ -292,8 +299,8 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
         raise ValueError(f"{key} is registered as {entry.kind} ({entry.format} format), which load_dataset "
                          f"does not read; its file is embgeo.data.fetch({key!r})")
     p = Path(os.fspath(name_or_path)).expanduser()
-    # MSR's published test_set is a folder (questions and answers beside each other)
-    path = p if p.is_dir() and _file_kind(p) == "msr" else dataset_path(name_or_path, data_dir)
+    # MSR's published test_set and BATS are folders
+    path = p if p.is_dir() and _file_kind(p) in ("msr", "bats") else dataset_path(name_or_path, data_dir)
     name = key if key in BUILTIN or entry is not None else path.stem
     if format is not None:
         kind = format
@@ -307,10 +314,10 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
 
 
 def as_dataset(data, kind: str, data_dir=None):
-    """``data`` if it already is a dataset of ``kind`` (``"pairs"`` or ``"analogy"``), else read it by
-    name or path; ValueError if the file holds the other kind."""
-    cls = {"pairs": WordPairs, "analogy": AnalogyQuestions}[kind]
-    if not isinstance(data, (WordPairs, AnalogyQuestions)):
+    """``data`` if it already is a dataset of ``kind`` (``"pairs"`` or ``"analogy"``: questions or
+    :class:`AnalogyPairs`), else read it by name or path; ValueError if the file holds the other kind."""
+    cls = {"pairs": WordPairs, "analogy": (AnalogyQuestions, AnalogyPairs)}[kind]
+    if not isinstance(data, (WordPairs, AnalogyQuestions, AnalogyPairs)):
         data = load_dataset(data, data_dir=data_dir)
     if not isinstance(data, cls):
         what = "word pairs" if kind == "pairs" else "analogy questions"
@@ -539,5 +546,6 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
 
 
 #: load_dataset's readers, by the kind a name, a registry entry or a file's content gives.
-_READERS: dict[str, Callable[..., Any]] = {"pairs": read_word_pairs, "analogy": read_analogies, "msr": read_msr_analogies}
+_READERS: dict[str, Callable[..., Any]] = {"pairs": read_word_pairs, "analogy": read_analogies, "msr": read_msr_analogies,
+                                           "bats": read_bats, "semeval2017": read_semeval2017}
 

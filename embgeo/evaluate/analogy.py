@@ -1,4 +1,4 @@
-"""Word analogies a : b :: c : ? by 3CosAdd and 3CosMul, batched over questions."""
+"""Word analogies a : b :: c : ? by 3CosAdd, 3CosMul, PairDirection, 3CosAvg and LRCos, batched over questions."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -8,17 +8,23 @@ from typing import ClassVar
 import numpy as np
 
 from .. import backend as xb
-from ..data import as_dataset
+from ..data import AnalogyPairs, as_dataset
 from ..blocking import block_rows, share
 from ..linalg import cached_inverse_norms
 from ..neighbors import select_topk
 from ..progress import progress_bar
 from .stats import Resampled
 
-__all__ = ["analogy", "AnalogyResult", "METHODS"]
+__all__ = ["analogy", "AnalogyResult", "METHODS", "SET_METHODS"]
 
-METHODS = ("3cosadd", "3cosmul")
-
+METHODS = ("3cosadd", "3cosmul", "pairdirection", "3cosavg", "lrcos")
+#: The solvers that learn the relation from the other pairs of its section (leave one pair out), as
+#: Drozd, Gladkova & Matsuoka (2016) do; the others answer from one example pair a : b.
+SET_METHODS = ("3cosavg", "lrcos")
+#: Query rows each question puts in the GEMM (3CosMul: at most its three distinct words).
+_ROWS = {"3cosadd": 1, "3cosmul": 3, "pairdirection": 2, "3cosavg": 1, "lrcos": 2}
+#: vecto's LRCos: each training word of the source class counts this many times among the negatives.
+_LRCOS_SOURCE_WEIGHT = 4
 @dataclass(frozen=True)
 class AnalogyResult(Resampled):
     """Outcome of :func:`analogy`.
@@ -43,9 +49,13 @@ class AnalogyResult(Resampled):
     topn : int
         A question counts as solved when the answer is among the ``topn`` best candidates (1: the usual
         accuracy; Bhat et al. 2020 count the top 5 in their Table 9).
+    ranks : ndarray of int64
+        Per question, the gold answer's rank: how many candidates (the excluded words left out) rank
+        before the best accepted answer, so 0 means solved; -1 for an uncovered question (and for a
+        question answered by a ``scorer``, which returns no scores).
     per_item : dict of ndarray
-        One row per covered question: ``correct`` (bool) and ``item`` (the question's row in the
-        dataset), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
+        One row per covered question: ``correct`` (bool), ``item`` (the question's row in the
+        dataset) and ``rank`` (its gold rank), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
     """
 
     score_name: ClassVar[str] = "accuracy"
@@ -63,6 +73,7 @@ class AnalogyResult(Resampled):
     predictions: np.ndarray | None = field(default=None, repr=False, compare=False)
     topn: int = 1
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
+    ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def statistic(self, per_item: dict) -> float:
         """Share of ``per_item["correct"]`` (the accuracy over covered questions)."""
@@ -105,9 +116,90 @@ def _vocabulary_keys(words: Sequence[str], case_insensitive: bool
     return lookup, canon
 
 
+
+@dataclass
+class _Plan:
+    """The questions as rows of the restricted vocabulary.
+
+    ``ids[q]`` = rows of a, b, c (-1: out of vocabulary; a set method's question has only c, the test
+    word); ``answers[q]``: the accepted rows (canonical, in vocabulary); ``extra[q]``: further rows that
+    may not answer (the other accepted answers of the example pair). For a set method, ``train[s]``
+    holds section ``s``'s pairs as rows (word, first answer) and ``pair_of[q]`` question q's pair.
+    """
+
+    ids: np.ndarray
+    answers: list
+    covered: np.ndarray
+    section_ids: np.ndarray
+    section_names: list
+    extra: list | None = None
+    train: list | None = None
+    pair_of: np.ndarray | None = None
+
+
+def _section_pairs(data) -> dict:
+    """Per section, its pairs ``(word, answers)``: BATS's as read; a questions file's, as the distinct
+    pairs a : b and c : d of its questions in order of appearance."""
+    if isinstance(data, AnalogyPairs):
+        return data.sections
+    out = {}
+    for name, q in data.sections.items():
+        seen: dict = {}
+        for a, b, c, d in q.tolist():
+            seen.setdefault((a, b), None)
+            seen.setdefault((c, d), None)
+        out[name] = [(w, (x,)) for w, x in seen]
+    return out
+
+
+def _plan(data, set_method: bool, row) -> _Plan:
+    """Questions of ``data`` (AnalogyQuestions or AnalogyPairs) for a pairwise or a set method.
+
+    Pairs become questions as vecto's analogy benchmark makes them: a set method asks each pair
+    b : b' once, trained on the section's other pairs; a pairwise method asks b : ? for every other
+    pair a : a' of the section as the example (test pair outer, example pair inner, both in file
+    order), a' being the example's first answer.
+    """
+    names = list(data.sections)
+    if not set_method and not isinstance(data, AnalogyPairs):
+        Qw = data.questions
+        ids = np.array([row(w) for w in Qw.ravel().tolist()], dtype=np.int64).reshape(-1, 4)
+        covered = np.all(ids >= 0, axis=1)
+        answers = [ids[q, 3:4] for q in range(len(ids))]
+        return _Plan(ids[:, :3], answers, covered, data.section_ids, names)
+    ids, answers, covered, sec, extra, train, pair_of = [], [], [], [], [], [], []
+    for s, pairs in enumerate(_section_pairs(data).values()):
+        words = np.array([row(w) for w, _ in pairs], dtype=np.int64)
+        accepted = [np.array([row(x) for x in ans], dtype=np.int64) for _, ans in pairs]
+        first = np.array([a[0] for a in accepted], dtype=np.int64)
+        # vecto's is_pair_missing: a pair needs its word and its first answer
+        ok = (words >= 0) & (first >= 0)
+        if set_method:
+            train.append((words, first))
+            for k in range(len(pairs)):
+                ids.append((-1, -1, words[k]))
+                answers.append(accepted[k][accepted[k] >= 0])
+                covered.append(bool(ok[k]))
+                sec.append(s)
+                pair_of.append(k)
+            continue
+        for j in range(len(pairs)):
+            for i in range(len(pairs)):
+                if i == j:
+                    continue
+                ids.append((words[i], first[i], words[j]))
+                answers.append(accepted[j][accepted[j] >= 0])
+                covered.append(bool(ok[i] and ok[j]))
+                sec.append(s)
+                extra.append(accepted[i][accepted[i] >= 0])
+    return _Plan(np.array(ids, dtype=np.int64).reshape(-1, 3), answers, np.array(covered, dtype=bool),
+                 np.array(sec, dtype=np.int64), names, extra=extra or None, train=train or None,
+                 pair_of=np.array(pair_of, dtype=np.int64) if set_method else None)
+
+
 def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None = 300000,
             case_insensitive: bool = True, epsilon: float = 1e-3, topn: int = 1, scorer=None,
-            batch_size: int | None = None, memory_budget: int | None = None, data_dir=None,
+            batch_size: int | None = None, memory_budget: int | None = None, random_state=None, data_dir=None,
             progress: bool | None = None) -> AnalogyResult:
     """Answer analogy questions a : b :: c : d by nearest word over a restricted vocabulary.
 
@@ -115,25 +207,37 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     neighbour of b̂ − â + ĉ. 3CosMul (Levy & Goldberg 2014, "Linguistic regularities in sparse and
     explicit word representations", eq. 4) returns argmax_d cos(d, b)·cos(d, c) / (cos(d, a) + ε),
     with each cosine shifted to [0, 1] by (cos + 1)/2 (their footnote 7) and ε = 0.001.
+    PairDirection (Levy & Goldberg 2014, Sec. 3; "PairDistance" in vecto and in Drozd et al. 2016)
+    returns argmax_d cos(d̂ − ĉ, b̂ − â): the candidate whose offset from c points the way b's points from a.
     The three question words are never answers.
+
+    The set-based solvers of Drozd, Gladkova & Matsuoka (2016), "Word embeddings, analogies, and
+    machine learning: beyond king − man + woman = queen", COLING, Sec. 3, learn the relation from the
+    other pairs (a_i, a'_i) of the question's section, leaving the question's own pair out:
+    3CosAvg returns the cosine neighbour of mean(â'_i) − mean(â_i) + ĉ; LRCos returns argmax_d
+    P(d ∈ target class) · cos(d, c), P from a logistic regression trained on the a'_i (positive) against
+    the a_i and as many random vocabulary words (negative). Only c is excluded from their answers.
+    A section of :class:`~embgeo.data.AnalogyQuestions` gives them its distinct pairs a : b and c : d,
+    and each pair is one question; a BATS relation (:class:`~embgeo.data.AnalogyPairs`) gives each of
+    its pairs, and for a pairwise method every ordered pair of its pairs, as vecto does.
 
     Parameters
     ----------
     e : Embeddings
         Vectors in frequency order (the restriction keeps the first rows).
-    questions : AnalogyQuestions, or str / Path
-        Questions, or a dataset name/path (``"google-analogy"``).
-    method : {"3cosadd", "3cosmul"}
+    questions : AnalogyQuestions or AnalogyPairs, or str / Path
+        Questions or BATS pairs, or a dataset name/path (``"google-analogy"``, ``"bats-3.0"``, a BATS folder).
+    method : {"3cosadd", "3cosmul", "pairdirection", "3cosavg", "lrcos"}
     restrict_vocab : int or None, default 300000
         gensim's convention: only the first ``restrict_vocab`` words are candidates, and a question
-        with a word outside them is not covered. None uses the whole vocabulary.
+        with a word outside them is not covered. None uses the whole vocabulary (vecto's setting).
     case_insensitive : bool, default True
         gensim's convention: compare words upper-cased; a key uses its first (most frequent) row, and
         every case variant of a question word is excluded from the answers.
     epsilon : float, default 1e-3
         3CosMul's ε (gensim's ``most_similar_cosmul`` uses 1e-6).
     topn : int, default 1
-        A question is solved when the answer is among the ``topn`` best candidates.
+        A question is solved when an accepted answer is among the ``topn`` best candidates.
     scorer : callable, optional
         Another way of answering, e.g. :meth:`embgeo.fuzzy.FuzzyEmbeddings.analogy_scorer`:
         ``scorer(ia, ib, ic, exclude, k, n)`` gets the rows of a, b and c of a batch of questions, the
@@ -144,20 +248,29 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         Questions per GEMM; by default as many as fit half of ``memory_budget`` bytes of scores.
     memory_budget : int, optional
         Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB).
+    random_state : int, Generator or None
+        LRCos's random negative words (drawn with replacement from the candidates, one per source word).
     progress : bool, optional
         Progress bar over batches.
 
     Returns
     -------
     AnalogyResult
-        Overall and per-section accuracy with coverage; the accuracy equals gensim's
-        ``KeyedVectors.evaluate_word_analogies`` for 3CosAdd.
+        Overall and per-section accuracy with coverage, and each question's prediction and gold
+        rank; the accuracy equals gensim's ``KeyedVectors.evaluate_word_analogies`` for 3CosAdd.
 
     Notes
     -----
-    One GEMM per batch of questions against the restricted vocabulary (three stacked query blocks
-    for 3CosMul), its columns scaled by the cached inverse row norms (no unit-length copy of the
-    vectors); memory is bounded by batch × vocabulary scores. Ties go to the lower row.
+    One GEMM per batch of questions against the restricted vocabulary (for 3CosMul, one row per
+    distinct question word; PairDirection and LRCos, two per question), its columns scaled by the
+    cached inverse row norms (no unit-length copy of the vectors); a compiled scan then scores every
+    candidate from those rows, keeps the best and counts the candidates ahead of the gold answer, so
+    memory is bounded by batch × vocabulary cosines. Ties go to the lower row.
+
+    A pair (BATS: a word and its first answer) with a word outside the vocabulary is not covered,
+    as vecto's ``is_pair_missing``; vecto's pairwise accuracy counts those questions as wrong (our
+    ``accuracy_all``), its set-based accuracy leaves them out (our ``accuracy``). vecto's scores are
+    computed on unit vectors (its default ``normalize=True``), as here.
     """
     if scorer is not None and method == "3cosadd":  # the default label: name the scorer instead
         method = str(getattr(scorer, "label", "scorer"))
@@ -171,11 +284,14 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     if n_r < 4:
         raise ValueError(f"restrict_vocab={restrict_vocab} leaves {n_r} candidate words; need at least 4")
     lookup, canon = _vocabulary_keys(e.words[:n_r], case_insensitive)
-    Qw = questions.questions
     key = (lambda w: w.upper()) if case_insensitive else (lambda w: w)
-    ids = np.array([lookup.get(key(w), -1) for w in Qw.ravel().tolist()], dtype=np.int64).reshape(-1, 4)
-    covered = np.all(ids >= 0, axis=1)
-    rows = np.flatnonzero(covered)
+
+    def row(w):
+        return lookup.get(key(w), -1)
+
+    set_method = scorer is None and method in SET_METHODS
+    plan = _plan(questions, set_method, row)
+    n_q = len(plan.covered)
 
     # Case variants of a question word are excluded too (gensim drops them from the answers).
     variants: dict[int, list[int]] = {}
@@ -196,71 +312,225 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 
         def unit(i):
             return xb.take_rows(V, i) * xp.reshape(xb.take_rows(inv, i), (-1, 1))
-    # 3CosMul holds the cosines of a batch's distinct question words (at most 3 per question), and
-    # for topn > 1 two batch × vocabulary arrays of scores
-    factor = (3 if topn == 1 and xb.is_numpy(e.vectors) else 5) if method == "3cosmul" else 1
+
+        if set_method:
+            learned = _set_queries(method, plan, lambda i: np.asarray(xb.to_numpy(unit(i)), dtype=np.float64),
+                                   n_r, random_state)
+            plan.covered &= learned[2]
+    rows = np.flatnonzero(plan.covered)
+    # the scan keeps only the batch's query cosines; the array-API path of 3CosAdd / 3CosMul also
+    # holds its batch × vocabulary scores (3CosMul: its three stacked blocks and the products)
+    classic_xp = scorer is None and not xb.is_numpy(e.vectors) and method in ("3cosadd", "3cosmul")
+    factor = (5 if method == "3cosmul" else 2) if classic_xp else _ROWS.get(method, 1)
     if batch_size is None:
-        # half the budget for one batch of question-by-vocabulary scores (and 3CosMul's
-        # temporaries), the other half for the selection
+        # half the budget for one batch of question-by-vocabulary scores, the other half for the rest
         budget = share(memory_budget, 2)
         # a scorer keeps its own memory budget: give it every question at once
         batch_size = max(1, len(rows)) if scorer is not None else min(2048, block_rows(n_r * factor, 4, budget))
     batch_size = max(1, int(batch_size))
 
-    top = np.full((len(Qw), topn), -1, dtype=np.int64)
+    top = np.full((n_q, topn), -1, dtype=np.int64)
+    ranks = np.full(n_q, -1, dtype=np.int64)
     starts = range(0, len(rows), batch_size)
     for s in progress_bar(starts, total=len(starts), desc=f"analogy {method}", progress=progress, unit="batch"):
         batch = rows[s:s + batch_size]
-        ia, ib, ic = ids[batch, 0], ids[batch, 1], ids[batch, 2]
-        excluded = _excluded_rows(ia, ib, ic, variants)
+        ia, ib, ic = plan.ids[batch, 0], plan.ids[batch, 1], plan.ids[batch, 2]
+        excluded = _excluded_rows(plan.ids[batch], variants, [plan.extra[q] for q in batch] if plan.extra else None)
         if scorer is not None:
             got = np.asarray(xb.to_numpy(scorer(ia, ib, ic, excluded, topn, n_r)), dtype=np.int64)
             if got.shape != (len(batch), topn):
                 raise ValueError(f"the analogy scorer returned shape {got.shape}, expected {(len(batch), topn)}")
             top[batch] = got
             continue
-        if method == "3cosadd":
-            S = _scale_columns(xp, (unit(ib) - unit(ia) + unit(ic)) @ VT, inv, is_np)
-        elif is_np and topn == 1:
-            # the batch's distinct question words: consecutive questions share them (a section
-            # pairs a few dozen words), so the GEMM has fewer rows than 3CosAdd's one per question,
-            # and a compiled scan answers each question without a question × vocabulary matrix
-            top[batch, 0] = _cosmul_answers(xp, unit, VT, inv, ia, ib, ic, excluded, epsilon)
+        accepted = [_with_variants(plan.answers[q], variants) for q in batch]
+        if classic_xp:
+            if method == "3cosadd":
+                S = _scale_columns(xp, (unit(ib) - unit(ia) + unit(ic)) @ VT, inv, False)
+            else:
+                C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, False)
+                S = _cosmul_scores(xp, C, len(ia), epsilon)
+            S = _exclude(xp, S, excluded, False)
+            if topn == 1:
+                top[batch, 0] = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
+            else:
+                top[batch] = xb.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
+            ranks[batch] = _ranks_from_scores(np.asarray(xb.to_numpy(S)), accepted)
             continue
-        elif is_np:
-            uniq, pos = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
-            C = _scale_columns(xp, unit(uniq) @ VT, inv, is_np)
-            S = _cosmul_from_words(C, pos.reshape(3, -1), epsilon)
-        else:
-            C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, is_np)
-            S = _cosmul_scores(xp, C, len(ia), epsilon)
-        S = _exclude(xp, S, excluded, is_np)
-        if topn == 1:
-            top[batch, 0] = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
-        else:
-            top[batch] = xb.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
+        # the query rows of the batch, the rows of C each question reads, and its constant
+        consts = np.zeros(len(batch))
+        B = len(batch)
+        if method == "3cosadd":
+            Q, mode = unit(ib) - unit(ia) + unit(ic), _SINGLE
+            pos = np.stack([np.arange(B), np.zeros(B, np.int64), np.zeros(B, np.int64)], axis=1)
+        elif method == "3cosmul":
+            # the batch's distinct question words: consecutive questions share them (a section pairs a
+            # few dozen words), so the GEMM has fewer rows than one per question
+            uniq, where = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
+            Q, mode, pos = unit(uniq), _COSMUL, where.reshape(3, -1).T
+        elif method == "pairdirection":
+            d = unit(ib) - unit(ia)
+            d = d / xp.reshape(xp.maximum(xp.sqrt(xp.sum(d * d, axis=1)), xp.asarray(1e-30, dtype=d.dtype)), (-1, 1))
+            c = unit(ic)
+            Q, mode = xp.concat([c, d], axis=0), _PAIRDIRECTION
+            consts = np.sum(np.asarray(xb.to_numpy(c), np.float64) * np.asarray(xb.to_numpy(d), np.float64), axis=1)
+            pos = np.stack([np.arange(B), B + np.arange(B), np.zeros(B, np.int64)], axis=1)
+        elif method == "3cosavg":
+            Q = xb.asarray(learned[0][batch], like=V)
+            mode = _SINGLE
+            pos = np.stack([np.arange(B), np.zeros(B, np.int64), np.zeros(B, np.int64)], axis=1)
+        else:  # lrcos
+            Q = xp.concat([unit(ic), xb.asarray(learned[0][batch], like=V)], axis=0)
+            mode, consts = _LRCOS, learned[1][batch]
+            pos = np.stack([np.arange(B), B + np.arange(B), np.zeros(B, np.int64)], axis=1)
+        C = np.asarray(xb.to_numpy(_scale_columns(xp, Q @ VT, inv, is_np)))
+        if method == "3cosmul":
+            C += 1.0
+            C *= 0.5
+        top[batch], ranks[batch] = _scan(C, pos, consts, mode, epsilon, excluded, accepted, topn)
     predictions = top[:, 0].copy()
 
-    ok = np.zeros(len(Qw), dtype=bool)
-    got = top[rows]
-    answer = ids[rows, 3]
-    ok[rows] = np.any((canon[got] if canon is not None else got) == answer[:, None], axis=1)
-    sec = questions.section_ids
+    ok = np.zeros(n_q, dtype=bool)
+    for q in rows.tolist():
+        got = top[q]
+        got = got[got >= 0]
+        ok[q] = bool(np.isin(canon[got] if canon is not None else got, plan.answers[q]).any())
+    covered = plan.covered
+    sec = plan.section_ids
     sections = {}
-    for k, name in enumerate(questions.section_names):
+    for k, name in enumerate(plan.section_names):
         m = sec == k
         n_eval = int(np.sum(covered & m))
         n_ok = int(np.sum(ok & m))
         sections[name] = {"accuracy": n_ok / n_eval if n_eval else float("nan"), "n_correct": n_ok,
                           "n_evaluated": n_eval, "n_total": int(m.sum())}
-    n_ok, n_eval, n_tot = int(ok.sum()), int(covered.sum()), len(Qw)
+    n_ok, n_eval = int(ok.sum()), int(covered.sum())
+    if scorer is not None:
+        ranks[:] = -1
     return AnalogyResult(
         dataset=questions.name, method=method,
-        accuracy=n_ok / n_eval if n_eval else float("nan"), accuracy_all=n_ok / n_tot,
-        n_correct=n_ok, n_evaluated=n_eval, n_total=n_tot, coverage=n_eval / n_tot,
+        accuracy=n_ok / n_eval if n_eval else float("nan"), accuracy_all=n_ok / n_q if n_q else float("nan"),
+        n_correct=n_ok, n_evaluated=n_eval, n_total=n_q, coverage=n_eval / n_q if n_q else float("nan"),
         restrict_vocab=n_r, sections=sections, predictions=predictions, topn=topn,
-        per_item={"correct": ok[rows], "item": rows},
+        per_item={"correct": ok[rows], "item": rows, "rank": ranks[rows]}, ranks=ranks,
     )
+
+
+# the score modes of embgeo.kernels.analogy (kept here so that importing this module does not import Numba)
+_SINGLE, _COSMUL, _PAIRDIRECTION, _LRCOS = 0, 1, 2, 3
+
+
+def _scan(C, pos, consts, mode, eps, excluded, accepted, topn):
+    """Top ``topn`` rows and gold ranks of a batch, by :func:`embgeo.kernels.analogy.analogy_scan`."""
+    from ..kernels.analogy import analogy_scan
+
+    ex_ptr, ex_idx = _ragged(excluded)
+    ans_ptr, ans_idx = _ragged(accepted)
+    top = np.empty((len(pos), topn), dtype=np.int64)
+    rank = np.empty(len(pos), dtype=np.int64)
+    analogy_scan(np.ascontiguousarray(C), np.ascontiguousarray(pos, dtype=np.int64),
+                 np.ascontiguousarray(consts, dtype=np.float64), mode,
+                 np.float32(eps) if C.dtype == np.float32 else float(eps), ex_ptr, ex_idx, ans_ptr, ans_idx, top, rank)
+    return top, rank
+
+
+def _ragged(lists):
+    ptr = np.zeros(len(lists) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum([len(x) for x in lists])
+    idx = np.concatenate(lists).astype(np.int64) if len(lists) else np.zeros(0, np.int64)
+    return ptr, idx
+
+
+def _with_variants(answers, variants):
+    """The accepted rows with every case variant of them (each one ranks as the answer would)."""
+    if not variants:
+        return np.asarray(answers, dtype=np.int64)
+    rows = set(answers.tolist())
+    for x in answers.tolist():
+        rows.update(variants.get(x, ()))
+    return np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))
+
+
+def _ranks_from_scores(S, accepted):
+    """Gold ranks from a batch's score matrix (excluded entries at -inf), as the scan counts them."""
+    out = np.full(len(accepted), -1, dtype=np.int64)
+    for q, ans in enumerate(accepted):
+        if not len(ans):
+            continue
+        g = S[q, ans]
+        if not np.isfinite(g).any():
+            continue
+        best = np.nanmax(g)
+        j = int(ans[g == best].min())
+        out[q] = int(np.sum(S[q] > best) + np.sum(S[q, :j] == best))
+    return out
+
+
+def _set_queries(method, plan, unit, n_r, random_state):
+    """Per question of a set method, what it learns from the other pairs of its section (Drozd et al. 2016).
+
+    3CosAvg: the query vector mean(â'_i) − mean(â_i) + ĉ (unit rows; the mean over the covered
+    pairs other than the question's). LRCos: the logistic regression's weights and intercept, fitted
+    as vecto's ``LRCos`` does: positives the other pairs' first answers in vocabulary, negatives their
+    words in vocabulary, each :data:`_LRCOS_SOURCE_WEIGHT` times, and as many random candidate words,
+    scikit-learn's ``LogisticRegression(solver="liblinear", class_weight="balanced", C=1)``.
+
+    Returns ``(vectors, intercepts, learned)``: ``learned[q]`` is False where a question has no pair to
+    learn from (3CosAvg with no other covered pair), which then counts as not covered.
+    """
+    n_q, ids = len(plan.covered), plan.ids
+    rng = np.random.default_rng(random_state)
+    learned = np.ones(n_q, dtype=bool)
+    intercepts = np.zeros(n_q)
+    vectors: np.ndarray | None = None
+    for s, (words, first) in enumerate(plan.train):
+        qs = np.flatnonzero(plan.section_ids == s)
+        m = len(words)
+        ok = (words >= 0) & (first >= 0)
+        if method == "3cosavg":
+            A, Ap = unit(words[ok]), unit(first[ok])
+            sum_a, sum_ap, n_ok = A.sum(axis=0), Ap.sum(axis=0), int(ok.sum())
+            pos_ok = np.cumsum(ok) - 1
+        for q in qs.tolist():
+            k = int(plan.pair_of[q])
+            if method == "3cosavg":
+                if not plan.covered[q]:
+                    continue
+                n = n_ok - 1
+                if n < 1:
+                    learned[q] = False
+                    continue
+                avg = (sum_ap - Ap[pos_ok[k]]) / n - (sum_a - A[pos_ok[k]]) / n + unit(ids[q, 2:3])[0]
+                vectors = np.zeros((n_q, len(avg))) if vectors is None else vectors
+                vectors[q] = avg
+                continue
+            # LRCos: the random words are drawn for every fold, covered or not, in vecto's order (the
+            # negatives first, then a random positive if no first answer is known)
+            others = np.arange(m) != k
+            src = words[others & (words >= 0)]
+            tgt = first[others & (first >= 0)]
+            noise = rng.integers(0, n_r, size=len(src))
+            if not len(tgt):
+                tgt = rng.integers(0, n_r, size=1)
+            if not plan.covered[q]:
+                continue
+            w, b = _fit_lrcos(unit, tgt, src, noise)
+            vectors = np.zeros((n_q, len(w))) if vectors is None else vectors
+            vectors[q], intercepts[q] = w, b
+    if vectors is None:
+        vectors = np.zeros((n_q, 1))
+    return vectors, intercepts, learned
+
+
+def _fit_lrcos(unit, positive, source, noise):
+    """Weights and intercept of LRCos's classifier (vecto's ``gen_vec_single`` training set)."""
+    from sklearn.linear_model import LogisticRegression
+
+    X = unit(np.concatenate([positive, np.tile(source, _LRCOS_SOURCE_WEIGHT), noise]))
+    y = np.zeros(len(X))
+    y[:len(positive)] = 1.0
+    clf = LogisticRegression(solver="liblinear", class_weight="balanced", C=1.0, random_state=0)
+    clf.fit(X, y)
+    return clf.coef_[0], float(clf.intercept_[0])
 
 
 def _scale_columns(xp, S, inv, is_np):
@@ -278,45 +548,15 @@ def _cosmul_scores(xp, C, B, eps):
     return C[B:2 * B, ...] * C[2 * B:, ...] / (C[:B, ...] + eps)
 
 
-def _cosmul_answers(xp, unit, VT, inv, ia, ib, ic, excluded, eps):
-    """The best row of eq. 4 for each question, from the shifted cosines of its distinct words."""
-    from ..kernels.analogy import cosmul_argmax
-
-    uniq, pos = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
-    C = _scale_columns(xp, unit(uniq) @ VT, inv, True)
-    C += 1.0
-    C *= 0.5
-    pos = pos.reshape(3, -1).astype(np.int64)
-    ex_ptr = np.zeros(len(excluded) + 1, dtype=np.int64)
-    ex_ptr[1:] = np.cumsum([len(x) for x in excluded])
-    ex_idx = np.concatenate(excluded).astype(np.int64) if excluded else np.zeros(0, np.int64)
-    out = np.empty(len(ia), dtype=np.int64)
-    cosmul_argmax(np.ascontiguousarray(C), pos[0], pos[1], pos[2], np.float32(eps) if C.dtype == np.float32
-                  else float(eps), ex_ptr, ex_idx, out)
-    return out
-
-
-def _cosmul_from_words(C, pos, eps):
-    """Eq. 4 from the cosines ``C`` of distinct words; ``pos[0|1|2][q]`` is the row of question q's a, b, c.
-
-    The same float32 operations, in the same order, as :func:`_cosmul_scores` (shift, b·c, a + ε,
-    divide), so the answers are those of the stacked form."""
-    C += 1.0
-    C *= 0.5
-    S = np.take(C, pos[1], axis=0)
-    S *= np.take(C, pos[2], axis=0)
-    den = np.take(C, pos[0], axis=0)
-    den += eps
-    S /= den
-    return S
-
-
-def _excluded_rows(ia, ib, ic, variants):
-    """Per question, the rows that may not be the answer: the three question words and their variants."""
+def _excluded_rows(ids, variants, extra=None):
+    """Per question, the rows that may not be the answer: its question words (``ids``, -1 for none), their
+    case variants, and ``extra[q]`` (the example pair's other accepted answers)."""
     excl = []
-    for q in zip(ia.tolist(), ib.tolist(), ic.tolist()):
-        rows = set(q)
-        for x in q:
+    for q, words in enumerate(ids.tolist()):
+        rows = {x for x in words if x >= 0}
+        if extra is not None:
+            rows.update(extra[q].tolist())
+        for x in list(rows):
             rows.update(variants.get(x, ()))
         excl.append(np.fromiter(rows, dtype=np.int64, count=len(rows)))
     return excl

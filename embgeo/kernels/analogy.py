@@ -1,37 +1,100 @@
-"""Numba 3CosMul answer: each question's best candidate from the cosines of its three words.
+"""Numba analogy scan: each question's best candidates and its gold answer's rank, from the cosines
+of a few query rows against the candidates.
 
-Levy & Goldberg (2014) eq. 4 scores candidate d of question a : b :: c : ? by
-``cos(d, b)·cos(d, c) / (cos(d, a) + ε)`` with the cosines shifted to [0, 1]. Given the shifted cosines
-``C`` of the distinct question words against the candidates (one GEMM), :func:`cosmul_argmax` scans each
-question's three rows once and keeps the best column, so no question × vocabulary score matrix exists.
-The float32 operations are NumPy's (b·c, then a + ε, then the division), so the scores, and hence the
-answers, equal the matrix form's; ties go to the lower column, as ``argmax`` does.
+Every solver of :func:`embgeo.evaluate.analogy` scores candidate ``j`` of question ``q`` from at most
+three rows of ``C`` (the GEMM of the batch's query vectors with the unit candidates) and two per-question
+constants; :func:`analogy_scan` scans those rows once, keeps the ``topn`` best non-excluded columns and
+counts the columns ranked before the best accepted answer, so no question × vocabulary score matrix
+exists. The score of each mode (``ra``, ``rb``, ``rc`` are question ``q``'s rows of ``C``):
+
+``SINGLE`` (3CosAdd, 3CosAvg)
+    ``C[ra, j]``: the cosine to one query vector.
+``COSMUL`` (3CosMul; Levy & Goldberg 2014 eq. 4, cosines already shifted to [0, 1])
+    ``C[rb, j]·C[rc, j] / (C[ra, j] + ε)``, the float32 operations of NumPy's matrix form in its order.
+``PAIRDIRECTION`` (Levy & Goldberg 2014, Drozd et al. 2016's PairDistance)
+    ``cos(x̂_j − b̂, d)`` for unit ``d``: ``(C[rb, j] − c0) / sqrt(2 − 2·C[ra, j])`` with ``C[ra] = x̂·b̂``,
+    ``C[rb] = x̂·d``, ``c0 = b̂·d``; 0 where ``x̂_j = b̂`` (vecto gives those a near-zero score).
+``LRCOS`` (Drozd, Gladkova & Matsuoka 2016)
+    ``C[ra, j] · σ(C[rb, j] + c0)``: cosine to b times the logistic regression's probability that
+    ``x̂_j`` belongs to the target class (``C[rb] = w·x̂``, ``c0`` the intercept).
+
+Ties go to the lower column, as ``argmax`` does; a NaN score never ranks.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
 
+SINGLE, COSMUL, PAIRDIRECTION, LRCOS = 0, 1, 2, 3
+
+
+@njit(inline="always")
+def _score(C, ra, rb, rc, c0, eps, mode, j):
+    if mode == SINGLE:
+        return np.float64(C[ra, j])
+    if mode == COSMUL:
+        return np.float64((C[rb, j] * C[rc, j]) / (C[ra, j] + eps))
+    if mode == PAIRDIRECTION:
+        d2 = 2.0 - 2.0 * np.float64(C[ra, j])
+        if d2 <= 0.0:
+            return 0.0
+        return (np.float64(C[rb, j]) - c0) / np.sqrt(d2)
+    return np.float64(C[ra, j]) / (1.0 + np.exp(-(np.float64(C[rb, j]) + c0)))
+
+
+@njit(inline="always")
+def _excluded(ex_idx, e0, e1, j):
+    for t in range(e0, e1):
+        if ex_idx[t] == j:
+            return True
+    return False
+
 
 @njit(cache=True, parallel=True)
-def cosmul_argmax(C, pa, pb, pc, eps, ex_ptr, ex_idx, out):
-    """``out[q]`` = the best column for question ``q`` (rows ``pa[q]``, ``pb[q]``, ``pc[q]`` of ``C``),
-    skipping the columns ``ex_idx[ex_ptr[q]:ex_ptr[q + 1]]``; -1 when every score is NaN or excluded."""
+def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, top, rank):
+    """Fill ``top[q]`` (the ``top.shape[1]`` best columns, best first, -1 past the last) and ``rank[q]``.
+
+    ``pos[q]`` holds question ``q``'s rows ``ra, rb, rc`` of ``C``; ``consts[q]`` its ``c0``. The columns
+    ``ex_idx[ex_ptr[q]:ex_ptr[q + 1]]`` are never answers; ``ans_idx[ans_ptr[q]:ans_ptr[q + 1]]`` are the
+    accepted answers. ``rank[q]`` counts the non-excluded columns ranked before the best accepted answer
+    (0: solved), -1 when no accepted answer can be ranked (excluded, or a NaN score).
+    """
     n = C.shape[1]
-    for q in prange(pa.shape[0]):
-        ra, rb, rc = C[pa[q]], C[pb[q]], C[pc[q]]
-        best = -np.inf
-        arg = -1
+    k = top.shape[1]
+    for q in prange(pos.shape[0]):
+        ra, rb, rc = pos[q, 0], pos[q, 1], pos[q, 2]
+        c0 = consts[q]
         e0, e1 = ex_ptr[q], ex_ptr[q + 1]
+        gbest = -np.inf
+        garg = -1
+        for t in range(ans_ptr[q], ans_ptr[q + 1]):
+            j = ans_idx[t]
+            if _excluded(ex_idx, e0, e1, j):
+                continue
+            s = _score(C, ra, rb, rc, c0, eps, mode, j)
+            if s > gbest or (s == gbest and (garg < 0 or j < garg)):
+                gbest = s
+                garg = j
+        best = np.full(k, -np.inf)
+        arg = np.full(k, -1, dtype=np.int64)
+        before = 0
         for j in range(n):
-            s = (rb[j] * rc[j]) / (ra[j] + eps)
-            if s > best or (arg < 0 and s == best):
-                excluded = False
-                for t in range(e0, e1):
-                    if ex_idx[t] == j:
-                        excluded = True
-                        break
-                if not excluded:
-                    best = s
-                    arg = j
-        out[q] = arg
+            s = _score(C, ra, rb, rc, c0, eps, mode, j)
+            ahead = garg >= 0 and (s > gbest or (s == gbest and j < garg))
+            # a strict improvement (or a first finite score) enters the list: ties stay with the lower column
+            enters = s > best[k - 1] or (arg[k - 1] < 0 and s == best[k - 1])
+            if not (ahead or enters) or _excluded(ex_idx, e0, e1, j):
+                continue
+            if ahead:
+                before += 1
+            if enters:
+                i = k - 1
+                while i > 0 and (s > best[i - 1] or arg[i - 1] < 0):
+                    best[i] = best[i - 1]
+                    arg[i] = arg[i - 1]
+                    i -= 1
+                best[i] = s
+                arg[i] = j
+        for i in range(k):
+            top[q, i] = arg[i]
+        rank[q] = before if garg >= 0 else -1
