@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .. import backend as xb
 from ..data import as_dataset
 from ..errors import UnknownWordError
 from ..fuzzy import FUZZY_MEASURES
@@ -91,6 +92,8 @@ class SimilarityResult(Resampled):
         One row per pair in the correlation: ``gold`` (human score), ``predicted`` (the model's
         similarity) and ``item`` (the pair's row in the dataset), for :meth:`ci` and
         :func:`~embgeo.evaluate.compare`.
+    backoff : float or None
+        The similarity an uncovered pair was given (VecMap's ``--backoff``), or None.
     """
 
     score_name: ClassVar[str] = "spearman"
@@ -107,6 +110,7 @@ class SimilarityResult(Resampled):
     coverage: float
     oov: str
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
+    backoff: float | None = None
 
     @property
     def correlation(self) -> float:
@@ -145,8 +149,14 @@ def _resolve_words(model, words, lowercase):
 
 
 def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bool | None = None,
-                    oov: str = "skip", data_dir=None, name: str | None = None) -> SimilarityResult:
+                    oov: str = "skip", data_dir=None, name: str | None = None, target=None,
+                    backoff: float | None = None) -> SimilarityResult:
     """Correlate a model's word-pair similarities with human judgements.
+
+    With ``target``, the pairs are cross-lingual (SemEval-2017 Task 2's subtask 2, VecMap's
+    ``eval_similarity.py SRC TRG``): the first word of each pair is looked up in ``model``, the second in
+    ``target``, and the similarity is the cosine of the two vectors (both spaces must share one vector
+    space, e.g. mapped by :class:`embgeo.crosslingual.Mapper`).
 
     Parameters
     ----------
@@ -165,6 +175,13 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
         Pairs with a word missing from the model are dropped ("skip", gensim's default), given
         similarity 0 (gensim's ``dummy4unknown=True``; meaningful for cosine-like measures only), or raise
         :class:`~embgeo.errors.UnknownWordError`. ``coverage`` is reported whatever the policy.
+    target : Embeddings, optional
+        The second language's vectors: ``word2`` of each pair is looked up there (``measure`` must then be
+        None or ``"cosine"``).
+    backoff : float, optional
+        VecMap's ``--backoff``: a pair with an unknown word gets this similarity instead of being left
+        out (``oov="zero"`` is ``backoff=0``); needs ``oov`` ``"skip"`` or ``"zero"``. VecMap then reports
+        a coverage of 100 %; ``coverage`` here still counts the pairs with both words known.
 
     Returns
     -------
@@ -174,6 +191,8 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     -----
     Spearman's rho with the two-sided p-value of :func:`scipy.stats.spearmanr` (ties get average ranks),
     as gensim's ``KeyedVectors.evaluate_word_pairs`` reports. Fewer than 3 usable pairs give NaN.
+    VecMap's ``eval_similarity.py`` looks words up as written (``lowercase=False``; its ``-l`` is
+    ``lowercase=True``) and reports the same Pearson and Spearman coefficients.
 
     Raises
     ------
@@ -185,9 +204,16 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     from scipy import stats
 
     _check_oov(oov)
+    if backoff is not None:
+        if oov not in ("skip", "zero"):
+            raise ValueError(f"backoff= scores unknown pairs, which oov={oov!r} does not allow; use oov='skip'")
+        backoff = float(backoff)
+        oov = "zero"
+    if target is not None and measure not in (None, "cosine"):
+        raise ValueError(f"a cross-lingual evaluation (target=) scores pairs by cosine, not {measure!r}")
     dataset = as_dataset(dataset, "pairs", data_dir)
     a = _resolve_words(model, dataset.words1, lowercase)
-    b = _resolve_words(model, dataset.words2, lowercase)
+    b = _resolve_words(model if target is None else target, dataset.words2, lowercase)
     found = np.array([x is not None and y is not None for x, y in zip(a, b)], dtype=bool)
     n_total = len(dataset)
     n_found = int(found.sum())
@@ -199,13 +225,16 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     if n_found == 0:
         raise ValueError(f"no pair of {dataset.name} has both words in the model's vocabulary")
     idx = np.flatnonzero(found)
-    sims = np.asarray(model.similarity_pairs([a[i] for i in idx], [b[i] for i in idx], measure=measure),
-                      dtype=np.float64)
+    if target is None:
+        sims = np.asarray(model.similarity_pairs([a[i] for i in idx], [b[i] for i in idx], measure=measure),
+                          dtype=np.float64)
+    else:
+        sims = _cross_cosines(model, target, [a[i] for i in idx], [b[i] for i in idx])
     if sims.shape != (n_found,):
         raise ValueError(f"similarity_pairs returned shape {sims.shape} for {n_found} pairs")
     gold = dataset.scores
     if oov == "zero":
-        model_sims = np.zeros(n_total)
+        model_sims = np.full(n_total, 0.0 if backoff is None else backoff)
         model_sims[idx] = sims
         items = np.arange(n_total)
     else:
@@ -219,9 +248,23 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     return SimilarityResult(
         dataset=name or dataset.name, measure=measure or "cosine",
         spearman=float(rho), spearman_pvalue=float(p_rho), pearson=float(r), pearson_pvalue=float(p_r),
-        n_pairs=n, n_found=n_found, n_total=n_total, coverage=n_found / n_total, oov=oov,
+        n_pairs=n, n_found=n_found, n_total=n_total, coverage=n_found / n_total, oov=oov, backoff=backoff,
         per_item={"gold": np.asarray(gold, dtype=np.float64), "predicted": model_sims, "item": items},
     )
+
+
+def _cross_cosines(source, target, words1, words2) -> np.ndarray:
+    """Cosine of ``source[w1]`` and ``target[w2]`` for each pair, float64 from the float32 rows (a zero
+    vector has cosine 0, as VecMap's length normalisation leaves it zero)."""
+    X = np.asarray(xb.to_numpy(source[list(words1)]), dtype=np.float64)
+    Y = np.asarray(xb.to_numpy(target[list(words2)]), dtype=np.float64)
+    if X.shape[1] != Y.shape[1]:
+        raise ValueError(f"the source vectors have {X.shape[1]} dimensions and the target's {Y.shape[1]}: "
+                         "cross-lingual similarity needs one shared space")
+    nx, ny = np.linalg.norm(X, axis=1), np.linalg.norm(Y, axis=1)
+    nx[nx == 0] = 1.0
+    ny[ny == 0] = 1.0
+    return np.einsum("ij,ij->i", X, Y) / (nx * ny)
 
 
 class _Directed:
