@@ -71,8 +71,12 @@ def fixture(out: str, bats: str = "tests/data/bats") -> None:
                 fh.write(w + " " + " ".join(f"{x:.6f}" for x in v) + "\n")
 
 
-def golden(bats: str, vectors: str, out: str) -> None:
+def golden(bats: str, vectors: str, out: str, methods: str = ",".join(METHODS)) -> None:
+    import logging
     import random
+    import time
+
+    logging.disable(logging.WARNING)
 
     for mod, names in (("vecto.corpus", ("DirCorpus", "FileCorpus", "ANNOTATED_TEXT_TOKENIZER")),
                        ("vecto.corpus.tokenization", ("Tokenizer", "word_tokenize_txt"))):
@@ -88,7 +92,8 @@ def golden(bats: str, vectors: str, out: str) -> None:
     Vocabulary.get_id = lambda self, w: self.dic_words_ids.get(w, -1)
 
     result: dict = {"vecto": "0.2.21", "seed": SEED, "unknown_word_id": -1, "methods": {}}
-    for method, vecto_name in METHODS.items():
+    for method in methods.split(","):
+        vecto_name = METHODS[method]
         embs = WordEmbeddingsDense()
         embs.load_from_text(vectors)
         bench = Analogy(method=vecto_name)
@@ -113,6 +118,7 @@ def golden(bats: str, vectors: str, out: str) -> None:
                     if not any(vocab.get_id(p[1][0]) >= 0 for p in others):
                         stream += rng.integers(0, n, size=1).tolist()
         it = iter(stream)
+        start = time.perf_counter()
         solvers.random.choice = lambda seq: seq[next(it)]
         for f in files:
             bench.solver = select_method(vecto_name)(embs, exclude=True)
@@ -124,6 +130,7 @@ def golden(bats: str, vectors: str, out: str) -> None:
         if method == "lrcos" and next(it, None) is not None:
             raise RuntimeError("vecto drew fewer random words than embgeo: the streams are not aligned")
         solvers.random.choice = random.choice
+        result.setdefault("seconds", {})[method] = time.perf_counter() - start
         result["methods"][method] = per_method
     Path(out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {out}")

@@ -55,7 +55,7 @@ import numpy as np
 from ..errors import FormatError
 from ._bats import AnalogyPairs, read_bats
 from ._registry import fetch, registry
-from ._semeval2017 import read_semeval2017
+from ._semeval2017 import semeval2017_pairs
 from ._text import data_lines
 
 __all__ = [
@@ -543,6 +543,37 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     arrays = {k: np.array([[w.lower() for w in q] if lowercase else q for q in v], dtype=str).reshape(-1, 4)
               for k, v in sections.items()}
     return AnalogyQuestions(arrays, name, str(path))
+
+
+def read_semeval2017(path, language: str | None = None, *, split: str = "test", lowercase: bool = False,
+                     name: str | None = None) -> WordPairs:
+    """Read one language (or language pair) of SemEval-2017 Task 2 as :class:`~embgeo.data.WordPairs`.
+
+    Camacho-Collados, Pilehvar, Collier & Navigli (2017), "SemEval-2017 Task 2: Multilingual and
+    Cross-lingual Semantic Word Similarity": each ``*.data.txt`` (``term1<TAB>term2``) with its
+    ``keys/*.gold.txt`` (one score a line), as MUSE's ``get_evaluation.sh`` pastes them side by side.
+
+    Parameters
+    ----------
+    path : str or Path
+        The archive ``semeval2017-task2.zip``, the unpacked folder (the one holding ``SemEval17-Task2``,
+        or ``SemEval17-Task2`` itself), or one ``*.data.txt`` file (its gold file is read from the
+        ``keys`` folder beside ``data``).
+    language : str, optional
+        ``"en"``, ``"de"``, ``"es"``, ``"fa"``, ``"it"`` (subtask 1) or a pair such as ``"en-de"``
+        (subtask 2). Needed for an archive or folder; taken from ``name`` when that is a registry name
+        (``"semeval2017-task2-en-de"``).
+    split : {"test", "trial"}
+    lowercase : bool
+    name : str, optional
+
+    Raises
+    ------
+    FormatError
+        Data and gold files of different lengths, a data line without two tab-separated terms, or a
+        gold score that is not a number (naming the file and line).
+    """
+    return WordPairs(*semeval2017_pairs(path, language, split, lowercase, name))
 
 
 #: load_dataset's readers, by the kind a name, a registry entry or a file's content gives.

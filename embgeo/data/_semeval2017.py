@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import FormatError
 
-__all__ = ["read_semeval2017", "SEMEVAL2017_LANGUAGES", "SEMEVAL2017_PAIRS"]
+__all__ = ["semeval2017_pairs", "SEMEVAL2017_LANGUAGES", "SEMEVAL2017_PAIRS"]
 
 #: Subtask 1 (monolingual) languages and subtask 2 (cross-lingual) pairs of the test data.
 SEMEVAL2017_LANGUAGES = ("en", "de", "es", "fa", "it")
@@ -33,30 +33,10 @@ def _members(language: str, split: str) -> tuple[str, str]:
     return f"{base}/data/{language}.{split}.data.txt", f"{base}/keys/{language}.{split}.gold.txt"
 
 
-def read_semeval2017(path, language: str | None = None, *, split: str = "test", lowercase: bool = False,
-                     name: str | None = None):
-    """Read one language (or language pair) of SemEval-2017 Task 2 as :class:`~embgeo.data.WordPairs`.
-
-    Parameters
-    ----------
-    path : str or Path
-        The archive ``semeval2017-task2.zip``, the unpacked folder (the one holding ``SemEval17-Task2``,
-        or ``SemEval17-Task2`` itself), or one ``*.data.txt`` file (its gold file is read from the
-        ``keys`` folder beside ``data``).
-    language : str, optional
-        ``"en"``, ``"de"``, ``"es"``, ``"fa"``, ``"it"`` (subtask 1) or a pair such as ``"en-de"``
-        (subtask 2). Needed for an archive or folder; taken from ``name`` when that is a registry name
-        (``"semeval2017-task2-en-de"``).
-    split : {"test", "trial"}
-    lowercase : bool
-    name : str, optional
-
-    Raises
-    ------
-    FormatError
-        Data and gold files of different lengths, a data line without two tab-separated terms, or a
-        gold score that is not a number (naming the file and line).
-    """
+def semeval2017_pairs(path, language: str | None = None, split: str = "test", lowercase: bool = False,
+                      name: str | None = None) -> tuple:
+    """``(words1, words2, scores, name, where)`` of one language or pair: see
+    :func:`embgeo.data.read_semeval2017`, which makes them a :class:`~embgeo.data.WordPairs`."""
     path = Path(path)
     if language is None and name is not None and (m := _NAME.match(name.lower())):
         language = m.group(1)
@@ -99,8 +79,6 @@ def read_semeval2017(path, language: str | None = None, *, split: str = "test", 
 
 
 def _pairs(data_text, gold_text, data_name, gold_name, lowercase, name):
-    from ._datasets import WordPairs
-
     data = [(no, line) for no, line in enumerate(data_text.lstrip("\ufeff").splitlines(), 1) if line.strip()]
     gold = [(no, line) for no, line in enumerate(gold_text.lstrip("\ufeff").splitlines(), 1) if line.strip()]
     if len(data) != len(gold):
@@ -119,4 +97,4 @@ def _pairs(data_text, gold_text, data_name, gold_name, lowercase, name):
         w2.append(b.lower() if lowercase else b)
     if not w1:
         raise FormatError(data_name, "no word pairs found")
-    return WordPairs(w1, w2, np.asarray(scores, dtype=np.float64), name, data_name)
+    return w1, w2, np.asarray(scores, dtype=np.float64), name, data_name
