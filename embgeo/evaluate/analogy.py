@@ -390,10 +390,10 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     predictions = top[:, 0].copy()
 
     ok = np.zeros(n_q, dtype=bool)
-    for q in rows.tolist():
-        got = top[q]
-        got = got[got >= 0]
-        ok[q] = bool(np.isin(canon[got] if canon is not None else got, plan.answers[q]).any())
+    keys = np.where(top >= 0, canon[top] if canon is not None else top, -1)
+    for q, got in zip(rows.tolist(), keys[rows].tolist()):
+        answers = plan.answers[q].tolist()
+        ok[q] = any(x in answers for x in got if x >= 0)
     covered = plan.covered
     sec = plan.section_ids
     sections = {}

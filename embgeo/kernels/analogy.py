@@ -50,14 +50,29 @@ def _excluded(ex_idx, e0, e1, j):
     return False
 
 
+@njit(inline="always")
+def _enter(s, j, best, arg, ex_idx, e0, e1):
+    """Put column ``j`` (score ``s``) in the best-first list unless excluded; ties stay with the lower
+    column (already in the list)."""
+    if _excluded(ex_idx, e0, e1, j):
+        return
+    i = best.shape[0] - 1
+    while i > 0 and (s > best[i - 1] or arg[i - 1] < 0):
+        best[i] = best[i - 1]
+        arg[i] = arg[i - 1]
+        i -= 1
+    best[i] = s
+    arg[i] = j
+
+
 @njit(cache=True, parallel=True)
 def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, top, rank):
     """Fill ``top[q]`` (the ``top.shape[1]`` best columns, best first, -1 past the last) and ``rank[q]``.
 
     ``pos[q]`` holds question ``q``'s rows ``ra, rb, rc`` of ``C``; ``consts[q]`` its ``c0``. The columns
-    ``ex_idx[ex_ptr[q]:ex_ptr[q + 1]]`` are never answers; ``ans_idx[ans_ptr[q]:ans_ptr[q + 1]]`` are the
-    accepted answers. ``rank[q]`` counts the non-excluded columns ranked before the best accepted answer
-    (0: solved), -1 when no accepted answer can be ranked (excluded, or a NaN score).
+    ``ex_idx[ex_ptr[q]:ex_ptr[q + 1]]`` (distinct) are never answers; ``ans_idx[ans_ptr[q]:ans_ptr[q + 1]]``
+    are the accepted answers. ``rank[q]`` counts the non-excluded columns ranked before the best accepted
+    answer (0: solved), -1 when no accepted answer can be ranked (excluded, or a NaN score).
     """
     n = C.shape[1]
     k = top.shape[1]
@@ -77,24 +92,42 @@ def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, to
                 garg = j
         best = np.full(k, -np.inf)
         arg = np.full(k, -1, dtype=np.int64)
+        # one loop per score, so that the scan of a row is a tight loop; every column ahead of the gold
+        # answer is counted, the excluded ones are taken off after the loop (they are few)
         before = 0
-        for j in range(n):
+        worst, empty = -np.inf, True
+        if mode == SINGLE:
+            for j in range(n):
+                s = np.float64(C[ra, j])
+                before += s > gbest
+                if s == gbest and j < garg:
+                    before += 1
+                if s > worst or (empty and s == worst):
+                    _enter(s, j, best, arg, ex_idx, e0, e1)
+                    worst, empty = best[k - 1], arg[k - 1] < 0
+        elif mode == COSMUL:
+            for j in range(n):
+                s = np.float64((C[rb, j] * C[rc, j]) / (C[ra, j] + eps))
+                before += s > gbest
+                if s == gbest and j < garg:
+                    before += 1
+                if s > worst or (empty and s == worst):
+                    _enter(s, j, best, arg, ex_idx, e0, e1)
+                    worst, empty = best[k - 1], arg[k - 1] < 0
+        else:
+            for j in range(n):
+                s = _score(C, ra, rb, rc, c0, eps, mode, j)
+                before += s > gbest
+                if s == gbest and j < garg:
+                    before += 1
+                if s > worst or (empty and s == worst):
+                    _enter(s, j, best, arg, ex_idx, e0, e1)
+                    worst, empty = best[k - 1], arg[k - 1] < 0
+        for t in range(e0, e1):
+            j = ex_idx[t]
             s = _score(C, ra, rb, rc, c0, eps, mode, j)
-            ahead = garg >= 0 and (s > gbest or (s == gbest and j < garg))
-            # a strict improvement (or a first finite score) enters the list: ties stay with the lower column
-            enters = s > best[k - 1] or (arg[k - 1] < 0 and s == best[k - 1])
-            if not (ahead or enters) or _excluded(ex_idx, e0, e1, j):
-                continue
-            if ahead:
-                before += 1
-            if enters:
-                i = k - 1
-                while i > 0 and (s > best[i - 1] or arg[i - 1] < 0):
-                    best[i] = best[i - 1]
-                    arg[i] = arg[i - 1]
-                    i -= 1
-                best[i] = s
-                arg[i] = j
+            if s > gbest or (s == gbest and j < garg):
+                before -= 1
         for i in range(k):
             top[q, i] = arg[i]
         rank[q] = before if garg >= 0 else -1
