@@ -91,7 +91,7 @@ def test_fuzzy_measures_from_the_command_line(files, capsys):
     (["-d", "missing/file.txt"], "dataset file not found"),
     (["-e", "missing/vectors.vec"], "embeddings file not found"),
     (["--measures", "cosine,fuzzy-xx"], "unknown measure 'fuzzy-xx'"),
-    (["--analogy", "3cosavg"], "unknown analogy method '3cosavg'"),
+    (["--analogy", "3cosfoo"], "unknown analogy method '3cosfoo'"),
     (["--restrict-vocab", "2"], "--restrict-vocab must be at least 4"),
 ])
 def test_bad_input_exits_nonzero_with_one_line(files, capsys, argv, message):

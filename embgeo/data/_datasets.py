@@ -316,7 +316,9 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
 def as_dataset(data, kind: str, data_dir=None):
     """``data`` if it already is a dataset of ``kind`` (``"pairs"`` or ``"analogy"``: questions or
     :class:`AnalogyPairs`), else read it by name or path; ValueError if the file holds the other kind."""
-    cls = {"pairs": WordPairs, "analogy": (AnalogyQuestions, AnalogyPairs)}[kind]
+    cls: type | tuple[type, ...] = WordPairs if kind == "pairs" else (AnalogyQuestions, AnalogyPairs)
+    if kind not in ("pairs", "analogy"):
+        raise KeyError(kind)
     if not isinstance(data, (WordPairs, AnalogyQuestions, AnalogyPairs)):
         data = load_dataset(data, data_dir=data_dir)
     if not isinstance(data, cls):

@@ -163,11 +163,16 @@ def _plan(data, set_method: bool, row) -> _Plan:
     names = list(data.sections)
     if not set_method and not isinstance(data, AnalogyPairs):
         Qw = data.questions
-        ids = np.array([row(w) for w in Qw.ravel().tolist()], dtype=np.int64).reshape(-1, 4)
-        covered = np.all(ids >= 0, axis=1)
-        answers = [ids[q, 3:4] for q in range(len(ids))]
-        return _Plan(ids[:, :3], answers, covered, data.section_ids, names)
-    ids, answers, covered, sec, extra, train, pair_of = [], [], [], [], [], [], []
+        q_ids = np.array([row(w) for w in Qw.ravel().tolist()], dtype=np.int64).reshape(-1, 4)
+        return _Plan(q_ids[:, :3], [q_ids[q, 3:4] for q in range(len(q_ids))], np.all(q_ids >= 0, axis=1),
+                     data.section_ids, names)
+    ids: list = []
+    answers: list = []
+    covered: list = []
+    sec: list = []
+    extra: list = []
+    train: list = []
+    pair_of: list = []
     for s, pairs in enumerate(_section_pairs(data).values()):
         words = np.array([row(w) for w, _ in pairs], dtype=np.int64)
         accepted = [np.array([row(x) for x in ans], dtype=np.int64) for _, ans in pairs]

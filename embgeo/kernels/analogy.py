@@ -65,6 +65,20 @@ def _enter(s, j, best, arg, ex_idx, e0, e1):
     arg[i] = j
 
 
+@njit(inline="always")
+def _visit(s, j, gbest, garg, before, worst, empty, best, arg, ex_idx, e0, e1):
+    """One column of the scan: count it when it ranks ahead of the gold answer (``gbest`` at ``garg``),
+    and let it into the list when it beats the ``worst`` kept score; returns the updated counters."""
+    before += s > gbest
+    if s == gbest and j < garg:
+        before += 1
+    if s > worst or (empty and s == worst):
+        _enter(s, j, best, arg, ex_idx, e0, e1)
+        k = best.shape[0]
+        worst, empty = best[k - 1], arg[k - 1] < 0
+    return before, worst, empty
+
+
 @njit(cache=True, parallel=True)
 def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, top, rank):
     """Fill ``top[q]`` (the ``top.shape[1]`` best columns, best first, -1 past the last) and ``rank[q]``.
@@ -99,30 +113,15 @@ def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, to
         if mode == SINGLE:
             for j in range(n):
                 s = np.float64(C[ra, j])
-                before += s > gbest
-                if s == gbest and j < garg:
-                    before += 1
-                if s > worst or (empty and s == worst):
-                    _enter(s, j, best, arg, ex_idx, e0, e1)
-                    worst, empty = best[k - 1], arg[k - 1] < 0
+                before, worst, empty = _visit(s, j, gbest, garg, before, worst, empty, best, arg, ex_idx, e0, e1)
         elif mode == COSMUL:
             for j in range(n):
                 s = np.float64((C[rb, j] * C[rc, j]) / (C[ra, j] + eps))
-                before += s > gbest
-                if s == gbest and j < garg:
-                    before += 1
-                if s > worst or (empty and s == worst):
-                    _enter(s, j, best, arg, ex_idx, e0, e1)
-                    worst, empty = best[k - 1], arg[k - 1] < 0
+                before, worst, empty = _visit(s, j, gbest, garg, before, worst, empty, best, arg, ex_idx, e0, e1)
         else:
             for j in range(n):
                 s = _score(C, ra, rb, rc, c0, eps, mode, j)
-                before += s > gbest
-                if s == gbest and j < garg:
-                    before += 1
-                if s > worst or (empty and s == worst):
-                    _enter(s, j, best, arg, ex_idx, e0, e1)
-                    worst, empty = best[k - 1], arg[k - 1] < 0
+                before, worst, empty = _visit(s, j, gbest, garg, before, worst, empty, best, arg, ex_idx, e0, e1)
         for t in range(e0, e1):
             j = ex_idx[t]
             s = _score(C, ra, rb, rc, c0, eps, mode, j)
