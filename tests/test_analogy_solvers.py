@@ -224,3 +224,14 @@ def test_bats_is_registered_and_bad_method_input_is_named(bats_vectors):
     assert r.kind == "analogy" and r.format == "bats" and r.filename == "BATS_3.0.zip"
     with pytest.raises(ValueError, match="method must be one of"):
         analogy(bats_vectors, read_bats(BATS), method="lr")
+
+
+def test_evaluate_runs_the_new_solvers_on_bats_pairs(bats_vectors):
+    from embgeo.evaluate import evaluate
+
+    report = evaluate(bats_vectors, [read_bats(BATS)], analogy_methods=["3cosadd", "3cosavg", "lrcos"],
+                      restrict_vocab=None)
+    assert [row["measure"] for row in report.to_dict()["rows"]] == ["3cosadd", "3cosavg", "lrcos"]
+    r = report.results[1]
+    assert r.method == "3cosavg" and r.per_item["rank"].tolist() == r.ranks[r.ranks >= 0].tolist()
+    assert r.statistic(r.per_item) == pytest.approx(r.accuracy)

@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from ..data import AnalogyQuestions, WordPairs, load_dataset
+from ..data import AnalogyPairs, AnalogyQuestions, WordPairs, load_dataset
 from ..progress import progress_bar
 from .analogy import METHODS, AnalogyResult, analogy
 from .report import Report
@@ -101,7 +101,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     if ci is not None and not 0 < ci < 1:
         raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci}")
     # Read every file before the (possibly long) computations, so a bad name fails at once.
-    loaded = [d if isinstance(d, (WordPairs, AnalogyQuestions)) else load_dataset(d, data_dir=data_dir)
+    loaded = [d if isinstance(d, (WordPairs, AnalogyQuestions, AnalogyPairs)) else load_dataset(d, data_dir=data_dir)
               for d in datasets]
     report = Report(columns=COLUMNS + (CI_COLUMNS if ci is not None else ()), title=title, formats=_FORMATS)
 
@@ -112,9 +112,9 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         return {"score": score, "low": low, "high": high}
 
     cache: dict = {}
-    tasks = [(d, m) for d in loaded for m in (analogy_methods if isinstance(d, AnalogyQuestions) else measures)]
+    tasks = [(d, m) for d in loaded for m in (analogy_methods if isinstance(d, (AnalogyQuestions, AnalogyPairs)) else measures)]
     for data, m in progress_bar(tasks, total=len(tasks), desc="evaluate", progress=progress, unit="task"):
-        if isinstance(data, AnalogyQuestions):
+        if isinstance(data, (AnalogyQuestions, AnalogyPairs)):
             a = analogy(e, data, method=m, restrict_vocab=restrict_vocab, progress=progress)
             report.append({"dataset": a.dataset, "task": "analogy", "measure": m, "n": a.n_evaluated,
                            "coverage": a.coverage, "accuracy": a.accuracy, **interval(a, a.accuracy)}, result=a)

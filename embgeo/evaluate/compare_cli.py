@@ -58,7 +58,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     """Compare the two embeddings on every dataset and print one row per dataset."""
     from ..cli import load_embeddings
-    from ..data import AnalogyQuestions, load_dataset
+    from ..data import AnalogyPairs, AnalogyQuestions, load_dataset
     from ..progress import set_progress
     from .report import Report
     from .similarity import resolve_measure
@@ -78,7 +78,7 @@ def run(args) -> int:
     cache_a: dict = {}
     cache_b: dict = {}
     for data in datasets:
-        if isinstance(data, AnalogyQuestions):
+        if isinstance(data, (AnalogyQuestions, AnalogyPairs)):
             ma, mb = ea, eb
             kwargs = {"method": args.analogy, "restrict_vocab": args.restrict_vocab, "progress": progress}
         else:

@@ -1,7 +1,7 @@
 """``compare``: the paired test of two models (or two results) on one dataset."""
 from __future__ import annotations
 
-from ..data import AnalogyQuestions, WordPairs, load_dataset
+from ..data import AnalogyPairs, AnalogyQuestions, WordPairs, load_dataset
 from .analogy import analogy
 from .similarity import word_similarity
 from .stats import Comparison, compare_results
@@ -50,8 +50,8 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     if not hasattr(a, "per_item"):
         if dataset is None:
             raise ValueError("compare needs a dataset to evaluate two models on")
-        data = dataset if isinstance(dataset, (WordPairs, AnalogyQuestions)) else load_dataset(dataset, data_dir)
-        run = analogy if isinstance(data, AnalogyQuestions) else word_similarity
+        data = dataset if isinstance(dataset, (WordPairs, AnalogyQuestions, AnalogyPairs)) else load_dataset(dataset, data_dir)
+        run = analogy if isinstance(data, (AnalogyQuestions, AnalogyPairs)) else word_similarity
         a, b = run(a, data, **kwargs), run(b, data, **kwargs)
     elif kwargs or dataset is not None:
         raise TypeError("two results are compared as they are: no dataset or evaluation options")
