@@ -258,6 +258,7 @@ def test_the_data_package_exports_one_curated_api():
         "WordPairs", "AnalogyQuestions", "SemEvalCategory", "BUILTIN", "load_dataset", "as_dataset", "dataset_path",
         "list_datasets", "read_word_pairs", "read_compounds", "read_analogies", "read_msr_analogies",
         "read_semeval2012", "read_dictionary", "group_dictionary", "split_dictionary",
+        "AnalogyPairs", "read_bats", "read_semeval2017",
         "Resource", "KINDS", "UNVERIFIED", "PACKAGED", "registry", "register", "fetch", "cache_dir", "cache_path",
         "cached", "find_local",
     }
