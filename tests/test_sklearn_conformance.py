@@ -22,7 +22,7 @@ from sklearn.utils.estimator_checks import (
     check_parameters_default_constructible, check_set_params, check_transformers_unfitted, check_valid_tag_types,
     parametrize_with_checks)
 
-from embgeo.crosslingual import Mapper
+from embgeo.crosslingual import Mapper, MultilingualMapper
 from embgeo.meta import GeometricMetaEmbedding
 
 #: Checks that cannot apply to a Mapper, and why.
@@ -121,3 +121,14 @@ def test_mapper_verbose_logs_each_iteration_and_prints_nothing(rng, caplog, caps
         Mapper(**kw).fit(X, Z, seed)
     assert not [r for r in caplog.records if r.levelno >= logging.INFO]
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("check", GME_API_CHECKS, ids=lambda c: c.__name__)
+def test_multilingual_mapper_passes_the_scikit_learn_api_checks(check):
+    # like GeometricMetaEmbedding, its input is not one 2-D array (a dict of spaces and of dictionaries)
+    check("MultilingualMapper", MultilingualMapper(progress=False))
+
+
+def test_multilingual_mapper_declares_dict_input():
+    tags = get_tags(MultilingualMapper())
+    assert not tags.input_tags.two_d_array and tags.transformer_tags is not None and not tags.target_tags.required

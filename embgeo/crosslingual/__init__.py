@@ -15,6 +15,10 @@ word pairs are mapped into one space in which translations are nearest neighbour
   optional POSTPROC (Vulić, Korhonen & Glavaš, RepL4NLP 2020) on the raw spaces and PCA reduction
   of the larger space.
 - :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
+- :class:`MultilingualMapper`: N ≥ 3 languages in one space, by pivot mappings or generalized
+  Procrustes analysis (Kementchedjhieva et al. 2018).
+- :func:`mean_cosine`: MUSE's unsupervised model-selection criterion (Conneau et al. 2018,
+  Section 3.5), recorded by :class:`Mapper` in every self-learning round (``keep="best"``).
 - :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3), inverted
   softmax (Smith et al. 2017, eq. 4), raw dot product or inverted nearest neighbour (Dinu et al.
   2015; :func:`invnn_ranks` gives its exact gold ranks), blockwise over the full target vocabulary.
@@ -23,7 +27,8 @@ BLI evaluation (P@k, MRR, coverage) and the POSTPROC grid search live in
 :mod:`embgeo.evaluate.lexicon`, the dictionary readers in :mod:`embgeo.data`.
 
 The package's modules are private (``_dictionaries``, ``_procrustes``, ``_retrieval``,
-``_induction``, ``_muse``, ``_mapper``); their public names are imported here. RCSLS (Joulin et
+``_induction``, ``_muse``, ``_mapper``,
+``_selection``, ``_multilingual``); their public names are imported here. RCSLS (Joulin et
 al. 2018) is the public submodule :mod:`embgeo.crosslingual.rcsls`, GeoMM (Jawanpuria et al. 2019)
 :mod:`embgeo.crosslingual.geomm`; both are also mappings of :class:`Mapper`.
 """
@@ -32,9 +37,11 @@ from __future__ import annotations
 from ._dictionaries import dictionary_indices, identical_dictionary, numeral_dictionary
 from ._induction import induce_dictionary, unsupervised_dictionary
 from ._mapper import RECIPE_HELP, RECIPES, History, Mapper
+from ._multilingual import MultilingualMapper
 from ._procrustes import procrustes
 from ._retrieval import invnn_ranks, retrieval_factors, retrieve
+from ._selection import mean_cosine
 
 __all__ = ["procrustes", "Mapper", "History", "unsupervised_dictionary", "induce_dictionary", "retrieve", "retrieval_factors", "invnn_ranks",
            "dictionary_indices", "identical_dictionary", "numeral_dictionary",
-           "RECIPES", "RECIPE_HELP"]
+           "RECIPES", "RECIPE_HELP", "MultilingualMapper", "mean_cosine"]

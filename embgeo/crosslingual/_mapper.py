@@ -23,6 +23,7 @@ from ._dictionaries import _matrix, _maybe_read, dictionary_indices, identical_d
 from ._induction import induce_dictionary, resolve_retrieval, unsupervised_dictionary
 from ._muse import _muse_dictionary
 from ._procrustes import _shared_space, procrustes
+from ._selection import SELECTION_KEYS, BestRound, mean_cosine
 from .geomm import geomm
 from .rcsls import rcsls
 
@@ -102,7 +103,7 @@ class History(list):
     """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
 
     def plot(self, ax=None):
-        """Objective and, when recorded, validation P@1 per iteration; returns the Axes.
+        """Objective and, when recorded, MUSE's mean cosine and validation P@1 per iteration; returns the Axes.
 
         Needs matplotlib (``pip install embgeo[plot]``).
         """
@@ -116,6 +117,10 @@ class History(list):
             _, ax = plt.subplots(figsize=(6, 3.5))
         it = [r["iteration"] for r in self]
         ax.plot(it, [r["objective"] for r in self], color="C0", label="objective")
+        if all("mean_cosine" in r for r in self):
+            # MUSE's unsupervised criterion, on the same cosine scale as the objective
+            ax.plot(it, [r["mean_cosine"] for r in self], color="C2", linestyle="--", label="mean cosine (MUSE)")
+            ax.legend(loc="lower left")
         ax.set_xlabel("iteration")
         ax.set_ylabel("objective (mean best similarity)", color="C0")
         if "val_accuracy" in self[0]:
@@ -202,9 +207,9 @@ class Mapper(TransformerMixin, BaseEstimator):
         other side reaches row ``vocabulary_cutoff`` itself), then S2T / T2S / S2T|T2S / S2T&T2S
         for ``direction`` forward / backward / union / mutual, as sets → Procrustes on the
         (pre-processed, by default raw) rows]; no stochastic dropout, no convergence test.
-        Unlike MUSE, embgeo keeps the *last* mapping: MUSE reloads the iteration with the best
-        validation score (``save_best``/``reload_best``); ``history_`` records the validation
-        scores when ``fit(validation=...)`` is given, to choose ``max_iter`` from.
+        By default embgeo keeps the *last* mapping; MUSE reloads the iteration with the best
+        validation score (``save_best``/``reload_best``): ``keep="best"`` does that, by
+        ``selection``.
     postproc : (float, float) or None
         POSTPROC (Vulić et al. 2020, Section 2): similarity-order transform X Q Δ^α of each side
         (:func:`embgeo.postprocess.similarity_order`) with (αs, αt); the paper's values are
@@ -226,6 +231,24 @@ class Mapper(TransformerMixin, BaseEstimator):
         Log one line per self-learning iteration at INFO level on the ``embgeo.crosslingual``
         logger (as VecMap's ``--verbose``; ``logging.basicConfig(level=logging.INFO)`` shows them);
         without it the lines go at DEBUG level.
+    keep : {"last", "best"}
+        Which self-learning round gives the final mapping: the last (the default, VecMap's), or the
+        one that scores best by ``selection``, as MUSE's ``save_best``/``reload_best`` do (a round
+        replaces the kept one only when strictly better). With ``"best"`` the final dictionary is
+        scored too (one more ``history_`` record, ``"final": True``, whose induced dictionary is
+        not used), so every candidate mapping of the loop is compared, as MUSE scores its rounds
+        0 … n_refinement. The kept round's dictionary is mapped by the full pipeline.
+    selection : {"mean_cosine", "validation", "objective"}
+        The criterion of ``keep="best"`` (higher is better): MUSE's unsupervised criterion
+        (:func:`mean_cosine`, recorded in every round; MUSE's ``mean_cosine-csls_knn_10-S2T-10000``),
+        the validation P@1 (``val_accuracy``; needs ``fit(validation=...)``), or the loop's
+        objective.
+    record_mean_cosine : bool or None
+        Record ``mean_cosine`` in ``history_``. None (default): in every round of MUSE's refinement,
+        and of VecMap's loop when ``keep="best", selection="mean_cosine"``; True: every round of
+        either loop. Its r_S pass runs over the whole vocabularies (the cost of one CSLS
+        retrieval: ≈ 12 s for 200k × 30k words), several times a VecMap iteration among the
+        ``vocabulary_cutoff`` words, whose hundreds of rounds it would slow down.
 
     Attributes
     ----------
@@ -239,9 +262,13 @@ class Mapper(TransformerMixin, BaseEstimator):
     dictionary_ : int array (n, 2)
         The dictionary the final mapping was fitted on (row pairs).
     history_ : History (a list of dict)
-        One record per self-learning iteration (``history_.plot()`` draws them): ``iteration``, ``objective``, ``keep_prob``,
-        ``dictionary_size``, ``seconds``, and ``val_accuracy``, ``val_similarity``,
-        ``val_coverage`` when a validation dictionary is given.
+        One record per self-learning iteration (``history_.plot()`` draws them): ``iteration``,
+        ``objective``, ``keep_prob``, ``dictionary_size``, ``mean_cosine`` (MUSE's unsupervised criterion of the round's
+        mapping over the whole vocabularies, :func:`mean_cosine`; see ``record_mean_cosine``), ``seconds``, and
+        ``val_accuracy``, ``val_similarity``, ``val_coverage`` when a validation dictionary is given.
+        Record i scores the mapping learned from the dictionary of round i − 1 (the seed for i = 1).
+    best_iteration_ : int or None
+        With ``keep="best"``: the ``iteration`` of the kept record; None otherwise.
     n_iter_ : int
     singular_values_ : array
         σ of the (whitened) dictionary cross-covariance of the last mapping.
@@ -302,6 +329,9 @@ class Mapper(TransformerMixin, BaseEstimator):
         "verbose": ["boolean"],
         "csls_neighborhood": [Interval(Integral, 0, None, closed="left"), None],
         "reg": [Interval(Real, 0, None, closed="left"), None],
+        "keep": [StrOptions({"last", "best"})],
+        "selection": [StrOptions(set(SELECTION_KEYS))],
+        "record_mean_cosine": ["boolean", None],
     }
 
     def __init__(self, normalize=("unit", "center", "unit"), *, whiten=True, src_reweight=0.5,
@@ -311,7 +341,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                  stochastic_initial=0.1, stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None,
                  postproc=None, pca=None, memory_budget=None, random_state=0, progress=None,
                  verbose=False, refinement="vecmap", csls_neighborhood=None,
-                 reg=None):
+                 reg=None, keep="last", selection="mean_cosine", record_mean_cosine=None):
         self.normalize = normalize
         self.whiten = whiten
         self.src_reweight = src_reweight
@@ -341,6 +371,9 @@ class Mapper(TransformerMixin, BaseEstimator):
         self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
         self.refinement = refinement
         self.reg = reg
+        self.keep = keep
+        self.selection = selection
+        self.record_mean_cosine = record_mean_cosine
 
     def __sklearn_tags__(self):
         """What a Mapper is, for scikit-learn: a transformer fitted on two spaces.
@@ -504,11 +537,20 @@ class Mapper(TransformerMixin, BaseEstimator):
                                             memory_budget=self.memory_budget)
             si, ti = pairs[:, 0], pairs[:, 1]
         self.history_ = History()
+        self._best = BestRound(self.selection)
         self.n_iter_ = 0
+        self.best_iteration_ = None
+        if self.keep == "best" and self.selection == "validation" and validation is None:
+            raise ValueError("keep='best' with selection='validation' needs fit(..., validation=...)")
+        if self.keep == "best" and self.selection == "mean_cosine" and self.record_mean_cosine is False:
+            raise ValueError("keep='best' with selection='mean_cosine' needs record_mean_cosine (not False)")
         if self.self_learning and self.refinement == "muse":
             si, ti = self._muse_refine(X, Z, si, ti, val, retrieval, csls_knn)
         elif self.self_learning:
             si, ti = self._self_learn(X, Z, si, ti, val, retrieval, csls_knn)
+        if self.self_learning and self.keep == "best":
+            si, ti = self._keep_best(X, Z, si, ti, val, retrieval, csls_knn)
+        self.__dict__.pop("_best", None)
         with xb.single_blas_thread():
             # d × d work on the dictionary rows: BLAS threads only wait on each other
             self._final_mapping(X, Z, si, ti, csls_knn)
@@ -613,6 +655,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                     A, B, direction=self.direction, retrieval=retrieval,
                     csls_knn=csls_knn, keep_prob=keep_prob,
                     random_state=rng, memory_budget=self.memory_budget, return_objective=True)
+                self._scored = (si, ti)  # the dictionary whose mapping W this round scores
                 si, ti = pairs[:, 0], pairs[:, 1]
                 if objective - best_objective >= self.threshold:
                     last_improvement = it
@@ -632,8 +675,15 @@ class Mapper(TransformerMixin, BaseEstimator):
                "dictionary_size": int(pairs.shape[0])}
         if val is not None:
             rec.update(self._score_validation(X, Z, W, val))
+        if self._records_mean_cosine():
+            A, B = _shared_space(X, Z, W)
+            rec["mean_cosine"] = mean_cosine(A, B, csls_knn=int(self.csls_knn or self.csls_neighborhood or 10),
+                                             memory_budget=self.memory_budget)
         rec["seconds"] = time.perf_counter() - t0
         self.history_.append(rec)
+        scored = self.__dict__.pop("_scored", None)
+        if self.keep == "best":
+            self._best.offer(rec, *scored)
         logger.log(logging.INFO if self.verbose else logging.DEBUG, "%s", _format_record(rec))
 
     def _muse_refine(self, X, Z, si, ti, val, retrieval, csls_knn):
@@ -649,6 +699,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                 A, B = normalize(A, "unit"), normalize(B, "unit")
                 pairs, objective = _muse_dictionary(A, B, self.direction, retrieval, csls_knn,
                                                     self.vocabulary_cutoff, self.memory_budget)
+                self._scored = (si, ti)  # the dictionary whose mapping W this round scores
                 si, ti = pairs[:, 0], pairs[:, 1]
                 self._record(it, objective, 1.0, pairs, X, Z, W, val, t0)
                 bar.update(1)
@@ -656,6 +707,39 @@ class Mapper(TransformerMixin, BaseEstimator):
             bar.close()
         self.n_iter_ = len(self.history_)
         return si, ti
+
+    def _records_mean_cosine(self) -> bool:
+        if self.record_mean_cosine is not None:
+            return bool(self.record_mean_cosine)
+        return self.refinement == "muse" or (self.keep == "best" and self.selection == "mean_cosine")
+
+    def _keep_best(self, X, Z, si, ti, val, retrieval, csls_knn):
+        """``keep="best"``: score the final dictionary's mapping too, then return the best round's dictionary.
+
+        The extra round is the loop's body once more (its induced dictionary only gives the
+        objective), recorded with ``"final": True``; ``n_iter_`` still counts the loop's rounds.
+        """
+        t0 = time.perf_counter()
+        with xb.single_blas_thread():
+            W = procrustes(xb.take_rows(X, si), xb.take_rows(Z, ti), check_finite=False)
+        if self.refinement == "muse":
+            A, B = _shared_space(X, Z, W)
+            A, B = normalize(A, "unit"), normalize(B, "unit")
+            pairs, objective = _muse_dictionary(A, B, self.direction, retrieval, csls_knn,
+                                                self.vocabulary_cutoff, self.memory_budget)
+        else:
+            cut = [None if not self.vocabulary_cutoff else int(self.vocabulary_cutoff)] * 2
+            A, B = _shared_space(X[:cut[0], ...], Z[:cut[1], ...], W)
+            # deterministic (keep_prob 1): the loop ends at p = 1 unless max_iter stopped it
+            pairs, objective = induce_dictionary(A, B, direction=self.direction, retrieval=retrieval,
+                                                 csls_knn=csls_knn, memory_budget=self.memory_budget,
+                                                 return_objective=True)
+        self._scored = (si, ti)
+        self._record(len(self.history_) + 1, objective, 1.0, pairs, X, Z, W, val, t0)
+        self.history_[-1]["final"] = True
+        best = self.__dict__.pop("_best")
+        self.best_iteration_ = best.iteration
+        return best.dictionary
 
     def _score_validation(self, X, Z, W, val):
         src_rows = np.fromiter(val.keys(), dtype=np.int64)
