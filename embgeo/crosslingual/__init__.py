@@ -18,7 +18,8 @@ word pairs are mapped into one space in which translations are nearest neighbour
 - :class:`MultilingualMapper`: N ≥ 3 languages in one space, by pivot mappings or generalized
   Procrustes analysis (Kementchedjhieva et al. 2018).
 - :func:`mean_cosine`: MUSE's unsupervised model-selection criterion (Conneau et al. 2018,
-  Section 3.5), recorded by :class:`Mapper` in every self-learning round (``keep="best"``).
+  Section 3.5), recorded by :class:`Mapper` in its refinement rounds; ``Mapper(keep="best")`` keeps
+  the best round by it (or by validation P@1, or the objective).
 - :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3), inverted
   softmax (Smith et al. 2017, eq. 4), raw dot product or inverted nearest neighbour (Dinu et al.
   2015; :func:`invnn_ranks` gives its exact gold ranks), blockwise over the full target vocabulary.
