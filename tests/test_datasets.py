@@ -261,6 +261,8 @@ def test_the_data_package_exports_one_curated_api():
         "AnalogyPairs", "read_bats", "read_semeval2017",
         "Resource", "KINDS", "UNVERIFIED", "PACKAGED", "registry", "register", "fetch", "cache_dir", "cache_path",
         "cached", "find_local",
+        "Categories", "OutlierSets", "EntailmentPairs", "ENTAILMENT_TASKS", "read_categories", "read_outlier_sets",
+        "read_entailment",
     }
     assert set(data.__all__) == expected and len(data.__all__) == len(expected)
     assert all(hasattr(data, name) for name in data.__all__)

@@ -389,3 +389,29 @@ def test_3cosmul_top1_equals_the_best_of_its_top2(glove_small, google_subset):
     one = analogy(glove_small, google_subset, method="3cosmul", restrict_vocab=3000)
     two = analogy(glove_small, google_subset, method="3cosmul", restrict_vocab=3000, topn=2)
     np.testing.assert_array_equal(one.predictions, two.predictions)
+
+
+def test_oov_mean_scores_an_unknown_word_as_the_mean_vector(small_embeddings):
+    """word-embeddings-benchmarks' evaluate_similarity: cos(w.get(a, mean), w.get(b, mean)) for every pair."""
+    e = small_embeddings
+    pairs = WordPairs(["w1", "w2", "nope", "w4", "w5"], ["w3", "zzz", "w7", "w8", "w0"], np.arange(5.0), "toy")
+    mean = e.vectors.mean(axis=0, dtype=np.float64)
+
+    def vec(w):
+        return e.vectors[e.index(w)].astype(np.float64) if w in e else mean
+
+    want = [float(vec(a) @ vec(b) / (np.linalg.norm(vec(a)) * np.linalg.norm(vec(b)))) for a, b, _ in pairs]
+    r = word_similarity(e, pairs, oov="mean")
+    assert r.n_pairs == 5 and r.n_found == 3 and r.coverage == 0.6 and r.oov == "mean"
+    assert r.spearman == pytest.approx(stats.spearmanr(np.arange(5.0), want)[0])
+    assert r.pearson == pytest.approx(stats.pearsonr(np.arange(5.0), want)[0])
+    model, measure = resolve_measure(e, "fuzzy-kl")
+    with pytest.raises(ValueError, match="oov='mean' scores the mean vector"):
+        word_similarity(model, pairs, measure=measure, oov="mean")
+    # evaluate() leaves a measure without vectors on "skip" instead
+    rep = evaluate(e, [pairs], measures=["cosine", "fuzzy-kl"], oov="mean")
+    assert [x.oov for x in rep.results] == ["mean", "skip"]
+    from embgeo.evaluate.relational import semeval2012
+
+    with pytest.raises(ValueError, match="oov must be one of skip, zero, raise"):
+        semeval2012(e, "unused", oov="mean")  # the policies of evaluations that do not score vectors are unchanged

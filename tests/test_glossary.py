@@ -31,12 +31,14 @@ RETIRED = {
     "method": "retrieval",  # only for the retrieval method of BLI and cross-lingual mapping
 }
 
-#: `metric` names a search's similarity (cosine, dot, CSLS); elsewhere it is retired
+#: `metric` names a search's similarity (cosine, dot, CSLS), and the distance a clustering groups words by
+#: (scikit-learn's `metric=` of AgglomerativeClustering, the same pairwise score); elsewhere it is retired
 SEARCH_MODULES = ("embgeo.neighbors", "embgeo.distributed", "embgeo.negatives")
 #: `method` is retired as the name of the retrieval method (BLI, mapping); elsewhere (analogy's
 #: 3CosAdd / 3CosMul) it is a paper's own word
 RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon")
-SEARCH_CALLABLES = {"Embeddings.neighbors", "Embeddings.search", "FuzzyEmbeddings.neighbors"}
+SEARCH_CALLABLES = {"Embeddings.neighbors", "Embeddings.search", "FuzzyEmbeddings.neighbors", "categorization",
+                    "CategorizationResult.__init__"}
 
 
 def _public_modules():

@@ -155,13 +155,13 @@ def test_registry_lists_the_standard_resources_with_provenance():
 def test_shared_files_match_their_registered_sha256(shared_data):
     by_file = {(r.group, r.filename): r for r in R.registry().values()}
     seen = 0
-    for sub in ("wordsim", "bli"):
+    for sub in ("wordsim", "bli", "categorization", "outlier", "relations"):
         for f in sorted((shared_data / sub).iterdir()):
             r = by_file[(sub, f.name)]
             data = f.read_bytes()
             assert (hashlib.sha256(data).hexdigest(), len(data)) == (r.sha256, r.size), f
             seen += 1
-    assert seen == 11
+    assert seen == 16
 
 
 def test_unknown_name_suggests_close_names():
@@ -345,6 +345,27 @@ def test_checksum_tables_are_package_data_in_the_format_their_script_writes(tabl
         assert t["commit"][:12] in r.checksum_source
 
 
+@pytest.mark.parametrize("table, names", [
+    ("word-benchmarks-categorization", ["ap", "battig", "bless-categorization", "essli-2008"]),
+    ("word-benchmarks-outlier", ["8-8-8", "wikisem500"]),
+    ("word-benchmarks-relations", ["bless-relations"]),
+    ("hypernymysuite", ["bless-hypernymy", "wbless", "bibless", "hyperlex"])])
+def test_word_set_benchmarks_are_registered_from_their_checksum_tables(table, names):
+    import importlib.resources
+
+    text = (importlib.resources.files("embgeo.data") / "checksums" / f"{table}.json").read_text("utf-8")
+    t = json.loads(text)
+    script = _checksum_script()
+    assert script.dumps(t) == text and script.SOURCES[table] == (t["repository"], t["prefix"])
+    rows = {path: (size, sha) for path, size, sha in t["files"]}
+    for name in names:
+        r = R.registry()[name]
+        assert r.kind in ("categorization", "outlier", "entailment") and r.format in ("categories", "outliers",
+                                                                                       "entailment")
+        assert (r.size, r.sha256) == rows[r.filename]
+        assert r.url == f"https://raw.githubusercontent.com/{t['repository']}/{t['commit']}/{t['prefix']}/{r.filename}"
+
+
 def test_checksum_script_writes_the_table_from_a_git_repository(tmp_path, monkeypatch):
     import subprocess
 
@@ -449,7 +470,8 @@ def test_the_entries_added_after_the_snapshot():
     wiki.multi (30), without a published checksum."""
     r = R.registry()
     # and BATS, SemEval-2017 Task 2 (15) and MUSE's monolingual word-similarity files (23)
-    assert len(r) == 549 + 1050 + 158 + 294 + 30 + 1 + 15 + 23
+    # + 11 word-set benchmarks (categorisation, outliers, entailment: test_word_set_benchmarks_are_registered...)
+    assert len(r) == 549 + 1050 + 158 + 294 + 30 + 1 + 15 + 23 + 11
     panlex = {n: x for n, x in r.items() if n.startswith("panlex-")}
     assert len(panlex) == 15 * 14 * 5
     e = r["panlex-fi-bg-train-5000"]

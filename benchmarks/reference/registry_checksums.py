@@ -9,6 +9,7 @@ repository, commit and folder its URLs are built from::
     python benchmarks/reference/registry_checksums.py eval-word-vectors eval-word-vectors.git
     python benchmarks/reference/registry_checksums.py xling-eval xling-eval.git --commit COMMIT
     python benchmarks/reference/registry_checksums.py panlex-bli panlex-bli.git
+    python benchmarks/reference/registry_checksums.py word-benchmarks-outlier word-benchmarks.git --commit COMMIT
 
 The PanLex-BLI lexicons (Vulić et al. 2019, cambridgeltl/panlex-bli) are one zip archive per source
 language; their table also lists the files inside each archive (``members``), the dictionaries the
@@ -35,6 +36,10 @@ SOURCES = {
     "eval-word-vectors": ("mfaruqui/eval-word-vectors", "data/word-sim"),
     "xling-eval": ("codogogo/xling-eval", "bli_datasets"),
     "panlex-bli": ("cambridgeltl/panlex-bli", "lexicons"),
+    "word-benchmarks-categorization": ("vecto-ai/word-benchmarks", "word-categorization/monolingual/en"),
+    "word-benchmarks-outlier": ("vecto-ai/word-benchmarks", "outlier-detection/monolingual/en"),
+    "word-benchmarks-relations": ("vecto-ai/word-benchmarks", "semantic-relation/monolingual/en"),
+    "hypernymysuite": ("facebookresearch/hypernymysuite", "data"),
 }
 #: table name -> the files of the folder it keeps (default: all)
 ONLY = {"panlex-bli": re.compile(r"[a-z]{2}-l2\.zip")}

@@ -6,6 +6,7 @@ Readers turn the standard files into Python objects::
     ws = data.load_dataset("wordsim353")                 # WordPairs (gensim's copy, always installed)
     gq = data.load_dataset("google-analogy")             # AnalogyQuestions
     pairs = data.read_dictionary("en-fi.5k.tsv")         # [(source, target), ...]
+    ap = data.load_dataset("ap")                         # Categories; also OutlierSets, EntailmentPairs
     train, test = data.split_dictionary(pairs, 0.2)      # held out by source word
 
 The registry names every dataset, bilingual dictionary and set of pretrained vectors embgeo knows,
@@ -58,6 +59,15 @@ from ._registry import (
     registry,
 )
 from ._semeval import SemEvalCategory, read_semeval2012
+from ._wordsets import (
+    ENTAILMENT_TASKS,
+    Categories,
+    EntailmentPairs,
+    OutlierSets,
+    read_categories,
+    read_entailment,
+    read_outlier_sets,
+)
 
 __all__ = [
     # evaluation data: containers, locating, reading
@@ -77,6 +87,14 @@ __all__ = [
     "read_semeval2012",
     "read_bats",
     "read_semeval2017",
+    # word-set benchmarks: categorisation, outlier detection, entailment
+    "Categories",
+    "OutlierSets",
+    "EntailmentPairs",
+    "ENTAILMENT_TASKS",
+    "read_categories",
+    "read_outlier_sets",
+    "read_entailment",
     # bilingual dictionaries
     "read_dictionary",
     "group_dictionary",

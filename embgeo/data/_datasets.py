@@ -33,6 +33,11 @@ MSR analogies
     (``TAG_TAG d`` a line, e.g. ``JJ_JJR better``), line i answering question i; re-packaged
     copies have ``a b c TAG d`` a line (``EN-MSR.txt``).
 
+Word sets
+    Categorisation, outlier and entailment files (``read_categories``, ``read_outlier_sets``,
+    ``read_entailment``: ``,category,word``, ``,category,outliers,words``, ``word1 word2 ... label``), known
+    by their header line.
+
 A malformed line raises :class:`~embgeo.errors.FormatError` (a ValueError) whose message starts
 ``path, line N:``.
 
@@ -57,6 +62,7 @@ from ._bats import AnalogyPairs, read_bats
 from ._registry import fetch, registry
 from ._semeval2017 import semeval2017_pairs
 from ._text import data_lines
+from ._wordsets import Categories, EntailmentPairs, OutlierSets, read_categories, read_entailment, read_outlier_sets
 
 __all__ = [
     "WordPairs",
@@ -260,6 +266,9 @@ def _file_kind(path: Path) -> str:
         return "msr"
     for _, line in data_lines(path):
         s = line.strip()
+        kind = _wordset_kind(s)
+        if kind is not None:
+            return kind
         if s.startswith(":"):
             return "analogy"
         parts = s.split()
@@ -267,13 +276,27 @@ def _file_kind(path: Path) -> str:
     return "pairs"
 
 
+def _wordset_kind(header: str) -> str | None:
+    """"categories", "outliers" or "entailment" from a header line of those formats, else None."""
+    names = [f.strip().lower() for f in header.replace("\t", ",").split(",")]
+    if names in (["", "category", "word"], ["", "category", "outliers", "words"]):
+        return "categories" if len(names) == 3 else "outliers"
+    if {"word1", "word2"} <= set(names) and {"label", "relation", "score"} & set(names):
+        return "entailment"
+    return None
+
+
 def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format: str | None = None):
-    """Read a dataset by name or path: :class:`WordPairs` or :class:`AnalogyQuestions`.
+    """Read a dataset by name or path: :class:`WordPairs`, :class:`AnalogyQuestions`, or a word-set
+    benchmark (:class:`~embgeo.data.Categories`, :class:`~embgeo.data.OutlierSets`,
+    :class:`~embgeo.data.EntailmentPairs`).
 
     The kind comes from the built-in names, the registry's entry (``"msr-analogy"``, or ``"msr"``
     for short, is read by :func:`read_msr_analogies`) or, for files, from the content: analogy files
     start with a ``: section`` line, MSR files have ``a b c TAG d`` lines (``EN-MSR.txt``; MSR's
-    ``test_set`` folder or its ``word_relationship.questions`` work too), anything else is word pairs.
+    ``test_set`` folder or its ``word_relationship.questions`` work too), the word-set formats are known
+    by their header (``,category,word``, ``,category,outliers,words``, ``word1 word2 ... label``), anything
+    else is word pairs.
     ``lowercase`` lower-cases every word as it is read.
 
     Parameters
@@ -281,7 +304,7 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
     name_or_path : str or Path
     data_dir : str or Path, optional
     lowercase : bool
-    format : {"pairs", "analogy", "msr"}, optional
+    format : {"pairs", "analogy", "msr", "categories", "outliers", "entailment"}, optional
         Read the file with this reader instead of guessing from its content.
 
     Raises
@@ -314,16 +337,17 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
 
 
 def as_dataset(data, kind: str, data_dir=None):
-    """``data`` if it already is a dataset of ``kind`` (``"pairs"`` or ``"analogy"``: questions or
-    :class:`AnalogyPairs`), else read it by name or path; ValueError if the file holds the other kind."""
-    cls: type | tuple[type, ...] = WordPairs if kind == "pairs" else (AnalogyQuestions, AnalogyPairs)
-    if kind not in ("pairs", "analogy"):
+    """``data`` if it already is a dataset of ``kind`` (``"pairs"``, ``"analogy"``: questions or
+    :class:`AnalogyPairs`, ``"categories"``, ``"outliers"`` or ``"entailment"``), else read it by name or
+    path; ValueError if it holds another kind."""
+    if kind not in _CONTAINERS:
         raise KeyError(kind)
-    if not isinstance(data, (WordPairs, AnalogyQuestions, AnalogyPairs)):
+    cls = _CONTAINERS[kind]
+    if not isinstance(data, tuple(c for v in _CONTAINERS.values() for c in (v if isinstance(v, tuple) else (v,)))):
         data = load_dataset(data, data_dir=data_dir)
     if not isinstance(data, cls):
-        what = "word pairs" if kind == "pairs" else "analogy questions"
-        raise ValueError(f"{data.name} holds {'analogy questions' if kind == 'pairs' else 'word pairs'}, not {what}")
+        holds = next(k for k, c in _CONTAINERS.items() if isinstance(data, c))
+        raise ValueError(f"{data.name} holds {_WHAT[holds]}, not {_WHAT[kind]}")
     return data
 
 
@@ -581,4 +605,13 @@ def read_semeval2017(path, language: str | None = None, *, split: str = "test", 
 #: load_dataset's readers, by the kind a name, a registry entry or a file's content gives.
 _READERS: dict[str, Callable[..., Any]] = {"pairs": read_word_pairs, "analogy": read_analogies, "msr": read_msr_analogies,
                                            "bats": read_bats, "semeval2017": read_semeval2017}
+_READERS.update({"categories": lambda path, lowercase=False, name=None: read_categories(path, lowercase=lowercase,
+                                                                                        name=name),
+                 "outliers": lambda path, lowercase=False, name=None: read_outlier_sets(path, name=name),
+                 "entailment": lambda path, lowercase=False, name=None: read_entailment(path, name=name)})
+#: as_dataset's kinds: the container(s) each reads into, and how an error names it
+_CONTAINERS: dict[str, Any] = {"pairs": WordPairs, "analogy": (AnalogyQuestions, AnalogyPairs), "categories": Categories,
+                               "outliers": OutlierSets, "entailment": EntailmentPairs}
+_WHAT = {"pairs": "word pairs", "analogy": "analogy questions", "categories": "categorised words",
+         "outliers": "outlier sets", "entailment": "entailment pairs"}
 

@@ -96,7 +96,7 @@ __all__ = [
 ]
 
 #: The kinds of resource in the registry.
-KINDS = ("similarity", "relatedness", "analogy", "dictionary", "vectors")
+KINDS = ("similarity", "relatedness", "analogy", "dictionary", "vectors", "categorization", "outlier", "entailment")
 #: Provenance recorded when no published checksum is known.
 UNVERIFIED = "unverified: no published checksum"
 #: Provenance of a resource that an installed Python package holds (:attr:`Resource.package`).
@@ -231,7 +231,8 @@ def _build() -> dict[str, Resource]:
                 size, sha = table.files[f["file"]]
                 add(Resource(name, f["kind"], table.url(f["file"]), f["file"], sec["group"], size, sha256=sha,
                              checksum_source=table.provenance, citation=f"{f['citation']}; file from "
-                             f"{text(sec['source'])}", format=sec["format"]))
+                             f"{text(sec['source'])}", format=sec["format"],
+                             licence=text(sec.get("licence", Resource.licence))))
         elif kind == "xling":  # every file of the table: yacle.{train,test}.freq.{500,...}.{src}-{tgt}.tsv
             table = _GitTable(sec["checksums"])
             for path, (size, sha) in table.files.items():

@@ -9,9 +9,12 @@
 """
 from __future__ import annotations
 
-from ..data import AnalogyPairs, AnalogyQuestions, WordPairs, load_dataset
+from ..data import AnalogyPairs, AnalogyQuestions, Categories, EntailmentPairs, OutlierSets, WordPairs, load_dataset
 from ..progress import progress_bar
 from .analogy import METHODS, AnalogyResult, analogy
+from .categorization import CategorizationResult, categorization
+from .entailment import ENTAILMENT_MEASURES, MEASURE_NAMES, EntailmentResult, entailment
+from .outliers import OutlierResult, outlier_detection
 from .report import Report
 from .similarity import MEASURES, SimilarityResult, resolve_measure, word_similarity
 from .comparison import compare
@@ -19,15 +22,23 @@ from .stats import Comparison
 
 __all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postproc_grid_search", "Report",
            "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS", "compare", "Comparison",
-           "CI_COLUMNS", "bli_grid", "BLIGrid"]
+           "CI_COLUMNS", "bli_grid", "BLIGrid",
+           "categorization", "CategorizationResult", "outlier_detection", "OutlierResult", "entailment",
+           "EntailmentResult", "ENTAILMENT_MEASURES"]
 
 #: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
 DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
-#: Columns of the report ``evaluate`` returns.
+#: Columns of the report ``evaluate`` returns; ``EXTRA_COLUMNS`` follow when a dataset of their task is run.
 COLUMNS = ("dataset", "task", "measure", "n", "coverage", "spearman", "pearson", "accuracy")
 #: Columns ``evaluate(..., ci=level)`` appends: the interval of each row's headline score.
 CI_COLUMNS = ("low", "high")
+#: Columns a report gains with categorisation (``purity``) and outlier detection (``opp``) datasets.
+EXTRA_COLUMNS = {"purity": Categories, "opp": OutlierSets}
 _FORMATS = {"coverage": "{:.1%}"}
+_WORDSETS = (Categories, OutlierSets, EntailmentPairs)
+# evaluate()'s oov= reaches each task as far as it supports the policy
+_TASK_OOV = {Categories: ("skip", "mean", "raise"), OutlierSets: ("skip", "mean", "raise"),
+             EntailmentPairs: ("skip", "raise")}
 
 
 def __getattr__(name):
@@ -56,25 +67,30 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
              lowercase: bool | None = None, oov: str = "skip", sections: bool = False, data_dir=None,
              title: str | None = None, progress: bool | None = None, ci: float | None = None,
              ci_method: str = "bca", n_resamples: int = 9999, random_state=None) -> Report:
-    """Run word-similarity and analogy benchmarks on embeddings and tabulate the results.
+    """Run word-similarity, analogy, categorisation, outlier and entailment benchmarks and tabulate the results.
 
     Parameters
     ----------
     e : Embeddings
-    datasets : iterable of str / Path / WordPairs / AnalogyQuestions, optional
-        Names (``"wordsim353"``, ``"simlex999"``, ``"google-analogy"``, or files in ``data_dir``) or paths.
-        Default: :data:`DEFAULT_DATASETS`.
+    datasets : iterable of str / Path / WordPairs / AnalogyQuestions / Categories / OutlierSets / EntailmentPairs
+        Names (``"wordsim353"``, ``"simlex999"``, ``"google-analogy"``, registry names such as ``"ap"``,
+        ``"8-8-8"``, ``"wbless"``, ``"hyperlex"``, or files in ``data_dir``) or paths.
+        Default: :data:`DEFAULT_DATASETS`. Categorisation runs :func:`categorization` with its defaults (Ward),
+        outlier sets :func:`outlier_detection`, entailment pairs :func:`entailment` with each measure.
     measures : iterable of str, optional
         Similarity measures, keys of :data:`~embgeo.evaluate.similarity.MEASURES`: ``"cosine"`` (default),
         ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-ce"``, ``"fuzzy-kl"``,
         ``"fuzzy-categorical-kl"``, ``"fuzzy-symmetric-ce"``, ... (computed by :mod:`embgeo.fuzzy`), which
-        take a construction suffix such as ``"fuzzy-kl@released-simlex"``.
+        take a construction suffix such as ``"fuzzy-kl@released-simlex"``; entailment datasets also take
+        :data:`ENTAILMENT_MEASURES` (``"fuzzy-inclusion"``), which similarity datasets leave out.
     analogy_methods : iterable of {"3cosadd", "3cosmul"}
         Methods run on each analogy dataset (always on the vectors, by cosine).
     restrict_vocab : int or None, default 300000
         Candidate vocabulary for analogies (gensim's convention); similarity uses the whole vocabulary.
     lowercase, oov
-        See :func:`word_similarity`. Analogies compare words case-insensitively, as gensim does.
+        See :func:`word_similarity`. Analogies compare words case-insensitively, as gensim does. ``oov``
+        reaches categorisation and outliers ("skip", "mean", "raise") and entailment ("skip", "raise")
+        where they support it; a task that does not support the policy skips (its result's ``oov`` says so).
     sections : bool, default False
         Add one row per analogy section, named ``dataset/section``.
     progress : bool, optional
@@ -89,21 +105,24 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     Returns
     -------
     Report
-        Rows ``dataset, task, measure, n, coverage, spearman, pearson, accuracy`` (then ``low, high``
-        with ``ci``); ``report.results`` holds the :class:`SimilarityResult` / :class:`AnalogyResult`
-        objects.
+        Rows ``dataset, task, measure, n, coverage, spearman, pearson, accuracy``, then ``purity`` and ``opp``
+        when categorisation or outlier datasets are run (then ``low, high`` with ``ci``); ``report.results``
+        holds the result objects. Entailment fills ``accuracy`` (direction, detection, bidirectional) or
+        ``spearman`` (graded); its task is ``entailment-<task>``.
     """
     datasets = list(DEFAULT_DATASETS if datasets is None else datasets)
-    measures = check_names(measures or ["cosine"], MEASURES, "measure")
+    measures = check_names(measures or ["cosine"], MEASURE_NAMES, "measure")
     analogy_methods = check_names(analogy_methods, METHODS, "analogy method")
     if not datasets:
         raise ValueError("no dataset to evaluate")
     if ci is not None and not 0 < ci < 1:
         raise ValueError(f"ci must be a confidence level between 0 and 1, got {ci}")
     # Read every file before the (possibly long) computations, so a bad name fails at once.
-    loaded = [d if isinstance(d, (WordPairs, AnalogyQuestions, AnalogyPairs)) else load_dataset(d, data_dir=data_dir)
+    loaded = [d if isinstance(d, (WordPairs, AnalogyQuestions, AnalogyPairs, *_WORDSETS))
+              else load_dataset(d, data_dir=data_dir)
               for d in datasets]
-    report = Report(columns=COLUMNS + (CI_COLUMNS if ci is not None else ()), title=title, formats=_FORMATS)
+    columns = COLUMNS + tuple(c for c, kind in EXTRA_COLUMNS.items() if any(isinstance(d, kind) for d in loaded))
+    report = Report(columns=columns + (CI_COLUMNS if ci is not None else ()), title=title, formats=_FORMATS)
 
     def interval(result, score):
         if ci is None:
@@ -112,9 +131,36 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         return {"score": score, "low": low, "high": high}
 
     cache: dict = {}
-    tasks = [(d, m) for d in loaded for m in (analogy_methods if isinstance(d, (AnalogyQuestions, AnalogyPairs)) else measures)]
+
+    def runs(d):
+        if isinstance(d, (AnalogyQuestions, AnalogyPairs)):
+            return analogy_methods
+        if isinstance(d, (Categories, OutlierSets)):
+            return [None]
+        if isinstance(d, EntailmentPairs):
+            return measures
+        return [m for m in measures if m in MEASURES]
+
+    tasks = [(d, m) for d in loaded for m in runs(d)]
     for data, m in progress_bar(tasks, total=len(tasks), desc="evaluate", progress=progress, unit="task"):
-        if isinstance(data, (AnalogyQuestions, AnalogyPairs)):
+        if isinstance(data, _WORDSETS):
+            task_oov = oov if oov in _TASK_OOV[type(data)] else "skip"
+            if isinstance(data, Categories):
+                c = categorization(e, data, oov=task_oov, lowercase=lowercase)
+                clustering = "-".join(filter(None, (c.method, c.linkage)))
+                report.append({"dataset": c.dataset, "task": "categorization", "measure": clustering,
+                               "n": c.n_items, "coverage": c.coverage, "purity": c.purity,
+                               **interval(c, c.purity)}, result=c)
+            elif isinstance(data, OutlierSets):
+                o = outlier_detection(e, data, oov=task_oov, lowercase=lowercase)
+                report.append({"dataset": o.dataset, "task": "outliers", "measure": "cosine", "n": o.n_sets,
+                               "coverage": o.coverage, "accuracy": o.accuracy, "opp": o.opp,
+                               **interval(o, o.accuracy)}, result=o)
+            else:
+                t = entailment(e, data, m, oov=task_oov, lowercase=lowercase, cache=cache)
+                report.append({"dataset": t.dataset, "task": f"entailment-{t.task}", "measure": m, "n": t.n_pairs,
+                               "coverage": t.coverage, t.score_name: t.score, **interval(t, t.score)}, result=t)
+        elif isinstance(data, (AnalogyQuestions, AnalogyPairs)):
             a = analogy(e, data, method=m, restrict_vocab=restrict_vocab, progress=progress)
             report.append({"dataset": a.dataset, "task": "analogy", "measure": m, "n": a.n_evaluated,
                            "coverage": a.coverage, "accuracy": a.accuracy, **interval(a, a.accuracy)}, result=a)
@@ -126,7 +172,8 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
                                    "accuracy": s["accuracy"]})
         else:
             model, measure = resolve_measure(e, m, cache, progress=progress)
-            r = word_similarity(model, data, measure=measure, lowercase=lowercase, oov=oov)
+            sim_oov = "skip" if oov == "mean" and model is not e else oov  # a fuzzy measure has no mean vector
+            r = word_similarity(model, data, measure=measure, lowercase=lowercase, oov=sim_oov)
             report.append({"dataset": r.dataset, "task": "similarity", "measure": m, "n": r.n_pairs,
                            "coverage": r.coverage, "spearman": r.spearman, "pearson": r.pearson,
                            **interval(r, r.spearman)}, result=r)

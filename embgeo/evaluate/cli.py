@@ -1,4 +1,4 @@
-"""``embgeo evaluate``: word-similarity and analogy table for a set of embeddings.
+"""``embgeo evaluate``: word-similarity, analogy, categorisation, outlier and entailment table for a set of embeddings.
 
 Examples
 --------
@@ -8,6 +8,7 @@ Examples
     python -m embgeo evaluate --datasets ../shared/data/wordsim --measures cosine,fuzzy-ce,fuzzy-kl
     python -m embgeo evaluate --embeddings vectors.vec.gz --analogy 3cosadd,3cosmul --json
     python -m embgeo evaluate --datasets wordsim353 --ci                 # 95 % bootstrap intervals
+    python -m embgeo evaluate --datasets ap 8-8-8 wbless --measures cosine,fuzzy-kl
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from . import DEFAULT_DATASETS
 from .analogy import METHODS
+from .entailment import ENTAILMENT_MEASURES, MEASURE_NAMES
 from .similarity import _OOV, MEASURES
 from .stats import CI_METHODS
 
@@ -42,13 +44,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="load only the first N words of the embeddings")
     parser.add_argument("--datasets", "-d", nargs="+", default=None, metavar="NAME|PATH",
-                        help="datasets by name (wordsim353, simlex999, google-analogy, or a file in --data-dir) "
-                             "or path; a directory means every .txt/.tsv file in it "
+                        help="datasets by name (wordsim353, simlex999, google-analogy, a registry name such as "
+                             "simlex-999, ap, 8-8-8, wbless, hyperlex, or a file in --data-dir) "
+                             "or path; a directory means every .txt/.tsv/.csv file in it "
                              f"(default: {' '.join(DEFAULT_DATASETS)})")
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="where to look up dataset names (default: $EMBGEO_DATA)")
     parser.add_argument("--measures", "-m", nargs="+", default=["cosine"], metavar="M[,M...]",
-                        help=f"similarity measures, comma separated: {', '.join(MEASURES)}; a fuzzy measure may "
+                        help=f"similarity measures, comma separated: {', '.join(MEASURES)} (and for entailment "
+                             f"datasets {', '.join(ENTAILMENT_MEASURES)}); a fuzzy measure may "
                              "end in @CONSTRUCTION (paper, released-cli, released-simlex, released-composition), "
                              "e.g. fuzzy-kl@released-simlex (default: cosine)")
     parser.add_argument("--analogy", nargs="+", default=["3cosadd"], metavar="METHOD[,METHOD]",
@@ -59,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="lower-case similarity datasets (default: as written, falling back to lower case)")
     parser.add_argument("--oov", choices=_OOV, default="skip",
                         help="pairs with an unknown word: skip (default), similarity 0 (gensim's dummy4unknown), "
-                             "or fail")
+                             "fail, or score the mean vector (word-embeddings-benchmarks; cosine, categorisation and "
+                             "outlier detection)")
     parser.add_argument("--sections", action="store_true", help="also print per-section analogy accuracy")
     add_interval_arguments(parser)
     out = parser.add_mutually_exclusive_group()
@@ -124,7 +129,7 @@ def run(args) -> int:
     if args.quiet:
         set_progress(False)
     # checked before the (possibly long) loading of embeddings
-    measures = check_names(split_commas(args.measures), MEASURES, "measure")
+    measures = check_names(split_commas(args.measures), MEASURE_NAMES, "measure")
     methods = check_names(split_commas(args.analogy), METHODS, "analogy method")
     check_loading_options(args)
     datasets = expand_datasets(args.datasets) if args.datasets else None

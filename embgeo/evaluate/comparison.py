@@ -1,12 +1,22 @@
 """``compare``: the paired test of two models (or two results) on one dataset."""
 from __future__ import annotations
 
-from ..data import AnalogyPairs, AnalogyQuestions, WordPairs, load_dataset
+from typing import Any, Callable
+
+from ..data import AnalogyPairs, AnalogyQuestions, Categories, EntailmentPairs, OutlierSets, WordPairs, load_dataset
 from .analogy import analogy
+from .categorization import categorization
+from .entailment import entailment
+from .outliers import outlier_detection
 from .similarity import word_similarity
 from .stats import Comparison, compare_results
 
 __all__ = ["compare"]
+
+#: the evaluation two models are compared by, for each kind of dataset
+_EVALUATORS: dict[type, Callable[..., Any]] = {WordPairs: word_similarity, AnalogyQuestions: analogy, AnalogyPairs: analogy,
+               Categories: categorization,
+               OutlierSets: outlier_detection, EntailmentPairs: entailment}
 
 
 def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None, n_resamples: int = 9999,
@@ -17,10 +27,11 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     ----------
     a, b : Embeddings (or any model the evaluation takes), or two evaluation results
         Models are evaluated on ``dataset`` (:func:`word_similarity` for word pairs, :func:`analogy` for
-        analogy questions; ``kwargs`` go to it). Results of one dataset (e.g. two
+        analogy questions, the word-set evaluations for word sets; ``kwargs`` go to it). Results of one dataset (e.g. two
         :class:`~embgeo.evaluate.lexicon.BLIResult`) are compared as they are.
-    dataset : str, Path, WordPairs or AnalogyQuestions
-        Needed with models: a registry name, a file or loaded items.
+    dataset : str, Path, WordPairs, AnalogyQuestions, Categories, OutlierSets or EntailmentPairs
+        Needed with models: a registry name, a file or loaded items (word sets are evaluated by
+        :func:`categorization`, :func:`outlier_detection` or :func:`entailment`).
     test : {"auto", "steiger", "mcnemar", "permutation", "bootstrap"}
         ``"auto"`` picks by score: Steiger's (1980) test for a Spearman correlation (the two models' ρ
         share the gold ratings), exact McNemar for an accuracy or a hit rate (P@k), a paired permutation
@@ -50,8 +61,8 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     if not hasattr(a, "per_item"):
         if dataset is None:
             raise ValueError("compare needs a dataset to evaluate two models on")
-        data = dataset if isinstance(dataset, (WordPairs, AnalogyQuestions, AnalogyPairs)) else load_dataset(dataset, data_dir)
-        run = analogy if isinstance(data, (AnalogyQuestions, AnalogyPairs)) else word_similarity
+        data = dataset if isinstance(dataset, tuple(_EVALUATORS)) else load_dataset(dataset, data_dir)
+        run = _EVALUATORS[type(data)]
         a, b = run(a, data, **kwargs), run(b, data, **kwargs)
     elif kwargs or dataset is not None:
         raise TypeError("two results are compared as they are: no dataset or evaluation options")

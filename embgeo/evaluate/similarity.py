@@ -10,6 +10,7 @@ from .. import backend as xb
 from ..data import as_dataset
 from ..errors import UnknownWordError
 from ..fuzzy import FUZZY_MEASURES
+from ._oov import mean_vector_similarities
 from .stats import Resampled
 
 __all__ = ["word_similarity", "SimilarityResult", "MEASURES", "resolve_measure"]
@@ -61,13 +62,14 @@ MEASURES = _Measures({
        for rev in ("", "-rev")[:1 if m.symmetric else 2]},
 })
 
-#: the ``oov=`` policies of the evaluations for a pair or question with a word out of vocabulary
-_OOV = ("skip", "zero", "raise")
+#: the ``oov=`` policies of the evaluations for a pair or question with a word out of vocabulary; "mean"
+#: (the mean vector, word-embeddings-benchmarks' policy) only where the evaluation scores vectors
+_OOV = ("skip", "zero", "raise", "mean")
 
 
-def _check_oov(oov: str) -> None:
-    if oov not in _OOV:
-        raise ValueError(f"oov must be one of {', '.join(_OOV)}, got {oov!r}")
+def _check_oov(oov: str, allowed: tuple = _OOV[:3]) -> None:
+    if oov not in allowed:
+        raise ValueError(f"oov must be one of {', '.join(allowed)}, got {oov!r}")
 
 
 @dataclass(frozen=True)
@@ -171,10 +173,12 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     lowercase : bool or None, default None
         True lower-cases dataset words; False looks them up as written; None (default) looks them up as
         written and falls back to the lower-case form.
-    oov : {"skip", "zero", "raise"}, default "skip"
+    oov : {"skip", "zero", "raise", "mean"}, default "skip"
         Pairs with a word missing from the model are dropped ("skip", gensim's default), given
         similarity 0 (gensim's ``dummy4unknown=True``; meaningful for cosine-like measures only), or raise
-        :class:`~embgeo.errors.UnknownWordError`. ``coverage`` is reported whatever the policy.
+        :class:`~embgeo.errors.UnknownWordError`; "mean" scores a missing word as the mean of the model's
+        vectors (word-embeddings-benchmarks' policy; for embeddings with ``cosine`` or ``dot`` only, not with
+        ``target``). ``coverage`` is reported whatever the policy.
     target : Embeddings, optional
         The second language's vectors: ``word2`` of each pair is looked up there (``measure`` must then be
         None or ``"cosine"``).
@@ -203,7 +207,9 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     """
     from scipy import stats
 
-    _check_oov(oov)
+    _check_oov(oov, _OOV)
+    if oov == "mean" and target is not None:
+        raise ValueError("oov='mean' scores one model's mean vector; it does not apply to a cross-lingual target=")
     if backoff is not None:
         if oov not in ("skip", "zero"):
             raise ValueError(f"backoff= scores unknown pairs, which oov={oov!r} does not allow; use oov='skip'")
@@ -235,6 +241,10 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     gold = dataset.scores
     if oov == "zero":
         model_sims = np.full(n_total, 0.0 if backoff is None else backoff)
+        model_sims[idx] = sims
+        items = np.arange(n_total)
+    elif oov == "mean":
+        model_sims = mean_vector_similarities(model, a, b, measure)
         model_sims[idx] = sims
         items = np.arange(n_total)
     else:

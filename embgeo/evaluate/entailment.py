@@ -1,0 +1,294 @@
+"""Lexical entailment: direction, detection and graded entailment of (hyponym, hypernym) pairs.
+
+Any pair score of the model serves (``measure=``): symmetric (cosine, dot, fuzzy Jaccard) or asymmetric
+(the fuzzy-set measures of Bhat et al. 2020: KL, cross-entropy, graded inclusion). Write ``s(x, y)`` for
+the score of "x entails y" (``measure`` scores ``(words1, words2)`` that way; ``-rev`` turns a measure
+around). The tasks follow the protocols of Kiela, Rimell, Vulić & Clark (2015), "Exploiting image
+generality for lexical entailment detection" (ACL), as implemented in hypernymysuite (Roller, Kiela &
+Nickel 2018, ``hypernymysuite/evaluation.py``) and used by Vulić & Mrkšić (2018, "Specialising word vectors
+for lexical entailment", NAACL, Sec. 4):
+
+``direction`` (BLESS)
+    On the hypernymy pairs (hyponym x, hypernym y) only: correct when ``s(x, y) > s(y, x)``; a tie is wrong,
+    so a symmetric measure scores 0 (it cannot tell a direction). Accuracy.
+``detection`` (WBLESS, Weeds et al. 2014)
+    Hypernymy pairs against other pairs (reversed hypernyms, co-hyponyms, meronyms, random), by a threshold
+    on ``s(x, y)``: ``n_trials`` times, a random ``val_fraction`` of the pairs (2 %) tunes the threshold (the
+    most accurate on them among their scores), and the accuracy on the other pairs is averaged.
+``bidirectional`` (BIBLESS, Kiela et al. 2015)
+    Three classes, hypernymy (1), reversed hypernymy (-1), other (0): detection by a threshold on
+    ``max(s(x, y), s(y, x))`` tuned as for WBLESS, then direction ``sign(s(x, y) − s(y, x))`` (≥ counts as 1).
+    Averaged accuracy.
+``graded`` (HyperLex, Vulić et al. 2017)
+    Spearman's ρ between ``s(x, y)`` and the human scores of "x is a type of y".
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from ..data import ENTAILMENT_TASKS, as_dataset
+from ._oov import check_oov, lookup, raise_first_missing
+from .similarity import MEASURES, resolve_measure
+from .stats import Resampled
+
+__all__ = ["entailment", "EntailmentResult", "ENTAILMENT_MEASURES", "tuned_accuracy"]
+
+#: Measures :func:`entailment` offers beyond :data:`~embgeo.evaluate.similarity.MEASURES`: fuzzy-set pair
+#: measures of :data:`embgeo.fuzzy.FUZZY_MEASURES` that word similarity does not use (name -> fuzzy measure).
+ENTAILMENT_MEASURES = {"fuzzy-inclusion": "inclusion", "fuzzy-intersection-ratio": "intersection_ratio"}
+_OOV = ("skip", "raise")
+
+
+class _MeasureNames(tuple):
+    """The names ``evaluate`` and the CLI accept: MEASURES' (with their ``@construction`` spellings) and
+    ENTAILMENT_MEASURES'."""
+
+    def __contains__(self, name) -> bool:
+        return name in MEASURES or name in ENTAILMENT_MEASURES
+
+
+#: every measure name of the evaluations, for checking a list of them (``embgeo.evaluate.check_names``)
+MEASURE_NAMES = _MeasureNames([*MEASURES, *ENTAILMENT_MEASURES])
+
+
+def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float = 0.02, random_state=42,
+                   direction=None) -> float:
+    """Mean test accuracy of a threshold tuned on random small validation splits (Kiela et al. 2015).
+
+    Each trial draws a validation mask (each pair with probability ``val_fraction``, hypernymysuite's
+    ``rng.rand(n) < 0.02``), picks among the validation scores the threshold t of highest validation
+    accuracy of ``scores >= t`` (the lowest on a tie), and scores the other pairs.
+
+    Parameters
+    ----------
+    scores : ndarray, shape (n,)
+        Detection scores (higher = entails).
+    labels : ndarray, shape (n,)
+        Gold: bool (detection), or 1 / -1 / 0 with ``direction`` (bidirectional).
+    direction : ndarray of {1, -1}, optional
+        Predicted direction of each pair: the prediction is then ``detected * direction``, compared
+        with ``labels``, while the threshold is tuned on ``labels != 0``.
+    random_state : int, None or numpy Generator, default 42
+        An int seeds NumPy's legacy ``RandomState``, as hypernymysuite does, so that its splits are
+        reproduced.
+
+    Returns
+    -------
+    float
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels)
+    gold_detect = labels != 0
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.RandomState(random_state)
+    draw = rng.random if isinstance(rng, np.random.Generator) else rng.rand
+    accs = np.empty(n_trials)
+    for t in range(n_trials):
+        val = draw(len(scores)) < val_fraction
+        thresholds = np.unique(scores[val])
+        if len(thresholds):
+            hit = (scores[val][:, None] >= thresholds[None, :]) == gold_detect[val][:, None]
+            best = thresholds[int(hit.mean(axis=0).argmax())]
+        else:  # no validation pair drawn: everything is detected
+            best = -np.inf
+        test = ~val
+        pred = scores[test] >= best
+        if direction is None:
+            accs[t] = np.mean(pred == gold_detect[test]) if test.any() else np.nan
+        else:
+            accs[t] = np.mean(pred * direction[test] == labels[test]) if test.any() else np.nan
+    return float(np.nanmean(accs))
+
+
+@dataclass(frozen=True)
+class EntailmentResult(Resampled):
+    """Outcome of :func:`entailment`.
+
+    Attributes
+    ----------
+    dataset, measure, task : str
+    score : float
+        The headline number: ``accuracy`` (direction, detection, bidirectional) or ``spearman`` (graded).
+    accuracy, spearman : float
+        NaN where the task does not give it.
+    n_pairs, n_found, n_total : int
+        Pairs scored, pairs of the task with both words in the vocabulary, pairs of the task in the
+        dataset (direction: the hypernymy pairs).
+    coverage : float
+        ``n_found / n_total``.
+    n_ties : int
+        Pairs with ``s(x, y) == s(y, x)`` (direction, bidirectional): all of them for a symmetric measure.
+    oov : str
+    n_trials, val_fraction, random_state
+        The threshold tuning (detection, bidirectional).
+    items : list of (str, str)
+        The pairs scored, in the order of ``per_item``.
+    per_item : dict of str to ndarray
+        direction: ``forward``, ``reverse``, ``correct``; detection: ``score``, ``label``; bidirectional:
+        ``forward``, ``reverse``, ``label``; graded: ``gold``, ``predicted``; each with ``item``, the pair's row
+        in the dataset.
+    """
+
+    dataset: str
+    measure: str
+    task: str
+    score: float
+    accuracy: float
+    spearman: float
+    n_pairs: int
+    n_found: int
+    n_total: int
+    coverage: float
+    n_ties: int
+    oov: str
+    n_trials: int
+    val_fraction: float
+    random_state: object = field(repr=False)
+    items: list = field(repr=False, default_factory=list)
+    per_item: dict = field(repr=False, default_factory=dict)
+
+    @property  # one result type for the four tasks: the score's name follows the task
+    def score_name(self) -> str:  # type: ignore[override]
+        return "spearman" if self.task == "graded" else "accuracy"
+
+    def statistic(self, per_item: dict) -> float:
+        """The headline score of a (resampled) ``per_item`` dict."""
+        if self.task == "direction":
+            return float(np.mean(per_item["correct"]))
+        if self.task == "graded":
+            from scipy import stats
+
+            return float(stats.spearmanr(per_item["gold"], per_item["predicted"])[0])
+        if self.task == "detection":
+            return tuned_accuracy(per_item["score"], per_item["label"], n_trials=self.n_trials,
+                                  val_fraction=self.val_fraction, random_state=self.random_state)
+        f, r = per_item["forward"], per_item["reverse"]
+        return tuned_accuracy(np.maximum(f, r), per_item["label"], direction=np.where(f >= r, 1, -1),
+                              n_trials=self.n_trials, val_fraction=self.val_fraction, random_state=self.random_state)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
+        d["random_state"] = self.random_state if isinstance(self.random_state, (int, type(None))) else repr(self.random_state)
+        return d
+
+
+def _scorer(model, measure: str, cache: dict):
+    """``score(words1, words2)``: the model's ``measure`` of each aligned pair (higher = w1 entails w2)."""
+    if measure in MEASURES:
+        m, name = resolve_measure(model, measure, cache)
+        return lambda a, b: np.asarray(m.similarity_pairs(a, b, measure=name), dtype=np.float64)
+    if measure in ENTAILMENT_MEASURES:
+        fuzzy_measure = ENTAILMENT_MEASURES[measure]
+        if hasattr(model, "memberships"):  # already fuzzy sets
+            F = model
+        else:
+            resolve_measure(model, "fuzzy-jaccard", cache)  # builds the paper's fuzzy sets once, into cache
+            F = cache["fuzzy"]
+        return lambda a, b: np.asarray(F.similarity_pairs(a, b, measure=fuzzy_measure), dtype=np.float64)
+    raise ValueError(f"unknown measure {measure!r}; choose from {', '.join([*MEASURES, *ENTAILMENT_MEASURES])}")
+
+
+def entailment(model, dataset, measure: str = "cosine", *, task: str | None = None, oov: str = "skip",
+               lowercase: bool | None = None, n_trials: int = 1000, val_fraction: float = 0.02, random_state=42,
+               data_dir=None, name: str | None = None, cache: dict | None = None) -> EntailmentResult:
+    """Evaluate a pair measure on lexical entailment: direction, detection or graded entailment.
+
+    Parameters
+    ----------
+    model : Embeddings
+        Or any object with ``word in model``, ``model.index`` and ``similarity_pairs`` (a
+        :class:`~embgeo.fuzzy.FuzzyEmbeddings` takes the ``fuzzy-*`` measures directly).
+    dataset : EntailmentPairs, or str / Path
+        Pairs, or a registry name (``"bless-relations"``, ``"bless-hypernymy"``, ``"wbless"``, ``"bibless"``,
+        ``"hyperlex"``) or path for :func:`embgeo.data.load_dataset`.
+    measure : str, default "cosine"
+        A key of :data:`~embgeo.evaluate.similarity.MEASURES` (``"cosine"``, ``"fuzzy-kl"``,
+        ``"fuzzy-kl-rev"``, ``"fuzzy-ce"``, ...) or of :data:`ENTAILMENT_MEASURES` (``"fuzzy-inclusion"``:
+        the share of features with µ_x ≤ µ_y, Bhat et al. 2020 Sec. 4.2 "Feature Inclusion").
+    task : {"direction", "detection", "bidirectional", "graded"}, optional
+        Default: the dataset's (see :func:`embgeo.data.read_entailment`); the protocols are described in
+        the module's documentation.
+    oov : {"skip", "raise"}, default "skip"
+        Pairs with a word outside the vocabulary are left out (hypernymysuite's ``*_inv`` numbers), or
+        raise :class:`~embgeo.errors.UnknownWordError`. A fuzzy measure has no score for a mean vector, so
+        ``"mean"`` is not offered.
+    n_trials, val_fraction, random_state
+        The threshold tuning of detection and bidirectional (hypernymysuite: 1000, 0.02, 42).
+    cache : dict, optional
+        Fuzzy sets built for ``fuzzy-*`` measures, kept across calls (as in :func:`resolve_measure`).
+
+    Returns
+    -------
+    EntailmentResult
+
+    Notes
+    -----
+    hypernymysuite keeps nouns only (HyperLex's 2,163 of 2,616 pairs) and lemmatises words with WordNet;
+    here every pair is scored as written (falling back to lower case), so HyperLex's ρ is over all
+    parts of speech.
+
+    Raises
+    ------
+    ValueError
+        An unknown measure, task or ``oov``, a dataset without pairs for the task (direction: no
+        hypernymy pair; graded: no scores), or no pair in the vocabulary.
+    """
+    check_oov(oov, _OOV, "entailment")
+    data = as_dataset(dataset, "entailment", data_dir)
+    task = task or data.task
+    if task not in ENTAILMENT_TASKS:
+        raise ValueError(f"unknown task {task!r}; choose from {', '.join(ENTAILMENT_TASKS)}")
+    score = _scorer(model, measure, {} if cache is None else cache)
+    sel = np.flatnonzero(data.labels == 1) if task == "direction" else np.arange(len(data))
+    if task == "graded" and data.scores is None:
+        raise ValueError(f"{data.name} has no graded scores for task='graded'")
+    if not len(sel):
+        raise ValueError(f"{data.name}: no hypernymy pair (label 1) for task='direction'")
+    w1 = [data.words1[i] for i in sel]
+    w2 = [data.words2[i] for i in sel]
+    r1, r2 = lookup(model, w1, lowercase), lookup(model, w2, lowercase)
+    if oov == "raise":
+        words = [w for pair in zip(w1, w2) for w in pair]
+        raise_first_missing(words, np.column_stack([r1, r2]).ravel(), f"in entailment dataset {data.name}")
+    found = (r1 >= 0) & (r2 >= 0)
+    if not found.any():
+        raise ValueError(f"no pair of {data.name} has both words in the model's vocabulary")
+    keep = np.flatnonzero(found)
+    vocab = model.words if hasattr(model, "words") else None
+    a = [vocab[r1[i]] if vocab is not None else w1[i] for i in keep]
+    b = [vocab[r2[i]] if vocab is not None else w2[i] for i in keep]
+    labels = data.labels[sel][keep]
+    rows = sel[keep]  # the pairs' rows in the dataset: two models' results align on them
+    forward = score(a, b)
+    per_item: dict
+    acc = rho = float("nan")
+    n_ties = 0
+    if task == "graded":
+        from scipy import stats
+
+        gold = data.scores[sel][keep]
+        per_item = {"gold": gold, "predicted": forward, "item": rows}
+        rho = float(stats.spearmanr(gold, forward)[0]) if len(keep) >= 3 else float("nan")
+    elif task == "detection":
+        per_item = {"score": forward, "label": labels == 1, "item": rows}
+    else:
+        reverse = score(b, a)
+        n_ties = int(np.sum(forward == reverse))
+        per_item = ({"forward": forward, "reverse": reverse, "correct": forward > reverse, "item": rows}
+                    if task == "direction" else {"forward": forward, "reverse": reverse, "label": labels, "item": rows})
+    result = EntailmentResult(
+        dataset=name or data.name, measure=measure, task=task, score=float("nan"), accuracy=acc, spearman=rho,
+        n_pairs=len(keep), n_found=len(keep), n_total=len(sel), coverage=len(keep) / len(sel), n_ties=n_ties,
+        oov=oov, n_trials=n_trials, val_fraction=val_fraction, random_state=random_state,
+        items=list(zip(a, b)), per_item=per_item)
+    headline = result.statistic(per_item) if task != "graded" else rho
+    return _with_score(result, headline)
+
+
+def _with_score(result: EntailmentResult, value: float) -> EntailmentResult:
+    from dataclasses import replace
+
+    return replace(result, score=value, accuracy=value if result.task != "graded" else float("nan"))

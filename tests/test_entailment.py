@@ -1,0 +1,163 @@
+"""Lexical entailment: direction (BLESS), detection (WBLESS), bidirectional (BIBLESS), graded (HyperLex)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from embgeo import data
+from embgeo.errors import FormatError, UnknownWordError
+from embgeo.evaluate import EntailmentResult, entailment, evaluate
+from embgeo.evaluate.entailment import tuned_accuracy
+from embgeo.fuzzy import FuzzyEmbeddings, hyponymy
+
+
+def _tsv(tmp_path, header, rows, name="pairs.tsv"):
+    p = tmp_path / name
+    p.write_text("\t".join(header) + "\n" + "".join("\t".join(map(str, r)) + "\n" for r in rows), encoding="utf-8")
+    return p
+
+
+@pytest.fixture
+def pairs(rng):
+    """120 (w_i, w_j) pairs of the small random embeddings, a third of each relation."""
+    i, j = rng.choice(200, 120), rng.choice(200, 120)
+    keep = i != j
+    rel = np.array(["hyper", "rhyper", "other"])[np.arange(120) % 3][keep]
+    return [f"w{a}" for a in i[keep]], [f"w{b}" for b in j[keep]], rel
+
+
+def _reference_tuned_accuracy(h, y, direction=None, trials=1000):
+    """hypernymysuite's wbless_setup / bibless_setup loop, written out with scikit-learn's thresholds."""
+    from sklearn.metrics import precision_recall_curve
+
+    rng = np.random.RandomState(42)
+    yh = y != 0
+    scores = []
+    for _ in range(trials):
+        m_val = rng.rand(len(y)) < .02
+        m_test = ~m_val
+        _, _, t = precision_recall_curve(yh[m_val], h[m_val])
+        thr_accs = np.mean((h[m_val, np.newaxis] >= t) == yh[m_val, np.newaxis], axis=0)
+        best_t = t[thr_accs.argmax()]
+        pred = h[m_test] >= best_t
+        scores.append(np.mean((pred if direction is None else pred * direction[m_test]) ==
+                              (yh[m_test] if direction is None else y[m_test])))
+    return np.mean(scores)
+
+
+def test_threshold_tuning_follows_hypernymysuites_protocol(rng):
+    import warnings
+
+    h = rng.standard_normal(900)
+    y = (h + rng.standard_normal(900) > 0.3).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a validation split with one class: scikit-learn warns, as it did there
+        want = _reference_tuned_accuracy(h, y, trials=200)
+        assert tuned_accuracy(h, y, n_trials=200) == pytest.approx(want, abs=1e-12)
+        y3 = np.where(rng.random(900) < 0.5, 0, np.where(h > 0, 1, -1))
+        direction = np.where(rng.random(900) < 0.8, np.sign(h), 1).astype(int)
+        want = _reference_tuned_accuracy(np.abs(h), y3, direction, trials=200)
+        assert tuned_accuracy(np.abs(h), y3, direction=direction, n_trials=200) == pytest.approx(want, abs=1e-12)
+
+
+def test_direction_is_the_share_of_pairs_scored_higher_forward(tmp_path, small_embeddings, pairs):
+    w1, w2, rel = pairs
+    p = _tsv(tmp_path, ["word1", "word2", "relation"], zip(w1, w2, rel))
+    F = FuzzyEmbeddings.from_embeddings(small_embeddings)
+    hyp = rel == "hyper"
+    a, b = [w for w, k in zip(w1, hyp) if k], [w for w, k in zip(w2, hyp) if k]
+    for measure, fuzzy_name, rev in [("fuzzy-kl", "kl", False), ("fuzzy-ce-rev", "cross_entropy", True)]:
+        r = entailment(small_embeddings, p, measure, task="direction", cache={"fuzzy": F})
+        fwd = F.similarity_pairs(a, b, measure=fuzzy_name, reverse=rev)
+        back = F.similarity_pairs(b, a, measure=fuzzy_name, reverse=rev)
+        assert r.task == "direction" and r.n_pairs == hyp.sum() == r.n_total
+        assert r.accuracy == pytest.approx(np.mean(fwd > back)) and r.score == r.accuracy
+        assert r.statistic(r.per_item) == r.accuracy and r.score_name == "accuracy"
+    # graded inclusion: the fuzzy module's own hyponymy study gives the same direction accuracy
+    inc = entailment(small_embeddings, p, "fuzzy-inclusion", task="direction", cache={"fuzzy": F})
+    assert inc.accuracy == pytest.approx(hyponymy(F, list(zip(a, b))).direction_accuracy)
+    # a symmetric measure cannot point: every pair is a tie, and a tie is wrong
+    cos = entailment(small_embeddings, p, "cosine", task="direction")
+    assert cos.n_ties == cos.n_pairs and cos.accuracy == 0.0
+
+
+def test_detection_bidirectional_and_graded_tasks(tmp_path, small_embeddings, pairs):
+    from scipy import stats
+
+    w1, w2, rel = pairs
+    lab = np.where(rel == "hyper", 1, np.where(rel == "rhyper", -1, 0))
+    e = small_embeddings
+    cos = e.similarity_pairs(w1, w2)
+    wb = _tsv(tmp_path, ["word1", "word2", "label", "relation", "fold"],
+              [(a, b, str(r == "hyper"), "hyper" if r == "hyper" else "other", "val") for a, b, r in zip(w1, w2, rel)],
+              "wbless.tsv")
+    r = entailment(e, wb)
+    assert r.task == "detection"
+    assert r.accuracy == pytest.approx(tuned_accuracy(cos, lab == 1))
+    bb = _tsv(tmp_path, ["word1", "word2", "relation", "label"], zip(w1, w2, rel, lab), "bibless.tsv")
+    F = FuzzyEmbeddings.from_embeddings(e)
+    r = entailment(e, bb, "fuzzy-kl", cache={"fuzzy": F})
+    f, back = F.similarity_pairs(w1, w2, measure="kl"), F.similarity_pairs(w2, w1, measure="kl")
+    assert r.task == "bidirectional"
+    assert r.accuracy == pytest.approx(tuned_accuracy(np.maximum(f, back), lab, direction=np.where(f >= back, 1, -1)))
+    assert r.statistic(r.per_item) == r.accuracy
+    gold = np.linspace(0, 6, len(w1))
+    hl = _tsv(tmp_path, ["word1", "word2", "pos", "label", "score", "fold"],
+              [(a, b, "N", "hyp-1", g, "train") for a, b, g in zip(w1, w2, gold)], "hyperlex.tsv")
+    r = entailment(e, hl)
+    assert r.task == "graded" and r.score_name == "spearman"
+    assert r.spearman == pytest.approx(stats.spearmanr(gold, cos)[0]) and r.statistic(r.per_item) == r.spearman
+    assert isinstance(r, EntailmentResult) and np.isnan(r.accuracy)
+
+
+def test_oov_and_bad_input(tmp_path, small_embeddings):
+    p = _tsv(tmp_path, ["word1", "word2", "relation"], [("w1", "w2", "hyper"), ("w3", "nope", "hyper"),
+                                                         ("w4", "w5", "coord")])
+    r = entailment(small_embeddings, p, "dot")
+    assert (r.n_pairs, r.n_total, r.coverage) == (1, 2, 0.5) and r.items == [("w1", "w2")]
+    with pytest.raises(UnknownWordError, match="nope"):
+        entailment(small_embeddings, p, oov="raise")
+    with pytest.raises(ValueError, match="oov"):
+        entailment(small_embeddings, p, oov="mean")
+    with pytest.raises(ValueError, match="unknown measure 'kl'"):
+        entailment(small_embeddings, p, "kl")
+    none = _tsv(tmp_path, ["word1", "word2", "relation"], [("x", "y", "hyper")], "none.tsv")
+    with pytest.raises(ValueError, match="no pair of none has both words"):
+        entailment(small_embeddings, none)
+    bad = _tsv(tmp_path, ["word1", "word2", "label"], [("a", "b", "True"), ("a", "b", "maybe")], "bad.tsv")
+    with pytest.raises(FormatError, match=r"bad\.tsv, line 3: label 'maybe'"):
+        data.read_entailment(bad)
+    short = _tsv(tmp_path, ["word1", "word2", "label"], [("a", "b")], "short.tsv")
+    with pytest.raises(FormatError, match=r"short\.tsv, line 2: expected 3 fields"):
+        data.read_entailment(short)
+
+
+def test_readers_of_the_registered_formats(tmp_path):
+    bless = tmp_path / "bless.csv"
+    bless.write_text(",word1,word2,relation\n0,shirt,re-join,?\n1,goose,bird,hyper\n2,goose,duck,coord\n")
+    d = data.load_dataset(bless)  # known by its header
+    assert isinstance(d, data.EntailmentPairs) and d.task == "direction" and d.labels.tolist() == [0, 1, 0]
+    suite = _tsv(tmp_path, ["word1", "word2", "label", "fold"], [("goose", "waterbird", "True", "val"),
+                                                                  ("bus", "radiator", "False", "test")])
+    d = data.read_entailment(suite)
+    assert d.task == "direction" and d.relations == ["hyper", "other"]
+
+
+def test_evaluate_runs_each_measure_on_entailment_pairs(tmp_path, small_embeddings):
+    p = _tsv(tmp_path, ["word1", "word2", "relation"], [("w1", "w2", "hyper"), ("w3", "w9", "hyper")])
+    rep = evaluate(small_embeddings, [data.read_entailment(p)], measures=["cosine", "fuzzy-inclusion"])
+    assert [row["measure"] for row in rep] == ["cosine", "fuzzy-inclusion"]
+    assert rep[0]["task"] == "entailment-direction" and rep[0]["accuracy"] == 0.0
+    assert "purity" not in rep.columns
+
+
+def test_bless_direction_on_glove(shared_data, glove):
+    e = glove.top(50000)
+    path = shared_data / "relations" / "bless.csv"
+    cache: dict = {}
+    kl = entailment(e, path, "fuzzy-kl", cache=cache)
+    rev = entailment(e, path, "fuzzy-kl-rev", cache=cache)
+    cos = entailment(e, path, "cosine")
+    assert kl.n_total == 1279 and kl.n_pairs == 972  # 76 % of the hypernymy pairs in the 50,000 words
+    assert kl.accuracy + rev.accuracy == pytest.approx(1 - kl.n_ties / kl.n_pairs)
+    assert cos.accuracy == 0.0 and kl.accuracy > 0.5
