@@ -200,7 +200,7 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
             raise ValueError(f"pivot {pivot!r} is not one of the languages {langs}")
         pairs = self._resolve_dictionaries(spaces, dictionaries)
         parent = _spanning_tree(langs, pivot, pairs)
-        self.normalizers_ = {}
+        self.normalizers_: dict = {}
         X = {lang: self._preprocess(lang, _matrix(spaces[lang], lang), fit=True) for lang in langs}
         self._pca_fit(X)
         X = {lang: self._apply_pca(lang, X[lang]) for lang in langs}

