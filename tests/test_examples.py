@@ -104,3 +104,12 @@ def test_page_examples_run(page, page_session, capsys):
                                    f"{capsys.readouterr().err[-2000:]}"
         timings.append((f"{rel}:{line}", time.perf_counter() - start))
     print("\n".join(f"{where}: {t:.1f} s" for where, t in timings))
+    # a Dask cluster a page leaves open keeps its event loop and system monitor running for the rest
+    # of the test session (its allocations showed in other tests' memory traces): pages close theirs
+    dask = {name: v for name, v in namespace.items() if type(v).__module__.startswith("distributed")}
+    dask.update({f"{name}.cluster": v.cluster for name, v in list(dask.items()) if getattr(v, "cluster", None)})
+    left_open = [name for name, v in dask.items()
+                 if hasattr(v, "close") and not str(getattr(v, "status", "closed")).endswith("closed")]
+    for name in left_open:
+        dask[name].close()
+    assert not left_open, f"{rel} leaves Dask objects open: {left_open} (close them at the end of the example)"
