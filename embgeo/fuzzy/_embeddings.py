@@ -279,7 +279,8 @@ class FuzzyEmbeddings(Vocabulary):
             ``"cuda"`` runs the float32 search on the GPU engine (:mod:`embgeo.neighbors`, the
             CPU engine's lists) and makes the candidate side there by a CUDA kernel, a block at a
             time (NumPy memberships are copied block by block; CuPy memberships take the device
-            path with the default backend too); the measures that are one product. ``"dask"`` selects the candidates on the current ``dask.distributed`` client
+            path with the default backend too); the measures that are one product. ``"dask"``
+            selects the candidates on the current ``dask.distributed`` client
             (:func:`embgeo.neighbors.topk` with ``backend="dask"``, of the conditioned queries
             against the conditioned vocabulary, built row chunk by row chunk on the workers, never
             whole in one process) and certifies them here in float64, as locally: the same lists.
@@ -296,10 +297,10 @@ class FuzzyEmbeddings(Vocabulary):
         if not FUZZY_MEASURES[measure].searchable:
             raise ValueError(f"{measure!r} is a pair measure; vocabulary-wide search supports "
                              + ", ".join(repr(m.name) for m in FUZZY_MEASURES.values() if m.searchable))
-        if backend == "cuda" and not _is_linear(measure, reverse):
-            raise ValueError(f"backend='cuda' searches the measures that are one product; {measure!r}"
-                             f"{' reversed' if reverse else ''} divides pair by pair: search it with the "
-                             "default backend (on CuPy memberships it runs on the device)")
+        if backend != "exact" and not _is_linear(measure, reverse):
+            raise ValueError(f"backend={backend!r} searches the measures that are one product; {measure!r}"
+                             f"{' reversed' if reverse else ''} divides pair by pair: use backend='exact' "
+                             "(on CuPy memberships it runs on the device)")
         q = self._as_query(queries)
         P = self.memberships
         xp = xb.get_namespace(P)
@@ -731,9 +732,6 @@ class FuzzyEmbeddings(Vocabulary):
 
         P = self.memberships
         key = (measure, bool(reverse) and not FUZZY_MEASURES[measure].symmetric)
-        if measure == "jaccard" or (measure == "intersection_ratio" and reverse):
-            raise ValueError(f"backend='dask' supports the measures that are one product; {measure!r}"
-                             + (" reversed" if reverse else "") + " divides by a per-pair term: use backend='exact'")
         if not xb.is_numpy(P):
             raise ValueError("backend='dask' needs NumPy memberships")
         q_names, c_names = self._LINEAR[key]
