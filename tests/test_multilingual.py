@@ -182,3 +182,35 @@ def test_real_english_finnish_and_a_rotated_finnish_in_one_space(shared_data, gl
                        bli(*mm.pair(spaces, "en", "fx"), test_x, retrieval="csls").p_at(1))
     for p_fi, p_fx in out.values():
         assert 0.15 < p_fi < 0.45 and abs(p_fi - p_fx) < 0.03
+
+
+@pytest.mark.parametrize("device", [None, "device1"])
+def test_gpa_with_self_learning_runs_in_the_arrays_own_namespace(rng, device, monkeypatch):
+    """The vocabulary-wide induction stays in the input's namespace (array_api_strict stands in for
+    CuPy; on an emulated second device a stray host array fails): same maps as NumPy's."""
+    xps = pytest.importorskip("array_api_strict")
+    from embgeo.crosslingual import _multilingual
+
+    seen, induce = [], _multilingual._muse_dictionary
+
+    def spy(A, B, *args):
+        seen.append((type(A).__module__.split(".")[0], type(B).__module__.split(".")[0]))
+        return induce(A, B, *args)
+
+    monkeypatch.setattr(_multilingual, "_muse_dictionary", spy)
+    spaces, _ = _spaces(rng, n=500, noise=0.15)
+    ids = np.stack([np.arange(40)] * 2, axis=1)
+    dicts = {("en", "de"): ids, ("en", "fi"): ids}
+    kw = dict(normalize=("unit", "center", "unit"), self_learning=True, max_iter=2, vocabulary_cutoff=500,
+              progress=False)
+    ref = MultilingualMapper("gpa", **kw).fit({k: e.vectors for k, e in spaces.items()}, dicts)
+    dev = None if device is None else xps.Device(device)
+    strict = {k: xps.asarray(e.vectors, device=dev) for k, e in spaces.items()}
+    seen.clear()
+    got = MultilingualMapper("gpa", **kw).fit(strict, dicts)
+    assert seen and set(seen) == {("array_api_strict", "array_api_strict")}   # no host copy of a vocabulary
+    assert [r["n_tuples"] for r in got.history_] == [r["n_tuples"] for r in ref.history_]
+    for lang in spaces:
+        np.testing.assert_allclose(got.transforms_[lang], ref.transforms_[lang], atol=1e-5)
+    Y = got.transform("de", strict["de"])
+    assert type(Y) is type(strict["de"]) and Y.device == strict["de"].device

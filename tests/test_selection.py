@@ -145,3 +145,32 @@ def test_history_plot_draws_the_mean_cosine(rng):
     X, Z, seed = _case(rng)
     ax = Mapper.from_recipe("muse", max_iter=2, progress=False).fit(X, Z, seed).history_.plot()
     assert "mean cosine (MUSE)" in [line.get_label() for line in ax.get_lines()]
+
+
+def _brute_validation(A, B, val_rows, cosine):
+    """P@1 and mean best-gold similarity of aligned validation rows, written from MUSE / VecMap."""
+    if cosine:
+        A = A / np.linalg.norm(A, axis=1, keepdims=True)
+        B = B / np.linalg.norm(B, axis=1, keepdims=True)
+    S = A[val_rows].astype(np.float64) @ B.T.astype(np.float64)
+    return float(np.mean(S.argmax(axis=1) == val_rows)), float(np.mean(S[np.arange(len(val_rows)), val_rows]))
+
+
+@pytest.mark.parametrize("refinement", ["muse", "vecmap"])
+def test_validation_scores_by_cosine_for_muse_and_by_dot_for_vecmap(rng, refinement):
+    """MUSE's evaluation unit-normalises both sides; VecMap's --validation takes raw dot products. With
+    unequal target norms (raw vectors, as MUSE's recipe keeps them) the two rank differently."""
+    n, d = 600, 10
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    Q = np.linalg.qr(rng.standard_normal((d, d)))[0]
+    Z = (X @ Q + 0.6 * rng.standard_normal((n, d))).astype(np.float32)
+    Z *= rng.uniform(0.2, 3.0, (n, 1)).astype(np.float32)        # norms unrelated to the translations
+    seed, val = np.stack([np.arange(300)] * 2, axis=1), np.arange(300, 400)
+    m = Mapper(normalize=(), mapping="orthogonal", self_learning=True, refinement=refinement, max_iter=1,
+               progress=False).fit(X, Z, seed, validation=np.stack([val, val], axis=1))
+    W = procrustes(X[seed[:, 0]], Z[seed[:, 1]])                # the first record scores the seed's map
+    acc, sim = _brute_validation(X @ W, Z, val, cosine=refinement == "muse")
+    other, _ = _brute_validation(X @ W, Z, val, cosine=refinement != "muse")
+    assert acc != other                                              # the case tells the two apart
+    rec = m.history_[0]
+    assert rec["val_accuracy"] == pytest.approx(acc) and rec["val_similarity"] == pytest.approx(sim, abs=1e-5)

@@ -241,8 +241,9 @@ class Mapper(TransformerMixin, BaseEstimator):
     selection : {"mean_cosine", "validation", "objective"}
         The criterion of ``keep="best"`` (higher is better): MUSE's unsupervised criterion
         (:func:`mean_cosine`, recorded in every round; MUSE's ``mean_cosine-csls_knn_10-S2T-10000``),
-        the validation P@1 (``val_accuracy``; needs ``fit(validation=...)``), or the loop's
-        objective.
+        the validation P@1 (``val_accuracy``; needs ``fit(validation=...)``; nearest neighbours by
+        cosine with ``refinement="muse"``, as MUSE's evaluation, by the raw dot product of the
+        normalised spaces otherwise, as VecMap's ``--validation``), or the loop's objective.
     record_mean_cosine : bool or None
         Record ``mean_cosine`` in ``history_``. None (default): in every round of MUSE's refinement,
         and of VecMap's loop when ``keep="best", selection="mean_cosine"``; True: every round of
@@ -742,16 +743,28 @@ class Mapper(TransformerMixin, BaseEstimator):
         return best.dictionary
 
     def _score_validation(self, X, Z, W, val):
+        """NN accuracy and mean best-gold similarity of the validation dictionary under mapping W.
+
+        VecMap's ``--validation`` scores raw dot products of its normalised, mapped spaces; MUSE's
+        evaluation (``get_word_translation_accuracy``) unit-normalises both sides first, and its
+        recipe keeps the raw vectors, whose norms would otherwise rank the targets.
+        """
+        cosine = self.refinement == "muse"
         src_rows = np.fromiter(val.keys(), dtype=np.int64)
         Q, Zs = _shared_space(xb.take_rows(X, src_rows), Z, W)
-        scores, idx = topk(Q, Zs, 1, metric="dot", memory_budget=self.memory_budget, progress=False)
+        scores, idx = topk(Q, Zs, 1, metric="cosine" if cosine else "dot", memory_budget=self.memory_budget,
+                           progress=False)
         nn = xb.to_numpy(idx)[:, 0]
         acc = float(np.mean([nn[i] in val[s] for i, s in enumerate(src_rows.tolist())]))
         sims = []
         Qn = xb.to_numpy(Q).astype(np.float64)
+        if cosine:
+            Qn = normalize(Qn, "unit")
         for i, s in enumerate(src_rows.tolist()):
-            g = np.fromiter(val[s], dtype=np.int64)
-            sims.append(float(np.max(xb.to_numpy(xb.take_rows(Zs, g)).astype(np.float64) @ Qn[i])))
+            G = xb.to_numpy(xb.take_rows(Zs, np.fromiter(val[s], dtype=np.int64))).astype(np.float64)
+            if cosine:
+                G = normalize(G, "unit")
+            sims.append(float(np.max(G @ Qn[i])))
         cov = len(val) / max(1, getattr(self, "_val_total", len(val)))
         return {"val_accuracy": acc, "val_similarity": float(np.mean(sims)), "val_coverage": cov}
 

@@ -294,12 +294,16 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
             mapped[lang] = m.transform(X[lang])
 
     def _fit_gpa(self, X, pairs, parent, order):
-        Xn = {lang: np.asarray(xb.to_numpy(M)) for lang, M in X.items()}
+        # The vocabularies stay in their own namespace (CuPy on the GPU): only the dictionary rows
+        # and the d × d transforms come to the host, where GPA's small products run.
+        def rows(lang, r):
+            return np.asarray(xb.to_numpy(xb.take_rows(X[lang], r)), dtype=np.float64)
+
         # start: the pivot's space, each other language aligned to its (already aligned) parent
-        T = {self.pivot_: np.eye(Xn[self.pivot_].shape[1])}
+        T = {self.pivot_: np.eye(X[self.pivot_].shape[1])}
         for lang in order[1:]:
             rl, rp = _pair_rows(pairs, lang, parent[lang])
-            T[lang] = procrustes(Xn[lang][rl].astype(np.float64), Xn[parent[lang]][rp] @ T[parent[lang]])
+            T[lang] = procrustes(rows(lang, rl), rows(parent[lang], rp) @ T[parent[lang]])
         self.history_ = []
         rounds = int(self.max_iter) if self.self_learning else 0
         bar = progress_bar(total=rounds + 1, desc="GPA", progress=self.progress, unit="round")
@@ -307,12 +311,13 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
             for rnd in range(rounds + 1):
                 t0 = time.perf_counter()
                 if rnd > 0:
-                    pairs = self._induce(Xn, T, pairs)
+                    pairs = self._induce(X, T, pairs)
                 tuples = _tuples(self.languages_, pairs)
+                E = {lang: rows(lang, r) for lang, (r, _) in tuples[0].items() if r.size}
                 with xb.single_blas_thread():
                     # (n × d)ᵀ(n × d) products and d × d SVDs: BLAS threads only wait on each other
                     # (0.8 s against 0.02 s a Procrustes solve for 6.5k rows at load 20 on 2 cores)
-                    T, objective, n_it = _gpa(Xn, T, tuples, int(self.gpa_max_iter), float(self.tol))
+                    T, objective, n_it = _gpa(E, T, tuples, int(self.gpa_max_iter), float(self.tol))
                 self.history_.append({"round": rnd, "objective": objective, "gpa_iterations": n_it,
                                       "n_tuples": int(tuples[1]), "seconds": time.perf_counter() - t0})
                 bar.update(1)
@@ -320,12 +325,15 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
             bar.close()
         self.transforms_ = T
 
-    def _induce(self, Xn, T, pairs):
+    def _induce(self, X, T, pairs):
         """MUSE's ``build_dictionary`` (CSLS, mutual) for every language pair given, in the shared space."""
+        def shared(lang):
+            xp = xb.get_namespace(X[lang])
+            return normalize(X[lang] @ xp.astype(xb.asarray(T[lang], like=X[lang]), X[lang].dtype), "unit")
+
         out = {}
         for a, b in pairs:
-            A = normalize((Xn[a] @ T[a]).astype(np.float32), "unit")
-            B = normalize((Xn[b] @ T[b]).astype(np.float32), "unit")
+            A, B = shared(a), shared(b)
             d, _ = _muse_dictionary(A, B, "mutual", self.retrieval, int(self.csls_knn), self.vocabulary_cutoff,
                                     self.memory_budget)
             out[(a, b)] = (d[:, 0], d[:, 1])
@@ -440,7 +448,7 @@ def _tuples(langs, pairs):
             for lang, (r, t) in out.items()}, len(roots)
 
 
-def _gpa(X, T, tuples, max_iter, tol):
+def _gpa(E, T, tuples, max_iter, tol):
     """Generalized Procrustes analysis (Kementchedjhieva et al. 2018, Section 3) over tuples with missing rows.
 
     Alternates G = the mean of each tuple's aligned rows and T_i = Procrustes(E_i → G) until the
@@ -449,7 +457,6 @@ def _gpa(X, T, tuples, max_iter, tol):
     """
     rows, n_t = tuples
     d = next(iter(T.values())).shape[1]
-    E = {lang: X[lang][r].astype(np.float64) for lang, (r, _) in rows.items() if r.size}
     # a language has at most one row in a tuple, so its tuple ids are distinct and G[ids] += ...
     # sums without np.add.at
     counts = np.zeros(n_t)
