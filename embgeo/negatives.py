@@ -209,7 +209,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     -------
     SynonymTable
     """
-    from .neighbors import self_topk, topk
+    from .neighbors import self_topk
 
     k = int(k)
     if k < 1:
@@ -233,19 +233,11 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     if not (vocabulary is None):
         xp = xb.get_namespace(X)
         X = X[rows_in_e, ...] if xb.is_numpy(X) else xp.take(X, xp.asarray(rows_in_e), axis=0)
-    if backend == "dask":
-        if symmetric:
-            raise ValueError("symmetric=True is a path of the local engine; backend='dask' joins shards")
-        # rows sharded once and joined with themselves shard by shard on the workers
-        from .distributed import shard
-
-        sd = shard(xb.to_numpy(X), client)
-        scores, idx = topk(sd, sd, k, metric="cosine", exclude=np.arange(known.size), backend="dask", client=client)
-    elif backend == "exact":
-        scores, idx = self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress,
-                                symmetric=symmetric)
-    else:
+    if backend not in ("exact", "dask"):
         raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
+    scores, idx = self_topk(xb.to_numpy(X) if backend == "dask" else X, k, metric="cosine",
+                            memory_budget=memory_budget, progress=progress, symmetric=symmetric, backend=backend,
+                            client=client)
     scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:

@@ -80,6 +80,20 @@ def test_topk_equals_local_and_brute_force(client, data, metric):
     assert s.dtype == np.float32 and i.dtype == np.int64 and len(dd.shard(D).shards) == 2
 
 
+@pytest.mark.parametrize("metric", ["cosine", "dot"])
+def test_self_topk_on_dask_equals_the_local_table(client, data, metric):
+    _, D = data
+    s, i = neighbors.self_topk(D, 6, metric=metric, backend="dask")
+    ls, li = neighbors.self_topk(D, 6, metric=metric, progress=False)
+    np.testing.assert_array_equal(i, li)
+    np.testing.assert_array_equal(s, ls)          # canonical scores: the same bits whatever the shards
+    assert not (i == np.arange(len(D))[:, None]).any()
+    with pytest.raises(ValueError, match="symmetric=True"):
+        neighbors.self_topk(D, 6, symmetric=True, backend="dask")
+    with pytest.raises(TypeError, match="client= needs backend='dask'"):
+        neighbors.self_topk(D, 6, client=client)
+
+
 def test_exact_ties_across_shards_go_to_the_lower_row(client):
     # small integers: every dot product is exact in float32, so ties are exact whatever the tiling
     D = np.random.default_rng(2).integers(-1, 2, size=(400, 8)).astype(np.float32)

@@ -23,7 +23,7 @@ from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
 from ..linalg import inverse_norms
-from ..neighbors import ARRAY_BACKENDS, check_backend, self_topk, topk
+from ..neighbors import ARRAY_BACKENDS, check_backend, self_topk
 from ..progress import progress_bar
 
 __all__ = ["align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]
@@ -157,9 +157,8 @@ def _index(like, idx):
 
 def _self_lists(X, k, memory_budget, progress, backend, client):
     """Each row's k nearest other rows by cosine: the exact self-join, or one sharded search on Dask."""
-    if backend == "dask":
-        return topk(X, X, k, metric="cosine", exclude=np.arange(X.shape[0]), backend="dask", client=client)[1]
-    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress, backend=backend)[1]
+    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress, backend=backend,
+                     client=client)[1]
 
 
 def _neighborhood(A, B, k, memory_budget, progress, backend="exact", client=None):

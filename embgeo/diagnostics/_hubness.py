@@ -270,10 +270,8 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         S = D if own else distributed.shard(S, client)
     if own and rows is None and retrieval == "nn":
         # the whole space against itself: one self-join of the exact engine
-        if backend == "dask":
-            _, idx = neighbors.topk(D, D, k, exclude=np.arange(n), backend="dask", client=client)
-        else:
-            _, idx = neighbors.self_topk(S, k, backend=backend, memory_budget=memory_budget, progress=progress)
+        _, idx = neighbors.self_topk(D if backend == "dask" else S, k, backend=backend, client=client,
+                                     memory_budget=memory_budget, progress=progress)
         return _result(xb.to_numpy(idx), k, retrieval, n, nq, hub_size, words)
     search = _searcher(retrieval, S, D, csls_knn, isf_beta, backend, dask, opts)
     counts = np.zeros(n, dtype=np.int64)

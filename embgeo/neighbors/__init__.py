@@ -36,7 +36,7 @@ from .. import blocking, linalg, validation
 from . import _dask, _exact, _gensim
 from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
                         check_backend, check_metric, check_retrieval, choices)
-from ._exact import check_csls_knn, prepared_topk, select_topk, self_topk
+from ._exact import check_csls_knn, prepared_topk, select_topk
 from ._isf import isf_log_partition, isf_topk
 from ._ranking import merge_topk
 from ._screening import cached_screen_index
@@ -183,6 +183,44 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         raise TypeError("offset= is for one shard searched by the local engine; backend='dask' shards "
                         "the database itself")
     return dd.topk(queries, database, k, metric=metric, exclude=exclude, client=client, query_block=query_block)
+
+
+def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
+              progress: bool | None = None, n_jobs: int | None = None, check_finite: bool = True,
+              symmetric: bool | None = None, backend: str = "exact", client=None, query_block: int | None = None):
+    """Every row's top-``k`` among the *other* rows of ``X``: ``topk(X, X, k, exclude=self)``.
+
+    The local engines' function is :func:`embgeo.neighbors._exact.self_topk` (its docstring has the
+    symmetric path and the scores); ``backend="dask"`` shards the rows once and joins each shard,
+    already on its worker, with all of them (same lists and scores as the local default route).
+
+    Parameters
+    ----------
+    X : array (n, d); with ``backend="dask"`` anything :func:`embgeo.distributed.shard` takes
+    k, metric, memory_budget, progress, n_jobs, check_finite, symmetric
+        As in the local function; ``symmetric=True`` is a path of the local engine only.
+    backend, client, query_block
+        As in :func:`topk`.
+
+    Returns
+    -------
+    scores, indices : arrays, shape (n, k)
+        Best first, ties to the lower row, never the row itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32)
+    >>> self_topk(X, 1)[1].ravel().tolist()
+    [1, 0, 1]
+    """
+    dd = _dask_engine(backend, client, query_block)
+    if dd is None:
+        return _exact.self_topk(X, k, metric=metric, memory_budget=memory_budget, progress=progress, n_jobs=n_jobs,
+                                check_finite=check_finite, symmetric=symmetric, backend=backend)
+    if symmetric:
+        raise ValueError("symmetric=True is a path of the local engine; backend='dask' joins shards")
+    return dd.self_topk(X, k, metric=metric, client=client, query_block=query_block)
 
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,

@@ -275,6 +275,19 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
                          query_block)
 
 
+def self_topk(database, k: int = 10, *, metric: str = "cosine", client=None, query_block: int | None = None):
+    """:func:`embgeo.neighbors.self_topk` with ``backend="dask"``: every row's top-k among the others.
+
+    The rows are sharded once and each shard, already on its worker, is a block of queries against
+    all shards (the self-join of :func:`topk`); each row's own index is excluded. Scores are the
+    canonical ones of the local default route, so the table equals the local one exactly.
+    """
+    check_metric(metric, metrics=PAIRWISE_METRICS)
+    client = get_client(client)
+    sd = shard(database, client)
+    return _sharded_topk(client, sd, None, None, k, metric == "cosine", np.arange(sd.shape[0]), query_block)
+
+
 def _sharded_topk(client, sd: ShardedDatabase, Q, q_inv, k, cosine: bool, exclude, query_block):
     """Top-k of ``Q`` (checked, with its inverse norms for cosine; None: the database's own rows,
     whose blocks are the shards already on the workers)."""
