@@ -210,9 +210,9 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     Examples
     --------
     >>> import numpy as np
-    >>> X = np.array([[1, 0], [1, 1], [0, 1]], dtype=np.float32)
-    >>> self_topk(X, 1)[1].ravel().tolist()
-    [1, 0, 1]
+    >>> scores, ids = self_topk(np.array([[1, 0], [2, 1], [0, 1]], dtype=np.float32), 1, metric="dot")
+    >>> ids.ravel().tolist(), scores.ravel().tolist()
+    ([1, 0, 1], [2.0, 2.0, 1.0])
     """
     dd = _dask_engine(backend, client, query_block)
     if dd is None:
