@@ -77,10 +77,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from . import backend as xb
 from .embeddings import Embeddings
 from .errors import NotFittedError
-from .latent_metric import INITS, SOLVERS, LatentMetricObjective, fit_latent_metric, latent_metric_problem
+from .latent_metric import INITS, SOLVERS, LatentMetricObjective, fit_latent_metric
 from .linalg import gram, sym_power
 from .progress import progress_bar
-from .validation import renamed_parameter
+from .validation import collection_input_tags, renamed_parameter
 
 __all__ = ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"]
 
@@ -165,9 +165,7 @@ def _pair_grams(arrays, progress=None):
 
 # ------------------------------------------------------------------------------- objective
 # The objective on Gram blocks and its pymanopt problem are GeoMM's (embgeo.latent_metric), with
-# Y = I_n: the constant is n. The private names stay for the tests and benchmarks that use them.
-_Objective = LatentMetricObjective
-_build_problem = latent_metric_problem
+# Y = I_n: the constant is n.
 
 
 def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metric=None) -> float:
@@ -205,7 +203,7 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
     for k, (m, X) in enumerate(zip(M, arrays)):
         if m.ndim != 2 or m.shape != (B.shape[0], X.shape[1]):
             raise ValueError(f"rotations[{k}] must have shape ({B.shape[0]}, {X.shape[1]}), got {m.shape}")
-    return _Objective(_pair_grams(arrays, progress), arrays[0].shape[0], C).cost(M, B)
+    return LatentMetricObjective(_pair_grams(arrays, progress), arrays[0].shape[0], C).cost(M, B)
 
 
 # ------------------------------------------------------------------------------- estimator
@@ -345,12 +343,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         So ``input_tags.two_d_array`` is False, and scikit-learn's checks that fit on one array
         cannot apply; ``tests/test_sklearn_conformance.py`` runs the API checks that do.
         """
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.allow_nan = False
-        tags.target_tags.required = False
-        tags.transformer_tags.preserves_dtype = ["float32", "float64"]
-        return tags
+        return collection_input_tags(super().__sklearn_tags__())
 
     def fit(self, sources: Sequence, y=None):
         """Learn the maps and the metric from two or more sources.
@@ -390,7 +383,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         return self
 
     def _fit_grams(self, G, n, dims, d):
-        fit = fit_latent_metric(_Objective(G, n, self.C), dims, d, solver=self.solver,
+        fit = fit_latent_metric(LatentMetricObjective(G, n, self.C), dims, d, solver=self.solver,
                                 max_iterations=self.max_iterations, tol=self.tol, init=self.init,
                                 random_state=self.random_state, progress=self.progress,
                                 solver_verbosity=self._pymanopt_verbosity(), desc="meta", log=logger)

@@ -12,7 +12,8 @@ import numpy as np
 
 from . import backend as xb
 
-__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "renamed_parameter", "renamed_names"]
+__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "renamed_parameter", "renamed_names",
+           "collection_input_tags"]
 
 
 def renamed_parameter(value, old_value, *, old: str, new: str, where: str, stacklevel: int = 2):
@@ -185,3 +186,19 @@ def mask_excluded(S, rows, cols, *, in_place: bool = False):
     mask[rows, cols] = True
     dev = xb.device(S)
     return xp.where(xp.asarray(mask, device=dev), xp.asarray(-xp.inf, dtype=S.dtype, device=dev), S)
+
+
+def collection_input_tags(tags):
+    """scikit-learn tags of a transformer fitted on a *collection* of spaces, not on one 2-D ``X``.
+
+    :class:`~embgeo.meta.GeometricMetaEmbedding` (a list of aligned sources) and
+    :class:`~embgeo.crosslingual.MultilingualMapper` (a dict of spaces) are such transformers: no
+    2-D array input, so scikit-learn's array checks cannot apply; no NaN; no target; the output
+    keeps float32 or float64. ``tags`` is the estimator's ``super().__sklearn_tags__()``; it is
+    changed in place and returned.
+    """
+    tags.input_tags.two_d_array = False
+    tags.input_tags.allow_nan = False
+    tags.target_tags.required = False
+    tags.transformer_tags.preserves_dtype = ["float32", "float64"]
+    return tags

@@ -9,7 +9,8 @@ from scipy.stats import ortho_group
 
 import embgeo
 from embgeo.errors import NotFittedError
-from embgeo.meta import (GeometricMetaEmbedding, _build_problem, _Objective, _pair_grams, average,
+from embgeo.latent_metric import LatentMetricObjective, latent_metric_problem
+from embgeo.meta import (GeometricMetaEmbedding, _pair_grams, average,
                          concatenate, concatenate_svd, objective)
 
 
@@ -78,7 +79,7 @@ def test_gram_cost_equals_direct_n_sized_formula(rng):
 
 def test_euclidean_gradient_matches_central_differences(rng):
     arrays, M, B = _random_problem(rng)
-    obj = _Objective(_pair_grams(arrays), arrays[0].shape[0], C=0.3)
+    obj = LatentMetricObjective(_pair_grams(arrays), arrays[0].shape[0], C=0.3)
     f0, gM, gB = obj.grad(M, B)
     assert f0 == pytest.approx(obj.cost(M, B), rel=1e-12)
     dM = [rng.standard_normal(m.shape) for m in M]
@@ -93,7 +94,7 @@ def test_euclidean_gradient_matches_central_differences(rng):
 
 def test_euclidean_hessian_is_the_derivative_of_the_gradient(rng):
     arrays, M, B = _random_problem(rng)
-    obj = _Objective(_pair_grams(arrays), arrays[0].shape[0], C=0.3)
+    obj = LatentMetricObjective(_pair_grams(arrays), arrays[0].shape[0], C=0.3)
     dM = [rng.standard_normal(m.shape) for m in M]
     S = rng.standard_normal(B.shape)
     dB = S + S.T
@@ -121,10 +122,10 @@ def test_pymanopt_check_gradient_and_hessian_slopes(rng, dims, d, monkeypatch):
     monkeypatch.setattr(diagnostics, "identify_linear_piece", _identify_linear_piece)
 
     arrays = [rng.standard_normal((30, di)) / 3 for di in dims]
-    obj = _Objective(_pair_grams(arrays), 30, C=0.5)
+    obj = LatentMetricObjective(_pair_grams(arrays), 30, C=0.5)
     # polar (second-order) retraction for the Hessian check; pymanopt's exp (scipy's expm on every
     # point) is slow, and with it disabled the check walks along the retraction instead.
-    problem, _ = _build_problem(obj, list(dims), d, retraction="polar")
+    problem, _ = latent_metric_problem(obj, list(dims), d, retraction="polar")
     monkeypatch.setattr(problem.manifold, "exp", _no_exp)
     np.random.seed(0)  # pymanopt draws its random point and direction from the global state
     x = problem.manifold.random_point()
@@ -421,7 +422,7 @@ def test_cost_gradient_and_transform_match_released_geo_meta_emb_code():
     np.testing.assert_allclose(embgeo.normalize.normalize(g["X"], "unit"), g["Xn"], atol=1e-12)
     M = [g["U1"].T, g["U2"].T]
     assert objective([g["Xn"], g["Zn"]], M, g["B"], C=C) == pytest.approx(float(g["cost"]), rel=1e-12)
-    obj = _Objective(_pair_grams([g["Xn"], g["Zn"]]), g["Xn"].shape[0], C)
+    obj = LatentMetricObjective(_pair_grams([g["Xn"], g["Zn"]]), g["Xn"].shape[0], C)
     _, gM, gB = obj.grad(M, g["B"])
     np.testing.assert_allclose(gM[0].T, g["grad_U1"], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(gM[1].T, g["grad_U2"], rtol=1e-6, atol=1e-6)

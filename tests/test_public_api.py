@@ -103,7 +103,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "cross_covariance_svd", "dewhiten", "dewhitening_transform", "ppa_pca_ppa", "reweight",
         "similarity_order", "similarity_order_transform", "unit", "unitdim", "whiten", "whitening_transform"],
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
-    "embgeo.validation": ["check_k", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_names",
+    "embgeo.validation": ["check_k", "collection_input_tags", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_names",
         "renamed_parameter"],
     "embgeo.vocabulary": ["Vocabulary", "oov_alias", "word_index"],
 }

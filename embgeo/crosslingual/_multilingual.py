@@ -16,6 +16,7 @@ from ..linalg import centred_scatter, eigh_desc
 from ..normalize import Normalizer, normalize
 from ..postprocess import AffineTransform
 from ..progress import progress_bar
+from ..validation import collection_input_tags
 from ._dictionaries import _matrix, _maybe_read, dictionary_indices
 from ._mapper import Mapper
 from ._muse import _muse_dictionary
@@ -163,12 +164,7 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
         ``input_tags.two_d_array`` is False, so scikit-learn's array checks cannot apply;
         ``tests/test_sklearn_conformance.py`` runs its API checks.
         """
-        tags = super().__sklearn_tags__()
-        tags.input_tags.two_d_array = False
-        tags.input_tags.allow_nan = False
-        tags.target_tags.required = False
-        tags.transformer_tags.preserves_dtype = ["float32", "float64"]
-        return tags
+        return collection_input_tags(super().__sklearn_tags__())
 
     # ------------------------------------------------------------------ fitting
     def fit(self, spaces, dictionaries, y=None) -> "MultilingualMapper":
