@@ -8,6 +8,7 @@ import numpy as np
 
 from . import backend as xb
 from .errors import UnknownWordError
+from .kernels import readonly  # imports no Numba
 from .vocabulary import Vocabulary, oov_alias, word_index
 
 __all__ = ["Embeddings", "unwrap"]
@@ -93,9 +94,9 @@ class Embeddings(Vocabulary):
             if check_finite:
                 _check_rows_finite(output_vectors, words, "output_vectors")
         self._words = words
-        self._vectors = _read_only(vectors)
+        self._vectors = readonly(vectors)
         self._counts = counts
-        self._output_vectors = None if output_vectors is None else _read_only(output_vectors)
+        self._output_vectors = None if output_vectors is None else readonly(output_vectors)
         self._index = index
         self._unit = None
 
@@ -205,7 +206,7 @@ class Embeddings(Vocabulary):
             _check_rows_finite(vectors, self._words, "vectors")
         new = object.__new__(Embeddings)
         new._words, new._index, new._counts = self._words, self._index, self._counts
-        new._vectors, new._output_vectors, new._unit = _read_only(vectors), None, None
+        new._vectors, new._output_vectors, new._unit = readonly(vectors), None, None
         return new
 
     def to(self, device: str) -> "Embeddings":
@@ -356,16 +357,6 @@ class Embeddings(Vocabulary):
         if self.counts is not None:
             kv.expandos["count"] = np.asarray(self.counts, dtype=np.int64).copy()
         return kv
-
-
-def _read_only(vectors):
-    """A read-only view of a NumPy matrix (other libraries have no such flag)."""
-    if isinstance(vectors, np.ndarray) and vectors.flags.writeable:
-        vectors = vectors.view()
-        vectors.flags.writeable = False
-    return vectors
-
-
 
 
 def _row_products(M, i, j, *, cosine: bool, block: int = 8192) -> np.ndarray:

@@ -92,9 +92,11 @@ def _fused_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
     from concurrent.futures import ThreadPoolExecutor
 
     from ..kernels import crosslingual as K
+    from ..kernels import readonly
 
-    X = np.ascontiguousarray(X, dtype=np.float32)
-    Z = np.ascontiguousarray(Z, dtype=np.float32)
+    # read-only whatever the callers' flags: one compiled specialization of the sweeps
+    X = readonly(np.ascontiguousarray(X, dtype=np.float32))
+    Z = readonly(np.ascontiguousarray(Z, dtype=np.float32))
     ns, nt = X.shape[0], Z.shape[0]
     thr = _dropout_threshold(keep_prob)
     seed_f = np.uint64(rng.integers(0, 2**63)) if do_f else np.uint64(0)

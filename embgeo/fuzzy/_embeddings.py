@@ -135,12 +135,15 @@ class FuzzyEmbeddings(Vocabulary):
             step = min(n, block_rows(4 * (d + 1), 8, budget_bytes(memory_budget) // 16))
             if xb.is_numpy(P):
                 from ..kernels import fuzzy as kern
+                from ..kernels import readonly
 
                 ent, card = np.empty(n), np.empty(n)
                 buf = np.empty((step, d + 1), dtype=P.dtype)  # the kernel's logit output, discarded here
                 for s in range(0, n, step):
                     e_ = min(s + step, n)
-                    kern.logit_stats(np.ascontiguousarray(P[s:e_]), LOG_TINY, buf[:e_ - s], ent[s:e_], card[s:e_])
+                    # read-only rows whatever the memberships' flag: one compiled specialization per dtype
+                    kern.logit_stats(readonly(np.ascontiguousarray(P[s:e_])), LOG_TINY, buf[:e_ - s], ent[s:e_],
+                                     card[s:e_])
             else:
                 ent = xp.concat([_m_entropy(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
                 card = xp.concat([_m_cardinality(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
@@ -527,9 +530,11 @@ class FuzzyEmbeddings(Vocabulary):
             return out
         if xb.is_numpy(P) and names == ("logit", "sum_log1m"):
             from ..kernels import fuzzy as kern
+            from ..kernels import readonly
 
             out = np.empty((c1 - c0, P.shape[1] + 1), dtype=dtype) if out is None else out
-            kern.conditioned_logit(np.ascontiguousarray(P[c0:c1]), LOG_TINY, centre, 1.0 / scale, out)
+            # read-only rows whatever the memberships' flag: one compiled specialization per dtype pair
+            kern.conditioned_logit(readonly(np.ascontiguousarray(P[c0:c1])), LOG_TINY, centre, 1.0 / scale, out)
             return out
         # entropies and cardinalities are the cached per-word statistics: no logarithm per call for them
         stats = {"entropy": "entropy", "card": "cardinality"}

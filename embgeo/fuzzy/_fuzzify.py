@@ -93,8 +93,10 @@ def fuzzify(X, axis: str = "vocabulary", base: float = math.e, *, l2_normalize: 
     scale = math.log(base)
     if xb.is_numpy(X):
         from ..kernels import fuzzy as kern
+        from ..kernels import readonly
 
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
+        X = readonly(X)  # read-only whatever the caller's flag: one compiled specialization per dtype
         rs = np.ones(X.shape[0])
         if l2_normalize:
             kern.inverse_row_norms(X, rs)

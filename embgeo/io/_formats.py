@@ -632,6 +632,7 @@ def _check_words_writable(words, fmt):
 
 def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
     from ..kernels import parse as k
+    from ..kernels import readonly
 
     V = xb.to_numpy(e.vectors)
     n, d = V.shape
@@ -650,7 +651,8 @@ def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
                     np.cumsum([len(b) for b in enc], out=offsets[1:])
                     blob = np.frombuffer(b"".join(enc), dtype=np.uint8)
                     buf = np.empty(blob.shape[0] + X.shape[0] * (d * 16 + 2), dtype=np.uint8)
-                    used = k.format_rows(np.ascontiguousarray(X), blob, offsets, buf)
+                    # read-only whatever the vectors' flag: one compiled specialization
+                    used = k.format_rows(readonly(np.ascontiguousarray(X)), blob, offsets, buf)
                     f.write(buf[:used].data)
                 else:  # float64: Python's repr is the shortest exact decimal
                     f.write("".join(f"{w} {' '.join(map(repr, row))}\n"

@@ -74,7 +74,7 @@ def gzip_module():
 
 def read_bytes(path: Path, limit: int | None) -> np.ndarray:
     """The (decompressed) bytes of ``path`` as uint8, reading a gzip stream only as far as
-    ``limit`` lines need; plain files are memory-mapped."""
+    ``limit`` lines need; plain files are memory-mapped. Read-only in every case."""
     with open(path, "rb") as f:
         magic = f.read(2)
     if magic == b"\x1f\x8b":
@@ -99,7 +99,7 @@ def read_bytes(path: Path, limit: int | None) -> np.ndarray:
             raise FormatError(path, f"not a valid gzip file ({exc})") from None
         return np.frombuffer(data, dtype=np.uint8)
     if path.stat().st_size == 0:
-        return np.empty(0, dtype=np.uint8)
+        return np.frombuffer(b"", dtype=np.uint8)  # read-only, as the other two
     return np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
 
 
@@ -271,8 +271,9 @@ def parse_text(path: Path, fmt: str, limit, dtype, progress,
 
 def _parse_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) -> tuple[list[str], np.ndarray]:
     from ..kernels import parse as k
+    from ..kernels import readonly
 
-    full = buf
+    full = buf = readonly(buf)  # a stream's buffer is writeable: one compiled specialization for both
     if stream is not None:  # the header and the first lines: the first MiB, or all if blank
         buf = full[:stream.wait(1 << 20)]
         if k.rest_is_blank(buf, 0):
@@ -432,7 +433,9 @@ def _parse_stream(stream, ctx, pos: int, n_rows: int):
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    buf = stream.buf
+    from ..kernels import readonly
+
+    buf = readonly(stream.buf)  # as a file's bytes: one compiled specialization of the parsing kernels
     parts, futures = [], []
     row, start = 0, pos
     with ThreadPoolExecutor(min(default_n_jobs(), 8)) as pool:

@@ -114,9 +114,11 @@ def _row_f32(row, logp0, p0, beta, log_scale, i, tmp, bits):
     # LLVM does not vectorise float max/min reductions here; their integer twins it does
     rb = row.view(np.int32)
     tb = tmp.view(np.int32)
-    kmax = np.int32(-2147483648)
-    kxmax = np.int32(-2147483648)
-    kxmin = np.int32(2147483647)
+    # int64, the type _ordered_ returns (Numba widens int32 arithmetic): started as int32, the running
+    # values would be typed twice and _from_ordered_ compiled for both
+    kmax = np.int64(-2147483648)
+    kxmax = np.int64(-2147483648)
+    kxmin = np.int64(2147483647)
     for j in range(n):
         kmax = max(kmax, _ordered_(rb[j]))
         kt = _ordered_(tb[j])

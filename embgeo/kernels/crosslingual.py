@@ -351,10 +351,11 @@ def argmax_sweep(X, Z, c_lo, c_hi, rows, buf, r_col_half, r_row_half, thr, seed_
         for c in range(c_lo, c_hi, cols):
             ce = min(c + cols, c_hi)
             S = _tile(X, Z, s, e, c, ce, buf)
+            # do_f (a bool), not the literals True / False: one compiled tile_dropout_argmax
             if do_f:
                 tile_dropout_argmax(S, s, c, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
                                     row_bv[s:e], row_bi[s:e], row_max[s:e], col_bv, col_bi, col_max,
-                                    True, do_b)
+                                    do_f, do_b)
             else:
                 tile_dropout_argmax(S, s, c, ns, nt, r_col_half, r_row_half, thr, seed_f, seed_b,
-                                    row_bv, row_bi, row_max, col_bv, col_bi, col_max, False, do_b)
+                                    row_bv, row_bi, row_max, col_bv, col_bi, col_max, do_f, do_b)

@@ -185,7 +185,8 @@ def conditioned_logit(P, log_tiny, centre, inv_scale, out):
     the caller certifies with. ``ln 0`` is ``log_tiny``, as in :func:`logit_stats`.
     """
     for r in nb.prange(P.shape[0]):
-        conditioned_logit_row(P, r, log_tiny, centre, inv_scale, out)
+        # int64 as in the serial typing pass (the parallel loop's index is uint64): one compiled row function
+        conditioned_logit_row(P, np.int64(r), log_tiny, centre, inv_scale, out)
 
 
 @nb.njit(cache=True, parallel=True)

@@ -393,13 +393,14 @@ def format_float32(x32, out, o):
             break  # no exact check possible: write 9 digits
         y = float(Dp) * pow10[kp] if kp >= 0 else float(Dp) / pow10[-kp]
         if np.float32(y) == xa:
+            # constants as int64, not literals: one compiled _write_decimal for every call
             if Dp == 1 and kp == E + 1:
-                return _write_decimal(out, o, neg, 1, E + 1, 1)
+                return _write_decimal(out, o, neg, np.int64(1), E + 1, np.int64(1))
             return _write_decimal(out, o, neg, Dp, E, p)
     D9 = int(np.rint(t9))
     if D9 >= 1000000000:
-        return _write_decimal(out, o, neg, D9 // 10, E + 1, 9)
-    return _write_decimal(out, o, neg, D9, E, 9)
+        return _write_decimal(out, o, neg, D9 // 10, E + 1, np.int64(9))
+    return _write_decimal(out, o, neg, D9, E, np.int64(9))
 
 
 @njit(cache=True, nogil=True)

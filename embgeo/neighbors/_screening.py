@@ -357,10 +357,12 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     -------
     scores, indices : arrays (q, k), best first, ties to the lower row
     """
+    from ..kernels import readonly
     from ..kernels import screen as KS
     from ..kernels import topk as K
 
-    Q, D = np.asarray(Q), np.asarray(D)
+    # read-only inputs (whatever the caller's flags) and every argument passed: one specialization per dtype
+    Q, D = np.asarray(Q), readonly(np.asarray(D))
     n, d = D.shape
     nq = Q.shape[0]
     dtype = D.dtype
@@ -376,8 +378,8 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     max_cols = None if d_inv is not None else max(1, 2**21 // max(1, d * dtype.itemsize))
     rows, cols = tile_shape(n, nq, n_jobs, dtype.itemsize, memory_budget, max_cols)
     ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    empty = np.zeros(0, dtype)
-    bscale = empty if d_inv is None else np.ascontiguousarray(d_inv, dtype=dtype)
+    empty = readonly(np.zeros(0, dtype))
+    bscale = empty if d_inv is None else readonly(np.ascontiguousarray(d_inv, dtype=dtype))
     cscale = bscale  # the kernel widens each factor to float64 (no n-sized float64 copy)
     u = float(np.finfo(dtype).eps) / 2
     if index is not None:
@@ -385,7 +387,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         seed_rows = min(n, SEED_ROWS)
         s_margin = screen_margin(index.rank, d, dtype, index.eta)
         V = index.rotation
-        coords = index.coords
+        coords = readonly(index.coords)
     else:
         seed_rows = n
     # cosine rows have norm ≤ 1 + 4u; dot rows' norms are bounded per tile by the kernel
@@ -394,7 +396,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
     p_margin = plain_margin(d, dtype)
     counts = np.zeros(nq, dtype=np.int64)
     f = 1.0 if scale is None else float(scale)
-    bias = empty if col_bias is None else np.ascontiguousarray(col_bias, dtype=dtype)
+    bias = empty if col_bias is None else readonly(np.ascontiguousarray(col_bias, dtype=dtype))
     extra = 0.0
     if col_bias is not None:
         if d_inv is None or index is not None:
@@ -409,7 +411,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         Qb = Q[s:e]
         if q_inv is not None:
             Qb = Qb * np.asarray(q_inv[s:e], dtype=dtype)[:, None]
-        Qb = np.ascontiguousarray(Qb, dtype=dtype)
+        Qb = readonly(np.ascontiguousarray(Qb, dtype=dtype))
         U = Qb.astype(np.float64)
         unorm = np.sqrt(np.einsum("ij,ij->i", U, U)) * (1 + 4 * _U64)
         seed = np.full(e - s, -np.inf)
@@ -420,7 +422,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
         if seed_rows < n:
             Qs = _rotate(U, V, index.rank, dtype, d)
             KS.screened_block(Qs, coords, U, D, cols, hv, hi, s, ptr, idx, empty, cscale, seed,
-                              s_margin * unorm, ymax, tile_norms, 2.0 ** -50, cnt, seed_rows, n)
+                              s_margin * unorm, ymax, tile_norms, 2.0 ** -50, cnt, seed_rows, n, 1.0, empty, 0.0)
         counts[s:e] = cnt
 
     run_blocks(run_block, range(0, nq, rows), n_jobs=n_jobs, desc=desc, progress=progress, flops=nq * n * d)
