@@ -68,7 +68,7 @@ from embgeo.crosslingual import induce_dictionary
 from embgeo.fuzzy import FuzzyEmbeddings, fuzzify
 
 rng = np.random.default_rng(0)
-n, d = 1500, 24
+n, d = 9000, 24  # more rows than the screened search seeds with (SEED_ROWS): the index prunes the rest
 basis = np.linalg.qr(rng.standard_normal((d, 6)))[0]
 W = (rng.standard_normal((n, 6)) @ basis.T).astype(np.float32)  # writeable, rank 6: the index screens
 e = embgeo.Embeddings([f"w{i}" for i in range(n)], W.copy())     # read-only vectors

@@ -420,7 +420,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, index: ScreenIndex |
                           abs(f) * p_margin * unorm, ymax_plain, tile_norms, 2.0 ** -50, cnt, 0, seed_rows,
                           f, bias, extra)
         if seed_rows < n:
-            Qs = _rotate(U, V, index.rank, dtype, d)
+            Qs = readonly(_rotate(U, V, index.rank, dtype, d))  # the type of Qb above
             KS.screened_block(Qs, coords, U, D, cols, hv, hi, s, ptr, idx, empty, cscale, seed,
                               s_margin * unorm, ymax, tile_norms, 2.0 ** -50, cnt, seed_rows, n, 1.0, empty, 0.0)
         counts[s:e] = cnt
