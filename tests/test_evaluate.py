@@ -325,7 +325,7 @@ def test_evaluate_runs_every_dataset_and_measure(small_embeddings, tmp_path):
         ("q/s", "3cosmul")]
     assert recs[0]["spearman"] == pytest.approx(word_similarity(small_embeddings, p).spearman)
     assert recs[2]["accuracy"] == analogy(small_embeddings, q).accuracy and recs[2]["spearman"] is None
-    assert len(rep.results) == 4
+    assert [r.dataset for r in rep.results] == [r["dataset"] for r in recs]   # one result behind each row
     with pytest.raises(ValueError, match="unknown measure"):
         evaluate(small_embeddings, [p], ["cos"])
     with pytest.raises(FileNotFoundError, match="unknown dataset"):
@@ -415,3 +415,33 @@ def test_oov_mean_scores_an_unknown_word_as_the_mean_vector(small_embeddings):
 
     with pytest.raises(ValueError, match="oov must be one of skip, zero, raise"):
         semeval2012(e, "unused", oov="mean")  # the policies of evaluations that do not score vectors are unchanged
+
+
+def test_section_rows_have_their_own_intervals(tmp_path):
+    """``sections=True, ci=...``: each section row's interval is the bootstrap of that section's questions
+    alone (AnalogyResult.section), a section with fewer than 3 covered questions gets no bounds."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 16)).astype(np.float32)
+    for i in range(0, 60, 4):                      # half of the "big" questions are planted: d = b - a + c
+        X[i + 3] = X[i + 1] - X[i] + X[i + 2]
+    e = embgeo.Embeddings([f"w{i}" for i in range(200)], X)
+    q = tmp_path / "q.txt"
+    q.write_text(": big\n" + "".join(f"w{i} w{i + 1} w{i + 2} w{i + 3}\n" for i in range(0, 120, 4))
+                 + ": tiny\nw150 w151 w152 w153\n", encoding="utf8")
+    rep = evaluate(e, [q], analogy_methods=["3cosadd"], sections=True, ci=0.9, n_resamples=999, random_state=0)
+    whole, big, tiny = rep.to_records()
+    a = analogy(e, q)
+    sec = a.section("big")
+    assert (big["dataset"], big["n"]) == ("q/big", 30) and sec.n_evaluated == 30
+    assert 0.3 < sec.accuracy == a.sections["big"]["accuracy"] == big["accuracy"] < 0.8
+    assert sec.per_item["correct"].size == 30
+    assert (big["low"], big["high"]) == pytest.approx(sec.ci(0.9, n_resamples=999, random_state=0))
+    # the brute force: the accuracy of resampled questions of that section only
+    ok = sec.per_item["correct"].astype(float)
+    boots = ok[np.random.default_rng(1).integers(0, ok.size, (4000, ok.size))].mean(axis=1)
+    assert big["low"] == pytest.approx(np.quantile(boots, 0.05), abs=0.05)
+    assert big["high"] == pytest.approx(np.quantile(boots, 0.95), abs=0.05)
+    assert (whole["low"], whole["high"]) != (big["low"], big["high"])   # not the whole dataset's interval
+    assert tiny["low"] is None and tiny["high"] is None and tiny["n"] == 1
+    with pytest.raises(KeyError, match="sections: big, tiny"):
+        a.section("nosuch")

@@ -92,7 +92,8 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         reaches categorisation and outliers ("skip", "mean", "raise") and entailment ("skip", "raise")
         where they support it; a task that does not support the policy skips (its result's ``oov`` says so).
     sections : bool, default False
-        Add one row per analogy section, named ``dataset/section``.
+        Add one row per analogy section, named ``dataset/section`` (:meth:`AnalogyResult.section`;
+        with ``ci``, each has its own interval over the section's questions).
     progress : bool, optional
         Progress bars (default: the global setting, see :func:`embgeo.set_progress`).
     ci : float, optional
@@ -165,11 +166,13 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
             report.append({"dataset": a.dataset, "task": "analogy", "measure": m, "n": a.n_evaluated,
                            "coverage": a.coverage, "accuracy": a.accuracy, **interval(a, a.accuracy)}, result=a)
             if sections:
-                for name, s in a.sections.items():
-                    report.append({"dataset": f"{a.dataset}/{name}", "task": "analogy", "measure": m,
-                                   "n": s["n_evaluated"],
-                                   "coverage": s["n_evaluated"] / s["n_total"] if s["n_total"] else float("nan"),
-                                   "accuracy": s["accuracy"]})
+                for name in a.sections:
+                    sa = a.section(name)
+                    # a section with fewer than 3 covered questions has no bootstrap interval
+                    bounds = (interval(sa, sa.accuracy) if sa.n_evaluated >= 3 else
+                              {"score": sa.accuracy, "low": float("nan"), "high": float("nan")} if ci else {})
+                    report.append({"dataset": sa.dataset, "task": "analogy", "measure": m, "n": sa.n_evaluated,
+                                   "coverage": sa.coverage, "accuracy": sa.accuracy, **bounds}, result=sa)
         else:
             model, measure = resolve_measure(e, m, cache, progress=progress)
             sim_oov = "skip" if oov == "mean" and model is not e else oov  # a fuzzy measure has no mean vector

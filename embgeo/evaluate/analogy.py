@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -56,6 +56,9 @@ class AnalogyResult(Resampled):
     per_item : dict of ndarray
         One row per covered question: ``correct`` (bool), ``item`` (the question's row in the
         dataset) and ``rank`` (its gold rank), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
+    item_sections : ndarray of int64
+        Per question (indexed by ``per_item["item"]``), the position of its section in
+        :attr:`sections`; :meth:`section` uses it.
     """
 
     score_name: ClassVar[str] = "accuracy"
@@ -74,6 +77,29 @@ class AnalogyResult(Resampled):
     topn: int = 1
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
     ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    item_sections: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def section(self, name: str) -> "AnalogyResult":
+        """The result of one section alone (its accuracy, counts and per-item rows), e.g. for its
+        :meth:`ci`; ``dataset`` becomes ``"dataset/section"``.
+
+        Raises
+        ------
+        KeyError
+            ``name`` is not one of :attr:`sections` (they are listed).
+        """
+        if name not in self.sections:
+            raise KeyError(f"no section {name!r} in {self.dataset}; sections: {', '.join(self.sections)}")
+        if self.item_sections is None:
+            raise ValueError("this AnalogyResult does not know its questions' sections")
+        k = list(self.sections).index(name)
+        s = self.sections[name]
+        keep = self.item_sections[self.per_item["item"]] == k
+        return replace(self, dataset=f"{self.dataset}/{name}", accuracy=s["accuracy"], accuracy_all=(
+            s["n_correct"] / s["n_total"] if s["n_total"] else float("nan")), n_correct=s["n_correct"],
+            n_evaluated=s["n_evaluated"], n_total=s["n_total"],
+            coverage=s["n_evaluated"] / s["n_total"] if s["n_total"] else float("nan"),
+            sections={name: dict(s)}, per_item={key: v[keep] for key, v in self.per_item.items()})
 
     def statistic(self, per_item: dict) -> float:
         """Share of ``per_item["correct"]`` (the accuracy over covered questions)."""
@@ -417,6 +443,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         n_correct=n_ok, n_evaluated=n_eval, n_total=n_q, coverage=n_eval / n_q if n_q else float("nan"),
         restrict_vocab=n_r, sections=sections, predictions=predictions, topn=topn,
         per_item={"correct": ok[rows], "item": rows, "rank": ranks[rows]}, ranks=ranks,
+        item_sections=np.asarray(sec, dtype=np.int64),
     )
 
 
