@@ -161,3 +161,32 @@ def test_bless_direction_on_glove(shared_data, glove):
     assert kl.n_total == 1279 and kl.n_pairs == 972  # 76 % of the hypernymy pairs in the 50,000 words
     assert kl.accuracy + rev.accuracy == pytest.approx(1 - kl.n_ties / kl.n_pairs)
     assert cos.accuracy == 0.0 and kl.accuracy > 0.5
+
+
+def _loop_tuned_accuracy(h, y, rng, trials, direction=None):
+    """The per-trial NumPy loop (np.unique thresholds, the lowest of the best), drawing from ``rng``."""
+    yh = y != 0
+    accs = []
+    for _ in range(trials):
+        val = (rng.random(len(h)) if isinstance(rng, np.random.Generator) else rng.rand(len(h))) < 0.02
+        thr = np.unique(h[val])
+        best = thr[int(((h[val][:, None] >= thr[None, :]) == yh[val][:, None]).mean(axis=0).argmax())] \
+            if len(thr) else -np.inf
+        pred = h[~val] >= best
+        accs.append(np.mean((pred if direction is None else pred * direction[~val]) ==
+                            (yh[~val] if direction is None else y[~val])))
+    return float(np.nanmean(accs))
+
+
+def test_tuned_accuracy_draws_its_splits_in_blocks_from_the_same_stream(rng):
+    """Trials run in blocks of uniforms (6,000 pairs: two blocks for 900 trials); ties among the scores
+    (rounded to 1 decimal) keep the lowest best threshold; a Generator works as RandomState does."""
+    h = np.round(rng.standard_normal(6000), 1)
+    y = (h + rng.standard_normal(6000) > 0.3).astype(int)
+    assert tuned_accuracy(h, y, n_trials=900) == _loop_tuned_accuracy(h, y, np.random.RandomState(42), 900)
+    got = tuned_accuracy(h, y, n_trials=300, random_state=np.random.default_rng(5))
+    assert got == _loop_tuned_accuracy(h, y, np.random.default_rng(5), 300)
+    y3 = np.where(rng.random(6000) < 0.5, 0, np.where(h > 0, 1, -1))
+    direction = np.where(rng.random(6000) < 0.8, np.sign(h), 1).astype(int)
+    got = tuned_accuracy(np.abs(h), y3, direction=direction, n_trials=300)
+    assert got == _loop_tuned_accuracy(np.abs(h), y3, np.random.RandomState(42), 300, direction)

@@ -25,11 +25,13 @@ for lexical entailment", NAACL, Sec. 4):
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 
 from ..data import ENTAILMENT_TASKS, as_dataset
+from ..kernels import readonly
 from ._oov import check_oov, lookup, raise_first_missing
 from .similarity import MEASURES, resolve_measure
 from .stats import Resampled
@@ -79,27 +81,54 @@ def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float 
     -------
     float
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    from ..kernels.threshold import tuned_accuracies
+
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
     labels = np.asarray(labels)
-    gold_detect = labels != 0
-    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.RandomState(random_state)
-    draw = rng.random if isinstance(rng, np.random.Generator) else rng.rand
+    n = len(scores)
+    gold_detect = np.ascontiguousarray(labels != 0)
+    signs = np.ascontiguousarray(labels, dtype=np.int64) if direction is not None else np.zeros(0, np.int64)
+    pointing = (np.ascontiguousarray(direction, dtype=np.int64) if direction is not None
+                else np.zeros(0, np.int64))
     accs = np.empty(n_trials)
-    for t in range(n_trials):
-        val = draw(len(scores)) < val_fraction
-        thresholds = np.unique(scores[val])
-        if len(thresholds):
-            hit = (scores[val][:, None] >= thresholds[None, :]) == gold_detect[val][:, None]
-            best = thresholds[int(hit.mean(axis=0).argmax())]
-        else:  # no validation pair drawn: everything is detected
-            best = -np.inf
-        test = ~val
-        pred = scores[test] >= best
-        if direction is None:
-            accs[t] = np.mean(pred == gold_detect[test]) if test.any() else np.nan
-        else:
-            accs[t] = np.mean(pred * direction[test] == labels[test]) if test.any() else np.nan
+    for t0, masks in _validation_masks(n, n_trials, float(val_fraction), random_state):
+        tuned_accuracies(readonly(scores), readonly(gold_detect), readonly(signs), readonly(pointing), masks,
+                         accs[t0:t0 + masks.shape[0]])
     return float(np.nanmean(accs))
+
+
+_MASK_BYTES = 1 << 24   # validation masks of one seed kept for the next call (a bootstrap's resamples)
+_DRAW_ROWS = 1 << 22    # uniforms drawn at a time (32 MiB of float64)
+
+
+def _validation_masks(n: int, n_trials: int, val_fraction: float, random_state):
+    """``(first_trial, masks)`` blocks of the trials' validation masks, ``rng.rand(n) < val_fraction`` each.
+
+    The uniforms are drawn in the order hypernymysuite's per-trial draws consume the stream, so its
+    splits are reproduced. An int seed gives the same masks at every call with the same ``n``: a
+    bootstrap interval calls this once per resample, and the draws cost most of a call, so masks of up
+    to ``_MASK_BYTES`` are kept for the next calls (two seeds' worth); a Generator or None draws anew.
+    """
+    if isinstance(random_state, (int, np.integer)) and n * n_trials <= _MASK_BYTES:
+        return [(0, _seeded_masks(n, n_trials, val_fraction, int(random_state)))]
+    rng = random_state if isinstance(random_state, np.random.Generator) else np.random.RandomState(random_state)
+    return list(_drawn_masks(rng, n, n_trials, val_fraction))
+
+
+def _drawn_masks(rng, n, n_trials, val_fraction):
+    step = max(1, _DRAW_ROWS // max(1, n))
+    for t0 in range(0, n_trials, step):
+        rows = min(n_trials, t0 + step) - t0
+        U = rng.random((rows, n)) if isinstance(rng, np.random.Generator) else rng.rand(rows, n)
+        yield t0, readonly(U < val_fraction)
+
+
+@lru_cache(maxsize=2)
+def _seeded_masks(n: int, n_trials: int, val_fraction: float, seed: int):
+    masks = np.empty((n_trials, n), dtype=bool)
+    for t0, block in _drawn_masks(np.random.RandomState(seed), n, n_trials, val_fraction):
+        masks[t0:t0 + block.shape[0]] = block
+    return readonly(masks)
 
 
 @dataclass(frozen=True)
