@@ -25,6 +25,7 @@ import numpy as np
 
 from ..blocking import n_jobs as default_n_jobs
 from ..errors import FormatError
+from ..kernels import readonly
 from ..progress import progress_bar
 
 __all__ = ["parse_text", "parse_header", "read_header", "read_bytes", "first_line", "decode_words",
@@ -121,6 +122,8 @@ class _Inflater:
     def __init__(self, path: Path, size: int):
         self.path = path
         self.buf = np.empty(size, dtype=np.uint8)
+        # what the parsers read: read-only, as read_bytes' arrays (the kernels compile once for both)
+        self.data = readonly(self.buf)
         self.avail = 0
         self.finished = False
         self.error: BaseException | None = None
@@ -261,7 +264,7 @@ def parse_text(path: Path, fmt: str, limit, dtype, progress,
     stream = _Inflater.start(path) if stream_gzip and fmt != "glove" and limit is None else None
     if stream is not None:
         try:
-            return _parse_text_from(path, fmt, limit, dtype, progress, stream.buf, stream)
+            return _parse_text_from(path, fmt, limit, dtype, progress, stream.data, stream)
         except _Overflow:  # the gzip trailer's size was not the data's (several members, > 4 GiB)
             return parse_text(path, fmt, limit, dtype, progress, stream_gzip=False)
         finally:
@@ -271,9 +274,8 @@ def parse_text(path: Path, fmt: str, limit, dtype, progress,
 
 def _parse_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) -> tuple[list[str], np.ndarray]:
     from ..kernels import parse as k
-    from ..kernels import readonly
 
-    full = buf = readonly(buf)  # a stream's buffer is writeable: one compiled specialization for both
+    full = buf
     if stream is not None:  # the header and the first lines: the first MiB, or all if blank
         buf = full[:stream.wait(1 << 20)]
         if k.rest_is_blank(buf, 0):
@@ -433,9 +435,7 @@ def _parse_stream(stream, ctx, pos: int, n_rows: int):
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..kernels import readonly
-
-    buf = readonly(stream.buf)  # as a file's bytes: one compiled specialization of the parsing kernels
+    buf = stream.data
     parts, futures = [], []
     row, start = 0, pos
     with ThreadPoolExecutor(min(default_n_jobs(), 8)) as pool:
