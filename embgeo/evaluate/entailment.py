@@ -112,7 +112,7 @@ def _validation_masks(n: int, n_trials: int, val_fraction: float, random_state):
     if isinstance(random_state, (int, np.integer)) and n * n_trials <= _MASK_BYTES:
         return [(0, _seeded_masks(n, n_trials, val_fraction, int(random_state)))]
     rng = random_state if isinstance(random_state, np.random.Generator) else np.random.RandomState(random_state)
-    return list(_drawn_masks(rng, n, n_trials, val_fraction))
+    return _drawn_masks(rng, n, n_trials, val_fraction)   # one block at a time: memory bounded by _DRAW_ROWS
 
 
 def _drawn_masks(rng, n, n_trials, val_fraction):
