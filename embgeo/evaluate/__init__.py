@@ -168,9 +168,10 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
             if sections:
                 for name in a.sections:
                     sa = a.section(name)
-                    # a section with fewer than 3 covered questions has no bootstrap interval
-                    bounds = (interval(sa, sa.accuracy) if sa.n_evaluated >= 3 else
-                              {"score": sa.accuracy, "low": float("nan"), "high": float("nan")} if ci else {})
+                    if ci is not None and sa.n_evaluated < 3:  # too few questions for a bootstrap interval
+                        bounds = {"score": sa.accuracy, "low": float("nan"), "high": float("nan")}
+                    else:
+                        bounds = interval(sa, sa.accuracy)
                     report.append({"dataset": sa.dataset, "task": "analogy", "measure": m, "n": sa.n_evaluated,
                                    "coverage": sa.coverage, "accuracy": sa.accuracy, **bounds}, result=sa)
         else:

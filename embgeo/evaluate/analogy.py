@@ -92,14 +92,16 @@ class AnalogyResult(Resampled):
             raise KeyError(f"no section {name!r} in {self.dataset}; sections: {', '.join(self.sections)}")
         if self.item_sections is None:
             raise ValueError("this AnalogyResult does not know its questions' sections")
-        k = list(self.sections).index(name)
         s = self.sections[name]
-        keep = self.item_sections[self.per_item["item"]] == k
-        return replace(self, dataset=f"{self.dataset}/{name}", accuracy=s["accuracy"], accuracy_all=(
-            s["n_correct"] / s["n_total"] if s["n_total"] else float("nan")), n_correct=s["n_correct"],
-            n_evaluated=s["n_evaluated"], n_total=s["n_total"],
-            coverage=s["n_evaluated"] / s["n_total"] if s["n_total"] else float("nan"),
-            sections={name: dict(s)}, per_item={key: v[keep] for key, v in self.per_item.items()})
+        keep = self.item_sections[self.per_item["item"]] == list(self.sections).index(name)
+
+        def share(count):
+            return count / s["n_total"] if s["n_total"] else float("nan")
+
+        return replace(self, dataset=f"{self.dataset}/{name}", accuracy=s["accuracy"],
+                       accuracy_all=share(s["n_correct"]), n_correct=s["n_correct"], n_evaluated=s["n_evaluated"],
+                       n_total=s["n_total"], coverage=share(s["n_evaluated"]), sections={name: dict(s)},
+                       per_item={key: v[keep] for key, v in self.per_item.items()})
 
     def statistic(self, per_item: dict) -> float:
         """Share of ``per_item["correct"]`` (the accuracy over covered questions)."""
