@@ -250,6 +250,29 @@ def test_batching_does_not_change_answers(glove_small, google_subset):
 
 
 @pytest.mark.parametrize("method", ["3cosadd", "3cosmul"])
+def test_3cosadd_and_3cosmul_take_one_gemm_row_per_distinct_word(glove_small, google_subset, method, monkeypatch):
+    """Questions of a section share their words: each batch's GEMM has one row per distinct word (not one per
+    question), and a batch holds as many consecutive questions as the budget's rows of words allow."""
+    import embgeo.kernels.analogy as kernels
+
+    scans, scan = [], kernels.analogy_scan
+
+    def spy(C, pos, *args):
+        scans.append((C.shape[0], pos.shape[0], np.unique(pos).size))
+        return scan(C, pos, *args)
+
+    monkeypatch.setattr(kernels, "analogy_scan", spy)
+    n_r, rows = 4000, 40
+    r = analogy(glove_small, google_subset, method=method, restrict_vocab=n_r, memory_budget=2 * rows * n_r * 4)
+    assert all(words == distinct <= rows for words, _, distinct in scans)
+    assert sum(q for _, q, _ in scans) == r.n_evaluated
+    assert sum(q for _, q, _ in scans) > 1.5 * sum(words for words, _, _ in scans)  # fewer rows than questions
+    ref = analogy(glove_small, google_subset, method=method, restrict_vocab=n_r, batch_size=1)
+    np.testing.assert_array_equal(r.predictions, ref.predictions)
+    np.testing.assert_array_equal(r.ranks, ref.ranks)
+
+
+@pytest.mark.parametrize("method", ["3cosadd", "3cosmul"])
 def test_analogy_is_backend_neutral(rng, method):
     xps = pytest.importorskip("array_api_strict")
     e, q = _toy_analogies(rng)

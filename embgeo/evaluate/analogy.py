@@ -22,7 +22,7 @@ METHODS = ("3cosadd", "3cosmul", "pairdirection", "3cosavg", "lrcos")
 #: Drozd, Gladkova & Matsuoka (2016) do; the others answer from one example pair a : b.
 SET_METHODS = ("3cosavg", "lrcos")
 #: Query rows each question puts in the GEMM (3CosMul: at most its three distinct words).
-_ROWS = {"3cosadd": 1, "3cosmul": 3, "pairdirection": 2, "3cosavg": 1, "lrcos": 2}
+_ROWS = {"3cosadd": 3, "3cosmul": 3, "pairdirection": 2, "3cosavg": 1, "lrcos": 2}
 #: vecto's LRCos: each training word of the source class counts this many times among the negatives.
 _LRCOS_SOURCE_WEIGHT = 4
 @dataclass(frozen=True)
@@ -278,7 +278,8 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         the first ``n``, best first, as an int array of shape (batch, k). ``method`` is then only the
         label reported (default: the scorer's ``label``), and ``e`` needs only ``words`` and ``len``.
     batch_size : int, optional
-        Questions per GEMM; by default as many as fit half of ``memory_budget`` bytes of scores.
+        Questions per GEMM; by default as many as fit half of ``memory_budget`` bytes of scores (for
+        3CosAdd and 3CosMul: as many consecutive questions as use that many rows' worth of distinct words).
     memory_budget : int, optional
         Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB).
     random_state : int, Generator or None
@@ -294,8 +295,8 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 
     Notes
     -----
-    One GEMM per batch of questions against the restricted vocabulary (for 3CosMul, one row per
-    distinct question word; PairDirection and LRCos, two per question), its columns scaled by the
+    One GEMM per batch of questions against the restricted vocabulary (for 3CosAdd and 3CosMul, one row
+    per distinct question word; PairDirection and LRCos, two per question), its columns scaled by the
     cached inverse row norms (no unit-length copy of the vectors); a compiled scan then scores every
     candidate from those rows, keeps the best and counts the candidates ahead of the gold answer, so
     memory is bounded by batch × vocabulary cosines. Ties go to the lower row.
@@ -352,21 +353,26 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             plan.covered &= learned[2]
     rows = np.flatnonzero(plan.covered)
     # the scan keeps only the batch's query cosines; the array-API path of 3CosAdd / 3CosMul also
-    # holds its batch × vocabulary scores (3CosMul: its three stacked blocks and the products)
+    # holds its batch × vocabulary scores (its three stacked blocks of cosines and the scores)
     classic_xp = scorer is None and not xb.is_numpy(e.vectors) and method in ("3cosadd", "3cosmul")
-    factor = (5 if method == "3cosmul" else 2) if classic_xp else _ROWS.get(method, 1)
-    if batch_size is None:
+    factor = 5 if classic_xp else _ROWS.get(method, 1)
+    if batch_size is not None:
+        batch_size = max(1, int(batch_size))
+        batches = [rows[s:s + batch_size] for s in range(0, len(rows), batch_size)]
+    elif scorer is not None:  # a scorer keeps its own memory budget: give it every question at once
+        batches = [rows]
+    else:
         # half the budget for one batch of question-by-vocabulary scores, the other half for the rest
         budget = share(memory_budget, 2)
-        # a scorer keeps its own memory budget: give it every question at once
-        batch_size = max(1, len(rows)) if scorer is not None else min(2048, block_rows(n_r * factor, 4, budget))
-    batch_size = max(1, int(batch_size))
+        if method in ("3cosadd", "3cosmul") and not classic_xp:
+            batches = _word_batches(rows, plan.ids, block_rows(n_r, 4, budget))
+        else:
+            size = min(2048, block_rows(n_r * factor, 4, budget))
+            batches = [rows[s:s + size] for s in range(0, len(rows), size)]
 
     top = np.full((n_q, topn), -1, dtype=np.int64)
     ranks = np.full(n_q, -1, dtype=np.int64)
-    starts = range(0, len(rows), batch_size)
-    for s in progress_bar(starts, total=len(starts), desc=f"analogy {method}", progress=progress, unit="batch"):
-        batch = rows[s:s + batch_size]
+    for batch in progress_bar(batches, total=len(batches), desc=f"analogy {method}", progress=progress, unit="batch"):
         ia, ib, ic = plan.ids[batch, 0], plan.ids[batch, 1], plan.ids[batch, 2]
         excluded = _excluded_rows(plan.ids[batch], variants, [plan.extra[q] for q in batch] if plan.extra else None)
         if scorer is not None:
@@ -377,11 +383,8 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             continue
         accepted = [_with_variants(plan.answers[q], variants) for q in batch]
         if classic_xp:
-            if method == "3cosadd":
-                S = _scale_columns(xp, (unit(ib) - unit(ia) + unit(ic)) @ VT, inv, False)
-            else:
-                C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, False)
-                S = _cosmul_scores(xp, C, len(ia), epsilon)
+            C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, False)
+            S = _cosadd_scores(C, len(ia)) if method == "3cosadd" else _cosmul_scores(xp, C, len(ia), epsilon)
             S = _exclude(xp, S, excluded, False)
             if topn == 1:
                 top[batch, 0] = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
@@ -392,14 +395,11 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         # the query rows of the batch, the rows of C each question reads, and its constant
         consts = np.zeros(len(batch))
         B = len(batch)
-        if method == "3cosadd":
-            Q, mode = unit(ib) - unit(ia) + unit(ic), _SINGLE
-            pos = np.stack([np.arange(B), np.zeros(B, np.int64), np.zeros(B, np.int64)], axis=1)
-        elif method == "3cosmul":
+        if method in ("3cosadd", "3cosmul"):
             # the batch's distinct question words: consecutive questions share them (a section pairs a
             # few dozen words), so the GEMM has fewer rows than one per question
             uniq, where = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
-            Q, mode, pos = unit(uniq), _COSMUL, where.reshape(3, -1).T
+            Q, mode, pos = unit(uniq), (_ADD if method == "3cosadd" else _COSMUL), where.reshape(3, -1).T
         elif method == "pairdirection":
             d = unit(ib) - unit(ia)
             d = d / xp.reshape(xp.maximum(xp.sqrt(xp.sum(d * d, axis=1)), xp.asarray(1e-30, dtype=d.dtype)), (-1, 1))
@@ -450,7 +450,22 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 
 
 # the score modes of embgeo.kernels.analogy (kept here so that importing this module does not import Numba)
-_SINGLE, _COSMUL, _PAIRDIRECTION, _LRCOS = 0, 1, 2, 3
+_SINGLE, _COSMUL, _PAIRDIRECTION, _LRCOS, _ADD = 0, 1, 2, 3, 4
+
+
+def _word_batches(rows, ids, max_words):
+    """``rows`` cut into consecutive batches whose questions use at most ``max_words`` distinct words
+    (a batch has one question at least): 3CosAdd's and 3CosMul's GEMM has one row per distinct word, and
+    the questions of a section share a few dozen words, so a batch of the budget's rows holds hundreds."""
+    out, start, seen = [], 0, set()
+    for i, words in enumerate(ids[rows].tolist()):
+        if i > start and len(seen) + sum(w not in seen for w in set(words)) > max_words:
+            out.append(rows[start:i])
+            start, seen = i, set()
+        seen.update(words)
+    if len(rows):
+        out.append(rows[start:])
+    return out
 
 
 def _scan(C, pos, consts, mode, eps, excluded, accepted, topn):
@@ -573,6 +588,12 @@ def _scale_columns(xp, S, inv, is_np):
         S *= inv[None, :]
         return S
     return S * xp.reshape(inv, (1, -1))
+
+
+def _cosadd_scores(C, B):
+    """3CosAdd's cos(d, b) − cos(d, a) + cos(d, c) from the cosines ``C`` of the stacked a, b and c blocks
+    (``B`` rows each): the cosine to b̂ − â + ĉ times that vector's norm, so the same ranking."""
+    return (C[B:2 * B, ...] - C[:B, ...]) + C[2 * B:, ...]
 
 
 def _cosmul_scores(xp, C, B, eps):

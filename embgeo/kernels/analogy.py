@@ -7,8 +7,11 @@ constants; :func:`analogy_scan` scans those rows once, keeps the ``topn`` best n
 counts the columns ranked before the best accepted answer, so no question × vocabulary score matrix
 exists. The score of each mode (``ra``, ``rb``, ``rc`` are question ``q``'s rows of ``C``):
 
-``SINGLE`` (3CosAdd, 3CosAvg)
+``SINGLE`` (3CosAvg)
     ``C[ra, j]``: the cosine to one query vector.
+``ADD`` (3CosAdd; Mikolov et al. 2013)
+    ``C[rb, j] − C[ra, j] + C[rc, j]``: cos(x̂_j, b̂ − â + ĉ) times the query's norm, which no ranking
+    depends on, in the data's float type as NumPy's matrix form computes it.
 ``COSMUL`` (3CosMul; Levy & Goldberg 2014 eq. 4, cosines already shifted to [0, 1])
     ``C[rb, j]·C[rc, j] / (C[ra, j] + ε)``, the float32 operations of NumPy's matrix form in its order.
 ``PAIRDIRECTION`` (Levy & Goldberg 2014, Drozd et al. 2016's PairDistance)
@@ -25,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-SINGLE, COSMUL, PAIRDIRECTION, LRCOS = 0, 1, 2, 3
+SINGLE, COSMUL, PAIRDIRECTION, LRCOS, ADD = 0, 1, 2, 3, 4
 #: columns per chunk of the scan (a chunk's maximum decides whether its columns are looked at)
 _CHUNK = 32
 
@@ -36,6 +39,8 @@ def _score(C, ra, rb, rc, c0, eps, mode, j):
         return np.float64(C[ra, j])
     if mode == COSMUL:
         return np.float64((C[rb, j] * C[rc, j]) / (C[ra, j] + eps))
+    if mode == ADD:
+        return np.float64((C[rb, j] - C[ra, j]) + C[rc, j])
     if mode == PAIRDIRECTION:
         d2 = 2.0 - 2.0 * np.float64(C[ra, j])
         if d2 <= 0.0:
@@ -105,6 +110,9 @@ def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, to
         elif mode == COSMUL:
             for j in range(n):
                 buf[j] = (xb_[j] * xc[j]) / (xa[j] + eps)
+        elif mode == ADD:
+            for j in range(n):
+                buf[j] = (xb_[j] - xa[j]) + xc[j]
         else:
             for j in range(n):
                 buf[j] = _score(C, ra, rb, rc, c0, eps, mode, j)
