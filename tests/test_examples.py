@@ -8,10 +8,12 @@ The pages use the embedded GloVe, gensim's bundled corpora and data they build t
 """
 from __future__ import annotations
 
+import copy
 import re
 import shlex
 import time
 
+import numpy as np
 import pytest
 
 import embgeo
@@ -58,10 +60,15 @@ def test_blocks_finds_markers_and_commands():
         blocks("<!-- example: skip -->\n```python\nz\n```\n")
 
 
+#: Word2Vec models the pages trained, by their corpus file and arguments (see ``page_session``)
+_TRAINED: dict = {}
+
+
 @pytest.fixture
 def page_session(tmp_path, monkeypatch, glove):
-    """A fresh working directory, no windows, and the embedded GloVe of the whole test session
-    (the data extra; plot and dev extras as the README's install)."""
+    """A fresh working directory, no windows, and what the pages load or train more than once, made once
+    per test session: the embedded GloVe (the data extra; plot and dev extras as the README's install) and
+    the Lee-corpus Word2Vec that four pages train."""
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     monkeypatch.chdir(tmp_path)
@@ -73,7 +80,49 @@ def page_session(tmp_path, monkeypatch, glove):
         return real_load(source, *args, **kwargs)
 
     monkeypatch.setattr(embgeo, "load", load)
+    monkeypatch.setattr(embgeo.io, "load", load)  # the CLI's --embeddings
+    gensim_models = pytest.importorskip("gensim.models")
+    monkeypatch.setattr(gensim_models, "Word2Vec", _shared_word2vec(gensim_models.Word2Vec))
     return tmp_path
+
+
+def _shared_word2vec(cls):
+    """``cls`` (gensim's Word2Vec), except that a seeded one-worker model of a corpus file is trained once
+    per session and each later call gets a deep copy. Such a model is the same in every training within
+    one process (gensim seeds each word's vector from its string hash, which varies between processes)."""
+    from gensim.models.word2vec import LineSentence
+
+    def make(sentences=None, **kwargs):
+        if not (isinstance(sentences, LineSentence) and isinstance(sentences.source, str)
+                and kwargs.get("workers") == 1 and "seed" in kwargs):
+            return cls(sentences, **kwargs)
+        key = (sentences.source, sentences.max_sentence_length, sentences.limit, tuple(sorted(kwargs.items())))
+        if key not in _TRAINED:
+            _TRAINED[key] = cls(sentences, **kwargs)
+        return copy.deepcopy(_TRAINED[key])
+
+    return make
+
+
+def test_shared_word2vec_trains_once_and_hands_out_copies(tmp_path):
+    models = pytest.importorskip("gensim.models")
+    from gensim.models.word2vec import LineSentence
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat\nthe dog sat on the log\n" * 20)
+    make = _shared_word2vec(models.Word2Vec)
+    kw = dict(vector_size=8, min_count=1, seed=0, workers=1)
+    before = len(_TRAINED)
+    a, b = make(LineSentence(str(corpus)), **kw), make(LineSentence(str(corpus)), **kw)
+    assert len(_TRAINED) == before + 1 and a is not b
+    fresh = models.Word2Vec(LineSentence(str(corpus)), **kw)  # what the page would have trained
+    for m in (a, b):
+        np.testing.assert_array_equal(m.wv.vectors, fresh.wv.vectors)
+        np.testing.assert_array_equal(m.syn1neg, fresh.syn1neg)
+    b.wv.vectors[:] = 0  # a page may change its model: the next page's copy is untouched
+    np.testing.assert_array_equal(make(LineSentence(str(corpus)), **kw).wv.vectors, fresh.wv.vectors)
+    make(LineSentence(str(corpus)), **{**kw, "workers": 2})  # not reproducible: trained, never kept
+    assert len(_TRAINED) == before + 1
 
 
 def _runnable(page):
