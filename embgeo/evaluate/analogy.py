@@ -21,8 +21,8 @@ METHODS = ("3cosadd", "3cosmul", "pairdirection", "3cosavg", "lrcos")
 #: The solvers that learn the relation from the other pairs of its section (leave one pair out), as
 #: Drozd, Gladkova & Matsuoka (2016) do; the others answer from one example pair a : b.
 SET_METHODS = ("3cosavg", "lrcos")
-#: Query rows each question puts in the GEMM (3CosMul: at most its three distinct words).
-_ROWS = {"3cosadd": 3, "3cosmul": 3, "pairdirection": 2, "3cosavg": 1, "lrcos": 2}
+#: Query rows each question puts in the GEMM (3CosAdd and 3CosMul batch by distinct words instead).
+_ROWS = {"pairdirection": 2, "3cosavg": 1, "lrcos": 2}
 #: vecto's LRCos: each training word of the source class counts this many times among the negatives.
 _LRCOS_SOURCE_WEIGHT = 4
 @dataclass(frozen=True)
@@ -355,19 +355,18 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     # the scan keeps only the batch's query cosines; the array-API path of 3CosAdd / 3CosMul also
     # holds its batch × vocabulary scores (its three stacked blocks of cosines and the scores)
     classic_xp = scorer is None and not xb.is_numpy(e.vectors) and method in ("3cosadd", "3cosmul")
-    factor = 5 if classic_xp else _ROWS.get(method, 1)
     if batch_size is not None:
         batch_size = max(1, int(batch_size))
         batches = [rows[s:s + batch_size] for s in range(0, len(rows), batch_size)]
     elif scorer is not None:  # a scorer keeps its own memory budget: give it every question at once
-        batches = [rows]
+        batches = [rows] if len(rows) else []
     else:
         # half the budget for one batch of question-by-vocabulary scores, the other half for the rest
         budget = share(memory_budget, 2)
         if method in ("3cosadd", "3cosmul") and not classic_xp:
             batches = _word_batches(rows, plan.ids, block_rows(n_r, 4, budget))
         else:
-            size = min(2048, block_rows(n_r * factor, 4, budget))
+            size = min(2048, block_rows(n_r * (5 if classic_xp else _ROWS.get(method, 1)), 4, budget))
             batches = [rows[s:s + size] for s in range(0, len(rows), size)]
 
     top = np.full((n_q, topn), -1, dtype=np.int64)
