@@ -88,8 +88,8 @@ def page_session(tmp_path, monkeypatch, glove):
 
 def _shared_word2vec(cls):
     """``cls`` (gensim's Word2Vec), except that a seeded one-worker model of a corpus file is trained once
-    per session and each later call gets a deep copy. Such a model is the same in every training within
-    one process (gensim seeds each word's vector from its string hash, which varies between processes)."""
+    per session and each later call gets a deep copy: such a model is the same in every training (the test
+    below checks it against a fresh one)."""
     from gensim.models.word2vec import LineSentence
 
     def make(sentences=None, **kwargs):
