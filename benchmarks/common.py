@@ -32,3 +32,12 @@ def best_of(f, repeat: int = 3) -> float:
         f()
         times.append(time.perf_counter() - t0)
     return min(times)
+
+
+def timed(fn):
+    """``(fn(), wall seconds, CPU seconds of this process)`` of one call (a compare script's row)."""
+    import time
+
+    t, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - t, time.process_time() - c

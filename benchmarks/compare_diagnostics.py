@@ -21,9 +21,9 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 
 import numpy as np
+from common import timed  # benchmarks/common.py: the script's folder is on sys.path
 
 SKH = textwrap.dedent("""
     import sys, time, numpy as np
@@ -35,12 +35,6 @@ SKH = textwrap.dedent("""
     s = Hubness(k=k, metric="precomputed", return_value="all_but_gini", shuffle_equal=False).fit(G).score()
     print(time.perf_counter() - t, s["k_skewness"], s["robinhood"])
 """)
-
-
-def timed(fn):
-    t, c = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - t, time.process_time() - c
 
 
 def main(argv=None):

@@ -15,15 +15,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
-
-
-def timed(fn):
-    t, c = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - t, time.process_time() - c
+from common import timed  # benchmarks/common.py: the script's folder is on sys.path
 
 
 def main(argv=None):
