@@ -21,8 +21,8 @@ METHODS = ("3cosadd", "3cosmul", "pairdirection", "3cosavg", "lrcos")
 #: The solvers that learn the relation from the other pairs of its section (leave one pair out), as
 #: Drozd, Gladkova & Matsuoka (2016) do; the others answer from one example pair a : b.
 SET_METHODS = ("3cosavg", "lrcos")
-#: Query rows each question puts in the GEMM (3CosAdd and 3CosMul batch by distinct words instead).
-_ROWS = {"pairdirection": 2, "3cosavg": 1, "lrcos": 2}
+#: Query rows each question puts in the GEMM (3CosAdd, 3CosMul and PairDirection batch by distinct rows instead).
+_ROWS = {"3cosavg": 1, "lrcos": 2}
 #: vecto's LRCos: each training word of the source class counts this many times among the negatives.
 _LRCOS_SOURCE_WEIGHT = 4
 @dataclass(frozen=True)
@@ -279,7 +279,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         label reported (default: the scorer's ``label``), and ``e`` needs only ``words`` and ``len``.
     batch_size : int, optional
         Questions per GEMM; by default as many as fit half of ``memory_budget`` bytes of scores (for
-        3CosAdd and 3CosMul: as many consecutive questions as use that many rows' worth of distinct words).
+        3CosAdd, 3CosMul and PairDirection: as many consecutive questions as need that many distinct rows).
     memory_budget : int, optional
         Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB).
     random_state : int, Generator or None
@@ -295,8 +295,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 
     Notes
     -----
-    One GEMM per batch of questions against the restricted vocabulary (for 3CosAdd and 3CosMul, one row
-    per distinct question word; PairDirection and LRCos, two per question), its columns scaled by the
+    One GEMM per batch of questions against the restricted vocabulary (3CosAdd and 3CosMul: one row per
+    distinct question word; PairDirection: one per distinct c and one per distinct pair a : b; 3CosAvg: one
+    per question; LRCos: two per question), its columns scaled by the
     cached inverse row norms (no unit-length copy of the vectors); a compiled scan then scores every
     candidate from those rows, keeps the best and counts the candidates ahead of the gold answer, so
     memory is bounded by batch × vocabulary cosines. Ties go to the lower row.
@@ -363,8 +364,11 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     else:
         # half the budget for one batch of question-by-vocabulary scores, the other half for the rest
         budget = share(memory_budget, 2)
-        if method in ("3cosadd", "3cosmul") and not classic_xp:
-            batches = _word_batches(rows, plan.ids, block_rows(n_r, 4, budget))
+        if method in ("3cosadd", "3cosmul", "pairdirection") and not classic_xp:
+            keys = plan.ids[rows].tolist()
+            if method == "pairdirection":  # the rows of c and of the pair a : b
+                keys = [(c, (a, b)) for a, b, c in keys]
+            batches = _row_batches(rows, keys, block_rows(n_r, 4, budget))
         else:
             size = min(2048, block_rows(n_r * (5 if classic_xp else _ROWS.get(method, 1)), 4, budget))
             batches = [rows[s:s + size] for s in range(0, len(rows), size)]
@@ -400,12 +404,17 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
             uniq, where = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
             Q, mode, pos = unit(uniq), (_ADD if method == "3cosadd" else _COSMUL), where.reshape(3, -1).T
         elif method == "pairdirection":
-            d = unit(ib) - unit(ia)
+            # one row per distinct c and one per distinct example pair a : b (its unit offset)
+            cs, wc = np.unique(ic, return_inverse=True)
+            ab, wp = np.unique(np.stack([ia, ib], axis=1), axis=0, return_inverse=True)
+            d = unit(ab[:, 1]) - unit(ab[:, 0])
             d = d / xp.reshape(xp.maximum(xp.sqrt(xp.sum(d * d, axis=1)), xp.asarray(1e-30, dtype=d.dtype)), (-1, 1))
-            c = unit(ic)
+            c = unit(cs)
             Q, mode = xp.concat([c, d], axis=0), _PAIRDIRECTION
-            consts = np.sum(np.asarray(xb.to_numpy(c), np.float64) * np.asarray(xb.to_numpy(d), np.float64), axis=1)
-            pos = np.stack([np.arange(B), B + np.arange(B), np.zeros(B, np.int64)], axis=1)
+            wc, wp = wc.reshape(-1), wp.reshape(-1)
+            consts = np.sum(np.asarray(xb.to_numpy(c), np.float64)[wc] * np.asarray(xb.to_numpy(d), np.float64)[wp],
+                            axis=1)
+            pos = np.stack([wc, len(cs) + wp, np.zeros(B, np.int64)], axis=1)
         elif method == "3cosavg":
             Q = xb.asarray(learned[0][batch], like=V)
             mode = _SINGLE
@@ -452,16 +461,17 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
 _SINGLE, _COSMUL, _PAIRDIRECTION, _LRCOS, _ADD = 0, 1, 2, 3, 4
 
 
-def _word_batches(rows, ids, max_words):
-    """``rows`` cut into consecutive batches whose questions use at most ``max_words`` distinct words
-    (a batch has one question at least): 3CosAdd's and 3CosMul's GEMM has one row per distinct word, and
-    the questions of a section share a few dozen words, so a batch of the budget's rows holds hundreds."""
+def _row_batches(rows, keys, max_rows):
+    """``rows`` cut into consecutive batches whose questions need at most ``max_rows`` distinct GEMM rows,
+    ``keys[i]`` naming those of question ``rows[i]`` (a batch has one question at least). 3CosAdd's and
+    3CosMul's GEMM has one row per distinct word, PairDirection's one per distinct c and per distinct pair
+    a : b, and the questions of a section share a few dozen of them: a batch of the budget's rows holds hundreds."""
     out, start, seen = [], 0, set()
-    for i, words in enumerate(ids[rows].tolist()):
-        if i > start and len(seen) + sum(w not in seen for w in set(words)) > max_words:
+    for i, need in enumerate(keys):
+        if i > start and len(seen) + sum(x not in seen for x in set(need)) > max_rows:
             out.append(rows[start:i])
             start, seen = i, set()
-        seen.update(words)
+        seen.update(need)
     if len(rows):
         out.append(rows[start:])
     return out
