@@ -356,22 +356,20 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     # the scan keeps only the batch's query cosines; the array-API path of 3CosAdd / 3CosMul also
     # holds its batch × vocabulary scores (its three stacked blocks of cosines and the scores)
     classic_xp = scorer is None and not xb.is_numpy(e.vectors) and method in ("3cosadd", "3cosmul")
-    if batch_size is not None:
-        batch_size = max(1, int(batch_size))
-        batches = [rows[s:s + batch_size] for s in range(0, len(rows), batch_size)]
-    elif scorer is not None:  # a scorer keeps its own memory budget: give it every question at once
-        batches = [rows] if len(rows) else []
+    # by default, half the budget for one batch of question-by-vocabulary scores, the other half for the rest
+    if batch_size is None and scorer is None and method in ("3cosadd", "3cosmul", "pairdirection") and not classic_xp:
+        keys = plan.ids[rows].tolist()
+        if method == "pairdirection":  # the rows of c and of the pair a : b
+            keys = [(c, (a, b)) for a, b, c in keys]
+        batches = _row_batches(rows, keys, block_rows(n_r, 4, share(memory_budget, 2)))
     else:
-        # half the budget for one batch of question-by-vocabulary scores, the other half for the rest
-        budget = share(memory_budget, 2)
-        if method in ("3cosadd", "3cosmul", "pairdirection") and not classic_xp:
-            keys = plan.ids[rows].tolist()
-            if method == "pairdirection":  # the rows of c and of the pair a : b
-                keys = [(c, (a, b)) for a, b, c in keys]
-            batches = _row_batches(rows, keys, block_rows(n_r, 4, budget))
+        if batch_size is not None:
+            size = max(1, int(batch_size))
+        elif scorer is not None:  # a scorer keeps its own memory budget: give it every question at once
+            size = max(1, len(rows))
         else:
-            size = min(2048, block_rows(n_r * (5 if classic_xp else _ROWS.get(method, 1)), 4, budget))
-            batches = [rows[s:s + size] for s in range(0, len(rows), size)]
+            size = min(2048, block_rows(n_r * (5 if classic_xp else _ROWS.get(method, 1)), 4, share(memory_budget, 2)))
+        batches = [rows[s:s + size] for s in range(0, len(rows), size)]
 
     top = np.full((n_q, topn), -1, dtype=np.int64)
     ranks = np.full(n_q, -1, dtype=np.int64)

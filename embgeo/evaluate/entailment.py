@@ -90,10 +90,11 @@ def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float 
     signs = np.ascontiguousarray(labels, dtype=np.int64) if direction is not None else np.zeros(0, np.int64)
     pointing = (np.ascontiguousarray(direction, dtype=np.int64) if direction is not None
                 else np.zeros(0, np.int64))
+    # read-only, as the masks: one compiled specialization
+    scores, gold_detect, signs, pointing = (readonly(a) for a in (scores, gold_detect, signs, pointing))
     accs = np.empty(n_trials)
     for t0, masks in _validation_masks(n, n_trials, float(val_fraction), random_state):
-        tuned_accuracies(readonly(scores), readonly(gold_detect), readonly(signs), readonly(pointing), masks,
-                         accs[t0:t0 + masks.shape[0]])
+        tuned_accuracies(scores, gold_detect, signs, pointing, masks, accs[t0:t0 + masks.shape[0]])
     return float(np.nanmean(accs))
 
 
