@@ -514,6 +514,12 @@ class KeyedVectors(GensimKeyedVectors):
 
         A plain gensim ``KeyedVectors`` comes back as this class; other gensim objects (a whole
         ``Word2Vec`` model, ``FastTextKeyedVectors``) come back as they are.
+
+        Warnings
+        --------
+        The file is a pickle: loading it runs whatever code the file names, as gensim's own
+        ``load`` does. Load only files you trust as you would trust a program; vectors from
+        elsewhere are safe to read in the word2vec formats (:meth:`load_word2vec_format`).
         """
         obj = super().load(fname, mmap=mmap)
         if type(obj) is GensimKeyedVectors:

@@ -173,14 +173,15 @@ def test_gensim_native_keyedvectors_and_word2vec_models(tmp_path, emb):
     kv = KeyedVectors(vector_size=emb.dim, count=0)
     kv.add_vectors(emb.words, emb.vectors)
     kv.save(str(tmp_path / "kv.model"))
-    assert io.detect_format(tmp_path / "kv.model") == "gensim"
-    assert_same(io.load(tmp_path / "kv.model"), emb)
-    assert io.load(tmp_path / "kv.model", limit=5).words == emb.words[:5]
+    with pytest.raises(FormatError, match="looks like a pickle"):  # never unpickled unless asked for
+        io.detect_format(tmp_path / "kv.model")
+    assert_same(io.load(tmp_path / "kv.model", format="gensim"), emb)
+    assert io.load(tmp_path / "kv.model", format="gensim", limit=5).words == emb.words[:5]
 
     sentences = [["a", "b", "c", "a"], ["b", "c", "d", "a"]] * 20
     model = Word2Vec(sentences, vector_size=8, min_count=1, negative=5, epochs=2, seed=1, workers=1)
     model.save(str(tmp_path / "w2v.model"))
-    e = io.load(tmp_path / "w2v.model")
+    e = io.load(tmp_path / "w2v.model", format="gensim")
     assert e.words == model.wv.index_to_key
     np.testing.assert_array_equal(e.output_vectors, model.syn1neg)
     np.testing.assert_array_equal(e.counts, [model.wv.get_vecattr(w, "count") for w in e.words])

@@ -28,7 +28,7 @@ from embgeo.errors import FormatError
 
 # ------------------------------------------------------------------ the oracle
 
-_FILE_LEVEL = ("the file is empty", "gzip", "not a valid fastText", "not a loadable gensim",
+_FILE_LEVEL = ("the file is empty", "gzip", "not a valid fastText", "not a loadable gensim", "looks like a pickle",
                "not an embgeo cache", "an embgeo cache needs")
 
 

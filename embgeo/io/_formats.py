@@ -6,6 +6,7 @@ import gzip
 import logging
 import os
 import pickle
+import stat
 import struct
 import warnings
 import zlib
@@ -47,8 +48,12 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         Storage dtype. Text is parsed straight into it.
     format : str, optional
         One of :data:`FORMATS`; detected from the first bytes when omitted (see
-        :func:`detect_format`: gzip, fastText's and pickle's magic numbers, a ``N D`` header
-        followed by text or by binary records, otherwise GloVe).
+        :func:`detect_format`: gzip, fastText's magic number, a ``N D`` header followed by text
+        or by binary records, otherwise GloVe). Detection never chooses ``"gensim"``: gensim's
+        native files are pickles, and unpickling runs code that the file names, so a file that
+        starts like a pickle raises :class:`~embgeo.errors.FormatError` unless
+        ``format="gensim"`` is passed. Pass it only for a file you trust as you would trust a
+        program (see ``docs/security.md``).
     progress : bool, optional
         Progress bar while parsing text (None follows :func:`embgeo.set_progress`).
     mmap : bool, default False
@@ -70,6 +75,8 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         number of values, a bad number, a header that disagrees with the data, an empty or blank
         line, a duplicate word); word2vec binary errors name the record and its byte offset; a
         truncated or corrupt gzip stream names the file.
+        A pickle loaded without ``format="gensim"`` is refused the same way, before any of it
+        is unpickled.
     ImportError
         A named embedding whose Python package is not installed (the message says what to install).
 
@@ -99,7 +106,9 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
         if entry is not None:
             source = fetch(entry.name, progress=progress)
     path = Path(os.fspath(source)).expanduser()
-    finish_interrupted(path.absolute().parent)  # a save killed between its renames is completed first
+    # a save of this file killed between its renames is completed first (only this file's journals:
+    # loading never replays another file's); "X" may name the prefix cache X.npy + X.vocab.txt
+    finish_interrupted(path, *([] if path.name.endswith(".npy") else [path.with_name(path.name + ".npy")]))
     spec = _REGISTRY[format or detect_format(path)]
     if mmap and not spec.mmap:
         mappable = " or ".join(sorted(repr(f.name) for f in _REGISTRY.values() if f.mmap))
@@ -154,8 +163,11 @@ def detect_format(path) -> str:
 
     A directory (or ``X.npy`` with ``X.vocab.txt``) is an embgeo cache. Otherwise, after
     gunzipping when the file starts with gzip's magic: fastText's magic number ``0x2F4F16BA`` is
-    ``"fasttext_binary"``, pickle's ``0x80`` is ``"gensim"``, a first line of two integers ``N D``
-    is followed either by text or by binary records, and anything else is GloVe text.
+    ``"fasttext_binary"``, a first line of two integers ``N D`` is followed either by text or by
+    binary records, and anything else is GloVe text. Pickle's header (``0x80`` and a protocol
+    2-5, gensim's native ``.model``/``.kv`` files) is never answered ``"gensim"``: it raises
+    :class:`~embgeo.errors.FormatError`, since unpickling runs code; a trusted gensim file is
+    loaded with ``load(path, format="gensim")``.
     Text versus binary is decided by structure, never by a parse failure: the first record is
     text when the rest of its line after the first space is printable ASCII with a digit (raw
     float32 bytes essentially never are, except for tiny dimensions: pass ``format=``), binary
@@ -216,6 +228,17 @@ def _is_fasttext_binary(p: _Probe) -> bool:
 def _is_pickle(p: _Probe) -> bool:  # gensim's SaveLoad
     head = p.head[0]
     return head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05")
+
+
+def _refuse_pickle(p: _Probe) -> bool:
+    """Never true: a pickle is refused, not detected (unpickling runs code the file names)."""
+    if _is_pickle(p):
+        raise FormatError(p.path, "looks like a pickle (gensim's native KeyedVectors.save / Word2Vec.save "
+                                  "format); embgeo never unpickles a file it was not asked to, because "
+                                  "unpickling runs code that the file names. If you trust where the file "
+                                  "comes from as you would trust a program, load it with "
+                                  "embgeo.load(path, format='gensim')")
+    return False
 
 
 def _is_word2vec_binary(p: _Probe) -> bool:
@@ -468,6 +491,10 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
 
 
 def _load_gensim(path: Path, limit, dtype, mmap) -> Embeddings:
+    """gensim's native file (``SaveLoad.save``): a pickle, so reading it runs code the file names.
+
+    Only reached by an explicit ``format="gensim"`` (detection refuses pickles).
+    """
     from gensim.utils import SaveLoad
 
     try:
@@ -708,9 +735,15 @@ def _save_cache(e: Embeddings, path: Path) -> None:
             write_all(dict(zip(keys, temps)))
         return
 
-    if path.exists() and not path.is_dir():
-        raise FileExistsError(f"{path} exists and is not an embgeo cache directory")
-    if path.is_dir() and any(path.iterdir()) and not (path / _CACHE_VOCAB).exists():
+    # one look at path each (a concurrent save of the same cache may be between its two renames,
+    # path missing for an instant): absent is fine, atomic_dir decides again under its lock
+    try:
+        if not stat.S_ISDIR(os.stat(path).st_mode):
+            raise FileExistsError(f"{path} exists and is not an embgeo cache directory")
+        foreign = any(path.iterdir()) and not (path / _CACHE_VOCAB).exists()
+    except FileNotFoundError:
+        foreign = False
+    if foreign:
         raise FileExistsError(f"refusing to replace {path}: a non-empty directory that is not an embgeo cache")
     with atomic_dir(path) as tmp:
         write_all(_cache_files(tmp))
@@ -740,8 +773,9 @@ class _Format:
         ``write(e, path, progress)``, atomic; None for a format embgeo only reads.
     detect : (int, callable), optional
         ``(order, test)``: :func:`detect_format` asks ``test(probe)`` of each format, lowest order
-        first, and answers the first format whose test is true; None for a format never detected
-        (fastText's ``.vec`` is word2vec text).
+        first, and answers the first format whose test is true (a test may instead raise
+        :class:`~embgeo.errors.FormatError` to refuse the file: a cache without its vocabulary, a
+        pickle); None for a format never detected (fastText's ``.vec`` is word2vec text).
     suffixes : tuple of str
         File names :func:`save` writes in this format (after a ``.gz`` is stripped).
     mmap : bool
@@ -758,6 +792,7 @@ class _Format:
 
 # Adding a format is one entry here. Detection runs by structure: the cache by its path, then the
 # magic numbers, then a header line followed by binary records or by text, and GloVe text last.
+# gensim's pickles are refused by detection (their test raises), never chosen: only format="gensim" reads one.
 _REGISTRY = {f.name: f for f in (
     _Format("word2vec", partial(_load_text, "word2vec"), partial(_save_text_as, True), (4, _has_header),
             suffixes=(".vec", ".txt", ".w2v")),
@@ -769,7 +804,7 @@ _REGISTRY = {f.name: f for f in (
     _Format("fasttext_binary", lambda path, limit, dtype, mmap, progress: load_fasttext(path, limit, dtype)[0],
             detect=(1, _is_fasttext_binary)),
     _Format("gensim", lambda path, limit, dtype, mmap, progress: _load_gensim(path, limit, dtype, mmap),
-            detect=(2, _is_pickle), mmap=True),
+            detect=(2, _refuse_pickle), mmap=True),
     _Format("embgeo", lambda path, limit, dtype, mmap, progress: _load_cache(path, limit, dtype, mmap),
             lambda e, path, progress: _save_cache(e, path), (0, _is_cache), suffixes=(".embgeo", ".npy"),
             mmap=True),

@@ -8,21 +8,43 @@ A write that takes more than one rename (a directory swapped for another: old �
 name; a group of files that belong together, such as ``X.npy`` and ``X.vocab.txt``) first writes
 a journal ``.<name>.embgeo-<host>-<pid>-<random>.swap`` listing the renames, once every new file
 is complete and on disk. A writer killed between two renames leaves the journal behind; the next
-atomic write into the directory, or :func:`finish_interrupted` (which ``embgeo.load`` calls),
-redoes the renames still to do, so the targets hold the new version, never a mixture or nothing.
+atomic write of one of its files, or :func:`finish_interrupted` (which ``embgeo.load`` calls on
+the file it loads), redoes the renames still to do, so the targets hold the new version, never a
+mixture or nothing.
+
+A journal is a list of names to rename and remove, so a planted one must not move or delete
+anything else: only a journal embgeo wrote is replayed (a versioned first line with the sha256 of
+its body, a regular file of the current user), and only when every name it holds is a plain file
+name of its own directory (no separator, no ``..``, no symbolic link that points out of the
+directory), each rename pairing a file with an embgeo temporary name of that file and of the
+journal's own writer. It is replayed only for a file it writes, never as a side effect of
+writing or loading another file of the directory. Anything else is left alone, with a warning
+when it claims the file being loaded or written.
+
+Concurrent writers of one target (threads or processes) each complete: their renames are
+serialised by a lock on the directory (``flock``, where the platform has it), so the last one
+wins and nobody finds its rename's source moved away by another.
 """
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import re
 import secrets
 import shutil
 import socket
+import stat
+import warnings
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: concurrent writers of one target are not serialised
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["atomic_path", "atomic_paths", "atomic_dir", "temp_name", "fsync_file", "fsync_dir", "reap_stale",
            "finish_interrupted"]
@@ -57,19 +79,22 @@ def reap_stale(directory) -> list[Path]:
 
     Only names of embgeo's pattern written on this host by a process that no longer exists are
     removed; a ``.old`` directory (an embgeo cache being swapped) only when its target exists
-    again, since otherwise it holds the only copy. Returns the paths removed.
+    again, since otherwise it holds the only copy; and nothing of a writer whose journal
+    (``.swap``) is still there, since its renames, still to do, need those files (the journal is
+    completed by the next load or write of a file it names: :func:`finish_interrupted`).
+    Returns the paths removed.
     """
     directory = Path(directory)
     removed: list[Path] = []
-    # the renames of an interrupted swap first: they use temporary files that are reaped below
-    finish_interrupted(directory)
     try:
         entries = list(os.scandir(directory))
     except OSError:
         return removed
-    for entry in entries:
-        m = _PATTERN.fullmatch(entry.name)
-        if m is None or m["host"] != _HOST or _alive(int(m["pid"])) or m["kind"] == "swap":
+    matches = [(e, _PATTERN.fullmatch(e.name)) for e in entries]
+    journaled = {(m["host"], m["pid"]) for _, m in matches if m is not None and m["kind"] == "swap"}
+    for entry, m in matches:
+        if (m is None or m["host"] != _HOST or m["kind"] == "swap" or (m["host"], m["pid"]) in journaled
+                or _alive(int(m["pid"]))):
             continue
         p = Path(entry.path)
         if m["kind"] == "old":
@@ -90,35 +115,153 @@ def reap_stale(directory) -> list[Path]:
 #: every rename of a multi-rename commit goes through this name (tests make it fail to simulate a crash)
 _rename = os.replace
 
+#: the first line of a journal: its format's version, then the sha256 of the JSON body that follows
+_JOURNAL_HEAD = re.compile(rb"embgeo-journal 1 sha256=(?P<sha>[0-9a-f]{64})\n")
+_JOURNAL_MAX = 1 << 20
 
-def finish_interrupted(directory) -> list[Path]:
-    """Complete the multi-rename writes into ``directory`` that a dead writer left half done.
 
-    Each journal (``.swap``) of a writer on this host that no longer runs is replayed: the renames it
-    lists that were not done yet are done (every file it names was complete before the journal was
-    written), then the backups it lists are removed and the journal with them. Journals of running
-    writers are left alone. Returns the journals completed; errors (a read-only directory) are
+@contextmanager
+def _locked(directory: Path):
+    """Hold an exclusive lock on ``directory`` (``flock`` on the directory itself: no lock file is
+    left behind), so that the renames of concurrent writers of one target, threads or processes,
+    never interleave. Where directories cannot be opened or locked, nothing is held."""
+    fd = None
+    if fcntl is not None:
+        try:
+            fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            if fd is not None:
+                os.close(fd)
+            fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def _encode_journal(renames, remove) -> bytes:
+    body = json.dumps({"renames": renames, "remove": remove}).encode("utf-8")
+    return b"embgeo-journal 1 sha256=" + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+def _plain(name) -> bool:
+    """A plain file name of the directory itself: no separator, no ``..``, not absolute, not empty."""
+    return (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\0" not in name
+            and os.sep not in name and (os.altsep is None or os.altsep not in name))
+
+
+def _read_journal(path: Path, m) -> tuple[list, list, set[str]]:
+    """``(renames, remove, targets)`` of an embgeo journal; ValueError saying why it is not one.
+
+    ``targets`` are the visible names the journal writes (and removes). Each rename must pair a
+    target with an embgeo temporary name of it from the journal's own writer (``.X.embgeo-…tmp``
+    → ``X``, or ``X`` → ``.X.embgeo-…old``), each removed name be such a backup or a target, and
+    no name be a symbolic link that leads out of the directory.
+    """
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("not a regular file")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise ValueError(f"owned by user id {st.st_uid}, not by this user")
+    if st.st_size > _JOURNAL_MAX:
+        raise ValueError(f"{st.st_size} bytes, more than a journal holds")
+    with open(path, "rb") as f:
+        data = f.read(_JOURNAL_MAX + 1)
+    head = _JOURNAL_HEAD.match(data)
+    if head is None:
+        raise ValueError("no embgeo journal header")
+    body = data[head.end():]
+    if hashlib.sha256(body).hexdigest() != head["sha"].decode():
+        raise ValueError("its checksum does not match its content")
+    plan = json.loads(body.decode("utf-8"))
+    renames, remove = plan["renames"], plan["remove"]
+    if not (isinstance(renames, list) and isinstance(remove, list)
+            and all(isinstance(r, list) and len(r) == 2 for r in renames)):
+        raise ValueError("not a list of renames and removals")
+    names = [n for r in renames for n in r] + remove
+    bad = [n for n in names if not _plain(n)]
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not a plain file name of the directory")
+
+    def backup_of(name, kind):  # the visible name that the temporary ``name`` of this writer stands for
+        t = _PATTERN.fullmatch(name)
+        if t is None or t["kind"] != kind or (t["host"], t["pid"]) != (m["host"], m["pid"]):
+            return None
+        return name[1:].split(".embgeo-", 1)[0]
+
+    targets: set[str] = set()
+    for src, dst in renames:
+        if backup_of(src, "tmp") == dst:
+            targets.add(dst)
+        elif backup_of(dst, "old") == src:
+            targets.add(src)
+        else:
+            raise ValueError(f"the rename {src!r} -> {dst!r} is not one an embgeo write does")
+    for name in remove:
+        base = backup_of(name, "old")
+        if base is None and _PATTERN.fullmatch(name) is None:
+            targets.add(name)  # a stale companion that the write removes (``X.counts.npy``)
+        elif base not in targets:
+            raise ValueError(f"the removal of {name!r} is not one an embgeo write does")
+    directory = path.parent.resolve()
+    for name in set(names):
+        p = path.parent / name
+        if p.is_symlink() and directory not in p.resolve().parents:
+            raise ValueError(f"{name!r} is a symbolic link that leads out of {directory}")
+    return renames, remove, targets
+
+
+def finish_interrupted(*paths) -> list[Path]:
+    """Complete the multi-rename writes of ``paths`` that a dead writer left half done.
+
+    A journal (``.swap``) in a path's directory, of a writer on this host that no longer runs and
+    that writes that path, is replayed: the renames it lists that were not done yet are done
+    (every file it names was complete before the journal was written), then the backups it lists
+    are removed and the journal with them. Journals of running writers, and those writing only
+    other files, are left alone; so is anything that is not a journal embgeo wrote or that names
+    anything but plain file names of its directory (with a :class:`RuntimeWarning` when it
+    claims one of ``paths``). Returns the journals completed; errors (a read-only directory) are
     ignored, so that a reader never fails for a writer's leftovers.
     """
-    directory = Path(directory)
+    by_dir: dict[Path, set[str]] = {}
+    for p in paths:
+        p = Path(p).absolute()
+        by_dir.setdefault(p.parent, set()).add(p.name)
     done: list[Path] = []
-    try:
-        entries = [e for e in os.scandir(directory) if e.name.endswith(".swap")]
-    except OSError:
-        return done
-    for entry in entries:
-        m = _PATTERN.fullmatch(entry.name)
-        if m is None or m["kind"] != "swap" or m["host"] != _HOST or _alive(int(m["pid"])):
-            continue
+    for directory, names in by_dir.items():
         try:
-            with open(entry.path, encoding="utf-8") as f:
-                plan = json.load(f)
-            _replay(directory, plan["renames"], plan["remove"])
-            os.unlink(entry.path)
-            fsync_dir(directory)
-            done.append(Path(entry.path))
-        except (OSError, ValueError, KeyError):
-            pass
+            journals = [(Path(e.path), m) for e in os.scandir(directory) if e.name.endswith(".swap")
+                        and (m := _PATTERN.fullmatch(e.name)) is not None and m["kind"] == "swap"
+                        and m["host"] == _HOST and not _alive(int(m["pid"]))]
+        except OSError:
+            continue
+        if not journals:
+            continue
+        with _locked(directory):  # a live writer's renames, or another reader replaying the same journal
+            for journal, m in journals:
+                try:
+                    renames, remove, targets = _read_journal(journal, m)
+                except FileNotFoundError:
+                    continue  # replayed meanwhile
+                except (OSError, ValueError, KeyError, TypeError) as exc:
+                    claimed = journal.name[1:].split(".embgeo-", 1)[0]
+                    if claimed in names:
+                        warnings.warn(f"{journal} is not replayed: {exc}; it is not a journal of an embgeo "
+                                      f"write into {directory} (delete it if you do not know where it comes "
+                                      f"from)", RuntimeWarning, stacklevel=3)
+                    continue
+                if not names & targets:
+                    continue
+                try:
+                    _replay(directory, renames, remove)
+                    os.unlink(journal)
+                    fsync_dir(directory)
+                    done.append(journal)
+                except OSError:
+                    pass
     return done
 
 
@@ -127,6 +270,7 @@ def _replay(directory: Path, renames, remove) -> None:
 
     The renames run in order, so while the last one is still to do, a source that exists is one
     still to move (a later rename may recreate an earlier source: a swapped directory's name).
+    Nothing is followed: a symbolic link is renamed or removed, never what it points to.
     """
     if renames and os.path.lexists(directory / renames[-1][0]):
         for src, dst in renames:
@@ -144,17 +288,18 @@ def _replay(directory: Path, renames, remove) -> None:
 def _commit(directory: Path, name: str, renames, remove=(), undo: bool = False) -> None:
     """Rename ``(src, dst)`` pairs of ``directory`` and remove ``remove``, recoverably (a journal first).
 
-    ``undo``: on an error (not a crash) the renames done are reversed, which restores the old
-    version when no rename overwrote a file (a directory swap); otherwise the journal stays, and
-    the next write or :func:`finish_interrupted` after this process ends completes the renames.
+    The caller holds :func:`_locked` on ``directory``. ``undo``: on an error (not a crash) the
+    renames done are reversed, which restores the old version when no rename overwrote a file (a
+    directory swap); otherwise the journal stays, and the next load or write of one of its files
+    after this process ends completes the renames.
     """
     renames = [(Path(a).name, Path(b).name) for a, b in renames]
     remove = [Path(r).name for r in remove]
     journal = _temp_name(directory / name, "swap")
     staging = _temp_name(directory / name)
     try:
-        with open(staging, "x", encoding="utf-8") as f:
-            json.dump({"renames": renames, "remove": remove}, f)
+        with open(staging, "xb") as f:
+            f.write(_encode_journal(renames, remove))
             f.flush()
             os.fsync(f.fileno())
         os.replace(staging, journal)
@@ -242,6 +387,7 @@ def atomic_path(path):
     """
     path = Path(path)
     parent = _check_parent(path)
+    finish_interrupted(path)
     reap_stale(parent)
     tmp = _temp_name(path)
     # O_EXCL: never reuse someone's file; mode 0o666 so the umask applies as for a plain open()
@@ -267,13 +413,15 @@ def atomic_paths(paths, remove=()):
     Yields one temporary path per path; when the block succeeds, all of them are moved into place
     and the files of ``remove`` (stale companions) are deleted, through one journal, so that a
     crash in the middle is completed by the next write or by :func:`finish_interrupted`: the
-    files are never left half old, half new. On an error in the block nothing is touched.
+    files are never left half old, half new (nor half one concurrent writer's, half another's:
+    the renames are serialised). On an error in the block nothing is touched.
     """
     paths = [Path(p) for p in paths]
     parents = {_check_parent(p) for p in paths}
     if len(parents) != 1:
         raise ValueError(f"atomic_paths needs files of one directory, got {sorted(map(str, parents))}")
     parent = parents.pop()
+    finish_interrupted(*paths)
     reap_stale(parent)
     temps = [_temp_name(p) for p in paths]
     try:
@@ -283,7 +431,8 @@ def atomic_paths(paths, remove=()):
             yield temps
             for t in temps:
                 fsync_file(t)
-        _commit(parent, paths[0].name, list(zip(temps, paths)), [r for r in remove if os.path.lexists(r)])
+        with _locked(parent):
+            _commit(parent, paths[0].name, list(zip(temps, paths)), [r for r in remove if os.path.lexists(r)])
     finally:
         for t in temps:
             if os.path.lexists(t):
@@ -296,10 +445,12 @@ def atomic_dir(path):
     ``path`` (an existing directory is renamed away first and removed after the swap, so a reader
     sees the old contents or the new, never a mixture). Files are fsynced before the swap, and the
     two renames go through a journal: a crash between them is completed by the next write or by
-    :func:`finish_interrupted`. On error the temporary directory is removed.
+    :func:`finish_interrupted`. Concurrent writers of ``path`` swap one after the other (the last
+    one wins). On error the temporary directory is removed.
     """
     path = Path(path)
     parent = _check_parent(path)
+    finish_interrupted(path)
     reap_stale(parent)
     tmp = _temp_name(path)
     os.mkdir(tmp)
@@ -309,12 +460,14 @@ def atomic_dir(path):
             for f in tmp.iterdir():
                 fsync_file(f)
         fsync_dir(tmp)
-        if path.exists():
-            old = _temp_name(path, "old")
-            _commit(parent, path.name, [(path, old), (tmp, path)], [old], undo=True)
-        else:
-            os.rename(tmp, path)
-            fsync_dir(parent)
+        # under the lock: another writer of path may be between its two renames (path moved away)
+        with _locked(parent):
+            if os.path.lexists(path):
+                old = _temp_name(path, "old")
+                _commit(parent, path.name, [(path, old), (tmp, path)], [old], undo=True)
+            else:
+                os.rename(tmp, path)
+                fsync_dir(parent)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
