@@ -50,6 +50,15 @@ place the file at. A download goes to ``<file>.part`` (resumed with an HTTP ``Ra
 an interruption) and is renamed into place only once complete and verified; a checksum mismatch
 deletes it, so nothing corrupt stays in the cache. Concurrent fetches of one resource (several
 processes sharing a cache) download it once: the partial file is locked while it grows.
+
+Nothing is written outside the cache: a resource's ``group``, ``filename`` and ``member`` must be
+relative names without ``..`` (refused by :func:`register`), and every cache path is resolved
+(symbolic links followed) and refused unless it lies inside the resolved cache root. A zip
+member is checked before it is extracted (a plain file, a relative name without ``..``), and the
+sha256 of each extracted member is recorded in ``<archive>.members.json`` beside it; every later
+:func:`fetch` verifies the member against that record (members of 64 MiB or more, like large
+archives, by size and modification time once hashed) and extracts it again from the verified
+archive, with a warning, when it was changed.
 """
 from __future__ import annotations
 
@@ -59,9 +68,11 @@ import hashlib
 import importlib.resources
 import json
 import os
+import stat
 import sys
 import urllib.error
 import urllib.request
+import warnings
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,7 +80,7 @@ from http.client import HTTPException
 from pathlib import Path
 from typing import Callable
 
-from ..errors import ChecksumError, DownloadError, UnverifiedResourceError
+from ..errors import ChecksumError, DownloadError, FormatError, UnverifiedResourceError
 from ..io.atomic import atomic_path
 from ..progress import progress_bar
 
@@ -218,6 +229,7 @@ def _build() -> dict[str, Resource]:
     def add(r: Resource) -> None:
         if r.name in out or r.kind not in KINDS:
             raise ValueError(f"catalogue.json: {r.name!r} is registered twice or has an unknown kind {r.kind!r}")
+        _check_names(r)
         out[r.name] = r
 
     for sec in cat["sections"]:
@@ -322,7 +334,9 @@ def register(resource: Resource, *, replace: bool = False) -> None:
     Raises
     ------
     ValueError
-        The name is taken (and ``replace`` is False), or the kind is not one of :data:`KINDS`.
+        The name is taken (and ``replace`` is False), the kind is not one of :data:`KINDS`, or
+        ``group``, ``filename`` or ``member`` would place a file outside the cache (an absolute
+        path, a ``..``, a backslash; ``filename`` is a plain file name).
 
     Examples
     --------
@@ -336,6 +350,7 @@ def register(resource: Resource, *, replace: bool = False) -> None:
         raise TypeError(f"register takes a Resource, got {type(resource).__name__}")
     if resource.kind not in KINDS:
         raise ValueError(f"unknown kind {resource.kind!r}; expected one of {', '.join(KINDS)}")
+    _check_names(resource)
     key = resource.name.lower()
     entries = _entries()
     if key in entries and not replace:
@@ -351,6 +366,42 @@ def _resource(name: str) -> Resource:
         hint = f"; did you mean {', '.join(near)}?" if near else " (list them with embgeo.data.registry())"
         raise LookupError(f"{name!r} is not a registered dataset{hint}")
     return reg[key]
+
+
+def _relative(value, parts_may_nest: bool) -> bool:
+    """A relative name of the cache: parts without ``..``, ``.``, backslashes or a drive, one part
+    unless ``parts_may_nest`` (then ``/``-separated); the empty group is the cache root."""
+    if not isinstance(value, str) or "\\" in value or "\0" in value or value[1:2] == ":":  # C:name
+        return False
+    if not parts_may_nest and "/" in value:
+        return False
+    parts = value.split("/")
+    return all(part not in ("", ".", "..") for part in parts)
+
+
+def _check_names(r: Resource) -> None:
+    """Refuse a resource whose cache path or extracted member would leave the cache folder."""
+    checks = [("filename", r.filename, False), ("member", r.member, True)]
+    if r.group != "":
+        checks.append(("group", r.group, True))
+    for field, value, nest in checks:
+        if field == "member" and value is None:
+            continue
+        if not _relative(value, nest):
+            what = "a plain file name" if not nest else "a relative path of plain names separated by '/'"
+            raise ValueError(f"{r.name}: {field} {value!r} could place a file outside the cache: it must be "
+                             f"{what}, without '..', '\\' or an absolute path")
+
+
+def _in_cache(path: Path, r: Resource, root: Path | None = None) -> Path:
+    """``path`` if, resolved (symbolic links followed), it lies inside the resolved cache root."""
+    root = cache_dir() if root is None else root
+    real, real_root = path.resolve(), root.resolve()
+    if real != real_root and real_root not in real.parents:
+        raise ValueError(f"{r.name}: the cache path {path} resolves to {real}, outside the cache {real_root} "
+                         f"(a symbolic link in the cache, or a group, file name or member with '..'); "
+                         f"embgeo writes nothing outside the cache")
+    return path
 
 
 def _not_a_file(r: Resource) -> ValueError:
@@ -388,7 +439,7 @@ def cache_path(name: str) -> Path:
                          f"({r.install or r.url}); embgeo.data.fetch({r.name!r}) returns their folder")
     if r.loader is not None:
         raise _not_a_file(r)
-    return cache_dir() / r.group / r.filename
+    return _in_cache(cache_dir() / r.group / r.filename, r)
 
 
 def _read_lock(root: Path) -> dict:
@@ -478,7 +529,7 @@ def cached() -> dict[str, Path]:
     for name, r in registry().items():
         if r.package is not None or r.loader is not None:
             continue
-        p = cache_dir() / r.group / r.filename
+        p = cache_dir() / r.group / r.filename  # names checked by register(); not resolved: a listing
         if p.is_file():
             out[name] = p.parent / r.member if r.member and (p.parent / r.member).is_file() else p
     return out
@@ -536,7 +587,7 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
     if r.loader is not None:
         raise _not_a_file(r)
     root = cache_dir()
-    target = root / r.group / r.filename
+    target = _in_cache(root / r.group / r.filename, r, root)
     lock = _read_lock(root)
     sha, md5, provenance = _expected(r, lock)
     if sha is None and md5 is None and verify:
@@ -570,7 +621,7 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
     if sha is None and md5 is None:  # first use: remember what was trusted
         _write_lock(root, r.name, {"path": str(target), "stamp": _stamp(target), "sha256": got,
                                    "trusted": "first use"})
-    return _extract(r.member, target, root / r.group) if r.member else target
+    return _extract(r, target, got, root) if r.member else target
 
 
 def _package_folder(r: Resource, package: str) -> Path:
@@ -696,20 +747,106 @@ def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, de
         raise ConnectionError(f"transfer ended at {done} of {total} bytes")
 
 
-def _extract(member: str, archive: Path, folder: Path) -> Path:
-    """The archive's ``member``, extracted once into the cache ``folder`` (never beside a copy found
-    elsewhere, which may be read-only)."""
-    out = folder / member
-    if out.is_file():
-        return out
-    folder.mkdir(parents=True, exist_ok=True)
+def _check_member(archive: Path, info: zipfile.ZipInfo) -> None:
+    """Refuse a zip member that could land outside its folder or is not a plain file (zip-slip)."""
+    name = info.filename
+    mode = info.external_attr >> 16
+    if name.startswith("/") or not _relative(name, True):
+        raise FormatError(archive, f"the member {name!r} is not a relative path inside the archive's folder "
+                                   f"(an absolute path, '..', '\\' or a drive): refused, nothing extracted")
+    # zip writers that record no file type (Python's writestr) leave S_IFMT at 0: a plain file
+    if info.is_dir() or stat.S_IFMT(mode) not in (0, stat.S_IFREG):
+        raise FormatError(archive, f"the member {name!r} is not a plain file (mode {stat.filemode(mode)}: a link, "
+                                   f"a device, a pipe or a folder): refused, nothing extracted")
+
+
+def _manifest(archive: Path, folder: Path) -> Path:
+    return folder / f"{archive.name}.members.json"
+
+
+def _read_manifest(path: Path, archive_sha: str) -> dict:
+    """The records of the members extracted from the archive whose sha256 is ``archive_sha``."""
     try:
-        with zipfile.ZipFile(archive) as zf, atomic_path(out) as tmp:
-            with zf.open(member) as src, open(tmp, "wb") as dst:
-                while chunk := src.read(_CHUNK):
-                    dst.write(chunk)
-    except KeyError:
-        raise ValueError(f"{archive} does not contain {member}") from None
+        with open(path, encoding="utf8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("archive_sha256") != archive_sha:
+        return {}
+    members = data.get("members")
+    return members if isinstance(members, dict) else {}
+
+
+def _record_member(path: Path, archive_sha: str, member: str, out: Path, sha: str) -> None:
+    # best effort, as the lock file: a read-only cache verifies the member against the archive instead
+    try:
+        members = _read_manifest(path, archive_sha)
+        members[member] = {"sha256": sha, "stamp": _stamp(out)}
+        with atomic_path(path) as tmp:
+            with open(tmp, "w", encoding="utf8") as fh:
+                json.dump({"archive_sha256": archive_sha, "members": members}, fh, indent=1, sort_keys=True)
+    except OSError:
+        pass
+
+
+def _intact(out: Path, rec) -> bool:
+    """Whether ``out`` still has the sha256 recorded when it was extracted (large files: same size and mtime)."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("sha256"), str):
+        return False
+    stamp = _stamp(out)
+    if stamp[0] >= _REMEMBER_BYTES and rec.get("stamp") == stamp:
+        return True
+    return _digests(out)[0] == rec["sha256"]
+
+
+def _member_sha(zf: zipfile.ZipFile, member: str) -> str:
+    sha = hashlib.sha256()
+    with zf.open(member) as src:
+        while chunk := src.read(_CHUNK):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def _extract(r: Resource, archive: Path, archive_sha: str, root: Path) -> Path:
+    """The archive's member ``r.member``, extracted into the cache folder of ``r`` (never beside a
+    copy found elsewhere, which may be read-only), checked first, and verified on every use.
+
+    The archive has just been verified (its sha256 is ``archive_sha``). A member extracted before
+    must still have the sha256 recorded in the archive's manifest when it was extracted (or, with
+    no record, the sha256 of the member in the archive); an edited one is extracted again.
+    """
+    member = r.member
+    folder = root / r.group
+    out = _in_cache(folder / member, r, root)
+    manifest = _manifest(archive, folder)
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            try:
+                info = zf.getinfo(member)
+            except KeyError:
+                raise ValueError(f"{archive} does not contain {member}") from None
+            _check_member(archive, info)
+            if out.is_file():
+                rec = _read_manifest(manifest, archive_sha).get(member)
+                if rec is not None and _intact(out, rec):
+                    return out
+                expected = rec["sha256"] if isinstance(rec, dict) and "sha256" in rec else _member_sha(zf, member)
+                got = _digests(out)[0]
+                if got == expected:
+                    _record_member(manifest, archive_sha, member, out, got)
+                    return out
+                warnings.warn(f"{out} was changed after it was extracted from {archive} (sha256 {got}, extracted "
+                              f"as {expected}); extracting it again from the verified archive", RuntimeWarning,
+                              stacklevel=3)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            _in_cache(out, r, root)  # the folders just made, or found, lead nowhere else
+            sha = hashlib.sha256()
+            with atomic_path(out) as tmp:
+                with zf.open(member) as src, open(tmp, "wb") as dst:
+                    while chunk := src.read(_CHUNK):
+                        sha.update(chunk)
+                        dst.write(chunk)
     except zipfile.BadZipFile as exc:
         raise ValueError(f"{archive} is not a valid zip archive ({exc})") from None
+    _record_member(manifest, archive_sha, member, out, sha.hexdigest())
     return out
