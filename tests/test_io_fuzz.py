@@ -263,8 +263,10 @@ def test_fasttext_bin_loads_as_gensim_or_raises_format_error(tmp_path, data):
 def test_gensim_pickle_garbage_raises_format_error(tmp_path, data):
     p = tmp_path / "fuzz.model"
     p.write_bytes(b"\x80\x04" + data)
-    with pytest.raises(FormatError, match="not a loadable gensim file"):
+    with pytest.raises(FormatError, match="looks like a pickle"):  # never unpickled unless asked for
         io.load(p)
+    with pytest.raises(FormatError, match="not a loadable gensim file"):
+        io.load(p, format="gensim")
 
 
 @settings(max_examples=60, deadline=None, derandomize=True,

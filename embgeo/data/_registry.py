@@ -381,6 +381,8 @@ def _relative(value, parts_may_nest: bool) -> bool:
 
 def _check_names(r: Resource) -> None:
     """Refuse a resource whose cache path or extracted member would leave the cache folder."""
+    if r.loader is not None:  # built by a function: no file anywhere
+        return
     checks = [("filename", r.filename, False), ("member", r.member, True)]
     if r.group != "":
         checks.append(("group", r.group, True))
