@@ -398,7 +398,10 @@ def _check_names(r: Resource) -> None:
 def _in_cache(path: Path, r: Resource, root: Path | None = None) -> Path:
     """``path`` if, resolved (symbolic links followed), it lies inside the resolved cache root."""
     root = cache_dir() if root is None else root
-    real, real_root = path.resolve(), root.resolve()
+    try:
+        real, real_root = path.resolve(), root.resolve()
+    except RuntimeError:  # a loop of symbolic links
+        raise ValueError(f"{r.name}: the cache path {path} is a loop of symbolic links") from None
     if real != real_root and real_root not in real.parents:
         raise ValueError(f"{r.name}: the cache path {path} resolves to {real}, outside the cache {real_root} "
                          f"(a symbolic link in the cache, or a group, file name or member with '..'); "

@@ -246,7 +246,7 @@ def finish_interrupted(*paths) -> list[Path]:
                     renames, remove, targets = _read_journal(journal, m)
                 except FileNotFoundError:
                     continue  # replayed meanwhile
-                except (OSError, ValueError, KeyError, TypeError) as exc:
+                except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:  # RuntimeError: a link loop
                     claimed = journal.name[1:].split(".embgeo-", 1)[0]
                     if claimed in names:
                         warnings.warn(f"{journal} is not replayed: {exc}; it is not a journal of an embgeo "
