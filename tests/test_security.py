@@ -367,3 +367,20 @@ def test_a_member_extracted_without_a_record_is_checked_against_the_archive(guar
         out = embgeo.data.fetch("t-zip")
     assert out.read_bytes() == VECS
     guard.check()
+
+
+@pytest.mark.parametrize("what", ["a link to a journal", "a pipe"])
+def test_a_journal_that_is_not_a_regular_file_is_not_read(guard, emb, what):
+    work = guard.work
+    p = io.save(emb, work / "a.vec")
+    pid = _dead_pid()
+    j = work / _journal_name("a.vec", pid)
+    if what == "a pipe":
+        os.mkfifo(j)  # opened without O_NONBLOCK, reading it would hang the load
+    else:
+        real = _plant(guard.outside, "x", {"renames": [], "remove": ["victim.txt"]}, pid)
+        guard.before = (_snapshot(guard.outside), *guard.before[1:])
+        os.symlink(real, j)
+    with pytest.warns(RuntimeWarning, match="is not replayed"):
+        assert embgeo.load(p).words == emb.words
+    guard.check()

@@ -161,14 +161,16 @@ def _read_journal(path: Path, m) -> tuple[list, list, set[str]]:
     → ``X``, or ``X`` → ``.X.embgeo-…old``), each removed name be such a backup or a target, and
     no name be a symbolic link that leads out of the directory.
     """
-    st = os.lstat(path)
-    if not stat.S_ISREG(st.st_mode):
-        raise ValueError("not a regular file")
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        raise ValueError(f"owned by user id {st.st_uid}, not by this user")
-    if st.st_size > _JOURNAL_MAX:
-        raise ValueError(f"{st.st_size} bytes, more than a journal holds")
-    with open(path, "rb") as f:
+    # no link followed, no wait on a pipe: what is checked is what is read
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            raise ValueError(f"owned by user id {st.st_uid}, not by this user")
+        if st.st_size > _JOURNAL_MAX:
+            raise ValueError(f"{st.st_size} bytes, more than a journal holds")
         data = f.read(_JOURNAL_MAX + 1)
     head = _JOURNAL_HEAD.match(data)
     if head is None:
