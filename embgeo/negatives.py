@@ -9,9 +9,11 @@ Two methods lean on word-embedding geometry to tell true negatives from false on
   masked positions (their eq. 3). :func:`synonym_table`, :func:`false_negative_mask` and
   :func:`soft_regularisation` serve those.
 * Safavi et al. (2021), "NegatER: Unsupervised Discovery of Negatives in Commonsense Knowledge
-  Bases" (EMNLP). Candidate negatives are found through a k-nearest-neighbour index over phrase
-  embeddings (k = 10 or 20), built once, saved and reloaded. :class:`PhraseIndex` and
-  :func:`candidate_negatives` are its candidate step (the fine-tuned LM scoring stays out).
+  Bases" (EMNLP). Candidate negatives replace a positive triple's head or tail by its nearest
+  phrases in a k-NN index over phrase embeddings (k = 10 or 20; the released code's is FAISS
+  ``IndexFlatL2``), kept if they fill that slot of that relation elsewhere in the knowledge base.
+  :class:`PhraseIndex` and :func:`candidate_negatives` are that candidate step as the authors'
+  released code (tsafavi/NegatER) takes it; the fine-tuned LM scoring stays out.
 """
 from __future__ import annotations
 
