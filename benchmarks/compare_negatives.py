@@ -108,8 +108,8 @@ def negater(src, k):
 
     embgeo.set_progress(False)
     gen, nn = load_released(src)
-    _, _, splits = load_conceptnet()
-    phrases, X = phrase_vectors(embgeo.load("glove-6b-50d"), load_conceptnet()[0])
+    all_phrases, _, splits = load_conceptnet()
+    phrases, X = phrase_vectors(embgeo.load("glove-6b-50d"), all_phrases)
     pos = set(phrases)
     train = [t for t in splits["train"] if t[0] in pos and t[2] in pos]
     n = len(phrases)

@@ -398,7 +398,7 @@ class PhraseIndex:
             raise ValueError(f"phrases must be unique: {dup}")
         self.metric, self.kind, self.index = metric, kind, index
         self._pos = {p: i for i, p in enumerate(self.phrases)}
-        self._database = None
+        self._database: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.phrases)
@@ -504,7 +504,8 @@ class PhraseIndex:
         if not known.all():
             missing = [q for q in queries if q not in self._pos]
             if e is None:
-                shown = ", ".join(map(repr, missing[:5])) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+                shown = ", ".join(map(repr, missing[:5])) + more
                 raise UnknownWordError(missing[0], f"not an indexed phrase ({len(missing)} missing: {shown}); "
                                                    "pass e= to embed new phrases")
             Q[~known] = self.embed(e, missing)

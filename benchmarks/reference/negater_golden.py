@@ -6,7 +6,8 @@
 
 Run it with a Python that has NumPy and ``faiss-cpu`` (``python3 -m venv``; ``pip install numpy
 faiss-cpu``), never embgeo's environment. The first argument is the ``src`` folder of a checkout of
-tsafavi/NegatER (commit a5994eb8989af698dc2a6fcae8e7dd2e887140b0 made the stored file); its
+tsafavi/NegatER (commit a5994eb8989af698dc2a6fcae8e7dd2e887140b0, with NumPy 2.4.6 and faiss-cpu
+1.15.1 on Python 3.11, made the stored file); its
 modules are imported from there and run unchanged:
 
 * ``job.nearest_neighbors._top_k_self_similarity_search`` (FAISS ``IndexFlatL2``, k + 1 searched,
