@@ -475,14 +475,7 @@ class PhraseIndex:
         if k + extra > len(self):
             raise ValueError(f"k={k} is larger than the {len(self) - extra} phrases available")
         if self.kind != "flat":
-            # FAISS has no exclusion: one more hit, then the query's own row (or the last) goes
-            scores, idx = self.index.search(Q, k + extra)
-            if extra:
-                keep = idx != self_ids[:, None]
-                keep[keep.all(axis=1), -1] = False
-                scores = scores[keep].reshape(len(Q), k)
-                idx = idx[keep].reshape(len(Q), k)
-            return scores, idx
+            return self.index.search(Q, k, exclude=self_ids)
         if self.metric != "l2":
             return topk(Q, self.vectors, k, metric=self.metric, exclude=self_ids)
         if self._database is None:
