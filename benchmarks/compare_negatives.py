@@ -10,6 +10,21 @@ table itself. Wall and CPU seconds (all threads) are printed, with ratios to the
 
 ``--random-dim D`` replaces GloVe by ``--words`` random D-dimensional vectors (the GEMM's share
 grows with D, and with it what the symmetric route saves).
+
+``--negater SRC`` times NegatER's candidate step instead, against the released pipeline (``SRC`` is
+the ``src`` folder of a checkout of tsafavi/NegatER, imported unchanged through
+``benchmarks/reference/negater_golden.py``)::
+
+    python benchmarks/compare_negatives.py --negater /tmp/negater/src [--k 10]
+
+On the full ConceptNet benchmark (78,334 phrases; the mean GloVe 6B 50d vectors of the 76,572 with
+a GloVe word, the same matrix for both): the self k-NN of every phrase (FAISS ``IndexFlatL2``,
+k + 1 searched, first hit dropped: ``_top_k_self_similarity_search``; embgeo ``PhraseIndex.search``,
+metric "l2", self excluded), the candidates of the training triples from the same neighbour
+lists (the released ``_generate_corruptions``, its JSON file and Python loops; embgeo
+``candidate_negatives`` given those lists), and the two end to end (released: search, lists saved
+as JSON, loops; embgeo: ``candidate_negatives`` with the index). The knowledge base is the
+training triples whose phrases are indexed, for both. The candidate multisets must be equal.
 """
 from __future__ import annotations
 
@@ -25,7 +40,10 @@ def main(argv=None):
     ap.add_argument("--words", type=int, default=400000)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--random-dim", type=int, default=0)
+    ap.add_argument("--negater", metavar="SRC", help="time NegatER's candidate step against the released src")
     args = ap.parse_args(argv)
+    if args.negater:
+        return negater(args.negater, args.k)
 
     import faiss
 
@@ -70,6 +88,68 @@ def main(argv=None):
     print(f"identical neighbour ids vs the table: FAISS {np.mean(ours == theirs):.4%}, plain "
           f"{np.mean(ours == ids_plain):.4%}, symmetric {np.mean(ours == ids_sym):.4%} (differences are "
           f"near-ties); load average {os.getloadavg()[0]:.1f} at end")
+
+
+def negater(src, k):
+    import json
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    import faiss
+
+    import embgeo
+    from embgeo.negatives import PhraseIndex, candidate_negatives
+
+    here = Path(__file__).resolve().parent
+    sys.path.insert(0, str(here / "reference"))
+    from negater_golden import load_released, released_corruptions
+    from report_negater import load_conceptnet, phrase_vectors
+
+    embgeo.set_progress(False)
+    gen, nn = load_released(src)
+    all_phrases, _, splits = load_conceptnet()
+    phrases, X = phrase_vectors(embgeo.load("glove-6b-50d"), all_phrases)
+    pos = set(phrases)
+    train = [t for t in splits["train"] if t[0] in pos and t[2] in pos]
+    n = len(phrases)
+    print(f"NegatER full ConceptNet: {n} phrases (d = {X.shape[1]}), {len(train)} training triples, k = {k}; "
+          f"faiss threads = {faiss.omp_get_max_threads()}, load average {os.getloadavg()[0]:.1f}")
+    index = PhraseIndex.build(None, phrases, vectors=X)
+    index.search(X[:100], k, np.arange(100))  # compile outside the timing
+    entities = np.asarray(phrases)
+
+    (_, ours_ids), t_es, c_es = timed(lambda: index.search(X, k, np.arange(n)))
+    faiss_ids, t_fs, c_fs = timed(lambda: nn._top_k_self_similarity_search(X, k))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"top_{k}_index.json"
+
+        def save_lists():  # as NearestNeighborsSearchJob.run keeps and saves them
+            lists = {s: list(entities[ids]) for s, ids in zip(entities, faiss_ids)}
+            with open(path, "w") as f:
+                json.dump(lists, f)
+            return lists
+
+        lists, t_fj, c_fj = timed(save_lists)
+        theirs, t_fc, c_fc = timed(lambda: released_corruptions(gen, train, path))
+        lists = {p: [str(x) for x in v] for p, v in lists.items()}
+    mine, t_ec, c_ec = timed(lambda: candidate_negatives(train, lists, k=k))
+    end, t_ee, c_ee = timed(lambda: candidate_negatives(train, index, k=k))
+    same = sorted(map(tuple, theirs.tolist())) == sorted(mine)
+    agree = np.mean([len(set(a) & set(b)) / k for a, b in zip(ours_ids.tolist(), faiss_ids.tolist())])
+    print(f"{'step':<58}{'wall s':>8}{'CPU s':>8}{'ratio':>7}")
+    rows = (("self k-NN, FAISS IndexFlatL2 (released)", t_fs, c_fs, None),
+            ("self k-NN, embgeo PhraseIndex l2", t_es, c_es, t_fs / t_es),
+            ("lists kept and saved as JSON (released)", t_fj, c_fj, None),
+            ("candidates from the lists, _generate_corruptions (released)", t_fc, c_fc, None),
+            ("candidates from the lists, embgeo candidate_negatives", t_ec, c_ec, t_fc / t_ec),
+            ("end to end, released (k-NN + JSON + loops)", t_fs + t_fj + t_fc, c_fs + c_fj + c_fc, None),
+            ("end to end, embgeo candidate_negatives(index)", t_ee, c_ee, (t_fs + t_fj + t_fc) / t_ee))
+    for label, t, c, ratio in rows:
+        print(f"{label:<58}{t:>8.2f}{c:>8.2f}{'' if ratio is None else f'{ratio:>6.1f}x':>7}")
+    print(f"candidates: released {len(theirs)}, embgeo from the same lists {len(mine)}, equal multisets: {same}; "
+          f"embgeo end to end {len(end)}; neighbour lists agree on {agree:.4%} of the entries; "
+          f"load average {os.getloadavg()[0]:.1f} at end (ratio = released time / embgeo time, wall)")
 
 
 if __name__ == "__main__":

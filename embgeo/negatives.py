@@ -9,9 +9,11 @@ Two methods lean on word-embedding geometry to tell true negatives from false on
   masked positions (their eq. 3). :func:`synonym_table`, :func:`false_negative_mask` and
   :func:`soft_regularisation` serve those.
 * Safavi et al. (2021), "NegatER: Unsupervised Discovery of Negatives in Commonsense Knowledge
-  Bases" (EMNLP). Candidate negatives are found through a k-nearest-neighbour index over phrase
-  embeddings (k = 10 or 20), built once, saved and reloaded. :class:`PhraseIndex` and
-  :func:`candidate_negatives` are its candidate step (the fine-tuned LM scoring stays out).
+  Bases" (EMNLP). Candidate negatives replace a positive triple's head or tail by its nearest
+  phrases in a k-NN index over phrase embeddings (k = 10 or 20; the released code's is FAISS
+  ``IndexFlatL2``), kept if they fill that slot of that relation elsewhere in the knowledge base.
+  :class:`PhraseIndex` and :func:`candidate_negatives` are that candidate step as the authors'
+  released code (tsafavi/NegatER) takes it; the fine-tuned LM scoring stays out.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from .embeddings import Embeddings
 from .errors import UnknownWordError
 
 __all__ = ["SynonymTable", "synonym_table", "false_negative_mask", "soft_regularisation",
-           "PhraseIndex", "candidate_negatives"]
+           "PhraseIndex", "NegativeCandidates", "candidate_negatives", "HEAD", "TAIL"]
 
 
 # ----------------------------------------------------------------------------- synonym table
@@ -335,31 +337,81 @@ def _split(phrase: str) -> list[str]:
     return phrase.replace("_", " ").split()
 
 
+_PHRASE_METRICS = ("l2", "cosine", "dot")
+
+
+def _duplicates(phrases) -> str:
+    """'"x" at rows 3 and 7; ...' for the phrases that occur more than once ('' if none)."""
+    rows: dict = {}
+    for i, p in enumerate(phrases):
+        rows.setdefault(p, []).append(i)
+    dup = [(p, r) for p, r in rows.items() if len(r) > 1]
+    return "; ".join(f"{p!r} at rows {', '.join(map(str, r))}" for p, r in dup[:5]) + (
+        f" (and {len(dup) - 5} more)" if len(dup) > 5 else "")
+
+
 class PhraseIndex:
     """A k-nearest-neighbour index over phrase embeddings (NegatER's candidate step).
 
     A phrase's vector is the mean of its words' vectors (words joined by spaces or underscores;
     unknown words are skipped, and a phrase with no known word is an error), or vectors you give.
-    Search runs on FAISS (:class:`embgeo.neighbors.faiss_index.FaissIndex`): ``kind="flat"`` is exact,
-    ``"hnsw"`` and ``"ivf"`` approximate.
+
+    ``metric="l2"`` (default) is the index of the released NegatER code
+    (``src/job/nearest_neighbors.py``: FAISS ``IndexFlatL2`` over the raw, unnormalised phrase
+    vectors); its scores are squared Euclidean distances, smallest first. ``"cosine"`` and
+    ``"dot"`` rank by similarity, largest first. ``kind="flat"`` searches exactly with
+    :func:`embgeo.neighbors.topk` (blocked GEMM + compiled top-k; L2 as the inner product of
+    ``[q, -1]`` with ``[x, ‖x‖²/2]``, which ranks as ``‖q − x‖²`` does); ``"hnsw"`` and ``"ivf"``
+    are approximate FAISS indexes (:class:`embgeo.neighbors.faiss_index.FaissIndex`, cosine or
+    dot only).
+
+    Self-exclusion: an indexed phrase queried against the index never finds itself; its own row
+    is removed, whatever its rank. The released code instead searches ``k + 1`` neighbours and
+    drops the *first* hit. The two differ only where another phrase is at distance 0 (a phrase
+    spelled twice, "ice_cream" and "ice cream" as mean word vectors): the released list may then
+    drop the twin and keep the phrase itself, which its filter later removes, so it ends one
+    candidate short; here the twin stays. Ties are ordered by the lower row (FAISS leaves the
+    order of equal distances to its heap). Phrases must be unique: a phrase given twice is
+    refused, naming its rows.
 
     Examples
     --------
     >>> idx = PhraseIndex.build(e, ["ice cream", "frozen yogurt", "car"])   # doctest: +SKIP
     >>> idx.query(["ice cream"], k=1)                                      # doctest: +SKIP
-    [[('frozen yogurt', 0.83)]]
+    [[('frozen yogurt', 1.93)]]
     """
 
-    def __init__(self, phrases: Sequence[str], index):
+    def __init__(self, phrases: Sequence[str], vectors, metric: str = "l2", kind: str = "flat", index=None):
         self.phrases = list(phrases)
-        self.index = index
+        if metric not in _PHRASE_METRICS:
+            raise ValueError(f"metric must be one of {', '.join(map(repr, _PHRASE_METRICS))}, got {metric!r}")
+        if kind != "flat" and metric == "l2":
+            raise ValueError(f"kind={kind!r} is a FAISS inner-product index: use metric 'cosine' or 'dot', "
+                             "or kind='flat' for l2")
+        if kind != "flat" and index is None:
+            raise ValueError(f"kind={kind!r} needs its FAISS index")
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        if self.vectors.ndim != 2 or self.vectors.shape[0] != len(self.phrases):
+            raise ValueError(f"{len(self.phrases)} phrases but vectors of shape {self.vectors.shape}")
+        dup = _duplicates(self.phrases)
+        if dup:
+            raise ValueError(f"phrases must be unique: {dup}")
+        self.metric, self.kind, self.index = metric, kind, index
         self._pos = {p: i for i, p in enumerate(self.phrases)}
+        self._database: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.phrases)
 
     def __contains__(self, phrase) -> bool:
         return phrase in self._pos
+
+    def __repr__(self) -> str:
+        return f"PhraseIndex({len(self)} phrases, dim={self.dim}, metric={self.metric!r}, kind={self.kind!r})"
+
+    @property
+    def dim(self) -> int:
+        return self.vectors.shape[1]
 
     @staticmethod
     def embed(e: Embeddings, phrases: Iterable[str]) -> np.ndarray:
@@ -376,15 +428,15 @@ class PhraseIndex:
 
     @classmethod
     def build(cls, e: Embeddings | None, phrases: Sequence[str], vectors=None, kind: str = "flat",
-              metric: str = "cosine", **params) -> "PhraseIndex":
-        """Embed ``phrases`` (or take ``vectors``) and index them."""
-        from .neighbors.faiss_index import FaissIndex
-
+              metric: str = "l2", **params) -> "PhraseIndex":
+        """Embed ``phrases`` (or take ``vectors``) and index them (``params``: the FAISS index's,
+        for ``kind="hnsw"`` or ``"ivf"``)."""
         phrases = list(phrases)
         if not phrases:
             raise ValueError("no phrases to index")
-        if len(set(phrases)) != len(phrases):
-            raise ValueError("phrases must be unique")
+        dup = _duplicates(phrases)
+        if dup:
+            raise ValueError(f"phrases must be unique: {dup}")
         if vectors is None:
             if e is None:
                 raise ValueError("give embeddings to embed the phrases, or their vectors")
@@ -393,16 +445,72 @@ class PhraseIndex:
             X = np.asarray(xb.check_matrix(xb.to_numpy(vectors), "vectors"), dtype=np.float32)
             if X.shape[0] != len(phrases):
                 raise ValueError(f"{len(phrases)} phrases but {X.shape[0]} vectors")
-        index = FaissIndex(X.shape[1], metric=metric, kind=kind, **params)
-        index.add(X)
-        return cls(phrases, index)
+        index = None
+        if kind != "flat":
+            from .neighbors.faiss_index import FaissIndex
+
+            if metric == "l2":
+                raise ValueError(f"kind={kind!r} is a FAISS inner-product index: use metric 'cosine' or "
+                                 "'dot', or kind='flat' for l2")
+            index = FaissIndex(X.shape[1], metric=metric, kind=kind, **params)
+            index.add(X)
+        elif params:
+            raise TypeError(f"kind='flat' takes no index parameters, got {', '.join(params)}")
+        return cls(phrases, X, metric=metric, kind=kind, index=index)
+
+    # ------------------------------------------------------------------ search
+    def search(self, Q, k: int, self_ids=None):
+        """Scores and rows of the ``k`` nearest indexed phrases of each row of ``Q`` (q, dim).
+
+        ``self_ids`` (q,) names each query's own row (-1: none), never returned. Scores are squared
+        distances (``l2``, ascending) or similarities (descending); rows are int64.
+        """
+        from .neighbors import topk
+
+        Q = np.ascontiguousarray(Q, dtype=np.float32)
+        if Q.ndim != 2 or Q.shape[1] != self.dim:
+            raise ValueError(f"queries must have shape (q, {self.dim}), got {Q.shape}")
+        self_ids = np.full(Q.shape[0], -1, dtype=np.int64) if self_ids is None else np.asarray(self_ids, np.int64)
+        extra = int(bool((self_ids >= 0).any()))
+        if k + extra > len(self):
+            raise ValueError(f"k={k} is larger than the {len(self) - extra} phrases available")
+        if self.kind != "flat":
+            return self.index.search(Q, k, exclude=self_ids)
+        if self.metric != "l2":
+            return topk(Q, self.vectors, k, metric=self.metric, exclude=self_ids)
+        if self._database is None:
+            # ‖q − x‖² = ‖q‖² − 2 (q·x − ‖x‖²/2): the largest inner product of [q, −1] with
+            # [x, ‖x‖²/2] is the nearest x, so the exact engine ranks by L2 without a new kernel
+            sq = np.einsum("ij,ij->i", self.vectors, self.vectors, dtype=np.float64)
+            self._database = np.hstack([self.vectors, (sq / 2).astype(np.float32)[:, None]])
+        Qa = np.hstack([Q, np.full((len(Q), 1), -1, dtype=np.float32)])
+        s, idx = topk(Qa, self._database, k, metric="dot", exclude=self_ids)
+        qq = np.einsum("ij,ij->i", Q, Q, dtype=np.float64)
+        dist = np.maximum(qq[:, None] - 2 * s.astype(np.float64), 0).astype(np.float32)
+        return dist, idx
+
+    def _query_rows(self, queries, e):
+        """Vectors and own rows (-1 for new phrases) of string queries."""
+        self_ids = np.array([self._pos.get(q, -1) for q in queries], dtype=np.int64)
+        known = self_ids >= 0
+        Q = np.empty((len(queries), self.dim), dtype=np.float32)
+        if not known.all():
+            missing = [q for q in queries if q not in self._pos]
+            if e is None:
+                more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+                shown = ", ".join(map(repr, missing[:5])) + more
+                raise UnknownWordError(missing[0], f"not an indexed phrase ({len(missing)} missing: {shown}); "
+                                                   "pass e= to embed new phrases")
+            Q[~known] = self.embed(e, missing)
+        Q[known] = self.vectors[self_ids[known]]
+        return Q, self_ids
 
     def query(self, queries, k: int = 10, e: Embeddings | None = None, exclude_self: bool = True):
         """The ``k`` nearest indexed phrases of each query.
 
         ``queries`` are indexed phrases (their own vectors are used; they are excluded from their
         own lists), or new phrases with ``e`` to embed them, or a (q, dim) matrix.
-        Returns a list (one per query) of (phrase, score) lists, best first.
+        Returns a list (one per query) of (phrase, score) lists, nearest first.
         """
         k = int(k)
         if k < 1:
@@ -410,84 +518,234 @@ class PhraseIndex:
         if isinstance(queries, str):
             queries = [queries]
         if isinstance(queries, (list, tuple)) and all(isinstance(q, str) for q in queries):
-            # an indexed phrase is its own nearest neighbour: mark it (-1 for new phrases) to drop it
-            self_ids = np.array([self._pos.get(q, -1) for q in queries], dtype=np.int64)
-            missing = [q for q in queries if q not in self._pos]
-            known = self_ids >= 0
-            Q = np.empty((len(queries), self.index.dim), dtype=np.float32)
-            if missing:
-                if e is None:
-                    raise UnknownWordError(missing[0], "not an indexed phrase; pass e= to embed new phrases")
-                Q[~known] = self.embed(e, missing)
-            if known.any():
-                Q[known] = self.index.reconstruct(self_ids[known])
+            Q, self_ids = self._query_rows(list(queries), e)
             if not exclude_self:
                 self_ids[:] = -1
         else:
             Q = np.asarray(xb.to_numpy(queries), dtype=np.float32)
-            self_ids = np.full(Q.shape[0] if Q.ndim == 2 else 1, -1, dtype=np.int64)
-        extra = int(bool((self_ids >= 0).any()))
-        if k + extra > len(self):
-            raise ValueError(f"k={k} is larger than the {len(self) - extra} phrases available")
-        scores, idx = self.index.search(Q, k + extra)
-        out = []
-        for r in range(idx.shape[0]):
-            row = [(self.phrases[j], float(s)) for s, j in zip(scores[r], idx[r]) if j >= 0 and j != self_ids[r]]
-            out.append(row[:k])
-        return out
+            Q = Q[None, :] if Q.ndim == 1 else Q
+            self_ids = None
+        scores, idx = self.search(Q, k, self_ids)
+        return [[(self.phrases[j], float(s)) for s, j in zip(scores[r], idx[r]) if j >= 0]
+                for r in range(idx.shape[0])]
 
     def save(self, path) -> None:
-        """Save to the directory ``path`` (the FAISS index and the phrase list), atomically."""
+        """Save to the directory ``path`` (phrases, vectors, metric; the FAISS index of an approximate
+        kind), atomically."""
         with atomic_dir(path) as tmp:
-            self.index.save(tmp / "index.faiss")
+            np.save(tmp / "vectors.npy", self.vectors)
+            if self.index is not None:
+                self.index.save(tmp / "index.faiss")
             (tmp / "phrases.json").write_text(json.dumps(self.phrases, ensure_ascii=False), encoding="utf-8")
+            (tmp / "meta.json").write_text(json.dumps({"format": 2, "metric": self.metric, "kind": self.kind}),
+                                           encoding="utf-8")
 
     @classmethod
     def load(cls, path) -> "PhraseIndex":
         """Load an index written by :meth:`save`."""
-        from .neighbors.faiss_index import FaissIndex
-
         path = Path(path)
-        if not (path / "phrases.json").is_file():
-            raise FileNotFoundError(f"{path} is not a saved PhraseIndex (no phrases.json)")
+        if not (path / "phrases.json").is_file() or not (path / "meta.json").is_file():
+            raise FileNotFoundError(f"{path} is not a saved PhraseIndex (no phrases.json and meta.json)")
         phrases = json.loads((path / "phrases.json").read_text(encoding="utf-8"))
-        return cls(phrases, FaissIndex.load(path / "index.faiss"))
+        meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+        index = None
+        if meta["kind"] != "flat":
+            from .neighbors.faiss_index import FaissIndex
+
+            index = FaissIndex.load(path / "index.faiss")
+        return cls(phrases, np.load(path / "vectors.npy", allow_pickle=False), metric=meta["metric"],
+                   kind=meta["kind"], index=index)
 
 
-def candidate_negatives(triples, index: PhraseIndex, k: int = 10, exclude=None, e: Embeddings | None = None):
-    """NegatER-θ candidates: replace each triple's tail by its nearest indexed phrases.
+# ----------------------------------------------------------------------------- NegatER candidates
+#: Positions of the triple that a candidate replaces (:attr:`NegativeCandidates.slot`).
+HEAD, TAIL = 0, 2
 
-    For every (head, relation, tail), the ``k`` phrases nearest the tail (by the index's metric)
-    become candidate tails, skipping the tail itself and every (head, relation, candidate) that is
-    a known positive. Safavi et al. (2021), Section 3.1.
+
+@dataclass(frozen=True)
+class NegativeCandidates:
+    """NegatER's candidate negatives as arrays: candidate ``i`` is the triple
+    ``(phrases[head[i]], relations[relation[i]], phrases[tail[i]])``, made from input triple
+    ``source[i]`` by replacing its position ``slot[i]`` (0 = head, 2 = tail) with a neighbour whose
+    index score was ``score[i]`` (squared L2 distance for ``metric="l2"``).
+
+    Candidates come grouped by source triple, head replacements first, each slot in neighbour
+    order. A negative made from two positives appears twice, as in the released code.
+    """
+
+    phrases: tuple
+    relations: tuple
+    head: np.ndarray
+    relation: np.ndarray
+    tail: np.ndarray
+    source: np.ndarray
+    slot: np.ndarray
+    score: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.head)
+
+    def __iter__(self):
+        """(head, relation, tail) strings, candidate by candidate."""
+        P, R = self.phrases, self.relations
+        for h, r, t in zip(self.head.tolist(), self.relation.tolist(), self.tail.tolist()):
+            yield P[h], R[r], P[t]
+
+    def __repr__(self) -> str:
+        return (f"NegativeCandidates({len(self)} candidates from {len(np.unique(self.source))} triples: "
+                f"{int((self.slot == HEAD).sum())} heads, {int((self.slot == TAIL).sum())} tails)")
+
+    def counts(self) -> dict:
+        """``{(relation, "head" | "tail"): number of candidates}``."""
+        out = {}
+        for slot, name in ((HEAD, "head"), (TAIL, "tail")):
+            n = np.bincount(self.relation[self.slot == slot], minlength=len(self.relations))
+            out.update({(self.relations[r], name): int(n[r]) for r in range(len(self.relations))})
+        return out
+
+
+def _triple_array(triples, what):
+    rows = [tuple(t) for t in triples]
+    for n, t in enumerate(rows):
+        if len(t) != 3:
+            raise ValueError(f"{what} must be (head, relation, tail); row {n} is {t!r}")
+    return rows
+
+
+def _member(keys: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Whether each key is in the sorted, unique ``table``."""
+    if table.size == 0:
+        return np.zeros(keys.shape, dtype=bool)
+    pos = np.minimum(np.searchsorted(table, keys), table.size - 1)
+    return table[pos] == keys
+
+
+def candidate_negatives(triples, index, k: int = 10, *, corrupt: str = "both", slot_filter: bool = True,
+                        known=None, e: Embeddings | None = None) -> NegativeCandidates:
+    """NegatER's candidate negatives: replace each triple's head and tail by their nearest phrases.
+
+    For every (head, relation, tail), each of the ``k`` nearest neighbours ``n`` of the tail gives
+    the candidate (head, relation, n), and each neighbour of the head gives (n, relation, tail),
+    kept only if ``n`` fills that slot of that relation somewhere in the knowledge base, and is
+    neither a known positive's filler in that direction nor the triple's own head or tail. This is
+    ``_generate_corruptions`` of the released code (tsafavi/NegatER,
+    ``src/job/generate_negatives.py``); Safavi et al. (2021), Section 3.1 (NegatER-θ, step 1).
 
     Parameters
     ----------
     triples : iterable of (head, relation, tail)
-    index : PhraseIndex
+        The positives to corrupt.
+    index : PhraseIndex or mapping
+        The phrase index (the released code's is ``PhraseIndex(..., metric="l2")``), or the
+        neighbour lists themselves, ``{phrase: [neighbour, ...]}`` nearest first (the
+        ``top_k_index.json`` the released code saves); a phrase missing from the mapping has no
+        neighbours there.
     k : int
-        Neighbours retrieved per tail (10 or 20 in the paper) before known positives are removed.
-    exclude : iterable of triples, optional
-        Known positives; by default the given triples.
+        Neighbours per phrase (10 or 20 in the paper; the mapping's lists are cut to ``k``).
+    corrupt : {"both", "head", "tail"}
+        Which positions to replace. The released code replaces both; ``"tail"`` is embgeo's earlier
+        tail-only variant.
+    slot_filter : bool
+        Keep only neighbours that fill the same slot of the same relation in the knowledge base
+        (released). ``False`` keeps any neighbour (the known positives and the triple's own head
+        and tail are still removed).
+    known : iterable of triples, optional
+        The knowledge base: slot fillers and known positives. Always includes ``triples``; the
+        released code uses its train, valid and test triples, and corrupts them all.
     e : Embeddings, optional
-        Needed only for tails that are not in the index.
+        Embeds a head or tail that is not in the index (as a query only: it never becomes a
+        candidate). Without it such phrases are refused, named.
 
     Returns
     -------
-    list of (head, relation, candidate_tail, score)
+    NegativeCandidates
+        Iterating gives (head, relation, tail) strings; arrays give ids, slots, sources and scores.
+
+    Raises
+    ------
+    ValueError
+        A row is not a triple, ``corrupt`` or ``k`` is invalid.
+    UnknownWordError
+        A head or tail to corrupt is not in the index and ``e`` is not given.
+
+    Notes
+    -----
+    A relation whose slot has a single filler yields no candidate for that slot (the filler is
+    the triple's own phrase); that is not an error. Neighbours found by :class:`PhraseIndex` never
+    include the query phrase itself, whatever its rank (see the class's notes on how this differs
+    from dropping the first hit).
     """
-    triples = [tuple(t) for t in triples]
-    for t in triples:
-        if len(t) != 3:
-            raise ValueError(f"triples must be (head, relation, tail), got {t!r}")
-    if not triples:
-        return []
-    positives = set(triples) if exclude is None else {tuple(t) for t in exclude} | set(triples)
-    tails = list(dict.fromkeys(t[2] for t in triples))
-    neigh = dict(zip(tails, index.query(tails, k=min(k, len(index) - 1), e=e)))
-    out = []
-    for h, r, t in triples:
-        for cand, score in neigh[t]:
-            if cand != t and (h, r, cand) not in positives:
-                out.append((h, r, cand, score))
-    return out
+    if corrupt not in ("both", "head", "tail"):
+        raise ValueError(f"corrupt must be 'both', 'head' or 'tail', got {corrupt!r}")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    rows = _triple_array(triples, "triples")
+    kb = rows + ([] if known is None else _triple_array(known, "known triples"))
+    is_index = isinstance(index, PhraseIndex)
+    if not is_index and not hasattr(index, "get"):
+        raise TypeError(f"index must be a PhraseIndex or a mapping phrase -> neighbours, got {type(index).__name__}")
+
+    # one id space: the index's phrases first, then the other phrases of the knowledge base
+    phrases = list(index.phrases) if is_index else []
+    pos = dict(index._pos) if is_index else {}
+    relations: dict = {}
+    for h, r, t in kb:
+        for p in (h, t):
+            if p not in pos:
+                pos[p] = len(phrases)
+                phrases.append(p)
+        relations.setdefault(r, len(relations))
+    V, R = len(phrases), max(len(relations), 1)
+    if V * V * R >= 2 ** 63:
+        raise ValueError(f"{V} phrases x {R} relations is too many to key triples with int64")
+    KB = np.array([(pos[h], relations[r], pos[t]) for h, r, t in kb], dtype=np.int64).reshape(-1, 3)
+    T = KB[:len(rows)]
+    slots = (HEAD, TAIL) if corrupt == "both" else ((HEAD,) if corrupt == "head" else (TAIL,))
+
+    # neighbour lists of every phrase to corrupt: (u, k) ids into `phrases`, -1 where a list is short
+    need = np.unique(np.concatenate([T[:, s] for s in slots])) if len(T) else np.zeros(0, np.int64)
+    if is_index:
+        kk = min(k, len(index) - 1)
+        NB = np.full((len(need), max(kk, 1)), -1, dtype=np.int64)
+        SC = np.full(NB.shape, np.nan, dtype=np.float32)
+        if kk >= 1 and len(need):
+            Q, self_ids = index._query_rows([phrases[i] for i in need], e)
+            SC[:, :kk], NB[:, :kk] = index.search(Q, kk, self_ids)
+    else:
+        lists = [list(index.get(phrases[i], ()))[:k] for i in need]
+        for lst in lists:
+            for p in lst:
+                if p not in pos:
+                    pos[p] = len(phrases)
+                    phrases.append(p)
+        NB = np.full((len(need), k), -1, dtype=np.int64)
+        for j, lst in enumerate(lists):
+            NB[j, :len(lst)] = [pos[p] for p in lst]
+        SC = np.full(NB.shape, np.nan, dtype=np.float32)  # a mapping has ranks, not scores
+    V, R = len(phrases), max(len(relations), 1)
+    if V * V * R >= 2 ** 63:
+        raise ValueError(f"{V} phrases x {R} relations is too many to key triples with int64")
+    row_of = np.full(V, -1, dtype=np.int64)
+    row_of[need] = np.arange(len(need))
+
+    # known positives and slot fillers as sorted int64 keys; one vectorised pass per slot
+    kb_keys = np.unique((KB[:, 0] * R + KB[:, 1]) * V + KB[:, 2])
+    h0, r0, t0 = T[:, [0]], T[:, [1]], T[:, [2]]
+    parts = []
+    for s in slots:
+        rows_s = row_of[T[:, s]]
+        cand, sc = NB[rows_s], SC[rows_s]
+        ok = (cand >= 0) & (cand != h0) & (cand != t0)
+        if slot_filter:
+            ok &= _member(r0 * V + cand, np.unique(KB[:, 1] * V + KB[:, s]))
+        key = (cand * R + r0) * V + t0 if s == HEAD else (h0 * R + r0) * V + cand
+        ok &= ~_member(key, kb_keys)
+        src, col = np.nonzero(ok)
+        c = cand[src, col]
+        parts.append((src, np.full(len(src), s, dtype=np.int8), c if s == HEAD else T[src, 0],
+                      T[src, 2] if s == HEAD else c, sc[src, col]))
+    src, slot, head, tail, score = (np.concatenate(a) for a in zip(*parts))
+    order = np.argsort(src, kind="stable")  # by source triple; heads before tails, neighbour order
+    return NegativeCandidates(tuple(phrases), tuple(relations), head[order], T[src[order], 1], tail[order],
+                              src[order], slot[order], score[order])

@@ -366,6 +366,33 @@ def test_word_set_benchmarks_are_registered_from_their_checksum_tables(table, na
         assert r.url == f"https://raw.githubusercontent.com/{t['repository']}/{t['commit']}/{t['prefix']}/{r.filename}"
 
 
+
+def test_negater_benchmark_is_registered_and_found_when_placed_by_hand(shared_data, tmp_path, monkeypatch):
+    import shutil
+
+    text = (importlib.resources.files("embgeo.data") / "checksums" / "negater-conceptnet-full.json").read_text("utf-8")
+    t = json.loads(text)
+    script = _checksum_script()
+    assert script.dumps(t) == text and script.SOURCES["negater-conceptnet-full"] == (t["repository"], t["prefix"])
+    rows = {path: (size, sha) for path, size, sha in t["files"]}
+    reg = R.registry("knowledge-base")
+    assert sorted(r.filename for r in reg.values()) == sorted(rows)
+    src = shared_data / "negater" / "conceptnet-full"
+    monkeypatch.setenv("EMBGEO_DATA", str(tmp_path))
+    for name, r in reg.items():
+        assert (r.size, r.sha256) == rows[r.filename] and r.format == "negater-ids"
+        assert r.url == ("https://raw.githubusercontent.com/tsafavi/NegatER/a5994eb8989af698dc2a6fcae8e7dd2e887140b0/"
+                         f"data/conceptnet/full/{r.filename}")
+        assert R.fetch(name, search_dirs=[src]) == src / r.filename  # found where it lies, by checksum
+        dest = R.cache_path(name)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src / r.filename, dest)
+        assert R.fetch(name) == dest  # placed by hand at the cache path
+    dest = R.cache_path("negater-conceptnet-full-valid")
+    dest.write_bytes(dest.read_bytes() + b"1\t2\t3\n")
+    with pytest.raises(data.ChecksumError):
+        R.fetch("negater-conceptnet-full-valid")
+
 def test_checksum_script_writes_the_table_from_a_git_repository(tmp_path, monkeypatch):
     import subprocess
 
@@ -471,7 +498,8 @@ def test_the_entries_added_after_the_snapshot():
     r = R.registry()
     # and BATS, SemEval-2017 Task 2 (15) and MUSE's monolingual word-similarity files (23)
     # + 11 word-set benchmarks (categorisation, outliers, entailment: test_word_set_benchmarks_are_registered...)
-    assert len(r) == 549 + 1050 + 158 + 294 + 30 + 1 + 15 + 23 + 11
+    # + NegatER's 7 ConceptNet files (test_negater_benchmark_is_registered_and_found_when_placed_by_hand)
+    assert len(r) == 549 + 1050 + 158 + 294 + 30 + 1 + 15 + 23 + 11 + 7
     panlex = {n: x for n, x in r.items() if n.startswith("panlex-")}
     assert len(panlex) == 15 * 14 * 5
     e = r["panlex-fi-bg-train-5000"]

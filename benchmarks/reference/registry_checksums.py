@@ -10,6 +10,7 @@ repository, commit and folder its URLs are built from::
     python benchmarks/reference/registry_checksums.py xling-eval xling-eval.git --commit COMMIT
     python benchmarks/reference/registry_checksums.py panlex-bli panlex-bli.git
     python benchmarks/reference/registry_checksums.py word-benchmarks-outlier word-benchmarks.git --commit COMMIT
+    python benchmarks/reference/registry_checksums.py negater-conceptnet-full NegatER.git --commit COMMIT
 
 The PanLex-BLI lexicons (Vulić et al. 2019, cambridgeltl/panlex-bli) are one zip archive per source
 language; their table also lists the files inside each archive (``members``), the dictionaries the
@@ -40,6 +41,7 @@ SOURCES = {
     "word-benchmarks-outlier": ("vecto-ai/word-benchmarks", "outlier-detection/monolingual/en"),
     "word-benchmarks-relations": ("vecto-ai/word-benchmarks", "semantic-relation/monolingual/en"),
     "hypernymysuite": ("facebookresearch/hypernymysuite", "data"),
+    "negater-conceptnet-full": ("tsafavi/NegatER", "data/conceptnet/full"),
 }
 #: table name -> the files of the folder it keeps (default: all)
 ONLY = {"panlex-bli": re.compile(r"[a-z]{2}-l2\.zip")}

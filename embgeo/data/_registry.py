@@ -107,7 +107,8 @@ __all__ = [
 ]
 
 #: The kinds of resource in the registry.
-KINDS = ("similarity", "relatedness", "analogy", "dictionary", "vectors", "categorization", "outlier", "entailment")
+KINDS = ("similarity", "relatedness", "analogy", "dictionary", "vectors", "categorization", "outlier", "entailment",
+         "knowledge-base")
 #: Provenance recorded when no published checksum is known.
 UNVERIFIED = "unverified: no published checksum"
 #: Provenance of a resource that an installed Python package holds (:attr:`Resource.package`).
