@@ -212,13 +212,18 @@ def test_every_reader_names_file_and_line_in_one_format(tmp_path, reader, text, 
     assert str(info.value).startswith(f"{path}, line {line}: ")
 
 
-def test_a_file_that_is_not_text_is_a_format_error(tmp_path):
+def test_a_file_that_is_not_text_is_a_format_error_naming_the_line(tmp_path):
     p = tmp_path / "latin1.txt"
+    p.write_bytes("# a comment\r\nchat cat 1\r\ncaf\xe9 cafe 2\n".encode("latin-1"))
+    for read in (read_word_pairs, data.read_dictionary):
+        with pytest.raises(data.FormatError, match=r"latin1\.txt, line 3: not UTF-8 text: bytes b'\\xe9'") as info:
+            read(p)
+        assert info.value.line == 3
+    q = tmp_path / "latin1-analogy.txt"
+    q.write_bytes(b": capitals\nathens greece paris france\nberlin germany caf\xe9 x\n")
+    with pytest.raises(data.FormatError, match=r"latin1-analogy\.txt, line 3: not UTF-8 text"):
+        data.read_analogies(q)
     p.write_bytes("caf\xe9 cafe\n".encode("latin-1"))
-    with pytest.raises(data.FormatError, match=r"latin1\.txt: not UTF-8 text"):
-        read_word_pairs(p)
-    with pytest.raises(data.FormatError, match=r"latin1\.txt: not UTF-8 text"):
-        data.read_dictionary(p)
     assert data.read_dictionary(p, encoding="latin-1") == [("café", "cafe")]
 
 
