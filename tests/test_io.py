@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import sys
 import warnings
 
@@ -462,6 +463,48 @@ def test_a_full_disk_is_named_with_the_path(tmp_path, emb, monkeypatch, name, er
     with pytest.raises(OSError, match=f"cannot write {tmp_path / name}: the disk is full") as info:
         io.save(emb, tmp_path / name)
     assert info.value.errno == 28 and os.listdir(tmp_path) == []
+
+
+_SIZE_LIMITED = """
+import os, resource, sys
+import numpy as np
+import embgeo
+from embgeo.neighbors.faiss_index import FaissIndex
+
+X = np.random.default_rng(0).standard_normal((3000, 16)).astype(np.float32)
+e = embgeo.Embeddings([f"w{i}" for i in range(len(X))], X)
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))  # Python ignores SIGXFSZ: writes fail with EFBIG
+path = sys.argv[1]
+try:
+    if path.endswith(".faiss"):
+        index = FaissIndex(16, metric="dot")
+        index.add(X)
+        index.save(path)
+    else:
+        embgeo.save(e, path)
+except BaseException as exc:
+    print(type(exc).__name__, exc.errno if isinstance(exc, OSError) else None, str(exc).splitlines()[0])
+print(sorted(os.listdir(os.path.dirname(path))))
+"""
+
+
+@pytest.mark.parametrize("name", ["a.vec", "a.txt.gz", "a.bin", "a.embgeo", "a.faiss"])
+def test_a_file_size_limit_is_an_oserror_naming_the_path(tmp_path, name):
+    """A write cut by EFBIG (``ulimit -f``, a file system's largest file) says which file, as a full disk does;
+    FAISS's index goes through Python's file, so its C++ assertion text never reaches the user."""
+    import subprocess
+
+    path = tmp_path / name
+    root = os.path.dirname(os.path.dirname(os.path.abspath(embgeo.__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", _SIZE_LIMITED, str(path)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2, out.stdout + out.stderr
+    # NumPy's short write (the cache's np.save) carries no errno: it is reported as a full disk
+    reason = "disk is full .* or a file size limit" if name.endswith(".embgeo") else "file is too large"
+    assert re.match(rf"OSError 2[78] \[Errno 2[78]\] cannot write {re.escape(str(path))}: the {reason}", lines[0]), lines[0]
+    assert lines[1] == "[]"  # nothing half-written is left
 
 
 def test_successful_save_replaces_existing_file(tmp_path, emb):
