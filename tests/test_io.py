@@ -17,6 +17,8 @@ from embgeo.io import _textparse as textparse
 from embgeo import Embeddings
 from embgeo.io import FormatError
 
+from conftest import fake_cores
+
 
 def _bits(X):
     X = np.asarray(X)
@@ -759,7 +761,7 @@ def test_old_format_fasttext_bin_is_walked_with_its_own_header(fasttext_model, t
 @pytest.mark.parametrize("workers", [2, 3, 7])
 def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
     monkeypatch.setattr(textparse, "_PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(os, "cpu_count", lambda: workers)
+    fake_cores(monkeypatch, workers)
     p = io.save(emb, tmp_path / "a.vec")
     assert len(textparse._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
     assert_same(io.load(p), emb)

@@ -26,6 +26,8 @@ from embgeo import io
 from embgeo.io import _textparse as textparse
 from embgeo.errors import FormatError
 
+from conftest import fake_cores
+
 # ------------------------------------------------------------------ the oracle
 
 _FILE_LEVEL = ("the file is empty", "gzip", "not a valid fastText", "not a loadable gensim",
@@ -180,7 +182,8 @@ def test_the_property_holds_when_every_line_is_its_own_part(tmp_path, monkeypatc
     # the threaded paths (parts per core, gzip parts parsed while inflating) on tiny files
     monkeypatch.setattr(textparse, "_PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(textparse, "_STREAM_PART", 1)
-    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    fake_cores(monkeypatch, 4)
+    assert textparse.default_n_jobs() == 4  # four threads even on a one-CPU machine
     p = tmp_path / "fuzz.vec"
     p.write_bytes(data)
     check(p, tmp_path)
