@@ -170,6 +170,72 @@ def test_overwriting_a_cache_drops_stale_counts(tmp_path, emb):
     assert io.load(d).counts is None and sorted(os.listdir(tmp_path)) == ["s.embgeo", "s.npy", "s.vocab.txt"]
 
 
+@pytest.mark.parametrize("layout", ["c.embgeo", "c.npy"])
+def test_a_cache_vocabulary_with_crlf_or_a_bom_reads_the_words_the_text_readers_read(tmp_path, emb, layout):
+    """vocab.txt edited on Windows: the BOM and the CR are not parts of words (one rule: embgeo.textfile)."""
+    p = io.save(emb, tmp_path / layout)
+    vocab = p / "vocab.txt" if p.is_dir() else tmp_path / "c.vocab.txt"
+    vocab.write_bytes(b"\xef\xbb\xbf" + vocab.read_bytes().replace(b"\n", b"\r\n"))
+    assert_same(io.load(p), emb)
+    text = tmp_path / "c.vec"
+    text.write_bytes(b"\xef\xbb\xbf" + io.save(emb, text).read_bytes().replace(b"\n", b"\r\n"))
+    assert io.load(text).words == io.load(p).words == emb.words
+    with pytest.raises(ValueError, match=r"word 'cat\\r' \(row 1\) cannot be written in 'embgeo' format"):
+        io.save(embgeo.Embeddings(["a", "cat\r"], np.ones((2, 2), np.float32)), tmp_path / "cr.embgeo")
+    with pytest.raises(ValueError, match=r"word '\\ufeffa' \(row 0\).*byte-order mark"):
+        io.save(embgeo.Embeddings(["\ufeffa", "b"], np.ones((2, 2), np.float32)), tmp_path / "bom.vec")
+
+
+def _npy_claiming(path, rows: int):
+    """A valid 2 x 3 float32 .npy whose header says ``rows`` rows."""
+    np.save(path, np.ones((2, 3), np.float32))
+    raw = path.read_bytes()
+    head = raw[:128].replace(b"(2, 3)", f"({rows}, 3)".encode()).ljust(128, b" ")[:127] + b"\n"
+    path.write_bytes(head + raw[128:])
+
+
+def test_a_npy_header_claiming_more_rows_than_the_file_holds_is_refused_before_allocating(tmp_path):
+    """2e9 rows of 3 float32 would be 22 GiB: the header is checked against the file's size first."""
+    from conftest import traced_memory
+
+    d = tmp_path / "big.embgeo"
+    d.mkdir()
+    (d / "vocab.txt").write_text("a\nb\n")
+    _npy_claiming(d / "vectors.npy", 2_000_000_000)
+    size = (d / "vectors.npy").stat().st_size
+    for mmap in (False, True):
+        with traced_memory() as mem, pytest.raises(FormatError) as info:
+            io.load(d, mmap=mmap)
+        assert mem.peak < 1 << 20
+        assert str(info.value).startswith(f"{d / 'vectors.npy'}: the .npy header announces a float32 array of "
+                                          f"shape (2000000000, 3) (24,000,000,128 bytes with the header) but the "
+                                          f"file has {size} bytes (truncated)")
+    np.save(d / "vectors.npy", np.ones((2, 3), np.float32))
+    np.save(d / "counts.npy", np.ones(2))
+    _npy_claiming(d / "output_vectors.npy", 10**12)
+    with pytest.raises(FormatError, match=r"output_vectors\.npy: the \.npy header announces .* \(truncated\)"):
+        io.load(d)
+    (d / "output_vectors.npy").unlink()
+    with open(d / "counts.npy", "ab") as f:
+        f.write(b"\0" * 8)
+    with pytest.raises(FormatError, match=r"counts\.npy: .*\(144 bytes with the header\) but the file has 152 bytes "
+                                          r"\(data after the array\)"):
+        io.load(d)
+
+
+def test_the_packaged_npy_parquet_layout_checks_its_npy_header_too(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    from embgeo.io._formats import _load_npy_parquet
+
+    pq.write_table(pa.table({"word": ["a", "b"]}), tmp_path / "words.parquet")
+    np.save(tmp_path / "vectors.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert _load_npy_parquet(tmp_path, None, np.dtype(np.float32), False).words == ["a", "b"]
+    _npy_claiming(tmp_path / "vectors.npy", 2_000_000_000)
+    with pytest.raises(FormatError, match=r"vectors\.npy: the \.npy header announces .* \(truncated\)"):
+        _load_npy_parquet(tmp_path, None, np.dtype(np.float32), False)
+
+
 def test_gensim_native_keyedvectors_and_word2vec_models(tmp_path, emb):
     from gensim.models import KeyedVectors, Word2Vec
 
@@ -331,6 +397,21 @@ def test_a_word_with_a_space_on_the_first_row_is_a_text_error(tmp_path):
     p.write_bytes(b"3 4\nnew york 0.1 0.2 0.3 0.4\ncat 0.5 0.6 0.7 0.8\ndog 0.9 1.0 1.1 1.2\n")
     with pytest.raises(FormatError, match="line 2: the header says 4 dimensions but this line has 5 numbers"):
         io.load(p)
+
+
+@pytest.mark.parametrize("name, fmt", [("t.vec.gz", None), ("t.txt.gz", "glove"), ("t.bin.gz", "word2vec_binary")])
+@pytest.mark.parametrize("tail", [b"garbage!", b"\x1f\x8b\x08\x00" + b"\0" * 20])
+@pytest.mark.parametrize("limit", [None, 5])
+def test_gzip_with_garbage_after_its_stream_names_the_file(tmp_path, emb, name, fmt, tail, limit):
+    """Bytes after the last member, even one that looks like a gzip header (python-isal then raises its
+    IsalError, which is no OSError), are a FormatError naming the file."""
+    p = io.save(emb, tmp_path / name, format=fmt if fmt != "word2vec_binary" else None)
+    p.write_bytes(p.read_bytes() + tail)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnicodeWarning)
+        with pytest.raises(FormatError, match=rf"^{re.escape(str(p))}: (the gzip data are truncated or followed by "
+                                              rf"bytes that are not gzip|not a valid gzip file)"):
+            io.load(p, format=fmt, limit=limit)
 
 
 @pytest.mark.parametrize("cut", [10, 100, -10])
