@@ -559,17 +559,20 @@ def _load_npy(path: Path, mode, ndim: int):
 
 def _check_npy_size(path: Path) -> None:
     """A FormatError naming ``path`` and both sizes when its ``.npy`` header announces other than the
-    bytes that follow it (an unreadable header is left to ``np.load``'s message)."""
+    bytes that follow it, or when the header cannot be read."""
+    import tokenize
+
     fmt = np.lib.format
     with open(path, "rb") as fh:
         try:
             version = fmt.read_magic(fh)
             if version not in ((1, 0), (2, 0)):
-                return  # 3.0 (a UTF-8 header) has no public reader
+                return  # 3.0 (a UTF-8 header) has no public reader: np.load checks it
             read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             shape, _, dtype = read(fh)
-        except (ValueError, EOFError, SyntaxError, TypeError):
-            return
+        # NumPy tokenizes the header (a Python dict) before it evaluates it: a mangled one raises any of these
+        except (ValueError, EOFError, SyntaxError, TypeError, tokenize.TokenError) as exc:
+            raise FormatError(path, f"not a valid .npy array ({type(exc).__name__}: {exc})") from None
         if dtype.hasobject:
             return  # pickled objects have no fixed size; np.load refuses them (allow_pickle=False)
         start = fh.tell()

@@ -122,6 +122,10 @@ def read_bytes(path: Path, limit: int | None) -> np.ndarray:
 _STREAM_PART = 1 << 23
 
 
+#: deflate's largest expansion (a 258-byte match in about 2 bits)
+_MAX_DEFLATE_RATIO = 1032
+
+
 class _Overflow(Exception):
     """The inflated data outgrow the size in the gzip trailer."""
 
@@ -158,7 +162,9 @@ class _Inflater:
                 return None
             f.seek(-4, os.SEEK_END)
             size = int.from_bytes(f.read(4), "little")
-        if size < csize:  # text always inflates; otherwise the trailer is not the whole size
+        # text always inflates, and deflate cannot inflate more than 1032:1: a trailer outside those
+        # bounds is not the data's size (several members, > 4 GiB, or a lie) and must not size the buffer
+        if not csize <= size <= _MAX_DEFLATE_RATIO * csize:
             return None
         return cls(path, size)
 
