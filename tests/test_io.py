@@ -603,7 +603,8 @@ def test_a_file_size_limit_is_an_oserror_naming_the_path(tmp_path, name):
     assert len(lines) == 2, out.stdout + out.stderr
     # NumPy's short write (the cache's np.save) carries no errno: it is reported as a full disk
     reason = "disk is full .* or a file size limit" if name.endswith(".embgeo") else "file is too large"
-    assert re.match(rf"OSError 2[78] \[Errno 2[78]\] cannot write {re.escape(str(path))}: the {reason}", lines[0]), lines[0]
+    named = rf"OSError 2[78] \[Errno 2[78]\] cannot write {re.escape(str(path))}: the {reason}"
+    assert re.match(named, lines[0]), lines[0]
     assert lines[1] == "[]"  # nothing half-written is left
 
 
