@@ -57,6 +57,15 @@ def traced_memory():
             gc.enable()
 
 
+def fake_cores(monkeypatch, n: int) -> None:
+    """Make :func:`embgeo.blocking.n_jobs` see ``n`` cores: it reads the process's CPU affinity
+    (``os.sched_getaffinity``; ``os.cpu_count`` where the platform has none), so faking
+    ``os.cpu_count`` alone does nothing on Linux, and a one-CPU machine would test one thread only."""
+    if hasattr(os, "sched_getaffinity"):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(n)))
+    monkeypatch.setattr(os, "cpu_count", lambda: n)
+
+
 #: fixtures that read GloVe or ``../shared/data``: a test that uses one, directly or through
 #: another fixture, is marked ``slow`` at collection (``-m "not slow"`` leaves it out; the plain
 #: ``python -m pytest -q`` still runs it)

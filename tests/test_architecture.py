@@ -23,7 +23,7 @@ LAYERS = {
     # compiled loops, small linear algebra, normalisation, atomic writes, the word <-> row protocol
     "embgeo.backend": 0, "embgeo.errors": 0, "embgeo.progress": 0, "embgeo.validation": 0,
     "embgeo.blocking": 0, "embgeo.kernels": 0, "embgeo.linalg": 0, "embgeo.normalize": 0,
-    "embgeo.io.atomic": 0, "embgeo.vocabulary": 0,
+    "embgeo.io.atomic": 0, "embgeo.vocabulary": 0, "embgeo.textfile": 0,
     # the latent-metric model (orthogonal maps + SPD metric on pymanopt) of GeoMM and meta
     "embgeo.latent_metric": 0,
     # data: benchmark files, dictionaries and the registry of downloadable resources

@@ -221,3 +221,17 @@ def test_word_set_results_take_intervals_over_their_items(tmp_path, clustered):
     assert (low, high) == pytest.approx((ref.confidence_interval.low, ref.confidence_interval.high))
     rep = evaluate(e, [data.read_categories(_write(tmp_path, rows))], ci=0.95, n_resamples=199, random_state=0)
     assert rep.columns[-3:] == ["purity", "low", "high"] and rep[0]["low"] <= rep[0]["purity"] <= rep[0]["high"]
+
+
+@pytest.mark.parametrize("body, line, match", [
+    (b"0,animal,cat\n1,caf\xe9,latte\n", 3, r"not UTF-8 text: bytes b'\\xe9'"),  # Latin-1
+    (b"0,animal,cat\n\n1,animal,\xff\xfe\x00\x01\n", 4, "not UTF-8 text"),  # garbage after a blank line
+    (b'0,animal,cat\n1,animal,"' + b"x" * 200_000 + b'"\n', 3, r"not a CSV row \(field larger than field limit"),
+])
+def test_undecodable_or_oversized_rows_are_format_errors_naming_the_line(tmp_path, body, line, match):
+    p = tmp_path / "bad.csv"
+    p.write_bytes(b",category,word\n" + body)
+    with pytest.raises(FormatError, match=rf"^{p}, line {line}: {match}") as info:
+        data.read_categories(p)
+    assert info.value.line == line
+

@@ -212,13 +212,18 @@ def test_every_reader_names_file_and_line_in_one_format(tmp_path, reader, text, 
     assert str(info.value).startswith(f"{path}, line {line}: ")
 
 
-def test_a_file_that_is_not_text_is_a_format_error(tmp_path):
+def test_a_file_that_is_not_text_is_a_format_error_naming_the_line(tmp_path):
     p = tmp_path / "latin1.txt"
+    p.write_bytes("# a comment\r\nchat cat 1\r\ncaf\xe9 cafe 2\n".encode("latin-1"))
+    for read in (read_word_pairs, data.read_dictionary):
+        with pytest.raises(data.FormatError, match=r"latin1\.txt, line 3: not UTF-8 text: bytes b'\\xe9'") as info:
+            read(p)
+        assert info.value.line == 3
+    q = tmp_path / "latin1-analogy.txt"
+    q.write_bytes(b": capitals\nathens greece paris france\nberlin germany caf\xe9 x\n")
+    with pytest.raises(data.FormatError, match=r"latin1-analogy\.txt, line 3: not UTF-8 text"):
+        data.read_analogies(q)
     p.write_bytes("caf\xe9 cafe\n".encode("latin-1"))
-    with pytest.raises(data.FormatError, match=r"latin1\.txt: not UTF-8 text"):
-        read_word_pairs(p)
-    with pytest.raises(data.FormatError, match=r"latin1\.txt: not UTF-8 text"):
-        data.read_dictionary(p)
     assert data.read_dictionary(p, encoding="latin-1") == [("café", "cafe")]
 
 
@@ -307,3 +312,26 @@ def test_a_header_line_is_skipped(tmp_path, header):
 def test_a_nan_gold_score_is_refused_naming_the_pair():
     with pytest.raises(ValueError, match=r"pair 1 \('sun', 'moon'\) is nan"):
         WordPairs(["cat", "sun"], ["dog", "moon"], [1.0, float("nan")])
+
+
+def test_every_reader_of_words_splits_lines_by_one_rule(tmp_path):
+    """A file saved on Windows (a BOM, CRLF) gives the same words to every reader: embgeo.textfile's rule."""
+    import embgeo
+    from embgeo.textfile import split_lines
+
+    def windows(name, text):
+        p = tmp_path / name
+        p.write_bytes(b"\xef\xbb\xbf" + text.encode().replace(b"\n", b"\r\n"))
+        return p
+
+    assert split_lines("\ufeffcat\r\ndog\rfish\n") == ["cat", "dog", "fish"]
+    assert read_word_pairs(windows("p.txt", "cat dog 1\nfish cat 2\n")).words1 == ["cat", "fish"]
+    assert data.read_dictionary(windows("d.txt", "cat chat\ndog chien\n")) == [("cat", "chat"), ("dog", "chien")]
+    q = data.read_analogies(windows("a.txt", ": s\ncat cats dog dogs\n"))
+    assert q.questions.tolist() == [["cat", "cats", "dog", "dogs"]] and q.section_names == ["s"]
+    assert data.read_bats(windows("E01 [x].txt", "cat\tcats\ndog\tdogs/doggies\n")).sections["E01 [x]"] == [
+        ("cat", ("cats",)), ("dog", ("dogs", "doggies"))]
+    assert data.read_categories(windows("c.csv", ",category,word\n0,a,cat\n")).words == ["cat"]
+    cache = embgeo.save(embgeo.Embeddings(["cat", "dog"], np.eye(2, dtype=np.float32)), tmp_path / "c.embgeo")
+    windows("c.embgeo/vocab.txt", "cat\ndog\n")
+    assert embgeo.load(cache).words == ["cat", "dog"]

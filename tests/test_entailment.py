@@ -132,6 +132,32 @@ def test_oov_and_bad_input(tmp_path, small_embeddings):
         data.read_entailment(short)
 
 
+def test_a_graded_file_without_a_label_column_is_read_and_nan_scores_are_refused(tmp_path):
+    """The docs accept ``word1 word2 score`` (HyperLex's graded scores alone)."""
+    p = _tsv(tmp_path, ["word1", "word2", "score"], [("cat", "animal", 5.5), ("dog", "cat", 0.25)], "graded.tsv")
+    d = data.read_entailment(p)
+    assert d.task == "graded" and d.scores.tolist() == [5.5, 0.25] and d.labels.tolist() == [0, 0]
+    assert d.words1 == ["cat", "dog"] and d.relations == ["", ""]
+    for bad in ("nan", "inf", "-Infinity"):
+        q = _tsv(tmp_path, ["word1", "word2", "score"], [("cat", "animal", 5.5), ("dog", "cat", bad)], "nan.tsv")
+        with pytest.raises(FormatError, match=rf"nan\.tsv, line 3: score '{bad}' is not finite") as info:
+            data.read_entailment(q)
+        assert info.value.line == 3
+
+
+@pytest.mark.parametrize("body, match", [
+    (b"word1\tword2\tlabel\ncat\tanimal\tTrue\ncaf\xe9\tdrink\tTrue\n", r"not UTF-8 text: bytes b'\\xe9'"),
+    (b",word1,word2,relation\n0,cat,animal,hyper\n1,\"" + b"x" * 200_000 + b"\",animal,hyper\n",
+     r"not a CSV row \(field larger than field limit"),
+])
+def test_undecodable_or_oversized_rows_are_format_errors_naming_the_line(tmp_path, body, match):
+    p = tmp_path / "bad.tsv"
+    p.write_bytes(body)
+    with pytest.raises(FormatError, match=rf"^{p}, line 3: {match}") as info:
+        data.read_entailment(p)
+    assert info.value.line == 3
+
+
 def test_readers_of_the_registered_formats(tmp_path):
     bless = tmp_path / "bless.csv"
     bless.write_text(",word1,word2,relation\n0,shirt,re-join,?\n1,goose,bird,hyper\n2,goose,duck,coord\n")

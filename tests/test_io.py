@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import sys
 import warnings
 
@@ -15,6 +16,8 @@ from embgeo import io
 from embgeo.io import _textparse as textparse
 from embgeo import Embeddings
 from embgeo.io import FormatError
+
+from conftest import fake_cores
 
 
 def _bits(X):
@@ -165,6 +168,73 @@ def test_overwriting_a_cache_drops_stale_counts(tmp_path, emb):
     d = io.save(emb, tmp_path / "s.embgeo")
     io.save(embgeo.Embeddings(emb.words, emb.vectors), d)
     assert io.load(d).counts is None and sorted(os.listdir(tmp_path)) == ["s.embgeo", "s.npy", "s.vocab.txt"]
+
+
+@pytest.mark.parametrize("layout", ["c.embgeo", "c.npy"])
+def test_a_cache_vocabulary_with_crlf_or_a_bom_reads_the_words_the_text_readers_read(tmp_path, emb, layout):
+    """vocab.txt edited on Windows: the BOM and the CR are not parts of words (one rule: embgeo.textfile)."""
+    p = io.save(emb, tmp_path / layout)
+    vocab = p / "vocab.txt" if p.is_dir() else tmp_path / "c.vocab.txt"
+    vocab.write_bytes(b"\xef\xbb\xbf" + vocab.read_bytes().replace(b"\n", b"\r\n"))
+    assert_same(io.load(p), emb)
+    text = tmp_path / "c.vec"
+    text.write_bytes(b"\xef\xbb\xbf" + io.save(emb, text).read_bytes().replace(b"\n", b"\r\n"))
+    assert io.load(text).words == io.load(p).words == emb.words
+    with pytest.raises(ValueError, match=r"word 'cat\\r' \(row 1\) cannot be written in 'embgeo' format"):
+        io.save(embgeo.Embeddings(["a", "cat\r"], np.ones((2, 2), np.float32)), tmp_path / "cr.embgeo")
+    with pytest.raises(ValueError, match=r"word '\\ufeffa' \(row 0\).*byte-order mark"):
+        io.save(embgeo.Embeddings(["\ufeffa", "b"], np.ones((2, 2), np.float32)), tmp_path / "bom.vec")
+
+
+def _npy_claiming(path, rows: int):
+    """A valid 2 x 3 float32 .npy whose header says ``rows`` rows."""
+    np.save(path, np.ones((2, 3), np.float32))
+    raw = path.read_bytes()
+    head = raw[:128].replace(b"(2, 3)", f"({rows}, 3)".encode()).ljust(128, b" ")[:127] + b"\n"
+    path.write_bytes(head + raw[128:])
+
+
+def test_a_npy_header_claiming_more_rows_than_the_file_holds_is_refused_before_allocating(tmp_path):
+    """2e9 rows of 3 float32 would be 22 GiB: the header is checked against the file's size first."""
+    from conftest import traced_memory
+
+    d = tmp_path / "big.embgeo"
+    d.mkdir()
+    (d / "vocab.txt").write_text("a\nb\n")
+    _npy_claiming(d / "vectors.npy", 2_000_000_000)
+    size = (d / "vectors.npy").stat().st_size
+    for mmap in (False, True):
+        with traced_memory() as mem:
+            with pytest.raises(FormatError) as info:
+                io.load(d, mmap=mmap)
+            assert mem.peak < 4 << 20
+        assert str(info.value).startswith(f"{d / 'vectors.npy'}: the .npy header announces a float32 array of "
+                                          f"shape (2000000000, 3) (24,000,000,128 bytes with the header) but the "
+                                          f"file has {size} bytes (truncated)")
+    np.save(d / "vectors.npy", np.ones((2, 3), np.float32))
+    np.save(d / "counts.npy", np.ones(2))
+    _npy_claiming(d / "output_vectors.npy", 10**12)
+    with pytest.raises(FormatError, match=r"output_vectors\.npy: the \.npy header announces .* \(truncated\)"):
+        io.load(d)
+    (d / "output_vectors.npy").unlink()
+    with open(d / "counts.npy", "ab") as f:
+        f.write(b"\0" * 8)
+    with pytest.raises(FormatError, match=r"counts\.npy: .*\(144 bytes with the header\) but the file has 152 bytes "
+                                          r"\(data after the array\)"):
+        io.load(d)
+
+
+def test_the_packaged_npy_parquet_layout_checks_its_npy_header_too(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+    from embgeo.io._formats import _load_npy_parquet
+
+    pq.write_table(pa.table({"word": ["a", "b"]}), tmp_path / "words.parquet")
+    np.save(tmp_path / "vectors.npy", np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert _load_npy_parquet(tmp_path, None, np.dtype(np.float32), False).words == ["a", "b"]
+    _npy_claiming(tmp_path / "vectors.npy", 2_000_000_000)
+    with pytest.raises(FormatError, match=r"vectors\.npy: the \.npy header announces .* \(truncated\)"):
+        _load_npy_parquet(tmp_path, None, np.dtype(np.float32), False)
 
 
 def test_gensim_native_keyedvectors_and_word2vec_models(tmp_path, emb):
@@ -331,6 +401,37 @@ def test_a_word_with_a_space_on_the_first_row_is_a_text_error(tmp_path):
         io.load(p)
 
 
+@pytest.mark.parametrize("name, fmt", [("t.vec.gz", None), ("t.txt.gz", "glove"), ("t.bin.gz", "word2vec_binary")])
+@pytest.mark.parametrize("tail", [b"garbage!", b"\x1f\x8b\x08\x00" + b"\0" * 20])
+@pytest.mark.parametrize("limit", [None, 5])
+def test_gzip_with_garbage_after_its_stream_names_the_file(tmp_path, emb, name, fmt, tail, limit):
+    """Bytes after the last member, even one that looks like a gzip header (python-isal then raises its
+    IsalError, which is no OSError), are a FormatError naming the file."""
+    p = io.save(emb, tmp_path / name, format=fmt if fmt != "word2vec_binary" else None)
+    p.write_bytes(p.read_bytes() + tail)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnicodeWarning)
+        with pytest.raises(FormatError, match=rf"^{re.escape(str(p))}: (the gzip data are truncated or followed by "
+                                              rf"bytes that are not gzip|not a valid gzip file)"):
+            io.load(p, format=fmt, limit=limit)
+
+
+def test_a_gzip_trailer_claiming_more_than_deflate_can_inflate_sizes_no_buffer(tmp_path, emb):
+    """The trailer's size (the last 4 bytes, mod 2**32) is only a hint: 20 bytes claiming 64 MiB allocate nothing."""
+    from conftest import traced_memory
+
+    p = tmp_path / "lie.vec.gz"
+    data = gzip.compress(b"2 1\na 1\nb 2\n")
+    p.write_bytes(data)
+    assert io.load(p, format="word2vec").words == ["a", "b"]  # (and the parser's imports are not traced below)
+    p.write_bytes(data[:-4] + (1 << 26).to_bytes(4, "little"))
+    for fmt in (None, "word2vec"):  # detection reads the whole stream; a named format goes straight to parsing
+        with traced_memory() as mem:
+            with pytest.raises(FormatError, match=r"lie\.vec\.gz: not a valid gzip file"):
+                io.load(p, format=fmt)
+            assert mem.peak < 4 << 20  # detection reads the first MiB
+
+
 @pytest.mark.parametrize("cut", [10, 100, -10])
 def test_truncated_gzip_names_the_file(tmp_path, emb, cut):
     p = io.save(emb, tmp_path / "t.vec.gz")
@@ -463,6 +564,49 @@ def test_a_full_disk_is_named_with_the_path(tmp_path, emb, monkeypatch, name, er
     with pytest.raises(OSError, match=f"cannot write {tmp_path / name}: the disk is full") as info:
         io.save(emb, tmp_path / name)
     assert info.value.errno == 28 and os.listdir(tmp_path) == []
+
+
+_SIZE_LIMITED = """
+import os, resource, sys
+import numpy as np
+import embgeo
+from embgeo.neighbors.faiss_index import FaissIndex
+
+X = np.random.default_rng(0).standard_normal((3000, 16)).astype(np.float32)
+e = embgeo.Embeddings([f"w{i}" for i in range(len(X))], X)
+resource.setrlimit(resource.RLIMIT_FSIZE, (20000, 20000))  # Python ignores SIGXFSZ: writes fail with EFBIG
+path = sys.argv[1]
+try:
+    if path.endswith(".faiss"):
+        index = FaissIndex(16, metric="dot")
+        index.add(X)
+        index.save(path)
+    else:
+        embgeo.save(e, path)
+except BaseException as exc:
+    print(type(exc).__name__, exc.errno if isinstance(exc, OSError) else None, str(exc).splitlines()[0])
+print(sorted(os.listdir(os.path.dirname(path))))
+"""
+
+
+@pytest.mark.parametrize("name", ["a.vec", "a.txt.gz", "a.bin", "a.embgeo", "a.faiss"])
+def test_a_file_size_limit_is_an_oserror_naming_the_path(tmp_path, name):
+    """A write cut by EFBIG (``ulimit -f``, a file system's largest file) says which file, as a full disk does;
+    FAISS's index goes through Python's file, so its C++ assertion text never reaches the user."""
+    import subprocess
+
+    path = tmp_path / name
+    root = os.path.dirname(os.path.dirname(os.path.abspath(embgeo.__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", _SIZE_LIMITED, str(path)], capture_output=True, text=True,
+                         env=env, timeout=300)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2, out.stdout + out.stderr
+    # NumPy's short write (the cache's np.save) carries no errno: it is reported as a full disk
+    reason = "disk is full .* or a file size limit" if name.endswith(".embgeo") else "file is too large"
+    named = rf"OSError 2[78] \[Errno 2[78]\] cannot write {re.escape(str(path))}: the {reason}"
+    assert re.match(named, lines[0]), lines[0]
+    assert lines[1] == "[]"  # nothing half-written is left
 
 
 def test_successful_save_replaces_existing_file(tmp_path, emb):
@@ -717,7 +861,7 @@ def test_old_format_fasttext_bin_is_walked_with_its_own_header(fasttext_model, t
 @pytest.mark.parametrize("workers", [2, 3, 7])
 def test_parallel_parse_equals_one_thread_and_keeps_line_numbers(tmp_path, emb, monkeypatch, workers):
     monkeypatch.setattr(textparse, "_PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(os, "cpu_count", lambda: workers)
+    fake_cores(monkeypatch, workers)
     p = io.save(emb, tmp_path / "a.vec")
     assert len(textparse._split_rows(np.frombuffer(p.read_bytes(), np.uint8), 0, len(emb), emb.dim)) > 1
     assert_same(io.load(p), emb)

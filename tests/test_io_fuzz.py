@@ -14,17 +14,24 @@ from __future__ import annotations
 import gzip
 import re
 import struct
+import tracemalloc
 import warnings
+from contextlib import contextmanager
+from datetime import timedelta
+from io import BytesIO
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from embgeo import data as datasets
 from embgeo import io
 from embgeo.io import _textparse as textparse
 from embgeo.errors import FormatError
+
+from conftest import fake_cores
 
 # ------------------------------------------------------------------ the oracle
 
@@ -62,12 +69,29 @@ def _gensim(path: Path, fmt: str, tmp: Path):
                                              unicode_errors="replace")
 
 
-def check(path: Path, tmp: Path) -> str:
-    """Load ``path``; assert the property; return "ok" or "error" (for statistics)."""
+#: what a reader may allocate beyond the file's size (issue 38): a lying header must never size an allocation
+_MAX_EXTRA = 64 << 20
+
+
+@contextmanager
+def bounded_memory(path: Path):
+    """Assert that the block allocates (tracemalloc's peak: Python and NumPy) at most the file's size + 64 MiB."""
+    size = path.stat().st_size if path.is_file() else sum(f.stat().st_size for f in path.iterdir())
+    tracemalloc.start()
     try:
-        with warnings.catch_warnings():
+        yield
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak <= size + _MAX_EXTRA, f"{path}: {peak:,} bytes allocated for a file of {size:,}"
+
+
+def check(path: Path, tmp: Path, fmt: str | None = None) -> str:
+    """Load ``path`` (as ``fmt``, or detected); assert the property; return "ok" or "error" (for statistics)."""
+    try:
+        with warnings.catch_warnings(), bounded_memory(path):
             warnings.simplefilter("ignore", UnicodeWarning)
-            e = io.load(path)
+            e = io.load(path, format=fmt)
     except FormatError as exc:
         msg = str(exc)
         assert msg.startswith(str(path)), msg
@@ -76,7 +100,7 @@ def check(path: Path, tmp: Path) -> str:
         if exc.record is not None:
             assert f"record {exc.record} (byte offset {exc.offset})" in msg
         return "error"
-    fmt = io.detect_format(path)
+    fmt = fmt or io.detect_format(path)
     kv = _gensim(path, fmt, tmp)  # where embgeo accepts a file, the oracle must too
     assert e.words == list(kv.index_to_key), (e.words[:5], kv.index_to_key[:5])
     assert np.array_equal(e.vectors.view(np.uint32), np.asarray(kv.vectors, dtype=np.float32).view(np.uint32))
@@ -92,6 +116,8 @@ _NUMBERS = st.one_of(
     st.sampled_from([b"0.1", b"-0", b"+.5", b"5.", b"1e-05", b"1E+05", b"0.x3", b"0,1", b"NA", b"nan", b"inf",
                      b"1_0", b"0x1p-3", b"1e400", b"1e-400", b"99999999999999999999", b"-", b".", b"e5", b""]),
 )
+#: counts a lying header may claim: allocating them would take gigabytes
+_HUGE = st.sampled_from([2_000_000_000, 2**31 - 1, 10**12])
 _SEPS = st.sampled_from([b" ", b" ", b" ", b"  ", b"\t", b" \r", b""])
 
 
@@ -107,8 +133,8 @@ def text_files(draw):
         lines.append(line + draw(st.sampled_from([b"", b"", b"\r", b" "])))
     header = b""
     if draw(st.booleans()):
-        hn = n if draw(st.integers(0, 3)) else draw(st.integers(0, 7))
-        hd = dim if draw(st.integers(0, 3)) else draw(st.integers(0, 5))
+        hn = n if draw(st.integers(0, 3)) else draw(st.one_of(st.integers(0, 7), _HUGE))
+        hd = dim if draw(st.integers(0, 3)) else draw(st.one_of(st.integers(0, 5), _HUGE))
         header = b"%d %d\n" % (hn, hd)
     body = header + b"\n".join(lines) + draw(st.sampled_from([b"\n", b"", b"\n\n", b"\n \n"]))
     if draw(st.integers(0, 9)) == 0:
@@ -124,7 +150,7 @@ def binary_files(draw):
     X = draw(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), min_size=n * dim,
                       max_size=n * dim))
     sep = draw(st.sampled_from([b"", b"\n"]))
-    hn = n if draw(st.integers(0, 3)) else draw(st.integers(0, 7))
+    hn = n if draw(st.integers(0, 3)) else draw(st.one_of(st.integers(0, 7), _HUGE))
     body = b"%d %d\n" % (hn, dim)
     for i, w in enumerate(words):
         body += w + b" " + struct.pack(f"<{dim}f", *X[i * dim:(i + 1) * dim]) + sep
@@ -161,8 +187,22 @@ def maybe_gzipped(draw, base):
 ANY_FILE = maybe_gzipped(st.one_of(st.binary(max_size=120), mutated(text_files()), mutated(binary_files()),
                                    text_files(), binary_files()))
 
-SETTINGS = settings(max_examples=250, deadline=None, derandomize=True,
+#: an example that takes longer is a hang (the kernels are compiled first, by _compiled)
+DEADLINE = timedelta(seconds=10)
+SETTINGS = settings(max_examples=250, deadline=DEADLINE, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _compiled(tmp_path_factory):
+    """Compile the parsing kernels (text, gzip, binary) before any example runs under the deadline."""
+    d = tmp_path_factory.mktemp("warm")
+    (d / "a.vec").write_bytes(b"2 2\na 0.1 0.2\nb 0.3 0.4\n")
+    (d / "a.vec.gz").write_bytes(gzip.compress(b"2 2\na 0.1 0.2\nb 0.3 0.4\n"))
+    (d / "a.txt").write_bytes(b"a 0.1 0.2\nb 0.3 0.4\n")
+    (d / "a.bin").write_bytes(b"2 1\na \x00\x00\x80?b \x00\x00\x00@")
+    for name in ("a.vec", "a.vec.gz", "a.txt", "a.bin"):
+        io.load(d / name)
 
 
 @SETTINGS
@@ -173,17 +213,29 @@ def test_load_returns_what_gensim_reads_or_raises_a_located_format_error(tmp_pat
     check(p, tmp_path)
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=120, deadline=DEADLINE, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=ANY_FILE)
 def test_the_property_holds_when_every_line_is_its_own_part(tmp_path, monkeypatch, data):
     # the threaded paths (parts per core, gzip parts parsed while inflating) on tiny files
     monkeypatch.setattr(textparse, "_PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(textparse, "_STREAM_PART", 1)
-    monkeypatch.setattr("os.cpu_count", lambda: 4)
+    fake_cores(monkeypatch, 4)
+    assert textparse.default_n_jobs() == 4  # four threads even on a one-CPU machine
     p = tmp_path / "fuzz.vec"
     p.write_bytes(data)
     check(p, tmp_path)
+
+
+@settings(max_examples=60, deadline=DEADLINE, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=maybe_gzipped(st.one_of(mutated(text_files()), text_files(), st.binary(max_size=80))),
+       fmt=st.sampled_from(["word2vec", "fasttext", "glove"]))
+def test_text_read_as_a_named_format_returns_what_gensim_reads_or_raises(tmp_path, data, fmt):
+    """``format=`` given: fastText's ``.vec`` is word2vec text, GloVe has no header (gensim's no_header)."""
+    p = tmp_path / "fuzz.txt"
+    p.write_bytes(data)
+    check(p, tmp_path, fmt)
 
 
 @pytest.mark.parametrize("data, expect", [
@@ -223,7 +275,8 @@ def check_fasttext(path: Path) -> str:
     from gensim.models.fasttext import load_facebook_vectors
 
     try:
-        e = io.load(path)
+        with bounded_memory(path):
+            e = io.load(path)
     except FormatError as exc:
         located = r"(, record \d+ \(byte offset \d+\)|, byte offset \d+)?"
         assert re.match(re.escape(str(path)) + located + ": not a valid fastText binary model", str(exc)), str(exc)
@@ -248,7 +301,7 @@ def fasttext_files(draw):
     return bytes(data)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True,
+@settings(max_examples=40, deadline=DEADLINE, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=fasttext_files())
 def test_fasttext_bin_loads_as_gensim_or_raises_format_error(tmp_path, data):
@@ -269,11 +322,26 @@ def test_gensim_pickle_garbage_raises_format_error(tmp_path, data):
         io.load(p, format="gensim")
 
 
-@settings(max_examples=60, deadline=None, derandomize=True,
+def _lying_npy(n: int) -> bytes:
+    """A .npy of 2 x 3 float32 whose header claims ``n`` rows."""
+    buf = BytesIO()
+    np.save(buf, np.ones((2, 3), np.float32))
+    raw = buf.getvalue()
+    return raw[:128].replace(b"(2, 3)", b"(%d, 3)" % n).ljust(128, b" ")[:127] + b"\n" + raw[128:]
+
+
+_VOCAB = st.lists(_WORDS, max_size=4).map(lambda w: b"\n".join(w) + b"\n")
+
+
+@settings(max_examples=60, deadline=DEADLINE, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(vocab=st.one_of(st.binary(max_size=30), st.lists(_WORDS, max_size=4).map(lambda w: b"\n".join(w) + b"\n")),
+@given(vocab=st.one_of(st.binary(max_size=30), _VOCAB,
+                       _VOCAB.map(lambda v: b"\xef\xbb\xbf" + v.replace(b"\n", b"\r\n"))),
        npy=st.one_of(st.binary(max_size=40), st.integers(0, 4).map(
-           lambda n: b"" if n == 4 else np.arange(3 * n, dtype=np.float32).reshape(n, 3))))
+           lambda n: b"" if n == 4 else np.arange(3 * n, dtype=np.float32).reshape(n, 3)),
+           _HUGE.map(_lying_npy), mutated(st.just(_lying_npy(2)))))
+# found by this test: NumPy tokenizes a header before it evaluates it, and a cut "(" raised tokenize's TokenError
+@example(vocab=b"", npy=_lying_npy(2).replace(b"'shape': (", b"'shape"))
 def test_embgeo_cache_loads_its_files_or_raises_format_error(tmp_path, vocab, npy):
     d = tmp_path / "c.embgeo"
     d.mkdir(exist_ok=True)
@@ -283,10 +351,14 @@ def test_embgeo_cache_loads_its_files_or_raises_format_error(tmp_path, vocab, np
     else:
         (d / "vectors.npy").write_bytes(npy)
     try:
-        e = io.load(d)
-    except FormatError:
+        with bounded_memory(d):
+            e = io.load(d)
+    except FormatError as exc:
+        assert str(exc).startswith(str(d)), str(exc)
         return
-    words = vocab.decode("utf-8").split("\n")[:-1] if vocab.endswith(b"\n") else vocab.decode("utf-8").split("\n")
+    # the one line rule of every reader of words (embgeo.textfile): a BOM and CRLF are no parts of words
+    words = vocab.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    words = words[:-1] if words[-1] == "" else words
     assert e.words == words and np.array_equal(e.vectors, np.load(d / "vectors.npy"))
 
 
@@ -301,3 +373,137 @@ def test_fasttext_cut_inside_its_vocabulary_is_a_format_error_not_a_hang(tmp_pat
     p.write_bytes(data[:95])  # 92 header bytes, then three bytes of the first word
     with pytest.raises(FormatError, match=r"record \d+ \(byte offset \d+\).*ends inside word record"):
         io.load(p)
+
+
+# ------------------------------------------------------------------ the readers of evaluation data
+_DWORDS = st.sampled_from(["cat", "dog", "fish", "naïve", "日本", "a-b", "x_y", "Paris"])
+_SCORES = st.one_of(st.floats(-10, 10, allow_nan=False).map(repr), st.integers(0, 10).map(str))
+
+
+@st.composite
+def _lines(draw, line, min_size=1, max_size=5):
+    return [draw(line) for _ in range(draw(st.integers(min_size, max_size)))]
+
+
+def _join(lines) -> bytes:
+    return ("\n".join(lines) + "\n").encode()
+
+
+@st.composite
+def pair_files(draw):
+    sep = draw(st.sampled_from([" ", "\t"]))
+    rows = draw(_lines(st.tuples(_DWORDS, _DWORDS, _SCORES).map(sep.join)))
+    head = draw(st.sampled_from([[], ["# a comment"], [sep.join(["word1", "word2", "score"])]]))
+    return _join(head + rows)
+
+
+@st.composite
+def analogy_files(draw):
+    lines = []
+    for _ in range(draw(st.integers(1, 3))):
+        lines.append(": " + draw(_DWORDS))
+        lines += draw(_lines(st.tuples(_DWORDS, _DWORDS, _DWORDS, _DWORDS).map(" ".join)))
+    return _join(lines)
+
+
+@st.composite
+def dictionary_files(draw):
+    sep = draw(st.sampled_from([" ", "\t"]))
+    return _join(draw(_lines(st.tuples(_DWORDS, _DWORDS).map(sep.join))))
+
+
+@st.composite
+def category_files(draw):
+    rows = draw(_lines(st.tuples(_DWORDS, _DWORDS)))
+    return _join([",category,word"] + [f"{i},{c},{w}" for i, (c, w) in enumerate(rows)])
+
+
+@st.composite
+def outlier_files(draw):
+    rows = draw(_lines(st.tuples(_DWORDS, st.lists(_DWORDS, min_size=1, max_size=2),
+                                 st.lists(_DWORDS, min_size=2, max_size=4))))
+    return _join([",category,outliers,words"] + [f'{i},{c},"{o!r}","{w!r}"' for i, (c, o, w) in enumerate(rows)])
+
+
+@st.composite
+def entailment_files(draw):
+    last = draw(st.sampled_from(["label", "score", "relation"]))
+    value = {"label": st.sampled_from(["True", "False", "1", "0", "-1"]), "score": _SCORES,
+             "relation": st.sampled_from(["hyper", "rhyper", "coord", "other"])}[last]
+    rows = draw(_lines(st.tuples(_DWORDS, _DWORDS, value).map("\t".join)))
+    return _join(["\t".join(["word1", "word2", last])] + rows)
+
+
+@st.composite
+def bats_files(draw):
+    answers = st.lists(_DWORDS, min_size=1, max_size=3).map("/".join)
+    return _join(draw(_lines(st.tuples(_DWORDS, answers).map("\t".join))))
+
+
+def _plain(result):
+    """A reader's result as plain Python values, to compare two readings."""
+    if isinstance(result, list):
+        return result
+    if isinstance(result, datasets.WordPairs):
+        return result.words1, result.words2, result.scores.tolist()
+    if isinstance(result, datasets.AnalogyQuestions):
+        return {k: v.tolist() for k, v in result.sections.items()}
+    if isinstance(result, datasets.Categories):
+        return result.words, result.categories
+    if isinstance(result, datasets.EntailmentPairs):
+        return (result.words1, result.words2, result.relations, result.labels.tolist(),
+                None if result.scores is None else result.scores.tolist(), result.task)
+    return result.groups if isinstance(result, datasets.OutlierSets) else result.sections
+
+
+#: each reader of evaluation data, the file name it reads and valid files of its format
+DATA_READERS = {
+    "pairs": (datasets.read_word_pairs, "pairs.txt", pair_files()),
+    "analogy": (datasets.read_analogies, "questions.txt", analogy_files()),
+    "dictionary": (datasets.read_dictionary, "en-fr.txt", dictionary_files()),
+    "categories": (datasets.read_categories, "cats.csv", category_files()),
+    "outliers": (datasets.read_outlier_sets, "outliers.csv", outlier_files()),
+    "entailment": (datasets.read_entailment, "pairs.tsv", entailment_files()),
+    "bats": (datasets.read_bats, "E01 [x].txt", bats_files()),
+}
+
+
+@st.composite
+def data_cases(draw, valid):
+    """(valid file, the file to read, whether the two must read the same): the valid file itself, or
+    re-spelled as on Windows (a BOM, CRLF), or mutated, truncated, or random bytes."""
+    good = draw(valid)
+    how = draw(st.sampled_from(["same", "windows", "mutated", "mutated", "cut", "random"]))
+    if how == "same":
+        return good, good, True
+    if how == "windows":
+        return good, b"\xef\xbb\xbf" + good.replace(b"\n", b"\r\n"), True
+    if how == "cut":
+        return good, good[:draw(st.integers(0, len(good)))], False
+    if how == "random":
+        return good, draw(st.binary(max_size=120)), False
+    return good, draw(mutated(st.just(good))), False
+
+
+@pytest.mark.parametrize("kind", DATA_READERS)
+@settings(max_examples=40, deadline=DEADLINE, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(case=st.data())
+def test_data_readers_return_the_valid_files_reading_or_a_format_error_naming_the_file(tmp_path, kind, case):
+    read, name, valid = DATA_READERS[kind]
+    good, fuzzed, same = case.draw(data_cases(valid))
+    ref, p = tmp_path / "ref", tmp_path / "fuzz"
+    ref.mkdir(exist_ok=True)
+    p.mkdir(exist_ok=True)
+    (ref / name).write_bytes(good)
+    (p / name).write_bytes(fuzzed)
+    expected = _plain(read(ref / name))
+    try:
+        with bounded_memory(p / name):
+            got = read(p / name)
+    except FormatError as exc:
+        assert not same, f"{exc} (the valid file reads)"
+        assert str(exc).startswith(str(p / name)) and exc.path.startswith(str(p / name)), str(exc)
+        return
+    if same:
+        assert _plain(got) == expected

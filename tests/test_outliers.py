@@ -115,6 +115,18 @@ def test_reader_drops_empty_entries_and_names_bad_rows(tmp_path):
         data.read_outlier_sets(one)
 
 
+@pytest.mark.parametrize("row, match", [
+    (b"1,k,\"['caf\xe9']\",\"['a', 'b']\"\n", r"not UTF-8 text: bytes b'\\xe9'"),  # Latin-1
+    (b"1,k,\"['x']\",\"['a', '" + b"b" * 200_000 + b"']\"\n", r"not a CSV row \(field larger than field limit"),
+])
+def test_undecodable_or_oversized_rows_are_format_errors_naming_the_line(tmp_path, row, match):
+    p = tmp_path / "bad.csv"
+    p.write_bytes(b",category,outliers,words\r\n0,k,\"['x']\",\"['a', 'b']\"\r\n" + row)
+    with pytest.raises(FormatError, match=rf"^{p}, line 3: {match}") as info:
+        data.read_outlier_sets(p)
+    assert info.value.line == 3
+
+
 def test_evaluate_reports_accuracy_and_opp(tmp_path, space):
     groups = [("a", [f"w{i}" for i in range(8)], ["w20", "w50"])]
     rep = evaluate(space, [data.read_outlier_sets(_write(tmp_path, groups))])

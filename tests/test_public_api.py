@@ -105,6 +105,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
     "embgeo.validation": ["check_k", "collection_input_tags", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_names",
         "renamed_parameter"],
+    "embgeo.textfile": ["BOM", "csv_rows", "data_lines", "decode_lines", "read_lines", "split_lines"],
     "embgeo.vocabulary": ["Vocabulary", "oov_alias", "word_index"],
 }
 

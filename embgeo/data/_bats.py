@@ -7,13 +7,12 @@ the pair ``word : answer`` with every accepted answer. Questions are made from t
 """
 from __future__ import annotations
 
-import io
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
-from ._text import BOM
+from ..textfile import decode_lines
 
 __all__ = ["AnalogyPairs", "read_bats"]
 
@@ -54,7 +53,7 @@ def _parse(lines, where: str, lowercase: bool) -> list:
     instead of slashes, are read as vecto's ``get_pairs`` reads them)."""
     pairs = []
     for no, line in enumerate(lines, start=1):
-        s = line.removeprefix(BOM).strip() if no == 1 else line.strip()
+        s = line.strip()
         if not s:
             continue
         if lowercase:
@@ -118,11 +117,8 @@ def read_bats(path, *, lowercase: bool = True, name: str | None = None) -> Analo
             members = sorted(m for m in zf.namelist() if m.endswith(".txt") and not Path(m).name.startswith(".")
                              and "__MACOSX" not in m)
             for m in members:
-                try:
-                    text = io.TextIOWrapper(zf.open(m), encoding="utf-8").read()
-                except UnicodeDecodeError as exc:
-                    raise FormatError(f"{path}:{m}", f"not UTF-8 text ({exc.reason})") from None
-                sections[_relation(Path(m).name)] = _parse(text.splitlines(), f"{path}:{m}", lowercase)
+                where = f"{path}:{m}"
+                sections[_relation(Path(m).name)] = _parse(decode_lines(zf.read(m), where), where, lowercase)
     elif path.is_dir():
         for f in sorted(p for p in path.rglob("*.txt") if not p.name.startswith(".")):
             sections[_relation(f.name)] = _read_file(f, lowercase)
@@ -136,7 +132,4 @@ def read_bats(path, *, lowercase: bool = True, name: str | None = None) -> Analo
 
 
 def _read_file(f: Path, lowercase: bool) -> list:
-    try:
-        return _parse(f.read_text(encoding="utf-8").splitlines(), str(f), lowercase)
-    except UnicodeDecodeError as exc:
-        raise FormatError(f, f"not UTF-8 text ({exc.reason})") from None
+    return _parse(decode_lines(f.read_bytes(), f), str(f), lowercase)

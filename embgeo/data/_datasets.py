@@ -61,7 +61,7 @@ from ..errors import FormatError
 from ._bats import AnalogyPairs, read_bats
 from ._registry import fetch, registry
 from ._semeval2017 import semeval2017_pairs
-from ._text import data_lines
+from ..textfile import data_lines
 from ._wordsets import Categories, EntailmentPairs, OutlierSets, read_categories, read_entailment, read_outlier_sets
 
 __all__ = [

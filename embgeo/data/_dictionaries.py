@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import FormatError
 from ..validation import renamed_parameter
-from ._text import data_lines
+from ..textfile import data_lines
 
 __all__ = ["read_dictionary", "split_dictionary", "group_dictionary"]
 

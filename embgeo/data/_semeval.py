@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ._text import data_lines, read_lines
+from ..textfile import data_lines, read_lines
 
 __all__ = ["SemEvalCategory", "read_semeval2012"]
 

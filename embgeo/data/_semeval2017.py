@@ -10,7 +10,6 @@ uses ``subtask2-crosslingual`` and a language pair (``en-de``: word1 English, wo
 """
 from __future__ import annotations
 
-import io
 import re
 import zipfile
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
+from ..textfile import decode_lines
 
 __all__ = ["semeval2017_pairs", "SEMEVAL2017_LANGUAGES", "SEMEVAL2017_PAIRS"]
 
@@ -44,11 +44,11 @@ def semeval2017_pairs(path, language: str | None = None, split: str = "test", lo
         raise ValueError(f"split must be 'test' or 'trial', got {split!r}")
     if path.is_file() and not zipfile.is_zipfile(path):
         data_name = str(path)
-        data_text = path.read_text(encoding="utf-8")
+        data_text = path.read_bytes()
         gold_path = path.parent.parent / "keys" / path.name.replace(".data.txt", ".gold.txt")
         if not gold_path.is_file():
             raise FileNotFoundError(f"{path}: its gold scores {gold_path} are missing")
-        gold_name, gold_text = str(gold_path), gold_path.read_text(encoding="utf-8")
+        gold_name, gold_text = str(gold_path), gold_path.read_bytes()
         language = language or path.name.split(".")[0]
     else:
         if language is None:
@@ -61,15 +61,15 @@ def semeval2017_pairs(path, language: str | None = None, split: str = "test", lo
             root = path if (path / "SemEval17-Task2").is_dir() else path.parent
             data_name, gold_name = str(root / data_m), str(root / gold_m)
             try:
-                data_text = (root / data_m).read_text(encoding="utf-8")
-                gold_text = (root / gold_m).read_text(encoding="utf-8")
+                data_text = (root / data_m).read_bytes()
+                gold_text = (root / gold_m).read_bytes()
             except FileNotFoundError as exc:
                 raise FileNotFoundError(f"{path}: no {exc.filename}") from None
         elif path.is_file():
             with zipfile.ZipFile(path) as zf:
                 try:
-                    data_text = io.TextIOWrapper(zf.open(data_m), encoding="utf-8").read()
-                    gold_text = io.TextIOWrapper(zf.open(gold_m), encoding="utf-8").read()
+                    data_text = zf.read(data_m)
+                    gold_text = zf.read(gold_m)
                 except KeyError as exc:
                     raise FormatError(path, f"the archive has no {exc.args[0]}") from None
             data_name, gold_name = f"{path}:{data_m}", f"{path}:{gold_m}"
@@ -79,13 +79,13 @@ def semeval2017_pairs(path, language: str | None = None, split: str = "test", lo
 
 
 def _pairs(data_text, gold_text, data_name, gold_name, lowercase, name):
-    data = [(no, line) for no, line in enumerate(data_text.lstrip("\ufeff").splitlines(), 1) if line.strip()]
-    gold = [(no, line) for no, line in enumerate(gold_text.lstrip("\ufeff").splitlines(), 1) if line.strip()]
+    data = [(no, line) for no, line in enumerate(decode_lines(data_text, data_name), 1) if line.strip()]
+    gold = [(no, line) for no, line in enumerate(decode_lines(gold_text, gold_name), 1) if line.strip()]
     if len(data) != len(gold):
         raise FormatError(data_name, f"{len(data)} pairs but {gold_name} has {len(gold)} scores")
     w1, w2, scores = [], [], []
     for (no, line), (gno, g) in zip(data, gold):
-        parts = line.rstrip("\r\n").split("\t")
+        parts = line.split("\t")
         if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
             raise FormatError(data_name, f"expected 'term1<TAB>term2', got {line[:80]!r}", line=no)
         try:

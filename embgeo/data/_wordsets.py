@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
+from ..textfile import csv_rows
 
 __all__ = ["Categories", "OutlierSets", "EntailmentPairs", "read_categories", "read_outlier_sets",
            "read_entailment", "ENTAILMENT_TASKS"]
@@ -105,7 +106,7 @@ class EntailmentPairs:
         The pairs, aligned: ``words1[i]`` is the candidate hyponym of ``words2[i]``.
     relations : list of str
         The relation of each pair (``"hyper"``, ``"rhyper"`` for a reversed pair, ``"other"``, BLESS's
-        ``"coord"``, ``"mero"``..., HyperLex's ``"hyp-1"``...).
+        ``"coord"``, ``"mero"``..., HyperLex's ``"hyp-1"``...; ``""`` when a graded file gives scores alone).
     labels : ndarray of int8
         1 for a hypernymy pair in the written direction, -1 for a reversed one, 0 otherwise.
     scores : ndarray of float64 or None
@@ -142,15 +143,6 @@ class EntailmentPairs:
         return f"EntailmentPairs({self.name!r}, {len(self)} pairs, task={self.task!r})"
 
 
-def _rows(path: Path):
-    """(line number, fields) of a CSV file, the header first; a byte-order mark is dropped."""
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.reader(fh)
-        for row in reader:
-            if row and any(f.strip() for f in row):
-                yield reader.line_num, row
-
-
 def _header(path: Path, rows, want: tuple) -> None:
     """Check the header row names the columns ``want`` after the (unnamed) index column."""
     first = next(rows, None)
@@ -172,7 +164,7 @@ def read_categories(path, *, lowercase: bool = False, name: str | None = None) -
         category (the message names the file and line), or a file without items.
     """
     path = Path(path)
-    rows = _rows(path)
+    rows = csv_rows(path)
     _header(path, rows, ("category", "word"))
     words, cats = [], []
     for no, fields in rows:
@@ -211,7 +203,7 @@ def read_outlier_sets(path, *, name: str | None = None) -> OutlierSets:
         line), or a file without clusters.
     """
     path = Path(path)
-    rows = _rows(path)
+    rows = csv_rows(path)
     _header(path, rows, ("category", "outliers", "words"))
     groups = []
     for no, fields in rows:
@@ -252,48 +244,54 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
         file and line), or a file without pairs.
     """
     path = Path(path)
-    with open(path, encoding="utf-8-sig") as fh:
-        head = fh.readline()
-    sep = "\t" if "\t" in head else ","
-    with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.reader(fh, delimiter=sep, quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
-        header = [h.strip().lower() for h in next(reader, [])]
-        if "word1" not in header or "word2" not in header:
-            raise FormatError(path, f"the header must name the columns word1 and word2, got {head.strip()[:80]!r}",
-                              line=1)
-        if not {"label", "relation", "score"} & set(header):
-            raise FormatError(path, "the header names no label, relation or score column", line=1)
-        col = {h: i for i, h in enumerate(header)}
-        w1, w2, rels, labels, scores = [], [], [], [], []
-        for fields in reader:
-            no = reader.line_num
-            if not fields or not any(f.strip() for f in fields):
-                continue
-            if len(fields) != len(header):
-                raise FormatError(path, f"expected {len(header)} fields, got {len(fields)}", line=no)
-            a, b = fields[col["word1"]].strip(), fields[col["word2"]].strip()
-            if not a or not b:
-                raise FormatError(path, "empty word", line=no)
-            rel = fields[col["relation"]].strip() if "relation" in col else None
-            if "score" in col:
-                try:
-                    scores.append(float(fields[col["score"]]))
-                except ValueError:
-                    raise FormatError(path, f"score {fields[col['score']]!r} is not a number", line=no) from None
-            if "label" in col and "score" not in col:
-                raw = fields[col["label"]].strip().lower()
-                if raw not in _TRUE:
-                    raise FormatError(path, f"label {raw!r} is not True/False/1/0/-1", line=no)
-                label = _TRUE[raw]
-                if rel is None:
-                    rel = {1: "hyper", -1: "rhyper", 0: "other"}[label]
-            else:
-                rel = rel if rel is not None else fields[col["label"]].strip()
-                label = 1 if rel == "hyper" else -1 if rel == "rhyper" else 0
-            w1.append(a)
-            w2.append(b)
-            rels.append(rel)
-            labels.append(label)
+    for sep in ("\t", ","):
+        rows = csv_rows(path, delimiter=sep, quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
+        first = next(rows, None)
+        if first is None:
+            raise FormatError(path, "empty file")
+        if sep == "\t" and len(first[1]) == 1:
+            continue  # no tab in the header: the BLESS relations CSV
+        break
+    no, fields = first
+    header = [h.strip().lower() for h in fields]
+    if "word1" not in header or "word2" not in header:
+        raise FormatError(path, f"the header must name the columns word1 and word2, got "
+                                f"{sep.join(fields).strip()[:80]!r}", line=no)
+    if not {"label", "relation", "score"} & set(header):
+        raise FormatError(path, "the header names no label, relation or score column", line=no)
+    col = {h: i for i, h in enumerate(header)}
+    w1, w2, rels, labels, scores = [], [], [], [], []
+    for no, fields in rows:
+        if len(fields) != len(header):
+            raise FormatError(path, f"expected {len(header)} fields, got {len(fields)}", line=no)
+        a, b = fields[col["word1"]].strip(), fields[col["word2"]].strip()
+        if not a or not b:
+            raise FormatError(path, "empty word", line=no)
+        rel = fields[col["relation"]].strip() if "relation" in col else None
+        if "score" in col:
+            raw = fields[col["score"]].strip()
+            try:
+                score = float(raw)
+            except ValueError:
+                raise FormatError(path, f"score {raw!r} is not a number", line=no) from None
+            if not np.isfinite(score):
+                raise FormatError(path, f"score {raw!r} is not finite", line=no)
+            scores.append(score)
+        if "label" in col and "score" not in col:
+            raw = fields[col["label"]].strip().lower()
+            if raw not in _TRUE:
+                raise FormatError(path, f"label {raw!r} is not True/False/1/0/-1", line=no)
+            label = _TRUE[raw]
+            if rel is None:
+                rel = {1: "hyper", -1: "rhyper", 0: "other"}[label]
+        else:
+            if rel is None:  # HyperLex's relation is its label column; a graded file may give scores alone
+                rel = fields[col["label"]].strip() if "label" in col else ""
+            label = 1 if rel == "hyper" else -1 if rel == "rhyper" else 0
+        w1.append(a)
+        w2.append(b)
+        rels.append(rel)
+        labels.append(label)
     if not w1:
         raise FormatError(path, "no pair")
     labels_arr = np.array(labels, dtype=np.int8)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import logging
+import math
 import os
 import pickle
 import stat
@@ -23,6 +24,7 @@ from .atomic import atomic_dir, atomic_path, atomic_paths, finish_interrupted
 from ..embeddings import Embeddings
 from ..errors import FormatError
 from ..progress import progress_bar
+from ..textfile import BOM, decode_lines
 from ._textparse import check_unique, decode_words, first_line, parse_header, parse_text, read_bytes, read_header
 
 __all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS"]
@@ -145,7 +147,7 @@ def _load_npy_parquet(folder: Path, limit, dtype, mmap) -> Embeddings:
     if len(matrices) != 1 or len(tables) != 1:
         raise FormatError(folder, f"expected one .npy matrix and one .parquet word list, found {len(matrices)} "
                                   f"and {len(tables)}")
-    V = np.load(matrices[0], mmap_mode="r" if mmap else None)
+    V = _load_npy(matrices[0], "r" if mmap else None, ndim=2)
     words = pq.read_table(tables[0]).column(0)
     if V.ndim != 2 or V.shape[0] != len(words):
         raise FormatError(folder, f"the matrix {matrices[0].name} has shape {V.shape}, the word list "
@@ -541,13 +543,8 @@ def _load_cache(path: Path, limit, dtype, mmap) -> Embeddings:
             raise FormatError(path, f"an embgeo cache needs {files[key].name} (missing)")
     mode: Literal["r"] | None = "r" if mmap else None
     V = _load_npy(files["vectors"], mode, ndim=2)
-    raw = files["vocab"].read_bytes()
-    try:
-        words = raw.decode("utf-8").split("\n")
-    except UnicodeDecodeError as exc:
-        raise FormatError(files["vocab"], "not valid UTF-8", line=raw[:exc.start].count(b"\n") + 1) from None
-    if words and words[-1] == "":
-        words.pop()
+    # a vocabulary saved on Windows or edited there (CRLF, a byte-order mark) reads the same words
+    words = decode_lines(files["vocab"].read_bytes(), files["vocab"])
     if V.shape[0] != len(words) or not words:
         raise FormatError(path, f"{files['vocab'].name} has {len(words)} words but "
                                 f"{files['vectors'].name} has shape {V.shape}")
@@ -572,7 +569,9 @@ def _load_cache(path: Path, limit, dtype, mmap) -> Embeddings:
 
 
 def _load_npy(path: Path, mode, ndim: int):
-    """``np.load`` of one array of a cache, with errors that name the file."""
+    """``np.load`` of one array of a cache, with errors that name the file; the header is checked
+    against the file's size first, so that a lying header never allocates what the file cannot hold."""
+    _check_npy_size(path)
     try:
         A = np.load(path, mmap_mode=mode, allow_pickle=False)
     except (ValueError, EOFError, OSError) as exc:
@@ -583,6 +582,33 @@ def _load_npy(path: Path, mode, ndim: int):
         raise FormatError(path, f"expected a {ndim}-d {'float' if ndim == 2 else 'numeric'} array, got "
                                 f"{getattr(A, 'dtype', type(A).__name__)} of shape {getattr(A, 'shape', '?')}")
     return A
+
+
+def _check_npy_size(path: Path) -> None:
+    """A FormatError naming ``path`` and both sizes when its ``.npy`` header announces other than the
+    bytes that follow it, or when the header cannot be read."""
+    import tokenize
+
+    fmt = np.lib.format
+    with open(path, "rb") as fh:
+        try:
+            version = fmt.read_magic(fh)
+            if version not in ((1, 0), (2, 0)):
+                return  # 3.0 (a UTF-8 header) has no public reader: np.load checks it
+            read = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, _, dtype = read(fh)
+        # NumPy tokenizes the header (a Python dict) before it evaluates it: a mangled one raises any of these
+        except (ValueError, EOFError, SyntaxError, TypeError, tokenize.TokenError) as exc:
+            raise FormatError(path, f"not a valid .npy array ({type(exc).__name__}: {exc})") from None
+        if dtype.hasobject:
+            return  # pickled objects have no fixed size; np.load refuses them (allow_pickle=False)
+        start = fh.tell()
+        size = os.fstat(fh.fileno()).st_size
+    need = start + math.prod(shape) * dtype.itemsize
+    if need != size:
+        raise FormatError(path, f"the .npy header announces a {dtype} array of shape {tuple(shape)} "
+                                f"({need:,} bytes with the header) but the file has {size:,} bytes "
+                                f"({'truncated' if need > size else 'data after the array'})")
 
 
 # ------------------------------------------------------------------ save
@@ -647,14 +673,18 @@ def _format_from_name(path: Path) -> str:
 
 
 def _check_words_writable(words, fmt):
-    bad = "\n" if fmt == "embgeo" else " \n\r"
+    """Refuse words a reader would not read back: line ends (every format; a CR is one, see
+    :mod:`embgeo.textfile`), spaces and empty words (text formats), a byte-order mark opening the file."""
+    bad = "\n\r" if fmt == "embgeo" else " \n\r"
     joined = "".join(words)
-    if (fmt == "embgeo" or all(words)) and not any(c in joined for c in bad):
+    if (fmt == "embgeo" or all(words)) and not any(c in joined for c in bad) and not (
+            words and words[0].startswith(BOM)):
         return
     for i, w in enumerate(words):
-        if (not w and fmt != "embgeo") or any(c in w for c in bad):
+        if (not w and fmt != "embgeo") or any(c in w for c in bad) or (i == 0 and w.startswith(BOM)):
             raise ValueError(f"word {w!r} (row {i}) cannot be written in {fmt!r} format: words there must be "
-                             f"non-empty and free of {'newlines' if fmt == 'embgeo' else 'spaces and newlines'}")
+                             f"non-empty and free of {'line ends' if fmt == 'embgeo' else 'spaces and line ends'}"
+                             f", and the first may not start with a byte-order mark (U+FEFF)")
 
 
 def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:

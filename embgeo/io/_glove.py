@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
+from ..textfile import read_lines
 
 __all__ = ["GloveModel", "read_glove"]
 
@@ -42,19 +43,19 @@ class GloveModel:
 
 def _read_glove_vocab(path):
     words, counts = [], []
-    with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.removeprefix("\ufeff").split()  # a byte-order mark would join the first word
-            if not parts:
-                continue
-            if len(parts) != 2:
-                raise FormatError(path, f"expected 'word count' (vocab_count's output), "
-                                        f"got {len(parts)} fields", lineno)
-            try:
-                counts.append(float(parts[1]))
-            except ValueError:
-                raise FormatError(path, f"count {parts[1]!r} of {parts[0]!r} is not a number", lineno) from None
-            words.append(parts[0])
+    # the corpus's bytes as they are (vocab_count does not check UTF-8): the vectors file's words match
+    for lineno, line in read_lines(path, errors="surrogateescape"):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2:
+            raise FormatError(path, f"expected 'word count' (vocab_count's output), "
+                                    f"got {len(parts)} fields", lineno)
+        try:
+            counts.append(float(parts[1]))
+        except ValueError:
+            raise FormatError(path, f"count {parts[1]!r} of {parts[0]!r} is not a number", lineno) from None
+        words.append(parts[0])
     if not words:
         raise FormatError(path, "empty vocabulary file")
     return words, np.asarray(counts)
@@ -105,26 +106,25 @@ def read_glove(path, vocab=None) -> GloveModel:
     else:
         words, rows = [], []
         width = None
-        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
-            for lineno, line in enumerate(fh, 1):
-                parts = line.removeprefix("\ufeff").rstrip("\n").split(" ")
-                if lineno == 1 and len(parts) == 2:
-                    continue  # "-write-header 1": "n d"
-                if parts[0] == "<unk>":
-                    continue  # GloVe's appended average of rare words, not a vocabulary word
-                if width is None:
-                    width = len(parts) - 1
-                    if width < 4 or width % 2:
-                        raise FormatError(path, f"{width} numbers; `glove -model 0` writes "
-                                                "2·(d+1) (word vector, bias, context vector, bias)", lineno)
-                if len(parts) - 1 != width:
-                    raise FormatError(path, f"{len(parts) - 1} numbers after {parts[0]!r}, "
-                                            f"expected {width}", lineno)
-                try:
-                    rows.append([float(x) for x in parts[1:]])
-                except ValueError:
-                    raise FormatError(path, f"a value of {parts[0]!r} is not a number", lineno) from None
-                words.append(parts[0])
+        for lineno, line in read_lines(path, errors="surrogateescape"):
+            parts = line.split(" ")
+            if lineno == 1 and len(parts) == 2:
+                continue  # "-write-header 1": "n d"
+            if parts[0] == "<unk>":
+                continue  # GloVe's appended average of rare words, not a vocabulary word
+            if width is None:
+                width = len(parts) - 1
+                if width < 4 or width % 2:
+                    raise FormatError(path, f"{width} numbers; `glove -model 0` writes "
+                                            "2·(d+1) (word vector, bias, context vector, bias)", lineno)
+            if len(parts) - 1 != width:
+                raise FormatError(path, f"{len(parts) - 1} numbers after {parts[0]!r}, "
+                                        f"expected {width}", lineno)
+            try:
+                rows.append([float(x) for x in parts[1:]])
+            except ValueError:
+                raise FormatError(path, f"a value of {parts[0]!r} is not a number", lineno) from None
+            words.append(parts[0])
         if not rows:
             raise FormatError(path, "no vectors")
         A = np.asarray(rows)

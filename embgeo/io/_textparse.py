@@ -73,6 +73,21 @@ def gzip_module():
         return gzip
 
 
+def _gzip_errors() -> tuple[type[BaseException], ...]:
+    """What inflating a corrupt stream raises: ``zlib.error``, gzip's ``BadGzipFile`` (an OSError),
+    and python-isal's ``IsalError`` (a bare Exception) when installed."""
+    try:
+        from isal import isal_zlib
+        return (OSError, zlib.error, isal_zlib.error)
+    except ImportError:
+        return (OSError, zlib.error)
+
+
+#: a gzip stream that stops before its end, or is followed by bytes that are not another gzip member
+_GZIP_CUT = ("the gzip data are truncated or followed by bytes that are not gzip (the file ends before the end "
+             "of the compressed stream, or has garbage after it; an interrupted download or copy?)")
+
+
 def read_bytes(path: Path, limit: int | None) -> np.ndarray:
     """The (decompressed) bytes of ``path`` as uint8, reading a gzip stream only as far as
     ``limit`` lines need; plain files are memory-mapped. Read-only in every case."""
@@ -94,9 +109,8 @@ def read_bytes(path: Path, limit: int | None) -> np.ndarray:
                         lines += chunk.count(b"\n")
                 data = b"".join(chunks)
         except EOFError:
-            raise FormatError(path, "the gzip data are truncated (the file ends before the end of "
-                                    "the compressed stream; an interrupted download or copy?)") from None
-        except (OSError, zlib.error) as exc:  # BadGzipFile is an OSError
+            raise FormatError(path, _GZIP_CUT) from None
+        except _gzip_errors() as exc:
             raise FormatError(path, f"not a valid gzip file ({exc})") from None
         return np.frombuffer(data, dtype=np.uint8)
     if path.stat().st_size == 0:
@@ -106,6 +120,10 @@ def read_bytes(path: Path, limit: int | None) -> np.ndarray:
 
 #: bytes of inflated text handed to a parsing thread at a time
 _STREAM_PART = 1 << 23
+
+
+#: deflate's largest expansion (a 258-byte match in about 2 bits)
+_MAX_DEFLATE_RATIO = 1032
 
 
 class _Overflow(Exception):
@@ -144,7 +162,9 @@ class _Inflater:
                 return None
             f.seek(-4, os.SEEK_END)
             size = int.from_bytes(f.read(4), "little")
-        if size < csize:  # text always inflates; otherwise the trailer is not the whole size
+        # text always inflates, and deflate cannot inflate more than 1032:1: a trailer outside those
+        # bounds is not the data's size (several members, > 4 GiB, or a lie) and must not size the buffer
+        if not csize <= size <= _MAX_DEFLATE_RATIO * csize:
             return None
         return cls(path, size)
 
@@ -200,9 +220,8 @@ class _Inflater:
         if isinstance(exc, _Overflow):
             raise _Overflow
         if isinstance(exc, EOFError):
-            raise FormatError(self.path, "the gzip data are truncated (the file ends before the end of "
-                                         "the compressed stream; an interrupted download or copy?)") from None
-        if isinstance(exc, (OSError, zlib.error)) or type(exc).__name__ == "error":
+            raise FormatError(self.path, _GZIP_CUT) from None
+        if isinstance(exc, _gzip_errors()):
             raise FormatError(self.path, f"not a valid gzip file ({exc})") from None
         raise exc
 

@@ -354,17 +354,23 @@ _SHORT_WRITE = re.compile(r"\d+ requested and \d+ written")
 
 @contextmanager
 def _disk_full_named(path: Path):
-    """Re-raise a full disk (ENOSPC, a quota, NumPy's short write) as an OSError that names ``path``."""
+    """Re-raise a full disk (ENOSPC, a quota, NumPy's short write) or a file too large for a size limit
+    (EFBIG) as an OSError that names ``path``."""
     try:
         yield
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            raise OSError(errno.EFBIG, f"cannot write {path}: the file is too large (a file size limit, "
+                                       f"`ulimit -f`, or the file system's largest file); the old {path.name}, "
+                                       f"if any, is unchanged: {exc}") from exc
         if exc.errno in (errno.ENOSPC, errno.EDQUOT) or (exc.errno is None and _SHORT_WRITE.search(str(exc))):
             try:
                 free = f" ({shutil.disk_usage(path.absolute().parent).free:,} bytes free)"
             except OSError:
                 free = ""
-            raise OSError(errno.ENOSPC, f"cannot write {path}: the disk is full{free} (or a disk quota is "
-                                        f"reached); the old {path.name}, if any, is unchanged: {exc}") from exc
+            raise OSError(errno.ENOSPC, f"cannot write {path}: the disk is full{free} (or a disk quota or "
+                                        f"a file size limit is reached); the old {path.name}, if any, is "
+                                        f"unchanged: {exc}") from exc
         raise
 
 

@@ -383,7 +383,9 @@ class FaissIndex:
         if self.words is not None:
             meta["words"] = list(self.words)
         with atomic_paths([path, path + ".json"]) as (tmp, tmpm):
-            faiss.write_index(self._index, os.fspath(tmp))
+            # through Python's file: a full disk is an OSError naming the path, not FAISS's C++ assertion
+            with open(tmp, "wb") as fh:
+                faiss.write_index(self._index, faiss.PyCallbackIOWriter(fh.write))
             with open(tmpm, "w", encoding="utf-8") as f:
                 json.dump(meta, f)
 
