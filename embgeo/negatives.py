@@ -18,6 +18,7 @@ Two methods lean on word-embedding geometry to tell true negatives from false on
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -27,7 +28,8 @@ import numpy as np
 from . import backend as xb
 from .io.atomic import atomic_dir, atomic_path
 from .embeddings import Embeddings
-from .errors import UnknownWordError
+from .errors import FormatError, UnknownWordError
+from .textfile import data_lines, decode_lines
 
 __all__ = ["SynonymTable", "synonym_table", "false_negative_mask", "soft_regularisation",
            "PhraseIndex", "NegativeCandidates", "candidate_negatives", "HEAD", "TAIL"]
@@ -120,31 +122,55 @@ class SynonymTable:
     def load(cls, path, format: str | None = None, words: Sequence[str] | None = None) -> "SynonymTable":
         """Read a table written by :meth:`save`. For TSV/JSON, ``words`` fixes the index space
         (e.g. a tokenizer's vocabulary); by default it is every word in the file, in order of
-        first appearance."""
+        first appearance.
+
+        Raises
+        ------
+        FormatError
+            The file is not such a table: bytes that are not UTF-8, a TSV line without three fields
+            or with a score that is not a number, JSON that does not parse, a non-finite score
+            (each naming the file, and the line where there is one).
+        """
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         if fmt == "npz":
-            with np.load(path, allow_pickle=False) as z:
-                return cls(tuple(z["words"].tolist()), z["indptr"], z["indices"], z["scores"])
+            try:
+                with np.load(path, allow_pickle=False) as z:
+                    table = cls(tuple(z["words"].tolist()), z["indptr"], z["indices"], z["scores"])
+            except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile) as exc:
+                if isinstance(exc, FileNotFoundError):
+                    raise
+                raise FormatError(path, f"not a synonym table written by SynonymTable.save ({exc})") from None
+            if not np.isfinite(table.scores).all():
+                raise FormatError(path, "a synonym score is not finite")
+            return table
         if fmt == "json":
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
-            pairs = [(w, s, float(v)) for w, syn in data.items() for s, v in syn]
+            text = "\n".join(decode_lines(path.read_bytes(), path))  # BOM and bad bytes as every reader
+            try:
+                data = json.loads(text)
+                pairs = [(str(w), str(s), float(v)) for w, syn in data.items() for s, v in syn]
+            except json.JSONDecodeError as exc:
+                raise FormatError(path, f"not JSON ({exc.msg})", line=exc.lineno) from None
+            except (AttributeError, TypeError, ValueError):
+                raise FormatError(path, "expected {word: [[synonym, score], ...]}") from None
             heads = list(data)
         elif fmt == "tsv":
             pairs, heads = [], []
-            for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-                if not line.strip():
-                    continue
+            for n, line in data_lines(path, comment=None):
                 parts = line.split("\t")
                 if len(parts) != 3:
-                    raise ValueError(f"{path}:{n}: expected word<TAB>synonym<TAB>score, got {len(parts)} fields")
+                    raise FormatError(path, f"expected word<TAB>synonym<TAB>score, got {len(parts)} fields",
+                                      line=n)
                 try:
                     pairs.append((parts[0], parts[1], float(parts[2])))
                 except ValueError:
-                    raise ValueError(f"{path}:{n}: bad score {parts[2]!r}") from None
+                    raise FormatError(path, f"bad score {parts[2]!r}", line=n) from None
                 heads.append(parts[0])
         else:
             raise ValueError(f"unknown synonym-table format {fmt!r}: use json, tsv or npz")
+        for w, s, v in pairs:
+            if not np.isfinite(v):
+                raise FormatError(path, f"the score of {w!r} -> {s!r} is not finite ({v})")
         if words is None:
             seen = dict.fromkeys(heads)
             seen.update(dict.fromkeys(s for _, s, _ in pairs))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from embgeo import Embeddings, UnknownWordError
+from embgeo.errors import FormatError
 from embgeo.negatives import (HEAD, TAIL, NegativeCandidates, PhraseIndex, SynonymTable, candidate_negatives,
                               false_negative_mask, soft_regularisation, synonym_table)
 
@@ -82,11 +83,29 @@ def test_json_layout_is_word_to_synonym_score_lists(emb, tmp_path):
     assert [s for s, _ in data["w0"]] == t["w0"]
 
 
-def test_malformed_tsv_names_the_line(tmp_path):
-    p = tmp_path / "bad.tsv"
-    p.write_text("a\tb\t0.5\na\tc\n")
-    with pytest.raises(ValueError, match="bad.tsv:2"):
+@pytest.mark.parametrize("name, raw, line", [
+    ("bad.tsv", b"a\tb\t0.5\na\tc\n", 2),                  # two fields
+    ("bad.tsv", b"a\tb\t0.5\r\na\tc\tx\r\n", 2),          # a score that is not a number
+    ("bad.tsv", b"a\tb\t0.5\na\tc\tnan\n", None),          # a non-finite score
+    ("bad.tsv", b"a\tb\t0.5\n\xe9t\xe9\tc\t0.1\n", 2),   # Latin-1, not UTF-8
+    ("bad.json", b'{"a": [["b", 0.5]],\n "c": [["d"', 2),   # JSON cut short
+    ("bad.json", b'{"a": [["b", "x"]]}', None),               # a score that is not a number
+    ("bad.json", b'{"a": [["b", Infinity]]}', None),          # a non-finite score
+    ("bad.npz", b"PK\x03\x04 not a zip", None),
+])
+def test_a_malformed_table_is_a_format_error_naming_the_file_and_line(tmp_path, name, raw, line):
+    p = tmp_path / name
+    p.write_bytes(raw)
+    with pytest.raises(FormatError) as info:
         SynonymTable.load(p)
+    assert info.value.path == str(p) and info.value.line == line
+
+
+def test_a_table_with_a_bom_and_crlf_reads_the_words_of_the_plain_file(tmp_path):
+    plain, windows = tmp_path / "a.tsv", tmp_path / "b.tsv"
+    plain.write_bytes(b"cat\tdog\t0.5\ndog\tcat\t0.5\n")
+    windows.write_bytes(b"\xef\xbb\xbfcat\tdog\t0.5\r\ndog\tcat\t0.5\r\n")
+    assert SynonymTable.load(windows).words == SynonymTable.load(plain).words == ("cat", "dog")
 
 
 def test_bad_arguments(emb):
