@@ -84,7 +84,7 @@ def main(argv=None):
     models = _models(args.methods, args.reg)
     print(f"en {len(en)} x {en.dim} -> fi {len(fi)} x {fi.dim}; {len(pairs)} dictionary pairs; "
           f"load average at the start {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}", flush=True)
-    splits, record = [], []
+    splits = []  # one dict per split: its results, fit times, chosen C, tests and table rows
     for seed in args.seeds:
         train, test = split_dictionary(pairs, 0.2, random_state=seed)
         results, fit_s = {}, {}
@@ -96,27 +96,23 @@ def main(argv=None):
                 results[name, r] = bli(xs, zt, test, retrieval=r, source_size=SOURCE_SIZE, progress=False)
             print(f"split {seed}: {name} fitted in {fit_s[name]:.1f} s; P@1 "
                   + ", ".join(f"{r} {100 * results[name, r].p_at(1):.1f}" for r in RETRIEVALS), flush=True)
-        chosen = _choose_reg(en, fi, train, seed, args.reg) if "geomm" in args.methods else (None, {})
-        any_res = next(iter(results.values()))
-        print(f"split {seed}: {len(train)} training pairs, {any_res.n} covered test words of "
-              f"{len({s for s, _ in test})}; GeoMM's C by validation: {chosen[0]} "
-              f"({', '.join(f'{C:g}: {100 * p:.1f}' for C, p in chosen[1].items())})", flush=True)
-        splits.append((seed, results, fit_s, chosen[0]))
-        tests = {}
-        for r in RETRIEVALS:
-            for a, b in itertools.combinations(models, 2):
-                c = compare(results[a, r], results[b, r], test="mcnemar", labels=(a, b))
-                tests[a, b, r] = c
-        rows = []
-        for (name, r), res in results.items():
-            lo, hi = res.ci(random_state=seed)
-            rows.append({"split": seed, "recipe": name, "retrieval": r, "p@1": res.p_at(1), "low": lo, "high": hi,
-                         "n": res.n, "fit_s": fit_s[name]})
-        record.append({"split": seed, "n_train": len(train), "n_test": any_res.n, "chosen_C": chosen[0],
-                       "validation_p@1": {f"{C:g}": p for C, p in chosen[1].items()}, "rows": rows,
-                       "mcnemar": [{"a": a, "b": b, "retrieval": r, "right_a_only": c.details.get("b"), "right_b_only": c.details.get("c"),
-                                    "difference": c.difference, "p": c.p_value} for (a, b, r), c in tests.items()]})
-        splits[-1] += (tests, rows)
+        chosen, val = _choose_reg(en, fi, train, seed, args.reg) if "geomm" in args.methods else (None, {})
+        n_test = next(iter(results.values())).n
+        print(f"split {seed}: {len(train)} training pairs, {n_test} covered test words of "
+              f"{len({s for s, _ in test})}; GeoMM's C by validation: {chosen} "
+              f"({', '.join(f'{C:g}: {100 * p:.1f}' for C, p in val.items())})", flush=True)
+        tests = {(a, b, r): compare(results[a, r], results[b, r], test="mcnemar", labels=(a, b))
+                 for r in RETRIEVALS for a, b in itertools.combinations(models, 2)}
+        intervals = {key: res.ci(random_state=seed) for key, res in results.items()}
+        splits.append({"split": seed, "n_train": len(train), "n_test": n_test, "chosen_C": chosen,
+                       "validation_p@1": {f"{C:g}": p for C, p in val.items()},
+                       "rows": [{"recipe": name, "retrieval": r, "p@1": res.p_at(1), "low": intervals[name, r][0],
+                                 "high": intervals[name, r][1], "n": res.n, "fit_s": fit_s[name]}
+                                for (name, r), res in results.items()],
+                       "mcnemar": [{"a": a, "b": b, "retrieval": r, "right_a_only": c.details.get("b"),
+                                    "right_b_only": c.details.get("c"), "difference": c.difference, "p": c.p_value}
+                                   for (a, b, r), c in tests.items()],
+                       "_results": results, "_intervals": intervals, "_tests": tests, "_fit_s": fit_s})
 
     # ---- tables
     names = list(models)
@@ -125,13 +121,9 @@ def main(argv=None):
     print("|---|---|" + "---:|" * (len(args.seeds) + 1))
     for name in names:
         for r in RETRIEVALS:
-            cells, ps = [], []
-            for seed, results, *_ in splits:
-                res = results[name, r]
-                lo, hi = next((x["low"], x["high"]) for x in record[[s[0] for s in splits].index(seed)]["rows"]
-                              if x["recipe"] == name and x["retrieval"] == r)
-                cells.append(f"{100 * res.p_at(1):.1f} [{100 * lo:.1f}, {100 * hi:.1f}]")
-                ps.append(res.p_at(1))
+            ps = [sp["_results"][name, r].p_at(1) for sp in splits]
+            bounds = [sp["_intervals"][name, r] for sp in splits]
+            cells = [f"{100 * p:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]" for p, (lo, hi) in zip(ps, bounds)]
             print(f"| {name} | {r} | " + " | ".join(cells) + f" | {100 * np.mean(ps):.1f} |")
     print(f"\nMcNemar (exact, p < {args.alpha}): splits where the row's recipe is significantly better / worse "
           "than the column's, and the mean P@1 difference (points):\n")
@@ -147,8 +139,9 @@ def main(argv=None):
                     continue
                 better = worse = 0
                 diffs = []
-                for seed, results, _, _, tests, _ in splits:
-                    c = tests[(a, b, r)] if (a, b, r) in tests else tests[(b, a, r)]
+                for sp in splits:
+                    tests = sp["_tests"]
+                    c = tests[a, b, r] if (a, b, r) in tests else tests[b, a, r]
                     d = c.difference if (a, b, r) in tests else -c.difference
                     diffs.append(d)
                     if c.p_value < args.alpha:
@@ -159,10 +152,11 @@ def main(argv=None):
         print()
     if "geomm" in args.methods:
         print("GeoMM's C chosen on validation words: "
-              + ", ".join(f"split {seed}: {C:g}" for seed, _, _, C, *_ in splits))
-    print("mean fit seconds: " + ", ".join(f"{n} {np.mean([s[2][n] for s in splits]):.1f}" for n in names))
+              + ", ".join(f"split {sp['split']}: {sp['chosen_C']:g}" for sp in splits))
+    print("mean fit seconds: " + ", ".join(f"{n} {np.mean([sp['_fit_s'][n] for sp in splits]):.1f}" for n in names))
     print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.json:
+        record = [{k: v for k, v in sp.items() if not k.startswith("_")} for sp in splits]
         Path(args.json).write_text(json.dumps(record, indent=1))
 
 
