@@ -241,6 +241,28 @@ def test_gromov_hausdorff_without_package(rng, monkeypatch):
         isomorphism(X, X, _pairs(20), measures=["gromov_hausdorff"])
 
 
+@pytest.mark.parametrize("measure", ["eigenvector_similarity", "eigenvalue_divergence"])
+def test_centring_on_the_vocabulary_or_on_the_sample(rng, measure):
+    # 60 sampled rows of 200, the vocabulary's mean away from the sample's (the rest is shifted): the two
+    # readings of the scripts' "minus the mean" give different numbers, each equal to its brute force
+    X, Z = rng.standard_normal((200, 5)), rng.standard_normal((200, 5))
+    X[60:] += 1.5
+    Z[60:] -= 1.0
+    rows = np.arange(60)
+    brute = _brute_evs if measure == "eigenvector_similarity" else _brute_evd
+    on_sample = brute(normalize(X[rows].astype(np.float64), "unit", "center", "unit"),
+                      normalize(Z[rows].astype(np.float64), "unit", "center", "unit"))
+    on_vocabulary = brute(_brute_sample(X, rows), _brute_sample(Z, rows))
+    got = {c: getattr(isomorphism(X, Z, _pairs(60), center=c, measures=[measure]), measure)
+           for c in ("vocabulary", "sample")}
+    assert got["sample"] == pytest.approx(on_sample, rel=1e-9, abs=1e-9)
+    assert got["vocabulary"] == pytest.approx(on_vocabulary, rel=1e-9, abs=1e-9)
+    assert isomorphism(X, Z, _pairs(60), measures=[measure]).to_dict()[measure] == got["vocabulary"]  # the default
+    assert abs(on_sample - on_vocabulary) > 1e-3 * max(abs(on_sample), abs(on_vocabulary))
+    with pytest.raises(ValueError, match="center must be"):
+        isomorphism(X, Z, _pairs(60), center="target", measures=[measure])
+
+
 def test_bad_arguments(rng):
     X = rng.standard_normal((20, 3))
     with pytest.raises(ValueError, match="unknown measure"):

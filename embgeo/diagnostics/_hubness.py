@@ -113,8 +113,13 @@ def hubness_measures(k_occurrence, k: int, n_queries: int, hub_size: float = 2.0
 
     As scikit-hubness 0.21 (``Hubness.score``): ``stats.skew``, hubs at N_k ≥ hub_size·k, the
     Robin Hood index ½ Σ|N_k − mean| / Σ N_k. Hub occupancy divides by the k·n_queries slots of
-    the lists (scikit-hubness divides by k times the number of *indexed* rows, the same number
-    when a space is measured against itself).
+    the lists, as scikit-hubness 0.21.2 does (``_calc_hub_occurrence(..., n_test)`` with ``n_test``
+    the rows of the query matrix). Its development head (0.30.0a1, commit c36a058, which made
+    ``tests/data/skhubness_golden.npz``) divides by k times the number of *indexed* rows instead:
+    its ``score`` unpacks ``n_samples_indexed, n_samples_query = X.shape`` from a graph of shape
+    (n_query, n_indexed), so the ``n_test`` it passes is the indexed count. The two agree when a
+    space is measured against itself; for queries against another space, multiply by
+    n_queries / n_indexed to get that commit's number.
     """
     N = np.asarray(k_occurrence, dtype=np.float64)
     mu = N.mean()

@@ -66,7 +66,14 @@ class CategorizationResult(Resampled):
     dataset, method, linkage, metric : str
         ``linkage`` and ``metric`` are those of the agglomerative clustering (k-means: ``""``, Euclidean).
     purity : float
-        The clustering's purity (the headline number).
+        The clustering's purity (the headline number). Its interval (:meth:`ci`) and paired test
+        (:func:`~embgeo.evaluate.compare`) resample the words with their cluster labels held fixed: they
+        measure the variability of the word sample, not the clustering's own (another k-means
+        initialisation, or one clustering of the resampled words, can move the purity by more).
+        k-means purities cannot reproduce word-embeddings-benchmarks' numbers even with its seed: its
+        ``evaluate_categorization`` shuffles the items first (``RandomState(seed).choice``) and seeds
+        ``KMeans`` on that order, and its default ``seed=None`` draws a new shuffle and initialisation
+        on every call; embgeo clusters the items in file order with ``random_state``.
     n_clusters : int
         Clusters asked for: the number of categories among the items clustered.
     n_items, n_found, n_total : int

@@ -94,7 +94,7 @@ class OutlierResult(Resampled):
         return d
 
 
-def positions(S: np.ndarray, s: np.ndarray) -> np.ndarray:
+def positions(S: np.ndarray, s: np.ndarray, same: np.ndarray | None = None) -> np.ndarray:
     """Outlier positions OP(W) of one cluster's sets, from similarities.
 
     Parameters
@@ -103,6 +103,10 @@ def positions(S: np.ndarray, s: np.ndarray) -> np.ndarray:
         Similarities among the cluster's words (the diagonal is ignored).
     s : ndarray, shape (k, n)
         ``s[o, i] = sim(outlier o, word i)``.
+    same : ndarray of bool, shape (k, n), optional
+        ``same[o, i]`` when outlier o and word i have equal vectors (two unknown words under
+        ``oov="mean"``, or one word in both roles). Their p are then equal by definition, and the pair
+        is a tie whatever the rounding of the two sums says.
 
     Returns
     -------
@@ -115,7 +119,12 @@ def positions(S: np.ndarray, s: np.ndarray) -> np.ndarray:
     rest = S.sum(axis=1) - np.diagonal(S)
     p_words = (rest[None, :] + s) / n          # p(w_i) in W = C ∪ {o}: its n−1 cluster mates and o
     p_outlier = s.sum(axis=1) / n
-    return (p_words > p_outlier[:, None]).sum(axis=1)
+    higher = p_words > p_outlier[:, None]
+    if same is not None:
+        # p(w_i) and p(o) are sums of the same terms in different orders, so rounding (which depends on
+        # the BLAS and the order) would decide an exact tie: decided by the vectors instead
+        higher &= ~same
+    return higher.sum(axis=1)
 
 
 def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | None = None, data_dir=None,
@@ -182,7 +191,7 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
             per_cluster[category] = {"n_words": len(c_idx), "n_sets": 0, "accuracy": float("nan"), "opp": float("nan")}
             continue
         C, O = U[c_idx], U[o_idx]
-        op = positions(C @ C.T, O @ C.T)
+        op = positions(C @ C.T, O @ C.T, (O[:, None, :] == C[None, :, :]).all(axis=2))
         n = len(c_idx)
         correct.append(op == n)
         position.append(op)
