@@ -262,5 +262,6 @@ def cached_inverse_norms(e):
     Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
     (``e.unit_vectors``) would cost the whole matrix again.
     """
-    # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
+    # the pass below would not say which word is non-finite: Embeddings.check_finite does (once per object)
+    e.check_finite()
     return derived(e, "inverse_norms", lambda: inverse_norms(e.vectors, "vectors", check_finite=False))

@@ -130,6 +130,7 @@ def hubness_measures(k_occurrence, k: int, n_queries: int, hub_size: float = 2.0
 def _space(model, name):
     """(matrix, words or None) of an Embeddings or a 2-D array."""
     if isinstance(model, Embeddings):
+        model.check_finite()
         return model.vectors, model.words
     X = model if xb.is_dask(model) else xb.asarray(model)
     if X.ndim != 2:

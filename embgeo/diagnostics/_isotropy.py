@@ -106,6 +106,7 @@ class IsotropyResult:
 def _matrix(model, name="model"):
     """The rows of an Embeddings, a FuzzyEmbeddings (its memberships) or a 2-D array."""
     if isinstance(model, Embeddings):
+        model.check_finite()
         return model.vectors
     if hasattr(model, "memberships"):  # FuzzyEmbeddings
         return model.memberships

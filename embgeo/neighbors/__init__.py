@@ -379,6 +379,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     """
     check_metric(metric, check_backend(backend))
     csls_knn = check_csls_knn(csls_knn, kwargs.pop("knn", None))
+    e.check_finite()  # the whole vocabulary is searched: once per e, a NaN row names its word
     Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)
     if exclude_self and idx is not None:
@@ -405,7 +406,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         return topk(Q, e.vectors, k, metric=metric, exclude=exclude, backend=backend, **kwargs)
     if kwargs.get("screen") is True and xb.is_numpy(e.vectors):
         kwargs["screen"] = cached_screen_index(e, metric, inv)
-    # Embeddings are finite by construction: only the queries need the finiteness check
+    # e passed check_finite above: only the queries need the finiteness check
     Q = _query_rows(Q, e.vectors)
     xp = xb.get_namespace(e.vectors)
     q_inv = linalg.inverse_norms(Q, "queries") if metric == "cosine" else None
