@@ -469,9 +469,12 @@ def _first_nonfinite_row(M, block_bytes: int = 1 << 20) -> int:
     NumPy sums through einsum's small buffer, so the temporaries are a row statistic per block.
     """
     n, d = M.shape
+    xp = xb.get_namespace(M)
+    if xb.is_dask(M):  # one graph over the chunks (a compute per block would cost a round trip each)
+        bad = np.flatnonzero(~np.asarray(xp.all(xp.isfinite(M), axis=1)))
+        return int(bad[0]) if bad.size else -1
     step = max(1, block_bytes // max(1, d * getattr(M.dtype, "itemsize", 8)))  # array-API dtypes have none
     is_np = xb.is_numpy(M)
-    xp = xb.get_namespace(M)
     for s in range(0, n, step):
         B = M[s:min(s + step, n), ...]
         if is_np:
