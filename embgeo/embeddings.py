@@ -37,7 +37,9 @@ class Embeddings(Vocabulary):
         A model's output (context) vectors, e.g. gensim's ``syn1neg`` or GloVe's context matrix;
         the alpha module needs them. Carried along by ``subset``/``top``/``to``.
     check_finite : bool, default True
-        Refuse NaN and inf (the error names the word).
+        Refuse NaN and inf (the error names the word). With False (and after
+        ``embgeo.load(..., mmap=True)``) the check is deferred, not dropped: every evaluation,
+        search, diagnostic and fit calls :meth:`check_finite` before it reads the vectors.
 
     Raises
     ------
@@ -58,7 +60,10 @@ class Embeddings(Vocabulary):
     False
     """
 
-    __slots__ = ("_words", "_vectors", "_counts", "_output_vectors", "_index", "_unit", "__weakref__")
+    # _first_nonfinite: -1 when the vectors are known finite, the first non-finite row once found,
+    # None while unchecked (check_finite=False, a memory-mapped load)
+    __slots__ = ("_words", "_vectors", "_counts", "_output_vectors", "_index", "_unit", "_first_nonfinite",
+                 "__weakref__")
 
     def __init__(self, words: Sequence[str], vectors, counts=None, *, output_vectors=None,
                  check_finite: bool = True):
@@ -99,6 +104,7 @@ class Embeddings(Vocabulary):
         self._output_vectors = None if output_vectors is None else readonly(output_vectors)
         self._index = index
         self._unit = None
+        self._first_nonfinite = -1 if check_finite else None
 
     # ------------------------------------------------------------------ basics
     @property
@@ -160,7 +166,14 @@ class Embeddings(Vocabulary):
         vec = xb.take_rows(self._vectors, idx)
         out = None if self._output_vectors is None else xb.take_rows(self._output_vectors, idx)
         counts = None if self._counts is None else self._counts[idx]
-        return Embeddings([self._words[i] for i in idx], vec, counts, output_vectors=out, check_finite=False)
+        new = Embeddings([self._words[i] for i in idx], vec, counts, output_vectors=out, check_finite=False)
+        return self._pass_finite(new)
+
+    def _pass_finite(self, new: "Embeddings") -> "Embeddings":
+        """``new``, marked finite when ``self`` is known to be (its rows are some of ours, or ours cast)."""
+        if self._first_nonfinite == -1:
+            new._first_nonfinite = -1
+        return new
 
     def subset(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> "Embeddings":
         """A new Embeddings holding ``words`` in the given order (``oov``: "raise" or "skip")."""
@@ -207,13 +220,14 @@ class Embeddings(Vocabulary):
         new = object.__new__(Embeddings)
         new._words, new._index, new._counts = self._words, self._index, self._counts
         new._vectors, new._output_vectors, new._unit = readonly(vectors), None, None
+        new._first_nonfinite = -1 if check_finite else None
         return new
 
     def to(self, device: str) -> "Embeddings":
         """Copy to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy)."""
         vec = xb.to_device(self._vectors, device)
         out = None if self._output_vectors is None else xb.to_device(self._output_vectors, device)
-        return Embeddings(self._words, vec, self._counts, output_vectors=out, check_finite=False)
+        return self._pass_finite(Embeddings(self._words, vec, self._counts, output_vectors=out, check_finite=False))
 
     def astype(self, dtype) -> "Embeddings":
         """The same words with vectors cast to ``dtype`` (``"float32"`` or ``"float64"``).
@@ -233,7 +247,60 @@ class Embeddings(Vocabulary):
                     C = xp.astype(M, dt)
                 _check_cast(M, C, self._words, name)
             cast.append(None if M is None else C)
-        return Embeddings(self._words, cast[0], self._counts, output_vectors=cast[1], check_finite=False)
+        # _check_cast refused any finite value made infinite, so a finite matrix stays finite
+        return self._pass_finite(
+            Embeddings(self._words, cast[0], self._counts, output_vectors=cast[1], check_finite=False))
+
+    def check_finite(self, rows=None) -> None:
+        """Raise ValueError if a row of the vectors holds NaN or inf, naming its word and row.
+
+        What stands between a non-finite row and a score: embgeo's evaluations, neighbour
+        searches, diagnostics and fits call it before they read the vectors. Embeddings built with
+        ``check_finite=True`` (the default) pass at once. The others (``check_finite=False``,
+        ``embgeo.load(..., mmap=True)``) are scanned once, block by block (the memory of one block,
+        never a copy of the matrix), and the answer is kept on this immutable object, so later
+        calls cost nothing.
+
+        Parameters
+        ----------
+        rows : int array, optional
+            Check only these rows (negative entries, the "missing word" mark of :meth:`indices`,
+            are ignored): what an evaluation reading a few hundred rows of a memory-mapped
+            matrix calls, so that the file is not read whole. Not kept.
+
+        Raises
+        ------
+        ValueError
+            ``row 1234 ('tiger') of the embeddings has a non-finite value (nan)``, the first such row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> e = Embeddings(["cat", "dog"], np.array([[1.0, 0.0], [np.nan, 1.0]]), check_finite=False)
+        >>> e.check_finite(rows=np.array([0]))
+        >>> e.check_finite()
+        Traceback (most recent call last):
+        ...
+        ValueError: row 1 ('dog') of the embeddings has a non-finite value (nan): no score is computed from it; drop the word (Embeddings.subset) or repair its vector (Embeddings.with_vectors)
+        """
+        bad = self._first_nonfinite
+        if bad == -1:
+            return
+        if rows is None:
+            if bad is None:
+                bad = self._first_nonfinite = _first_nonfinite_row(self._vectors)
+            if bad >= 0:
+                _raise_nonfinite(self._vectors, self._words, bad)
+            return
+        rows = np.asarray(xb.to_numpy(rows), dtype=np.int64).ravel()
+        rows = rows[rows >= 0]
+        if bad is not None:  # the first bad row is known: only it, or a later one, can be among rows
+            rows = rows[rows >= bad]
+        if rows.size == 0:
+            return
+        sub = _first_nonfinite_row(xb.take_rows(self._vectors, rows))
+        if sub >= 0:
+            _raise_nonfinite(self._vectors, self._words, int(rows[sub]))
 
     def normalize(self, *steps: str) -> "Embeddings":
         """Apply VecMap normalisation steps in order (``"unit"``, ``"center"``, ``"unitdim"``,
@@ -261,8 +328,9 @@ class Embeddings(Vocabulary):
 
         Reads the two rows only: no unit-length copy of the vectors is made or kept.
         """
-        return float(_row_products(self._vectors, np.array([self.index(w1)]), np.array([self.index(w2)]),
-                                   cosine=True)[0])
+        i, j = np.array([self.index(w1)]), np.array([self.index(w2)])
+        self.check_finite(np.concatenate([i, j]))
+        return float(_row_products(self._vectors, i, j, cosine=True)[0])
 
     def similarity_pairs(self, words1: Sequence[str], words2: Sequence[str], measure: str | None = None):
         """Similarities of aligned word pairs as a NumPy float64 array (the evaluation protocol).
@@ -278,6 +346,7 @@ class Embeddings(Vocabulary):
         i, j = self.indices(words1), self.indices(words2)
         if len(i) != len(j):
             raise ValueError(f"word lists differ in length ({len(i)} vs {len(j)}): pairs must be aligned")
+        self.check_finite(np.concatenate([i, j]))
         return _row_products(self._vectors, i, j, cosine=measure == "cosine")
 
     def neighbors(self, queries, k: int = 10, metric: str = "cosine", backend: str = "exact",
@@ -392,12 +461,48 @@ def _check_cast(M, C, words, name):
                          f"(largest {float(np.finfo(dt).max):.3g}): the cast would give inf; scale the vectors first")
 
 
-def _check_rows_finite(M, words, name):
+def _first_nonfinite_row(M, block_bytes: int = 1 << 20) -> int:
+    """Index of ``M``'s first row holding NaN or inf, or -1; read a block of rows at a time.
+
+    A row's float64 sum of squares is finite exactly when its values are, unless they pass
+    about 1e154 (the sum overflows): only then is the block's row read again value by value.
+    NumPy sums through einsum's small buffer, so the temporaries are a row statistic per block.
+    """
+    n, d = M.shape
     xp = xb.get_namespace(M)
-    ok = xp.all(xp.isfinite(M), axis=1)
-    if not bool(xp.all(ok)):
-        row = int(np.flatnonzero(~xb.to_numpy(ok))[0])
-        raise ValueError(f"{name} hold NaN or inf: first at row {row} (word {words[row]!r})")
+    if xb.is_dask(M):  # one graph over the chunks (a compute per block would cost a round trip each)
+        bad = np.flatnonzero(~np.asarray(xp.all(xp.isfinite(M), axis=1)))
+        return int(bad[0]) if bad.size else -1
+    step = max(1, block_bytes // max(1, d * getattr(M.dtype, "itemsize", 8)))  # array-API dtypes have none
+    is_np = xb.is_numpy(M)
+    for s in range(0, n, step):
+        B = M[s:min(s + step, n), ...]
+        if is_np:
+            sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
+        else:
+            B64 = xp.astype(B, xp.float64)
+            sq = xp.sum(B64 * B64, axis=1)
+        if bool(xp.all(xp.isfinite(sq))):
+            continue
+        for r in np.flatnonzero(~np.isfinite(xb.to_numpy(sq))):
+            if not bool(xp.all(xp.isfinite(B[int(r), ...]))):
+                return s + int(r)
+    return -1
+
+
+def _raise_nonfinite(M, words, row: int, name: str = "vectors"):
+    values = np.asarray(xb.to_numpy(M[row, ...]), dtype=np.float64)
+    value = "nan" if np.isnan(values).any() else "inf" if (values == np.inf).any() else "-inf"
+    what = "embeddings" if name == "vectors" else name
+    raise ValueError(f"row {row} ({words[row]!r}) of the {what} has a non-finite value ({value}): "
+                     "no score is computed from it; drop the word (Embeddings.subset) or repair its vector "
+                     "(Embeddings.with_vectors)")
+
+
+def _check_rows_finite(M, words, name):
+    row = _first_nonfinite_row(M)
+    if row >= 0:
+        _raise_nonfinite(M, words, row, name)
 
 
 def unwrap(e, name: str = "e"):
@@ -406,9 +511,11 @@ def unwrap(e, name: str = "e"):
     Raises
     ------
     ValueError
-        ``e`` is not 2-D, or has no rows or no columns.
+        ``e`` is not 2-D, or has no rows or no columns; an Embeddings has a non-finite row
+        (:meth:`Embeddings.check_finite`).
     """
     if isinstance(e, Embeddings):
+        e.check_finite()
         return e.vectors, lambda Y: e.with_vectors(Y, check_finite=False)
     X = xb.asarray(e)
     if X.ndim != 2:

@@ -73,6 +73,7 @@ def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_bu
         Xb = xp.astype(X[s:e, ...], dt)
         Zb = Xb if Z is None else xp.astype(Z[s:e, ...], dt)
         G = G + xp.matrix_transpose(Xb) @ Zb
+        del Xb, Zb  # else the next block is allocated while this one is still held: twice the budget
     return G
 
 
@@ -184,7 +185,10 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     or memory-mapped ``X`` is never copied. Squares are summed in float64 over blocks of rows
     (NumPy: without a float64 copy of the block; other libraries: a float64 copy of one block).
     A pass this cheap gains nothing from big blocks: they take a sixteenth of ``memory_budget``
-    (16 MiB by default).
+    (16 MiB by default), at most :data:`~embgeo.blocking.PASS_ROWS` rows.
+
+    Peak memory (NumPy): the output (n numbers of ``X``'s dtype) and about 20 bytes per row of
+    one block, computed in place.
 
     Parameters
     ----------
@@ -217,15 +221,29 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     is_np = xb.is_numpy(X)
     # NumPy sums squares in float64 through einsum's small cast buffer; other libraries
     # convert a block to float64, which the block size bounds
-    step = blocking.block_rows(d, 1 if is_np else 16, blocking.share(memory_budget, 16))
-    parts = []
-    for s in range(0, n, step):
-        if is_np:
+    step = blocking.block_rows(d, 1 if is_np else 16, blocking.share(memory_budget, 16),
+                               maximum=blocking.PASS_ROWS)
+    if is_np:
+        # written block by block into the output: no list of parts and no concatenated copy
+        out = np.empty(n, dtype=X.dtype)
+        for s in range(0, n, step):
             B = X[s:min(s + step, n)]
             sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
-        else:
-            B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
-            sq = xp.sum(B * B, axis=1)
+            if not np.all(np.isfinite(sq)):
+                bad = np.flatnonzero(~np.isfinite(sq))
+                if check_finite:
+                    for r in bad:  # a float64 row may overflow its sum of squares without holding inf
+                        if not np.all(np.isfinite(B[int(r)])):
+                            raise ValueError(f"{name} holds NaN or inf (first at row {s + int(r)})")
+                sq[bad] = np.inf
+            norm = np.sqrt(sq, out=sq)
+            norm[norm == 0] = np.inf  # a zero row gets 1/inf = 0
+            out[s:s + len(norm)] = np.divide(1.0, norm, out=norm)
+        return out
+    parts = []
+    for s in range(0, n, step):
+        B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+        sq = xp.sum(B * B, axis=1)
         if check_finite and not bool(xp.all(xp.isfinite(sq))):
             bad = np.flatnonzero(~np.isfinite(xb.to_numpy(sq)))
             for r in bad:  # a float64 row may overflow its sum of squares without holding inf
@@ -256,11 +274,14 @@ def derived(e, key, compute):
     return per[key]
 
 
-def cached_inverse_norms(e):
+def cached_inverse_norms(e, memory_budget: int | None = None):
     """:func:`inverse_norms` of an :class:`~embgeo.embeddings.Embeddings`' vectors, computed once.
 
     Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
-    (``e.unit_vectors``) would cost the whole matrix again.
+    (``e.unit_vectors``) would cost the whole matrix again. ``memory_budget`` bounds the pass
+    that computes them (the first call's); the numbers do not depend on it.
     """
-    # Embeddings are finite by construction (or were loaded memory-mapped unchecked)
-    return derived(e, "inverse_norms", lambda: inverse_norms(e.vectors, "vectors", check_finite=False))
+    # the pass below would not say which word is non-finite: Embeddings.check_finite does (once per object)
+    e.check_finite()
+    return derived(e, "inverse_norms", lambda: inverse_norms(e.vectors, "vectors", check_finite=False,
+                                                             memory_budget=memory_budget))

@@ -114,6 +114,8 @@ def _aligned_sources(sources, name="sources"):
                 raise ValueError(f"{name} do not align: source 0 and source {k} share no word "
                                  f"({len(sources[0])} and {len(s)} words)") from None
         words = first.words
+        for s in sources:
+            s.check_finite()
         arrays = [s.subset(words).vectors for s in sources]
     else:
         words = None

@@ -257,6 +257,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
             raise ValueError("none of the vocabulary's words is in the embeddings")
     if k > known.size - 1:
         raise ValueError(f"k={k} is larger than the {known.size - 1} other words available")
+    e.check_finite(None if vocabulary is None else rows_in_e)
     X = e.vectors
     if not (vocabulary is None):
         xp = xb.get_namespace(X)

@@ -926,5 +926,5 @@ def test_transform_refuses_nan_as_fit_does():
     E = embgeo.Embeddings
     m = Mapper(init="seed").fit(E(words, X), E(words, Z), [(w, w) for w in words])
     X[3, 2] = np.nan
-    with pytest.raises(ValueError, match=r"src holds NaN or inf \(first at row 3\)"):
+    with pytest.raises(ValueError, match=r"row 3 \('w3'\) of the embeddings has a non-finite value \(nan\)"):
         m.transform(E(words, X, check_finite=False))

@@ -321,3 +321,22 @@ def test_an_isometry_of_one_side_is_perfectly_isomorphic(n, d, seed, scale):
     assert res.eigenvector_similarity == pytest.approx(0, abs=1e-8)
     assert res.relational_similarity == pytest.approx(1, abs=1e-8)
     assert res.eigenvalue_divergence == pytest.approx(0, abs=1e-8)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    ({"n": 0}, ValueError, r"n must be at least 3 \(rows in the sample.*got 0"),
+    ({"n": -5}, ValueError, r"n must be at least 3.*got -5"),
+    ({"n": 2}, ValueError, r"n must be at least 3.*got 2"),
+    ({"n": 10.0}, TypeError, r"n must be an integer.*float 10.0"),
+    ({"n": True}, TypeError, r"n must be an integer.*bool True"),
+    ({"n_neighbors": 0}, ValueError, r"n_neighbors must be at least 1.*got 0"),
+    ({"n_neighbors": 1.5}, TypeError, r"n_neighbors must be an integer.*float 1.5"),
+])
+def test_counts_are_validated_not_read_as_all_pairs(rng, kwargs, error, match):
+    """Issue 38, item 10: n=0 was accepted and silently used every pair of the dictionary."""
+    X, Z = rng.standard_normal((40, 5)), rng.standard_normal((40, 5))
+    for dictionary in (_pairs(40), None):
+        with pytest.raises(error, match=match):
+            isomorphism(X, Z, dictionary, measures=["eigenvalue_divergence"], **kwargs)
+    assert isomorphism(X, Z, _pairs(40), n=3, measures=["eigenvalue_divergence"]).n == 3
+    assert isomorphism(X, Z, _pairs(40), n=np.int64(10), measures=["eigenvalue_divergence"]).n == 10

@@ -804,16 +804,18 @@ def test_merge_topk_of_shards_equals_the_whole_search_bit_for_bit(problem, metri
 
 @pytest.mark.parametrize("selector", ["auto", "argpartition"])
 def test_a_nan_row_never_yields_a_row_that_does_not_exist(selector):
-    # check_finite=False lets a NaN row in; it ranks nowhere, so k = n - 1 cannot be filled
+    # topk(check_finite=False) lets a NaN row in; it ranks nowhere, so k = n - 1 cannot be filled
     X = np.random.default_rng(0).standard_normal((20, 8)).astype(np.float32)
     X[5] = np.nan
-    e = embgeo.Embeddings([f"w{i}" for i in range(20)], X, check_finite=False)
     with pytest.raises(ValueError, match=r"fewer than k=19 rows with a finite score.*row 5"):
-        e.neighbors(["w1"], k=19, selector=selector)
-    with pytest.raises(ValueError, match=r"row 5"):
-        e.most_similar("w1", topn=19)
-    s, i = e.neighbors(["w1"], k=3, selector=selector)
+        nb.topk(X[1:2], X, 19, exclude=[1], selector=selector, check_finite=False)
+    s, i = nb.topk(X[1:2], X, 3, exclude=[1], selector=selector, check_finite=False)
     assert np.isfinite(s).all() and (i < 20).all()
+    # Embeddings (check_finite=False) refuse the row before any search, naming its word (issue 38)
+    e = embgeo.Embeddings([f"w{i}" for i in range(20)], X, check_finite=False)
+    for search in (lambda: e.neighbors(["w1"], k=3, selector=selector), lambda: e.most_similar("w1", topn=3)):
+        with pytest.raises(ValueError, match=r"row 5 \('w5'\) of the embeddings has a non-finite value"):
+            search()
 
 
 def test_a_budget_below_the_floor_is_raised_to_it_with_a_warning(monkeypatch, rng):

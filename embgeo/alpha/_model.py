@@ -582,6 +582,7 @@ def _check_alpha(alpha, normalize) -> float:
 def _unpack(model, V, counts, words):
     """(U, V, counts, words) from a gensim model, an Embeddings, or raw arrays."""
     if isinstance(model, Embeddings):
+        model.check_finite()
         U = model.vectors
         V = model.output_vectors if V is None else V
         counts = model.counts if counts is None else counts

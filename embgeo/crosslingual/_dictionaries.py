@@ -16,6 +16,7 @@ _NUMERAL = re.compile(r"[0-9]+\Z")
 
 def _matrix(e, name):
     if isinstance(e, Embeddings):
+        e.check_finite()
         return e.vectors
     if hasattr(e, "tocsr") or hasattr(e, "todense"):  # scipy.sparse: word vectors are dense
         raise TypeError(f"{name}: sparse input is not supported; pass a dense matrix or an Embeddings")

@@ -254,6 +254,8 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
     n = len(shared)
     if not 1 <= k < n:
         raise ValueError(f"k must be in [1, {n - 1}] for {n} shared words, got {k}")
+    a.check_finite(ia)
+    b.check_finite(ib)
     A = xb.take_rows(a.vectors, _index(a.vectors, ia))
     B = xb.take_rows(b.vectors, _index(b.vectors, ib))
     mapped = "a" if a.dim <= b.dim else "b"

@@ -121,20 +121,22 @@ def hubness_measures(k_occurrence, k: int, n_queries: int, hub_size: float = 2.0
     space is measured against itself; for queries against another space, multiply by
     n_queries / n_indexed to get that commit's number.
     """
-    N = np.asarray(k_occurrence, dtype=np.float64)
-    mu = N.mean()
-    m2 = np.mean((N - mu) ** 2)
-    skew = float(np.mean((N - mu) ** 3) / m2 ** 1.5) if m2 > 0 else float("nan")
-    total = N.sum()
+    N = np.asarray(k_occurrence)
+    # one n-sized float64 temporary (the deviations), whatever the vocabulary: moments by dot products
+    dev = N - N.mean(dtype=np.float64)
+    m2 = float(dev @ dev) / N.size
+    skew = float(np.einsum("i,i,i->", dev, dev, dev) / N.size / m2 ** 1.5) if m2 > 0 else float("nan")
+    total = float(N.sum(dtype=np.float64))
     return {"skewness": skew,
-            "hub_occupancy": float(N[N >= hub_size * k].sum() / (k * n_queries)),
-            "antihub_rate": float(np.mean(N == 0)),
-            "robinhood": float(0.5 * np.abs(N - mu).sum() / total) if total > 0 else float("nan")}
+            "hub_occupancy": float(N[N >= hub_size * k].sum(dtype=np.float64) / (k * n_queries)),
+            "antihub_rate": float(np.count_nonzero(N == 0) / N.size),
+            "robinhood": float(0.5 * np.abs(dev, out=dev).sum() / total) if total > 0 else float("nan")}
 
 
 def _space(model, name):
     """(matrix, words or None) of an Embeddings or a 2-D array."""
     if isinstance(model, Embeddings):
+        model.check_finite()
         return model.vectors, model.words
     X = model if xb.is_dask(model) else xb.asarray(model)
     if X.ndim != 2:
@@ -215,6 +217,9 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         The fuzzy measure of a FuzzyEmbeddings model.
     memory_budget : int, optional
         Bytes of working memory of the search (default 256 MiB); the result does not depend on it.
+        Peak memory: the inputs, the output N_k (n int64), O(n) row statistics (the search's n
+        inverse norms; one float64 per word for the summary measures), ``memory_budget`` and a
+        fixed overhead under 256 KiB (:func:`embgeo.neighbors.topk`).
     backend : {"exact", "dask", "cuda"}
         The engine (:func:`embgeo.neighbors.topk`); "isf" runs on "exact" only.
     client : distributed.Client, optional
@@ -285,7 +290,7 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         Q = _rows(X, start, stop, rows)
         exclude = (np.arange(start, stop) if rows is None else rows[start:stop]) if own else None
         idx = xb.to_numpy(search(Q, k, exclude))
-        counts += np.bincount(idx.ravel(), minlength=n)
+        np.add.at(counts, idx.ravel(), 1)  # a bincount would add a second n-sized array per block
     return _from_counts(counts, k, retrieval, nq, hub_size, words)
 
 

@@ -160,8 +160,18 @@ class IsomorphismResult:
 # ------------------------------------------------------------------------------------ sample
 def _matrix(e, name):
     if isinstance(e, Embeddings):
+        e.check_finite()
         return e.vectors
     return xb.check_matrix(e, name)
+
+
+def _count(value, name: str, minimum: int, what: str) -> int:
+    """``value`` as an int ≥ ``minimum``; a bool, a float or a smaller count is refused by name."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer ({what}), got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum} ({what}), got {value}")
+    return int(value)
 
 
 def _sample(src, tgt, dictionary, n):
@@ -411,8 +421,11 @@ def isomorphism(src, tgt, dictionary=None, *, n: int = 5000, n_neighbors: int = 
     Raises
     ------
     ValueError
-        No covered dictionary pair (the message names the coverage), fewer than 3 rows, different
+        ``n`` < 3 or ``n_neighbors`` < 1; no covered dictionary pair (the message names the
+        coverage), fewer than 3 rows, different
         dimensions for a measure asked for by name that needs equal ones, unknown measures.
+    TypeError
+        ``n`` or ``n_neighbors`` is not an integer.
     ImportError
         ``gromov_hausdorff`` asked for by name without gudhi or persim.
 
@@ -456,7 +469,9 @@ def isomorphism(src, tgt, dictionary=None, *, n: int = 5000, n_neighbors: int = 
     explicit = measures is not None
     if not 0.0 < float(energy) <= 1.0:
         raise ValueError(f"energy must be in (0, 1], got {energy}")
-    n_neighbors = int(n_neighbors)
+    # n=0 once meant "every pair": a count below the minimum is an error, not "no limit"
+    n = _count(n, "n", 3, "rows in the sample; the measures need at least 3")
+    n_neighbors = _count(n_neighbors, "n_neighbors", 1, "neighbours per word")
     if center not in ("vocabulary", "sample"):
         raise ValueError(f"center must be 'vocabulary' (the whole vocabulary's mean) or 'sample' (the sampled "
                          f"rows' mean), got {center!r}")

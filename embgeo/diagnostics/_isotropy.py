@@ -117,6 +117,7 @@ class IsotropyResult:
 def _matrix(model, name="model"):
     """The rows of an Embeddings, a FuzzyEmbeddings (its memberships) or a 2-D array."""
     if isinstance(model, Embeddings):
+        model.check_finite()
         return model.vectors
     if hasattr(model, "memberships"):  # FuzzyEmbeddings
         return model.memberships
@@ -141,7 +142,9 @@ def row_statistics(X, C, memory_budget=None):
     d = X.shape[1]
     C = xb.asarray(C, like=X, dtype=xp.float64)
     nc = C.shape[1]
-    step = blocking.block_rows(2 * d, 8, memory_budget, maximum=blocking.PASS_ROWS)
+    # what a block holds at once: its float64 rows (d numbers a row) and, on the m directions,
+    # its projections P, P − m and exp(P − m) (3m): all of it fits memory_budget
+    step = blocking.block_rows(d + 3 * nc, 8, memory_budget, maximum=blocking.PASS_ROWS)
     dev = xb.device(X)
     total = xp.zeros(d, dtype=xp.float64, device=dev)
     unit = xp.zeros(d, dtype=xp.float64, device=dev)
@@ -190,6 +193,8 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
         Viswanath's rule of thumb for the directions all-but-the-top removes).
     memory_budget : int, optional
         Bytes of the float64 row blocks (default 256 MiB); no n × n matrix is ever formed.
+        Peak memory: the inputs, d × d matrices, ``memory_budget`` and a fixed overhead under
+        256 KiB; nothing of size n.
     backend : {"exact", "dask"}
         "dask": the Gram matrix and the row pass run on the workers of a Dask client (the rows
         sharded as :func:`embgeo.distributed.shard` does), only d-sized results come back.

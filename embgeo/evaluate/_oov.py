@@ -17,6 +17,14 @@ def check_oov(oov: str, allowed: tuple, where: str) -> None:
         raise ValueError(f"{where} takes oov={' | '.join(map(repr, allowed))}, got {oov!r}")
 
 
+def check_finite(model, rows=None) -> None:
+    """``model.check_finite(rows)`` for embeddings (the error names a non-finite word and its row);
+    other models (fuzzy sets, KeyedVectors) have no such check here."""
+    check = getattr(model, "check_finite", None)
+    if check is not None:
+        check(rows)
+
+
 def lookup(model, words, lowercase: bool | None = None) -> np.ndarray:
     """Rows of ``words`` in ``model`` (int64, -1 where absent).
 
@@ -36,6 +44,7 @@ def lookup(model, words, lowercase: bool | None = None) -> np.ndarray:
 
 def mean_vector(model) -> np.ndarray:
     """The mean of the model's vectors (float64, accumulated without a copy of the vectors)."""
+    check_finite(model)
     V = model.vectors
     if xb.is_numpy(V):
         return np.asarray(np.mean(V, axis=0, dtype=np.float64))
@@ -65,6 +74,7 @@ def vectors_of(model, words, oov: str, *, lowercase: bool | None = None, context
     kept = np.arange(len(words)) if oov == "mean" else np.flatnonzero(covered)
     X = np.empty((len(kept), model.dim), dtype=np.float32)
     found = covered[kept]
+    check_finite(model, rows[kept[found]])
     if found.any():
         X[found] = xb.to_numpy(model.vectors[rows[kept[found]]])
     if not found.all():
@@ -86,7 +96,7 @@ def mean_vector_similarities(model, words1, words2, measure: str | None) -> np.n
     if measure not in (None, "cosine", "dot") or not hasattr(model, "vectors"):
         raise ValueError("oov='mean' scores the mean vector, so it needs embeddings (with .vectors) and the measure "
                          f"cosine or dot; got {type(model).__name__} with measure {measure!r}")
-    mean = mean_vector(model)
+    mean = mean_vector(model)  # checks every row
 
     def rows(words):
         X = np.empty((len(words), model.dim), dtype=np.float64)

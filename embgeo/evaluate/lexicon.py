@@ -258,6 +258,8 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
             f"none of the {n_test} test source words has itself and a gold translation in the "
             f"vocabularies (e.g. {s!r} in source: {s in src}, {ts[0]!r} in target: {ts[0] in tgt}); "
             "check the language direction and letter case (lowercase=True)")
+    src.check_finite()  # both spaces are read whole (the retrieval's database and source terms)
+    tgt.check_finite()
     V = src.vectors
     Q = xb.take_rows(V, np.asarray(queries, dtype=np.int64))
     source = V if source_size is None else V[:int(source_size), ...]

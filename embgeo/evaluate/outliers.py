@@ -29,7 +29,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..data import as_dataset
-from ._oov import check_oov, lookup, mean_vector, raise_first_missing
+from ._oov import check_finite, check_oov, lookup, mean_vector, raise_first_missing
 from .stats import Resampled
 
 __all__ = ["outlier_detection", "OutlierResult"]
@@ -164,6 +164,7 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
     if oov == "raise":
         raise_first_missing(words, rows, f"in outlier dataset {data.name}")
     known = rows >= 0
+    check_finite(model, rows)
     # one gather and one normalisation for every word of the dataset
     U = np.empty((len(words), model.dim), dtype=np.float64)
     if known.any():

@@ -30,6 +30,7 @@ from scipy.stats import spearmanr
 from .. import backend as xb
 from ..data import SemEvalCategory, read_semeval2012
 from ..errors import UnknownWordError
+from ._oov import check_finite
 from .similarity import _check_oov
 from .stats import Resampled, mean_score
 
@@ -99,6 +100,7 @@ def _unit_rows(e, words):
     """Unit-length vectors (float64 NumPy) of ``words`` and a mask of those in the vocabulary."""
     found = np.array([w in e for w in words], dtype=bool)
     rows = [e.index(w) for w, f in zip(words, found) if f]
+    check_finite(e, np.asarray(rows, dtype=np.int64))
     V = np.zeros((len(words), e.dim))
     if rows:
         V[found] = xb.to_numpy(xb.take_rows(e.vectors, rows)).astype(np.float64)

@@ -266,6 +266,8 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
 def _cross_cosines(source, target, words1, words2) -> np.ndarray:
     """Cosine of ``source[w1]`` and ``target[w2]`` for each pair, float64 from the float32 rows (a zero
     vector has cosine 0, as VecMap's length normalisation leaves it zero)."""
+    source.check_finite(source.indices(list(words1)))
+    target.check_finite(target.indices(list(words2)))
     X = np.asarray(xb.to_numpy(source[list(words1)]), dtype=np.float64)
     Y = np.asarray(xb.to_numpy(target[list(words2)]), dtype=np.float64)
     if X.shape[1] != Y.shape[1]:

@@ -44,7 +44,8 @@ _SELECTORS = ("auto", "numba", "argpartition")
 
 
 # ---------------------------------------------------------------------------- validation
-def _prepare(queries, database, metric, check_finite=True, database_inv=None, queries_inv=None):
+def _prepare(queries, database, metric, check_finite=True, database_inv=None, queries_inv=None,
+             memory_budget=None):
     """Validate and align (queries, database); cosine gives the inverse row norms of both.
 
     Neither matrix is copied (beyond a dtype conversion of the queries): cosine scaling is
@@ -67,14 +68,14 @@ def _prepare(queries, database, metric, check_finite=True, database_inv=None, qu
         queries = xp.astype(queries, database.dtype)
     if metric == "cosine":
         q_inv = xp.astype(xb.asarray(queries_inv, like=database), database.dtype) if queries_inv is not None \
-            else inverse_norms(queries, "queries", check_finite=check_finite)
+            else inverse_norms(queries, "queries", check_finite=check_finite, memory_budget=memory_budget)
         d_inv = database_inv if database_inv is not None else \
-            inverse_norms(database, "database", check_finite=check_finite)
+            inverse_norms(database, "database", check_finite=check_finite, memory_budget=memory_budget)
         return xp, queries, database, q_inv, d_inv
     if check_finite:
         # the same blocked pass as cosine's, for its finiteness check alone
-        inverse_norms(queries, "queries")
-        inverse_norms(database, "database")
+        inverse_norms(queries, "queries", memory_budget=memory_budget)
+        inverse_norms(database, "database", memory_budget=memory_budget)
     return xp, queries, database, None, None
 
 
@@ -341,7 +342,7 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     """
     if backend not in ("exact", "cuda"):
         raise ValueError(f"backend must be 'exact' or 'cuda', got {backend!r}")
-    xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite)
+    xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite, memory_budget=memory_budget)
     n = X.shape[0]
     k = check_k(k, n - 1)
     engine = "cuda" if backend == "cuda" else None
@@ -400,7 +401,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     :func:`~embgeo.neighbors.merge_topk` give the bits of one search. ``engine="cuda"`` runs the
     GPU engine (``_cuda``; CuPy arrays select it whatever ``engine``), with the same results.
     """
-    xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, check_finite)
+    xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, check_finite, memory_budget=memory_budget)
     return prepared_topk(xp, Q, D, k, exclude, q_inv, d_inv, offset=offset, memory_budget=memory_budget,
                          progress=progress, selector=selector, n_jobs=n_jobs, screen=screen, engine=engine)
 
@@ -501,7 +502,7 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
                          progress=progress, selector=selector, n_jobs=n_jobs, engine=engine)
         return _row_means(scores)
     # no exclusions: chunks of queries, so that the lists of a whole vocabulary never exist at once
-    xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric)
+    xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, memory_budget=memory_budget)
     k = check_k(k, D.shape[0])
     return _mean_topk(xp, Q, D, k, q_inv, d_inv, "k-NN mean",
                       dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs,
@@ -544,13 +545,15 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     """
     csls_knn = check_csls_knn(csls_knn, knn)
     offset = _check_offset(offset)
-    xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv)
+    xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv,
+                                      memory_budget=memory_budget)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)
     k = check_k(k, D.shape[0] - max_excluded(ex))
     opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs, engine=engine)
     if r_database is None:
         if source is not None:
-            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, queries_inv=source_inv)
+            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, queries_inv=source_inv,
+                                          memory_budget=memory_budget)
             if s_inv.shape != (S_.shape[0],):
                 raise ValueError(f"source_inv must have shape ({S_.shape[0]},), got {tuple(s_inv.shape)}")
         else:
