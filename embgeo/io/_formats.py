@@ -61,8 +61,10 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     mmap : bool, default False
         Memory-map the matrix (``"embgeo"`` caches, ``"gensim"`` files and named embeddings)
         instead of reading it: opening is instant and pages are shared between processes.
-        The vectors are then read-only and are not scanned for NaN/inf. If ``dtype`` differs
-        from the stored dtype the matrix is converted (and so read) anyway.
+        The vectors are then read-only and are not scanned for NaN/inf at load: the scan runs
+        once, blockwise, when a search, evaluation, diagnostic or fit first reads them
+        (:meth:`Embeddings.check_finite`), and a non-finite row is an error naming the word. If
+        ``dtype`` differs from the stored dtype the matrix is converted (and so read) anyway.
 
     Returns
     -------
