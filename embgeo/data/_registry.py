@@ -822,6 +822,8 @@ def _extract(r: Resource, archive: Path, archive_sha: str, root: Path) -> Path:
     no record, the sha256 of the member in the archive); an edited one is extracted again.
     """
     member = r.member
+    if member is None:
+        raise ValueError(f"{r.name} names no member of {archive} to extract")
     folder = root / r.group
     out = _in_cache(folder / member, r, root)
     manifest = _manifest(archive, folder)

@@ -252,6 +252,7 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
         if sep == "\t" and len(first[1]) == 1:
             continue  # no tab in the header: the BLESS relations CSV
         break
+    assert first is not None  # an empty file raised above
     no, fields = first
     header = [h.strip().lower() for h in fields]
     if "word1" not in header or "word2" not in header:

@@ -20,6 +20,7 @@ import threading
 import warnings
 import zlib
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -78,7 +79,7 @@ def _gzip_errors() -> tuple[type[BaseException], ...]:
     and python-isal's ``IsalError`` (a bare Exception) when installed."""
     try:
         from isal import isal_zlib
-        return (OSError, zlib.error, isal_zlib.error)
+        return (OSError, zlib.error, cast("type[BaseException]", isal_zlib.error))
     except ImportError:
         return (OSError, zlib.error)
 
