@@ -249,6 +249,8 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=N
             num += np.sum(u ** 3) / j.size ** 3
             den += np.sum(u ** 2) / j.size ** 2
         a = num / (6.0 * den ** 1.5) if den > 0 else 0.0
+        if not np.isfinite(z0):   # every resample on one side of θ̂: no bias correction exists (scipy gives NaN)
+            return float("nan"), float("nan")
         za = ndtri(alpha)
         lo = ndtr(z0 + (z0 + za) / (1 - a * (z0 + za)))
         hi = ndtr(z0 + (z0 - za) / (1 - a * (z0 - za)))
