@@ -294,3 +294,54 @@ def test_bias_report_runs_queries_and_draws_a_forest_plot(weat6_space):
     plt.close("all")
     with pytest.raises(ValueError, match="unknown bias measure 'weet'"):
         bias.bias_report(e, ["weat6"], measures=["weet"])
+
+
+def test_bca_is_nan_when_every_resample_lies_on_one_side_of_the_estimate():
+    from embgeo.evaluate.stats import bootstrap_interval
+
+    low, high = bootstrap_interval(2.0, [0.5, 1.0, 1.5], 0.95, "bca", [1.0, 1.2, 0.9])
+    assert math.isnan(low) and math.isnan(high)
+    assert bootstrap_interval(2.0, [0.5, 1.0, 1.5], 0.95, "percentile") == pytest.approx((0.525, 1.475))
+
+
+# ------------------------------------------------------------------ hard debias
+@pytest.mark.parametrize("mode", ["ignore", "target"])
+def test_hard_debias_equals_wefe_on_the_golden_file(mode):
+    g = np.load(DATA / "wefe_hard_debias.npz")
+    e = embgeo.Embeddings([str(w) for w in g["words"]], g["vectors"])
+    hd = bias.HardDebias().fit(e)
+    assert abs(float(hd.bias_direction_ @ g["bias_direction"])) == pytest.approx(1.0, abs=1e-6)
+    out = hd.transform(e, **{mode: [str(w) for w in g[mode]]})
+    ours, wefe = np.asarray(out.vectors), g[f"debiased_{mode}"]
+    equalised = np.isin(g["words"], [w for p in hd.equalize_pairs_ for w in p])
+    np.testing.assert_allclose(ours[~equalised], wefe[~equalised], atol=1e-6)
+    # WEFE 1.0.1 divides the equalised vectors by their stale pre-equalise norms (gensim's norms are not
+    # refreshed by WordEmbeddingModel.update), so they leave unit length; their directions are the same
+    np.testing.assert_allclose(ours[equalised], wefe[equalised] / np.linalg.norm(wefe[equalised], axis=1,
+                                                                                 keepdims=True), atol=1e-6)
+
+
+def test_hard_debias_neutralises_and_equalises():
+    g = np.load(DATA / "wefe_hard_debias.npz")
+    e = embgeo.Embeddings([str(w) for w in g["words"]], g["vectors"])
+    hd = bias.HardDebias().fit(e)
+    gendered = {w for p in bias.debias_pairs("definitional") + bias.debias_pairs("equalize") for w in p}
+    out = hd.transform(e, ignore=sorted(gendered | {w.lower() for w in gendered}))
+    b = hd.bias_direction_
+    V = np.asarray(out.vectors)
+    assert np.abs(V[[out.index(f"neutral{i}") for i in range(40)]] @ b).max() < 1e-6
+    np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1, atol=1e-6)
+    for a, c in hd.equalize_pairs_:          # an equalised pair is equidistant from every neutral word
+        n = V[out.index("neutral0")]
+        assert float(V[out.index(a)] @ n) == pytest.approx(float(V[out.index(c)] @ n), abs=1e-6)
+    assert ("he", "she") in hd.equalize_pairs_ and ("Catholic_priest", "nun") not in hd.equalize_pairs_
+
+
+def test_hard_debias_refuses_to_transform_unfitted_and_too_few_pairs():
+    e = _random_space(["he", "she", "doctor"])
+    with pytest.raises(embgeo.NotFittedError, match="fit"):
+        bias.HardDebias().transform(e)
+    with pytest.raises(ValueError, match="1 definitional pairs.*n_components=10"):
+        bias.HardDebias().fit(e, [("she", "he")])
+    with pytest.raises(ValueError, match="kind"):
+        bias.debias_pairs("neutral")

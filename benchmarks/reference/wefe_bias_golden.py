@@ -5,7 +5,9 @@ RIPA, ECT, RND, RNSB and MAC. This script runs its unmodified ``run_query`` in a
 (``python3 -m venv /tmp/refvenv && /tmp/refvenv/bin/pip install wefe==1.0.1``; never a dependency of
 embgeo) on a small word2vec text file it writes itself (random 16-d vectors for the lower-cased words of
 WEFE's WEAT word sets, less a few words so that coverage is exercised), and writes
-``tests/data/bias/wefe_vectors.txt`` and ``tests/data/bias/wefe_golden.json``::
+``tests/data/bias/wefe_vectors.txt`` and ``tests/data/bias/wefe_golden.json``; then WEFE's ``HardDebias``
+(Bolukbasi et al. 2016) on random 20-d vectors of the debiaswe definitional and equalise pairs' words
+and 40 other words, written with its input and output to ``tests/data/bias/wefe_hard_debias.npz``::
 
     /tmp/refvenv/bin/python benchmarks/reference/wefe_bias_golden.py
 
@@ -83,6 +85,35 @@ def main() -> None:
         out["queries"][f"weat{n}"] = res
     (OUT / "wefe_golden.json").write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"wrote {path} ({len(vocab)} words) and {OUT / 'wefe_golden.json'}")
+    hard_debias()
+
+
+def hard_debias() -> None:
+    from gensim.models import KeyedVectors
+    from wefe.debias.hard_debias import HardDebias
+    from wefe.word_embedding_model import WordEmbeddingModel
+
+    pairs = json.loads((REPO / "embgeo" / "evaluate" / "bias" / "bolukbasi2016.json").read_text("utf-8"))
+    gendered = {w for p in pairs["definitional_pairs"] + pairs["equalize_pairs"] for w in p}
+    gendered |= {w.lower() for w in gendered}
+    vocab = sorted(gendered) + [f"neutral{i}" for i in range(40)]
+    rng = np.random.default_rng(2016)
+    vectors = rng.standard_normal((len(vocab), 20)).astype(np.float32)
+    ignore = sorted(gendered)[::2]
+    target = [f"neutral{i}" for i in range(0, 40, 3)] + ["he", "she", "doctor_not_there"]
+    results = {}
+    for name, kwargs in (("ignore", {"ignore": ignore}), ("target", {"target": target})):
+        kv = KeyedVectors(20)
+        kv.add_vectors(vocab, vectors.copy())
+        model = WordEmbeddingModel(kv, "golden")
+        hd = HardDebias().fit(model, definitional_pairs=pairs["definitional_pairs"],
+                              equalize_pairs=pairs["equalize_pairs"])
+        out = hd.transform(model, **kwargs)
+        results[f"debiased_{name}"] = np.array([out[w] for w in vocab])
+        results["bias_direction"] = np.asarray(hd.bias_direction_)
+    np.savez_compressed(OUT / "wefe_hard_debias.npz", words=np.array(vocab), vectors=vectors,
+                        ignore=np.array(ignore), target=np.array(target), **results)
+    print(f"wrote {OUT / 'wefe_hard_debias.npz'} ({len(vocab)} words)")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ evaluation of :mod:`embgeo.evaluate`:
 >>> r = bias.weat(e, query=q)                               # doctest: +SKIP
 >>> r.score, r.p_value, r.ci(0.95)                          # doctest: +SKIP
 
+:class:`HardDebias` (Bolukbasi et al. 2016) post-processes the vectors (``fit``/``transform``).
 The numbers equal WEFE 1.0.1's on the same words (``tests/test_bias.py`` holds the golden file made by
 ``benchmarks/reference/wefe_bias_golden.py``).
 """
@@ -29,8 +30,9 @@ from ._measures import (
     rnsb,
     weat,
 )
+from ._debias import HardDebias, debias_pairs
 from ._queries import WEAT_QUERIES, Query, load_query, word_set
 
 __all__ = ["ALTERNATIVES", "BIAS_MEASURES", "EXACT_PARTITIONS", "RND_DISTANCES", "WEAT_QUERIES", "BiasResult",
-           "Query", "bias_report", "compare_bias", "ect", "load_query", "mac", "ripa", "rnd", "rnsb", "weat",
+           "HardDebias", "Query", "bias_report", "debias_pairs", "compare_bias", "ect", "load_query", "mac", "ripa", "rnd", "rnsb", "weat",
            "word_set"]
