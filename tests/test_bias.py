@@ -345,3 +345,56 @@ def test_hard_debias_refuses_to_transform_unfitted_and_too_few_pairs():
         bias.HardDebias().fit(e, [("she", "he")])
     with pytest.raises(ValueError, match="kind"):
         bias.debias_pairs("neutral")
+
+
+# ------------------------------------------------------------------ across languages
+def test_translate_query_by_dictionary_reports_each_word_and_coverage():
+    q = bias.Query(targets=[["Math", "algebra", "physics"], ["poetry", "art", "drama"]],
+                   attributes=[["he", "him"], ["she", "her"]], name="toy")
+    d = [("math", "matematiikka"), ("algebra", "algebra"), ("poetry", "runous"), ("art", "taide"),
+         ("art", "kuvataide"), ("drama", "draama"), ("he", "hän"), ("him", "häntä"), ("she", "hän"),
+         ("her", "hänen")]
+    t = bias.translate_query(q, dictionary=d, language="fi")
+    assert t.query.name == "toy@fi" and t.how == "dictionary"
+    assert t.query.targets == (("matematiikka", "algebra"), ("runous", "taide", "draama"))
+    assert t.translations[0] == (("Math", "matematiikka"), ("algebra", "algebra"), ("physics", None))
+    assert t.coverage == pytest.approx((2 / 3, 1, 1, 1))
+    assert [r["translation"] for r in t.to_report()][:3] == ["matematiikka", "algebra", None]
+    assert "toy@fi" in repr(t) and "<table>" in t._repr_html_()
+    with pytest.raises(ValueError, match="'target 2'.*none of its 1 words was translated"):
+        bias.translate_query(bias.Query([["he"], ["zebra"]], [["a", "b"]]), dictionary=d)
+    with pytest.raises(ValueError, match="either with dictionary= or with source="):
+        bias.translate_query(q)
+
+
+def test_translate_query_by_retrieval_in_a_mapped_space():
+    rng = np.random.default_rng(4)
+    words = ["he", "she", "man", "woman", "doctor", "nurse", "king", "queen"]
+    X = rng.standard_normal((8, 6)).astype(np.float32)
+    R = np.linalg.qr(rng.standard_normal((6, 6)))[0].astype(np.float32)
+    src = embgeo.Embeddings(words, X)
+    tgt = embgeo.Embeddings([f"fi_{w}" for w in words][::-1], (X @ R)[::-1])
+
+    class Rotation:                                   # a fitted mapper's transform
+        def transform(self, s, t):
+            return np.asarray(s.vectors) @ R, np.asarray(t.vectors)
+
+    q = bias.Query([["he", "man"], ["she", "woman"]], [["doctor", "king"], ["nurse", "queen"]])
+    t = bias.translate_query(q, source=src, target=tgt, mapper=Rotation(), retrieval="csls")
+    assert t.query.sets == (("fi_he", "fi_man"), ("fi_she", "fi_woman"), ("fi_doctor", "fi_king"),
+                            ("fi_nurse", "fi_queen"))
+    assert t.how == "csls" and bias.weat(tgt, query=t.query).score == pytest.approx(bias.weat(src, query=q).score,
+                                                                                   abs=1e-5)
+    with pytest.raises(ValueError, match="6 dimensions and the target's 3"):
+        bias.translate_query(q, source=src, target=embgeo.Embeddings(words, X[:, :3]))
+
+
+def test_weat7_carried_into_finnish_with_the_shared_dictionary(shared_data):
+    from embgeo.data import read_dictionary
+
+    d = read_dictionary(shared_data / "bli" / "yacle.train.freq.5k.en-fi.tsv")
+    fi = embgeo.load(str(shared_data / "vectors" / "fi.floret.300d.30k.vec.gz"))
+    t = bias.translate_query("weat7", dictionary=d, language="fi")
+    assert all(0 < c <= 1 for c in t.coverage)
+    r = bias.weat(fi, query=t.query, min_coverage=0.5)
+    assert r.query == "weat7@fi" and math.isfinite(r.score) and 0 <= r.p_value <= 1

@@ -9,7 +9,8 @@ evaluation of :mod:`embgeo.evaluate`:
 >>> r = bias.weat(e, query=q)                               # doctest: +SKIP
 >>> r.score, r.p_value, r.ci(0.95)                          # doctest: +SKIP
 
-:class:`HardDebias` (Bolukbasi et al. 2016) post-processes the vectors (``fit``/``transform``).
+:func:`translate_query` carries a query into another language (a dictionary, or retrieval in a mapped
+space); :class:`HardDebias` (Bolukbasi et al. 2016) post-processes the vectors (``fit``/``transform``).
 The numbers equal WEFE 1.0.1's on the same words (``tests/test_bias.py`` holds the golden file made by
 ``benchmarks/reference/wefe_bias_golden.py``).
 """
@@ -32,7 +33,8 @@ from ._measures import (
 )
 from ._debias import HardDebias, debias_pairs
 from ._queries import WEAT_QUERIES, Query, load_query, word_set
+from ._translate import QueryTranslation, translate_query
 
 __all__ = ["ALTERNATIVES", "BIAS_MEASURES", "EXACT_PARTITIONS", "RND_DISTANCES", "WEAT_QUERIES", "BiasResult",
-           "HardDebias", "Query", "bias_report", "debias_pairs", "compare_bias", "ect", "load_query", "mac", "ripa", "rnd", "rnsb", "weat",
-           "word_set"]
+           "HardDebias", "Query", "QueryTranslation", "bias_report", "compare_bias", "debias_pairs", "ect",
+           "load_query", "mac", "ripa", "rnd", "rnsb", "translate_query", "weat", "word_set"]
