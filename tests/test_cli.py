@@ -348,6 +348,8 @@ def test_bias_reads_a_json_query_and_writes_a_forest_plot(capsys, tmp_path):
     (["-q", "weat1", "--plot", "x.png"], "--plot draws the intervals: add --ci"),
     (["-q", "nofile.json"], "No such file or directory: nofile.json"),
     (["-q", "weat6", "-m", "ripa"], "RIPA takes 1 attribute sets, got 2"),
+    (["-q", "weat6", "--ci", "1.5"], "--ci is a confidence level between 0 and 1, got 1.5"),
+    (["-q", "weat6", "--n-permutations", "0"], "--n-permutations must be positive"),
 ])
 def test_bias_user_mistakes_are_one_line(capsys, argv, message):
     code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, *argv)

@@ -820,7 +820,8 @@ def compare_bias(a: BiasResult, b: BiasResult, *, n_resamples: int = 9999, rando
 # ------------------------------------------------------------------ many queries, one table
 def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None, ci_method: str = "bca",
                 n_resamples: int = 9999, random_state=None, title: str | None = None, lowercase: bool | None = None,
-                oov: str = "skip", min_coverage: float = 0.8, alternative: str = "greater") -> Report:
+                oov: str = "skip", min_coverage: float = 0.8, alternative: str = "greater",
+                n_permutations: int = 100_000) -> Report:
     """Run bias measures on several queries and tabulate them (one row per query and measure).
 
     Parameters
@@ -840,6 +841,8 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         Passed to every measure (see :func:`weat`).
     alternative : {"greater", "two-sided"}
         WEAT's permutation test.
+    n_permutations : int, default 100000
+        WEAT's random partitions (when not enumerated).
 
     Returns
     -------
@@ -869,7 +872,7 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         for m in measures:
             opts = {"lowercase": lowercase, "oov": oov, "min_coverage": min_coverage}
             if m == "weat":
-                opts.update(alternative=alternative, random_state=rng)
+                opts.update(alternative=alternative, n_permutations=n_permutations, random_state=rng)
             if m == "rnsb" and random_state is not None:
                 opts["random_state"] = random_state if isinstance(random_state, int) else 0
             r = _MEASURE_FUNCTIONS[m](e, query=q, **opts)

@@ -19,7 +19,7 @@ __all__ = ["add_arguments", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``embgeo bias``."""
-    from ..cli import DEFAULT_EMBEDDINGS, add_interval_arguments
+    from ..cli import DEFAULT_EMBEDDINGS
     from ._measures import ALTERNATIVES, BIAS_MEASURES
 
     parser.add_argument("--embeddings", "-e", default=DEFAULT_EMBEDDINGS, metavar="NAME|PATH",
@@ -38,7 +38,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="refuse a word set with a smaller share of its words found (default 0.8)")
     parser.add_argument("--alternative", choices=ALTERNATIVES, default="greater",
                         help="WEAT's permutation test: one-sided (the paper's, default) or two-sided")
-    add_interval_arguments(parser)
+    parser.add_argument("--n-permutations", type=int, default=100_000, metavar="N",
+                        help="WEAT's random partitions when there are more than 10^6 (default 100000; fewer are "
+                             "all enumerated)")
+    parser.add_argument("--ci", nargs="?", type=float, const=0.95, default=None, metavar="LEVEL",
+                        help="add columns low and high: the bootstrap interval of each score over the words of "
+                             "each set, at LEVEL (default 0.95)")
+    parser.add_argument("--ci-method", choices=("bca", "percentile"), default="bca",
+                        help="interval: bca (bias-corrected and accelerated, default) or percentile")
+    parser.add_argument("--n-resamples", type=int, default=9999, metavar="N",
+                        help="bootstrap resamples of the intervals (default 9999)")
+    parser.add_argument("--random-state", type=int, default=None, metavar="INT",
+                        help="seed of the resamples, WEAT's random partitions and RNSB's split and fit, for "
+                             "reproducible numbers (default: fresh)")
     parser.add_argument("--plot", default=None, metavar="FILE",
                         help="write a forest plot of the scores and their intervals (needs --ci and matplotlib)")
     out = parser.add_mutually_exclusive_group()
@@ -77,6 +89,12 @@ def run(args) -> int:
             raise ValueError(f"unknown bias measure {m!r}; choose from {', '.join(BIAS_MEASURES)}")
     if not 0 <= args.min_coverage <= 1:
         raise ValueError(f"--min-coverage must be between 0 and 1, got {args.min_coverage}")
+    if args.ci is not None and not 0 < args.ci < 1:
+        raise ValueError(f"--ci is a confidence level between 0 and 1, got {args.ci}")
+    if args.n_resamples < 1:
+        raise ValueError(f"--n-resamples must be positive, got {args.n_resamples}")
+    if args.n_permutations < 1:
+        raise ValueError(f"--n-permutations must be positive, got {args.n_permutations}")
     if args.plot is not None and args.ci is None:
         raise ValueError("--plot draws the intervals: add --ci")
     queries = [_query(q) for q in args.queries] if args.queries else None   # a bad name fails before loading
@@ -85,7 +103,8 @@ def run(args) -> int:
     e = load_embeddings(args.embeddings, args.limit)
     report = bias_report(e, queries, measures, ci=args.ci, ci_method=args.ci_method, n_resamples=args.n_resamples,
                          random_state=args.random_state, title=f"{args.embeddings}: {len(e)} words, dim {e.dim}",
-                         oov=args.oov, min_coverage=args.min_coverage, alternative=args.alternative)
+                         oov=args.oov, min_coverage=args.min_coverage, alternative=args.alternative,
+                         n_permutations=args.n_permutations)
     print_report(report, args)
     if args.plot is not None:
         _save_plot(report, args.plot)
