@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -434,7 +434,14 @@ _COMMON_DOC = """
         returns NaN past the same 20 % loss (``lost_vocabulary_threshold=0.2``)."""
 
 
+def _with_common_doc(f):
+    """Fill the ``%s`` of a measure's docstring with the parameters every measure shares."""
+    f.__doc__ = (f.__doc__ or "") % _COMMON_DOC
+    return f
+
+
 # ------------------------------------------------------------------ measures
+@_with_common_doc
 def weat(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
          min_coverage: float = 0.8, alternative: str = "greater", n_permutations: int = 100_000,
          random_state=None) -> BiasResult:
@@ -506,8 +513,6 @@ def weat(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
                       strata=_singletons(4), **common)
 
 
-weat.__doc__ = weat.__doc__ % _COMMON_DOC
-
 
 def _weat_p_value(s, nx, alternative, n_permutations, random_state):
     """``(p, method, n)``: the permutation p-value of WEAT's statistic from the associations ``s`` (X first)."""
@@ -538,6 +543,7 @@ def _weat_p_value(s, nx, alternative, n_permutations, random_state):
     return (count + 1) / (n_permutations + 1), "permutation", n_permutations
 
 
+@_with_common_doc
 def ripa(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
          min_coverage: float = 0.8) -> BiasResult:
     """Relational Inner Product Association (Ethayarajh, Duvenaud & Hirst 2019, eq. 4): β(w; b) = ⟨w, b⟩.
@@ -571,9 +577,8 @@ def ripa(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
                       strata=((0, 1), (2,)), **common)
 
 
-ripa.__doc__ = ripa.__doc__ % _COMMON_DOC
 
-
+@_with_common_doc
 def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
         min_coverage: float = 0.8) -> BiasResult:
     """Embedding Coherence Test (Dev & Phillips 2019, §4): Spearman's ρ between the cosines of each attribute
@@ -597,9 +602,8 @@ def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     return BiasResult(score=_ect_score(sets, {}), vectors=vectors, strata=_singletons(3), **common)
 
 
-ect.__doc__ = ect.__doc__ % _COMMON_DOC
 
-
+@_with_common_doc
 def rnd(e, targets=None, attributes=None, *, query=None, distance: str = "norm", lowercase: bool | None = None,
         oov: str = "skip", min_coverage: float = 0.8) -> BiasResult:
     """Relative Norm Distance (Garg, Schiebinger, Jurafsky & Zou 2018, PNAS): the mean over attribute words a
@@ -630,9 +634,8 @@ def rnd(e, targets=None, attributes=None, *, query=None, distance: str = "norm",
                       vectors=vectors, strata=_singletons(3), params={"distance": distance}, **common)
 
 
-rnd.__doc__ = rnd.__doc__ % _COMMON_DOC
 
-
+@_with_common_doc
 def mac(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
         min_coverage: float = 0.8) -> BiasResult:
     """Mean Average Cosine distance (Manzini, Lim, Tsvetkov & Black 2019, eq. 6): the mean over target words t
@@ -664,9 +667,8 @@ def mac(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
                       strata=_singletons(len(sets)), params={"n_targets": nt}, **common)
 
 
-mac.__doc__ = mac.__doc__ % _COMMON_DOC
 
-
+@_with_common_doc
 def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, random_state=None,
          lowercase: bool | None = None, oov: str = "skip", min_coverage: float = 0.8) -> BiasResult:
     """Relative Negative Sentiment Bias (Sweeney & Najafian 2019, ACL): the KL divergence of the normalised
@@ -729,8 +731,6 @@ def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, 
     return BiasResult(score=_rnsb_score(list(probs), {}), details=details, vectors=probs, strata=_singletons(nt),
                       **common)
 
-
-rnsb.__doc__ = rnsb.__doc__ % _COMMON_DOC
 
 
 _MEASURE_FUNCTIONS = {"weat": weat, "ripa": ripa, "ect": ect, "rnd": rnd, "rnsb": rnsb, "mac": mac}
@@ -870,7 +870,7 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
     rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
     for q in loaded:
         for m in measures:
-            opts = {"lowercase": lowercase, "oov": oov, "min_coverage": min_coverage}
+            opts: dict[str, Any] = {"lowercase": lowercase, "oov": oov, "min_coverage": min_coverage}
             if m == "weat":
                 opts.update(alternative=alternative, n_permutations=n_permutations, random_state=rng)
             if m == "rnsb" and random_state is not None:

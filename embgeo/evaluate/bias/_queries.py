@@ -5,6 +5,7 @@ import importlib.resources
 import json
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Sequence
 
 __all__ = ["Query", "load_query", "WEAT_QUERIES", "word_set"]
 
@@ -48,10 +49,10 @@ class Query:
         The query's name in results (default: the set names, ``"X and Y wrt A and B"`` as WEFE writes it).
     """
 
-    targets: tuple
-    attributes: tuple = ()
-    target_names: tuple = ()
-    attribute_names: tuple = ()
+    targets: Sequence
+    attributes: Sequence = ()
+    target_names: Sequence = ()
+    attribute_names: Sequence = ()
     name: str = ""
 
     def __post_init__(self):
@@ -86,11 +87,11 @@ class Query:
     @property
     def sets(self) -> tuple:
         """Every set, targets first: ``(X, Y, A, B)``."""
-        return self.targets + self.attributes
+        return tuple(self.targets) + tuple(self.attributes)
 
     @property
     def set_names(self) -> tuple:
-        return self.target_names + self.attribute_names
+        return tuple(self.target_names) + tuple(self.attribute_names)
 
 
 def load_query(name: str) -> Query:
