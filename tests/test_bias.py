@@ -398,3 +398,11 @@ def test_weat7_carried_into_finnish_with_the_shared_dictionary(shared_data):
     assert all(0 < c <= 1 for c in t.coverage)
     r = bias.weat(fi, query=t.query, min_coverage=0.5)
     assert r.query == "weat7@fi" and math.isfinite(r.score) and 0 <= r.p_value <= 1
+
+
+def test_unequal_target_sets_partition_into_the_same_sizes(weat6_space):
+    e, q = weat6_space
+    r = bias.weat(e, targets=[q.targets[0][:5], q.targets[1]], attributes=q.attributes, alternative="two-sided")
+    s = np.array([r.details["association"][w] for w in r.words[0] + r.words[1]])
+    p, n = _brute_p(s, 5, "two-sided")
+    assert r.n_permutations == n == math.comb(13, 5) and r.p_value == pytest.approx(p, abs=1e-12)
