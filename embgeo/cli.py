@@ -25,6 +25,7 @@ COMMANDS = {
     "neighbors": "embgeo.neighbors.cli",
     "compare": "embgeo.evaluate.compare_cli",
     "map": "embgeo.crosslingual.cli",
+    "bias": "embgeo.evaluate.bias.cli",
 }
 _SUMMARY = {
     "evaluate": "word similarity and analogy benchmarks for embeddings",
@@ -33,6 +34,7 @@ _SUMMARY = {
     "neighbors": "the nearest words of each given word",
     "compare": "paired tests of two embeddings on the same benchmarks (Steiger, McNemar)",
     "map": "map source and target embeddings into one space and write both (VecMap's map_embeddings.py)",
+    "bias": "WEAT (Caliskan et al. 2017), RIPA, ECT, RND, RNSB and MAC bias scores with intervals and p-values",
 }
 #: Exceptions that mean "bad input" rather than a bug: reported in one line. RuntimeError and
 #: MemoryError are not among them: they mean a bug or an exhausted machine, and their traceback

@@ -309,3 +309,50 @@ def test_neighbors_command(files, capsys):
     assert code == 1 and "'nope'" in err and "Traceback" not in err
     assert run(capsys, "neighbors", "w3", "-k", "0", "-e", str(emb))[0] == 1
     assert run(capsys, "neighbors", "-e", str(emb))[0] == 2  # no word
+
+
+# ------------------------------------------------------------------ embgeo bias
+BIAS_VECTORS = os.path.join(os.path.dirname(__file__), "data", "bias", "wefe_vectors.txt")
+
+
+def test_bias_prints_the_weat_table_with_intervals_and_p_values(capsys):
+    code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, "--queries", "weat6", "weat8", "--ci",
+                         "--n-resamples", "199", "--random-state", "0", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["dataset"] for r in rows] == ["weat6", "weat8"]
+    assert all(r["p_method"] == "exact" and r["low"] <= r["score"] <= r["high"] for r in rows)
+    from embgeo.evaluate import bias
+
+    assert rows[0]["score"] == pytest.approx(bias.weat(embgeo.load(BIAS_VECTORS), query="weat6").score)
+
+
+def test_bias_reads_a_json_query_and_writes_a_forest_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    q = tmp_path / "gender.json"
+    q.write_text(json.dumps({"targets": [["math", "algebra", "geometry"], ["poetry", "art", "dance"]],
+                             "attributes": [["he", "him", "his"], ["she", "her", "hers"]], "name": "mine"}))
+    plot = tmp_path / "forest.png"
+    code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, "-q", str(q), "weat7", "-m", "weat,mac", "--ci", "0.9",
+                         "--n-resamples", "99", "--plot", str(plot))
+    assert code == 0, err
+    assert "mine" in out and "weat7" in out and "mac" in out
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-q", "weat11"], "unknown bias query 'weat11'"),
+    (["-m", "weat,weet"], "unknown bias measure 'weet'"),
+    (["-q", "weat1", "--min-coverage", "1"], "set 'flowers' of query 'weat1' covers 92%"),
+    (["-q", "weat1", "--oov", "raise"], "word 'hyacinth' is not in the vocabulary"),
+    (["-q", "weat1", "--plot", "x.png"], "--plot draws the intervals: add --ci"),
+    (["-q", "nofile.json"], "No such file or directory: nofile.json"),
+    (["-q", "weat6", "-m", "ripa"], "RIPA takes 1 attribute sets, got 2"),
+    (["-q", "weat6", "--ci", "1.5"], "--ci is a confidence level between 0 and 1, got 1.5"),
+    (["-q", "weat6", "--n-permutations", "0"], "--n-permutations must be positive"),
+])
+def test_bias_user_mistakes_are_one_line(capsys, argv, message):
+    code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, *argv)
+    assert code == 1, err
+    assert err.startswith("embgeo bias: error: ") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

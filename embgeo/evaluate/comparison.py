@@ -5,6 +5,7 @@ from typing import Any, Callable
 
 from ..data import AnalogyPairs, AnalogyQuestions, Categories, EntailmentPairs, OutlierSets, WordPairs, load_dataset
 from .analogy import analogy
+from .bias import WEAT_QUERIES, BiasResult, Query, compare_bias, load_query
 from .categorization import categorization
 from .entailment import entailment
 from .outliers import outlier_detection
@@ -29,9 +30,12 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
         Models are evaluated on ``dataset`` (:func:`word_similarity` for word pairs, :func:`analogy` for
         analogy questions, the word-set evaluations for word sets; ``kwargs`` go to it). Results of one dataset (e.g. two
         :class:`~embgeo.evaluate.lexicon.BLIResult`) are compared as they are.
-    dataset : str, Path, WordPairs, AnalogyQuestions, Categories, OutlierSets or EntailmentPairs
+    dataset : str, Path, WordPairs, AnalogyQuestions, Categories, OutlierSets, EntailmentPairs or bias Query
         Needed with models: a registry name, a file or loaded items (word sets are evaluated by
-        :func:`categorization`, :func:`outlier_detection` or :func:`entailment`).
+        :func:`categorization`, :func:`outlier_detection` or :func:`entailment`). A bias query
+        (:class:`embgeo.evaluate.bias.Query`, or a name ``"weat1"`` … ``"weat10"``) is scored by
+        ``measure=`` (a keyword, default ``"weat"``) in both spaces and compared by
+        :func:`embgeo.evaluate.bias.compare_bias`, a paired bootstrap over the words of each set.
     test : {"auto", "steiger", "mcnemar", "permutation", "bootstrap"}
         ``"auto"`` picks by score: Steiger's (1980) test for a Spearman correlation (the two models' ρ
         share the gold ratings), exact McNemar for an accuracy or a hit rate (P@k), a paired permutation
@@ -56,6 +60,21 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
         No dataset for two models; results of different datasets or scores; fewer than 3 items covered
         by both models (the message names each model's coverage); a test that does not fit the score.
     """
+    if isinstance(a, BiasResult) or isinstance(b, BiasResult):
+        if kwargs or dataset is not None or test not in ("auto", "bootstrap"):
+            raise TypeError("two bias results are compared as they are, by a paired bootstrap: no dataset, "
+                            "evaluation options or other test")
+        return compare_bias(a, b, n_resamples=n_resamples, random_state=random_state, labels=labels)
+    if isinstance(dataset, Query) or (isinstance(dataset, str) and dataset.lower() in WEAT_QUERIES):
+        from . import bias
+
+        query = dataset if isinstance(dataset, Query) else load_query(dataset)
+        measure = kwargs.pop("measure", "weat")
+        if measure not in bias.BIAS_MEASURES:
+            raise ValueError(f"unknown bias measure {measure!r}; choose from {', '.join(bias.BIAS_MEASURES)}")
+        run = getattr(bias, measure)
+        return compare_bias(run(a, query=query, **kwargs), run(b, query=query, **kwargs), n_resamples=n_resamples,
+                            random_state=random_state, labels=labels)
     if hasattr(a, "per_item") != hasattr(b, "per_item"):
         raise TypeError("compare two models or two results, not one of each")
     if not hasattr(a, "per_item"):

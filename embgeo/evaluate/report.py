@@ -186,6 +186,18 @@ class Report:
     def _repr_markdown_(self) -> str:  # notebooks render the Markdown table
         return self.to_markdown()
 
+    def to_html(self) -> str:
+        """An HTML table (numeric columns right-aligned), for notebooks (``_repr_html_`` of the results)."""
+        import html
+
+        cols, body, numeric = self._cells()
+        align = ["right" if n else "left" for n in numeric]
+        head = "".join(f'<th style="text-align:{a}">{html.escape(c)}</th>' for c, a in zip(cols, align))
+        rows = "".join("<tr>" + "".join(f'<td style="text-align:{a}">{html.escape(v)}</td>'
+                                        for v, a in zip(b, align)) + "</tr>" for b in body)
+        caption = f"<caption>{html.escape(self.title)}</caption>" if self.title else ""
+        return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
     # ----------------------------------------------------------- intervals
     def intervals(self) -> list[dict]:
         """Rows that carry a confidence interval: ``{"label", "score", "low", "high"}`` each.

@@ -212,6 +212,9 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=N
     does: bias correction ẑ₀ = Φ⁻¹(share of θ*_b below θ̂, ties counted half), acceleration
     â = Σ(θ̄₍.₎ − θ₍ᵢ₎)³ / (6 [Σ(θ̄₍.₎ − θ₍ᵢ₎)²]^{3/2}) from the jackknife values, and the percentiles
     α₁,₂ = Φ(ẑ₀ + (ẑ₀ + z_α)/(1 − â(ẑ₀ + z_α))) of θ*_b (linear interpolation, NumPy's default).
+    A statistic of several independent samples (resampled each within itself) gives ``jackknife`` as a
+    list of arrays, the leave-one-out values of each sample; â is then eq. 15.36's
+    Σ_j Σ_i U³_ji/n_j³ / (6 [Σ_j Σ_i U²_ji/n_j²]^{3/2}), U_ji = (n_j − 1)(θ̄_j − θ_ji), as scipy computes it.
 
     Returns
     -------
@@ -236,9 +239,18 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=N
     else:
         B = theta_b.size
         z0 = ndtri((np.count_nonzero(theta_b < theta_hat) + np.count_nonzero(theta_b <= theta_hat)) / (2 * B))
-        d = np.mean(jackknife) - np.asarray(jackknife, dtype=np.float64)
-        den = 6.0 * np.sum(d ** 2) ** 1.5
-        a = np.sum(d ** 3) / den if den > 0 else 0.0
+        if isinstance(jackknife, (list, tuple)) and jackknife and np.ndim(jackknife[0]) == 1:
+            samples = [np.asarray(j, dtype=np.float64) for j in jackknife]
+        else:
+            samples = [np.asarray(jackknife, dtype=np.float64)]
+        num = den = 0.0
+        for j in samples:
+            u = (j.size - 1) * (np.mean(j) - j)
+            num += np.sum(u ** 3) / j.size ** 3
+            den += np.sum(u ** 2) / j.size ** 2
+        a = num / (6.0 * den ** 1.5) if den > 0 else 0.0
+        if not np.isfinite(z0):   # every resample on one side of θ̂: no bias correction exists (scipy gives NaN)
+            return float("nan"), float("nan")
         za = ndtri(alpha)
         lo = ndtr(z0 + (z0 + za) / (1 - a * (z0 + za)))
         hi = ndtr(z0 + (z0 - za) / (1 - a * (z0 - za)))
