@@ -8,6 +8,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..display import Display, Interval, View
+
 __all__ = ["Report"]
 
 
@@ -28,7 +30,7 @@ def _is_number(v):
     return isinstance(v, (Real, np.number)) and not isinstance(v, bool)
 
 
-class Report:
+class Report(Display):
     """A table of evaluation results: one row per dataset and measure, one column per metric.
 
     Parameters
@@ -98,8 +100,28 @@ class Report:
     def __getitem__(self, i) -> dict:
         return self.to_records()[i]
 
-    def __repr__(self) -> str:
-        return f"Report({len(self)} rows, columns={self.columns})"
+    def _view(self) -> View:
+        """The rows for ``repr`` and notebooks: a ``score`` with ``low`` and ``high`` cells shows its
+        interval beside it; a column of :attr:`formats` keeps its format."""
+        cols = self.columns
+        joined = {"score", "low", "high"} <= set(cols)
+        shown = [c for c in cols if not (joined and c in ("low", "high"))]
+        rows = []
+        for r in self._rows:
+            line = []
+            for c in shown:
+                v = r.get(c)
+                if isinstance(v, float) and math.isnan(v):
+                    v = None
+                if joined and c == "score" and _is_number(v) and _is_number(r.get("low")) \
+                        and not math.isnan(float(r["low"])):
+                    v = Interval(v, r["low"], r["high"])
+                elif v is not None and c in self.formats:
+                    v = self.formats[c].format(v)
+                line.append(v)
+            rows.append(line)
+        title = self.title or f"{type(self).__name__}: {len(self)} rows"
+        return View(title, rows, columns=shown, notes=["print() shows every row"] if len(self) > 20 else [])
 
     # ----------------------------------------------------------- export
     def to_records(self) -> list[dict]:
