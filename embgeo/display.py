@@ -17,7 +17,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["Display", "Interval", "View", "number"]
+__all__ = ["Display", "Formatted", "Interval", "View", "number"]
 
 #: rows ``repr`` shows before it says how many more there are (one screen of a terminal)
 MAX_TEXT_ROWS = 20
@@ -48,8 +48,12 @@ def number(value) -> str:
     return str(value)
 
 
+class Formatted(str):
+    """A number already written in a format of its own (``"99.7%"``): text that aligns as a number."""
+
+
 def _is_number(value) -> bool:
-    return isinstance(value, (Real, np.number, Interval)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (Real, np.number, Interval, Formatted)) and not isinstance(value, (bool, np.bool_))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,11 +94,11 @@ def cell(value) -> str:
     if isinstance(value, dict):
         if len(value) <= MAX_ITEMS and all(_scalar(v) for v in value.values()):
             return _clip(", ".join(f"{k}={number(v)}" for k, v in value.items()))
-        return f"{len(value)} entries"
+        return f"{len(value)} entr{'y' if len(value) == 1 else 'ies'}"
     if isinstance(value, (list, tuple)):
         if len(value) <= MAX_ITEMS and all(_scalar(v) for v in value):
             return _clip(", ".join(number(v) for v in value))
-        return f"{len(value)} items"
+        return f"{len(value)} item{'' if len(value) == 1 else 's'}"
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         parts = [f"{f.name}={number(getattr(value, f.name))}" for f in dataclasses.fields(value)
                  if f.repr and _scalar(getattr(value, f.name))]

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..display import Display, Interval, View
+from ..display import Display, Formatted, Interval, View
 
 __all__ = ["Report"]
 
@@ -121,10 +121,10 @@ class Report(Display):
                 v = r.get(c)
                 if isinstance(v, float) and math.isnan(v):
                     v = None
-                if joined and c == target:
-                    v = Interval(v, r["low"], r["high"])
+                if joined and c == target and v is not None:
+                    v = Interval(float(v), float(r["low"]), float(r["high"]))
                 elif v is not None and c in self.formats:
-                    v = self.formats[c].format(v)
+                    v = (Formatted if _is_number(v) else str)(self.formats[c].format(v))
                 line.append(v)
             rows.append(line)
         return View(self.title or f"{type(self).__name__}: {len(self)} row{'' if len(self) == 1 else 's'}", rows, columns=shown)
