@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -34,6 +33,17 @@ TITLE_FIELDS = ("dataset", "name", "measure", "method", "task", "retrieval", "ki
 def number(value) -> str:
     """A value as a table cell: integers whole, other real numbers at four significant digits.
 
+    Parameters
+    ----------
+    value : int, float, NumPy scalar, str or None
+
+    Returns
+    -------
+    str
+        ``""`` for None; ``str(value)`` for what is not a number.
+
+    Examples
+    --------
     >>> number(0.503312), number(353), number(float("nan")), number(None)
     ('0.5033', '353', 'nan', '')
     """
@@ -81,7 +91,7 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_CELL else text[:MAX_CELL - 1] + "…"
 
 
-def cell(value) -> str:
+def _cell(value) -> str:
     """One value as the text of a table cell (a long collection summarised, long text cut)."""
     if isinstance(value, str):
         return _clip(value)
@@ -147,9 +157,19 @@ class View:
                 for j in range(len(self.columns))]
 
     def text(self, max_rows: int | None = MAX_TEXT_ROWS) -> str:
-        """The table as aligned plain text (at most ``max_rows`` rows)."""
+        """The table as aligned plain text: numbers right-aligned, the notes last.
+
+        Parameters
+        ----------
+        max_rows : int or None, default MAX_TEXT_ROWS
+            Rows shown; a note says how many more there are. None shows every row.
+
+        Returns
+        -------
+        str
+        """
         rows, notes = self._cut(max_rows)
-        body = [[cell(v) for v in r] for r in rows]
+        body = [[_cell(v) for v in r] for r in rows]
         head = [] if self.columns is None else [[str(c) for c in self.columns]]
         numeric = self._numeric(rows)
         n = max((len(r) for r in head + body), default=0)
@@ -167,7 +187,18 @@ class View:
         return "\n".join(lines + notes)
 
     def html(self, max_rows: int | None = MAX_HTML_ROWS) -> str:
-        """The table as one self-contained HTML fragment (inline styles, every word escaped)."""
+        """The table as one self-contained HTML fragment: inline styles, no script or style sheet, every
+        word escaped (:func:`html.escape`).
+
+        Parameters
+        ----------
+        max_rows : int or None, default MAX_HTML_ROWS
+            Rows shown; a note says how many more there are. None shows every row.
+
+        Returns
+        -------
+        str
+        """
         rows, notes = self._cut(max_rows)
         numeric = self._numeric(rows)
         esc = html.escape
@@ -181,10 +212,10 @@ class View:
             cells = []
             for j, v in enumerate(r):
                 if self.columns is None and j == 0:
-                    cells.append(f'<th style="text-align:left">{esc(cell(v))}</th>')
+                    cells.append(f'<th style="text-align:left">{esc(_cell(v))}</th>')
                 else:
                     align = "right" if (numeric[j] if j < len(numeric) else False) else "left"
-                    cells.append(f'<td style="text-align:{align}">{esc(cell(v))}</td>')
+                    cells.append(f'<td style="text-align:{align}">{esc(_cell(v))}</td>')
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</tbody></table>")
         out += [f'<div style="font-size:smaller;opacity:0.7">{esc(n)}</div>' for n in notes]
