@@ -7,6 +7,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from . import backend as xb
+from .display import View
 from .errors import UnknownWordError
 from .kernels import readonly  # imports no Numba
 from .vocabulary import Vocabulary, oov_alias, word_index
@@ -146,6 +147,13 @@ class Embeddings(Vocabulary):
         extra = ", counts" if self._counts is not None else ""
         extra += ", output_vectors" if self._output_vectors is not None else ""
         return f"Embeddings({len(self)} words, dim={self.dim}, {self.dtype}, {self.device}{extra})"
+
+    def _repr_html_(self) -> str:
+        """The same facts as ``repr`` as a notebook table, with the first words."""
+        rows = [["words", len(self)], ["dim", self.dim], ["dtype", str(self.dtype)], ["device", self.device],
+                ["counts", self._counts is not None], ["output_vectors", self._output_vectors is not None],
+                ["first words", ", ".join(self._words[:8]) + (", …" if len(self) > 8 else "")]]
+        return View("Embeddings", rows).html()
 
     def __getitem__(self, word):
         """Vector of one word, or the (k, dim) matrix of a list of words.

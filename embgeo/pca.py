@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import backend as xb
+from .display import Display, View
 from .embeddings import Embeddings
 from .embeddings import unwrap as _unwrap
 from .evaluate.report import Report
@@ -132,8 +133,8 @@ class Table(Report):
 
 
 # ------------------------------------------------------------------------- the fit
-@dataclass(frozen=True)
-class VarianceProfile:
+@dataclass(frozen=True, repr=False)
+class VarianceProfile(Display):
     """Principal components of a set of vectors, named as in scikit-learn's ``PCA``.
 
     Attributes
@@ -167,6 +168,14 @@ class VarianceProfile:
     @property
     def singular_values(self) -> np.ndarray:
         return np.sqrt(self.explained_variance * max(self.n_samples - 1, 1))
+
+    def _view(self) -> View:
+        top = min(5, self.n_components)
+        rows = [["n_samples", self.n_samples], ["n_components", self.n_components], ["centered", self.centered],
+                [f"explained_variance_ratio[:{top}]", self.explained_variance_ratio[:top]],
+                [f"cumulative[:{top}]", self.cumulative[:top]]]
+        return View("VarianceProfile", rows, notes=[f"from variance_profile(…, center={self.centered})",
+                                                    "table() lists every component"])
 
     def table(self) -> Table:
         """One row per component: variance, ratio, cumulative ratio."""

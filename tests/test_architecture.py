@@ -20,10 +20,11 @@ PACKAGE = Path(__file__).resolve().parents[1] / "embgeo"
 #: layer or lower ones. A name covers a module and everything below it; the longest match wins.
 LAYERS = {
     # foundation: array backend, errors, progress, argument checks, block sizes and threads,
-    # compiled loops, small linear algebra, normalisation, atomic writes, the word <-> row protocol
+    # compiled loops, small linear algebra, normalisation, atomic writes, the word <-> row protocol,
+    # how results display
     "embgeo.backend": 0, "embgeo.errors": 0, "embgeo.progress": 0, "embgeo.validation": 0,
     "embgeo.blocking": 0, "embgeo.kernels": 0, "embgeo.linalg": 0, "embgeo.normalize": 0,
-    "embgeo.io.atomic": 0, "embgeo.vocabulary": 0, "embgeo.textfile": 0,
+    "embgeo.io.atomic": 0, "embgeo.vocabulary": 0, "embgeo.textfile": 0, "embgeo.display": 0,
     # the latent-metric model (orthogonal maps + SPD metric on pymanopt) of GeoMM and meta
     "embgeo.latent_metric": 0,
     # data: benchmark files, dictionaries and the registry of downloadable resources

@@ -50,6 +50,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.diagnostics": ["CHANGE_MEASURES", "ConditionNumbers", "HubnessResult", "ISOMORPHISM_MEASURES",
         "IsomorphismResult", "IsotropyResult", "IsotropyTable", "SemanticChangeResult", "TRANSFORMS",
         "align_same_language", "hubness", "isomorphism", "isotropy", "isotropy_table", "recall"],
+    "embgeo.display": ["Display", "Formatted", "Interval", "View", "number"],
     "embgeo.distributed": ["ShardedDatabase", "current_client", "get_client", "gram", "map_grid", "shard"],
     "embgeo.embeddings": ["Embeddings", "unwrap"],
     "embgeo.errors": ["ChecksumError", "DownloadError", "FormatError", "NotFittedError", "UnknownWordError",

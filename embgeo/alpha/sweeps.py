@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display
 from ..blocking import block_rows
 from ..validation import renamed_parameter
 # the private helpers are shared inside the embgeo.alpha package only (tests/test_architecture.py)
@@ -147,8 +148,8 @@ def _pyplot():
     return plt
 
 
-@dataclass
-class CrossValidation:
+@dataclass(repr=False)
+class CrossValidation(Display):
     """α chosen by k-fold cross-validation, summarised as in Volpi & Malagò (2020), Tables 2–3.
 
     In each fold the ``top`` best α on the other folds (validation) are scored on the held-out fold.
@@ -189,8 +190,8 @@ class CrossValidation:
         return f"α={self.alpha:.2f}±{self.alpha_std:.2f}, score={self.score:.4f}±{self.score_std:.4f}"
 
 
-@dataclass
-class SweepResult:
+@dataclass(repr=False)
+class SweepResult(Display):
     """α sweep on a word-similarity benchmark (:func:`alpha_sweep`).
 
     Attributes
@@ -239,11 +240,6 @@ class SweepResult:
     def cv_scores(self) -> np.ndarray:
         """Held-out ρ of each fold's best α (``cv.test_scores[:, 0]``; the earlier field)."""
         return self.cv.test_scores[:, 0]
-
-    def __repr__(self) -> str:
-        return (f"SweepResult({self.name!r} {self.settings}, {self.n_pairs}/{self.n_total} pairs: "
-                f"best α={self.best_alpha:g} ρ={self.best_score:.3f}; CV {self.cv}; "
-                f"baseline ρ={self.baseline:.3f})")
 
     def plot(self, ax=None):
         """ρ against α, with the baseline and the cross-validated α; returns the matplotlib Axes."""
@@ -379,8 +375,8 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
 ANALOGY_GROUPS = ("semantic", "syntactic", "total")
 
 
-@dataclass
-class AnalogySweepResult:
+@dataclass(repr=False)
+class AnalogySweepResult(Display):
     """α sweep on analogies with the paper's cross-validation (:func:`analogy_sweep`).
 
     Attributes

@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import backend as xb
+from ..display import Display, View
 from ..embeddings import Embeddings
 from ..errors import NotFittedError
 from ..linalg import centred_scatter, eigh_desc, gram
@@ -99,8 +100,14 @@ RECIPE_HELP = {
 }
 
 
-class History(list):
+class History(Display, list):
     """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
+
+    def _view(self) -> View:
+        columns = list(dict.fromkeys(k for r in self for k in r)) or ["iteration"]
+        notes = [] if self else ["no self-learning iteration was recorded (self_learning=False?)"]
+        return View(f"History: {len(self)} self-learning iterations", [[r.get(c) for c in columns] for r in self],
+                    columns=columns, notes=notes)
 
     def plot(self, ax=None):
         """Objective and, when recorded, MUSE's mean cosine and validation P@1 per iteration; returns the Axes.

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display
 from ..latent_metric import LatentMetricObjective, fit_latent_metric
 from ..linalg import gram, sym_power
 
@@ -66,8 +67,8 @@ __all__ = ["GeoMMResult", "geomm", "geomm_objective"]
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class GeoMMResult:
+@dataclass(repr=False)
+class GeoMMResult(Display):
     """A fitted GeoMM model.
 
     Attributes
@@ -86,6 +87,8 @@ class GeoMMResult:
     n_iter : int
     stopping_criterion : str
     """
+
+    _call = "geomm(…, C={C:g})"
 
     U: np.ndarray
     V: np.ndarray

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display, View
 from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
@@ -32,8 +33,8 @@ __all__ = ["align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]
 CHANGE_MEASURES = ("displacement", "neighborhood_change", "overlap")
 
 
-@dataclass(frozen=True, eq=False)
-class SemanticChangeResult:
+@dataclass(frozen=True, eq=False, repr=False)
+class SemanticChangeResult(Display):
     """Per-word change between two spaces of one language (:func:`align_same_language`).
 
     Attributes
@@ -68,6 +69,14 @@ class SemanticChangeResult:
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def _view(self) -> View:
+        rows = self.table(10)
+        columns = list(rows[0]) if rows else ["word"]
+        return View(f"SemanticChangeResult: {len(self)} words, k={self.k}, {self.n_anchors} anchors, mapped {self.mapped}",
+                    [[r[c] for c in columns] for r in rows], columns=columns,
+                    notes=[f"the {len(rows)} most displaced words; table(n) lists more",
+                           f"from align_same_language(…, k={self.k})"])
 
     def _column(self, by):
         if by not in CHANGE_MEASURES:

@@ -19,13 +19,14 @@ import numpy as np
 
 from .. import backend as xb
 from .. import blocking, neighbors
+from ..display import Display
 from ..embeddings import Embeddings
 
 __all__ = ["HubnessResult", "hubness"]
 
 
-@dataclass(frozen=True)
-class HubnessResult:
+@dataclass(frozen=True, repr=False)
+class HubnessResult(Display):
     """The k-occurrence distribution of a space and its hubness measures (:func:`hubness`).
 
     Attributes
@@ -52,6 +53,8 @@ class HubnessResult:
         The database's words, when it has them (for :meth:`top_hubs`).
     """
 
+    _call = "hubness(…, k={k}, retrieval={retrieval!r}, hub_size={hub_size:g})"
+
     k: int
     retrieval: str
     k_occurrence: np.ndarray
@@ -62,11 +65,6 @@ class HubnessResult:
     hub_size: float
     n_queries: int
     words: Any = field(default=None, repr=False)
-
-    def __repr__(self) -> str:
-        return (f"HubnessResult(k={self.k}, retrieval={self.retrieval!r}, skewness={self.skewness:.3f}, "
-                f"hub_occupancy={self.hub_occupancy:.4f}, antihub_rate={self.antihub_rate:.4f}, "
-                f"robinhood={self.robinhood:.4f}, n_queries={self.n_queries}, n_database={self.k_occurrence.size})")
 
     @property
     def hubs(self) -> np.ndarray:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display
 from ..blocking import block_rows, budget_bytes, row_blocks
 from ..crosslingual import dictionary_indices
 from ..embeddings import Embeddings
@@ -39,8 +40,8 @@ ISOMORPHISM_MEASURES = ("eigenvector_similarity", "relational_similarity", "eige
                         "condition_numbers", "gromov_hausdorff")
 
 
-@dataclass(frozen=True)
-class ConditionNumbers:
+@dataclass(frozen=True, repr=False)
+class ConditionNumbers(Display):
     """Condition numbers of the two sample matrices (Dubossarsky et al. 2020, Section 3).
 
     κ(X) = σ₁/σ_r over the r = min(n, d) singular values; the effective condition number
@@ -70,8 +71,8 @@ def _harmonic(a: float, b: float) -> float:
     return 2.0 * a * b / (a + b) if (a + b) > 0 and math.isfinite(a + b) else float("inf")
 
 
-@dataclass(frozen=True)
-class IsomorphismResult:
+@dataclass(frozen=True, repr=False)
+class IsomorphismResult(Display):
     """The isomorphism measures of two spaces on one sample of paired rows (:func:`isomorphism`).
 
     A measure that could not be computed is ``None`` and its reason is in ``skipped``.
@@ -103,6 +104,8 @@ class IsomorphismResult:
         ``laplacian_source``, ``laplacian_target`` (ascending), ``singular_source``,
         ``singular_target`` (descending) and ``k`` (the eigenvalues Δ sums over), for ``plot``.
     """
+
+    _call = "isomorphism(…, n={n})"
 
     eigenvector_similarity: float | None
     relational_similarity: float | None

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import backend as xb
 from .. import blocking, linalg
+from ..display import Display
 from ..embeddings import Embeddings
 from ..evaluate.report import Report
 
@@ -34,8 +35,8 @@ __all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "TRA
 MEASURES = ("partition_isotropy", "mean_cosine", "variance_share", "effective_rank")
 
 
-@dataclass(frozen=True)
-class IsotropyResult:
+@dataclass(frozen=True, repr=False)
+class IsotropyResult(Display):
     """The isotropy measures of one space (:func:`isotropy`).
 
     Attributes
@@ -68,6 +69,8 @@ class IsotropyResult:
     dim : int
     """
 
+    _call = "isotropy(…, D={D})"
+
     partition_isotropy: float
     mean_cosine: float
     variance_share: float
@@ -79,11 +82,6 @@ class IsotropyResult:
     n: int
     dim: int
     partition_isotropy_one_sign: float
-
-    def __repr__(self) -> str:
-        return (f"IsotropyResult(partition_isotropy={self.partition_isotropy:.4g}, mean_cosine={self.mean_cosine:.4g}, "
-                f"variance_share={self.variance_share:.4g} (D={self.D}), effective_rank={self.effective_rank:.4g}, "
-                f"n={self.n}, dim={self.dim})")
 
     def as_row(self) -> dict:
         """The four measures as a dict (a row of :func:`isotropy_table`)."""

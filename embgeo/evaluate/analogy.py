@@ -25,7 +25,7 @@ SET_METHODS = ("3cosavg", "lrcos")
 _ROWS = {"3cosavg": 1, "lrcos": 2}
 #: vecto's LRCos: each training word of the source class counts this many times among the negatives.
 _LRCOS_SOURCE_WEIGHT = 4
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class AnalogyResult(Resampled):
     """Outcome of :func:`analogy`.
 
@@ -60,6 +60,8 @@ class AnalogyResult(Resampled):
         Per question (indexed by ``per_item["item"]``), the position of its section in
         :attr:`sections`; :meth:`section` uses it.
     """
+
+    _call = "analogy(…, {dataset!r}, {method!r}, restrict_vocab={restrict_vocab!r}, topn={topn})"
 
     score_name: ClassVar[str] = "accuracy"
 

@@ -57,7 +57,7 @@ def purity(categories, clusters) -> float:
     return float(table.reshape(-1, n_cat).max(axis=1).sum() / len(categories))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CategorizationResult(Resampled):
     """Outcome of :func:`categorization`.
 
@@ -91,6 +91,8 @@ class CategorizationResult(Resampled):
         ``{"category": int codes (into category_names), "cluster": cluster labels, "item": row in the dataset}``.
     category_names : list of str
     """
+
+    _call = "categorization(…, {dataset!r}, {method!r}, {linkage!r}, {metric!r}, oov={oov!r})"
 
     dataset: str
     method: str

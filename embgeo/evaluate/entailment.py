@@ -132,7 +132,7 @@ def _seeded_masks(n: int, n_trials: int, val_fraction: float, seed: int):
     return readonly(masks)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EntailmentResult(Resampled):
     """Outcome of :func:`entailment`.
 
@@ -160,6 +160,8 @@ class EntailmentResult(Resampled):
         ``forward``, ``reverse``, ``label``; graded: ``gold``, ``predicted``; each with ``item``, the pair's row
         in the dataset.
     """
+
+    _call = "entailment(…, {dataset!r}, {measure!r}, task={task!r}, oov={oov!r})"
 
     dataset: str
     measure: str

@@ -32,6 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display, View
 from ..crosslingual import RECIPE_HELP, RECIPES, Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
@@ -46,7 +47,7 @@ __all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_G
            "add_mapper_arguments", "mapper_from_arguments"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class BLIResult(Resampled):
     """Scores of one BLI evaluation (:func:`bli`).
 
@@ -75,6 +76,8 @@ class BLIResult(Resampled):
         words). ``hit`` at k is ``rank <= k``; for :meth:`ci` (``score="p@5"``, ``"mrr"``) and
         :func:`~embgeo.evaluate.compare`.
     """
+
+    _call = "bli(…, retrieval={retrieval!r}, oov={oov!r})"
 
     score_name: ClassVar[str] = "p@1"
 
@@ -344,8 +347,8 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     return GridResult((best["alpha_src"], best["alpha_tgt"]), table, criterion)
 
 
-@dataclass(frozen=True)
-class GridResult:
+@dataclass(frozen=True, repr=False)
+class GridResult(Display):
     """Result of :func:`postproc_grid_search`.
 
     Attributes
@@ -365,6 +368,12 @@ class GridResult:
     def __iter__(self):
         # ``best, table = postproc_grid_search(...)``, the return value of earlier releases
         return iter((self.best, self.table))
+
+    def _view(self) -> View:
+        columns = list(dict.fromkeys(k for r in self.table for k in r))
+        return View(f"GridResult: best (αs, αt) = ({self.best[0]:g}, {self.best[1]:g}) by {self.criterion}",
+                    [[r.get(c) for c in columns] for r in self.table], columns=columns,
+                    notes=["from postproc_grid_search(…)"])
 
     def grid(self, score: str | None = None):
         """(alphas_src, alphas_tgt, S) with ``S[i, j]`` the ``score`` (default: the criterion) of cell (i, j)."""

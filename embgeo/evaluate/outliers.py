@@ -37,7 +37,7 @@ __all__ = ["outlier_detection", "OutlierResult"]
 _OOV = ("skip", "mean", "raise")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class OutlierResult(Resampled):
     """Outcome of :func:`outlier_detection`.
 
@@ -61,6 +61,8 @@ class OutlierResult(Resampled):
         ``{"correct": bool, "position": OP(W), "size": n, "item": the set's number in the dataset}`` per set
         scored.
     """
+
+    _call = "outlier_detection(…, {dataset!r}, oov={oov!r})"
 
     dataset: str
     accuracy: float

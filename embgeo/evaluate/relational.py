@@ -37,7 +37,7 @@ from .stats import Resampled, mean_score
 __all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdiff_accuracy"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RelationalSimilarityResult(Resampled):
     """Outcome of :func:`semeval2012`.
 
@@ -63,6 +63,8 @@ class RelationalSimilarityResult(Resampled):
         ``maxdiff`` and ``item`` (the category's position among those read). Intervals and paired tests
         resample categories (``score="maxdiff"`` for the MaxDiff accuracy).
     """
+
+    _call = "semeval2012(…, {dataset!r}, oov={oov!r})"
 
     score_name: ClassVar[str] = "spearman"
 

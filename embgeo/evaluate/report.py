@@ -8,6 +8,8 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..display import Display, Formatted, Interval, View
+
 __all__ = ["Report"]
 
 
@@ -28,7 +30,12 @@ def _is_number(v):
     return isinstance(v, (Real, np.number)) and not isinstance(v, bool)
 
 
-class Report:
+def _finite_interval(row) -> bool:
+    low, high = row.get("low"), row.get("high")
+    return _is_number(low) and _is_number(high) and math.isfinite(low) and math.isfinite(high)
+
+
+class Report(Display):
     """A table of evaluation results: one row per dataset and measure, one column per metric.
 
     Parameters
@@ -98,8 +105,40 @@ class Report:
     def __getitem__(self, i) -> dict:
         return self.to_records()[i]
 
-    def __repr__(self) -> str:
-        return f"Report({len(self)} rows, columns={self.columns})"
+    def _view(self) -> View:
+        """The rows for ``repr`` and notebooks: a row's ``low`` and ``high`` cells are shown beside its
+        headline score (its ``score`` cell, or the column holding the same number, as
+        ``evaluate(..., ci=0.95)`` writes them); a column of :attr:`formats` keeps its format."""
+        cols = self.columns
+        targets = [self._interval_column(r, cols) for r in self._rows]
+        joined = {"low", "high"} <= set(cols) and all(
+            t is not None or not _finite_interval(r) for r, t in zip(self._rows, targets))
+        shown = [c for c in cols if not (joined and c in ("low", "high"))]
+        rows = []
+        for r, target in zip(self._rows, targets):
+            line = []
+            for c in shown:
+                v = r.get(c)
+                if isinstance(v, float) and math.isnan(v):
+                    v = None
+                if joined and c == target and v is not None:
+                    v = Interval(float(v), float(r["low"]), float(r["high"]))
+                elif v is not None and c in self.formats:
+                    v = (Formatted if _is_number(v) else str)(self.formats[c].format(v))
+                line.append(v)
+            rows.append(line)
+        return View(self.title or f"{type(self).__name__}: {len(self)} row{'' if len(self) == 1 else 's'}", rows, columns=shown)
+
+    @staticmethod
+    def _interval_column(row, cols):
+        """The column an interval of ``row`` belongs to (None when it has none)."""
+        if not _finite_interval(row):
+            return None
+        score = row.get("score")
+        if "score" in cols:
+            return "score"
+        return next((c for c in cols if c not in ("low", "high") and _is_number(row.get(c))
+                     and row.get(c) == score), None)
 
     # ----------------------------------------------------------- export
     def to_records(self) -> list[dict]:

@@ -72,7 +72,7 @@ def _check_oov(oov: str, allowed: tuple = _OOV[:3]) -> None:
         raise ValueError(f"oov must be one of {', '.join(allowed)}, got {oov!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SimilarityResult(Resampled):
     """Outcome of :func:`word_similarity`.
 
@@ -97,6 +97,8 @@ class SimilarityResult(Resampled):
     backoff : float or None
         The similarity an uncovered pair was given (VecMap's ``--backoff``), or None.
     """
+
+    _call = "word_similarity(…, {dataset!r}, measure={measure!r}, oov={oov!r})"
 
     score_name: ClassVar[str] = "spearman"
 

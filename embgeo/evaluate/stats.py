@@ -27,6 +27,8 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
+from ..display import Display, Interval, View, number
+
 __all__ = ["Resampled", "Comparison", "bootstrap_interval", "steiger_test", "mcnemar_test",
            "paired_permutation_test", "compare_results", "CI_METHODS", "MIN_ITEMS", "TESTS", "DRAWS", "weighted_mean",
            "weighted_spearman", "weighted_purity", "mean_score"]
@@ -258,7 +260,7 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=N
     return float(low), float(high)
 
 
-class Resampled:
+class Resampled(Display):
     """Mixin giving an evaluation result bootstrap intervals over its items.
 
     A result class defines ``per_item`` (dict of equal-length 1-d arrays), ``statistic(per_item)`` and
@@ -341,7 +343,14 @@ class Resampled:
         _check_items(s.n)
         theta_b = s.distribution(int(n_resamples), random_state, batch)
         jack = s.jackknife() if method == "bca" else None
-        return bootstrap_interval(s.value, theta_b, level, method, jack)
+        low, high = bootstrap_interval(s.value, theta_b, level, method, jack)
+        # kept for the result's display (the frozen dataclass's fields stay as they are)
+        shown = self.__dict__.setdefault("_computed_intervals", {})
+        shown[s.name] = Interval(s.value, low, high, f"{level * 100:g}% {'BCa' if method == 'bca' else method}")
+        return low, high
+
+    def _intervals(self) -> dict:
+        return dict(self.__dict__.get("_computed_intervals", {}))
 
 
 def _default_weighted(score_name: str, per_item: dict):
@@ -427,8 +436,8 @@ def paired_permutation_test(values_a, values_b, n_resamples: int = 9999, random_
     return observed, float(min(1.0, 2 * min(less, greater)))
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Display):
     """Outcome of :func:`compare`: two models on the items both cover.
 
     Attributes
@@ -480,6 +489,14 @@ class Comparison:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def _view(self) -> View:
+        rows = [[self.score_name, self.score_a, self.score_b], ["coverage", self.coverage_a, self.coverage_b],
+                ["items scored", self.n_a, self.n_b]]
+        return View(f"Comparison: {self.dataset}", rows, columns=["", self.label_a, self.label_b],
+                    notes=[f"difference {number(self.difference)}, {self.test} p = {number(self.p_value)}, "
+                           f"{self.effect_name} {number(self.effect_size)}, on n = {self.n} common items",
+                           f"from compare(…, {self.dataset!r}, test={self.test!r})"])
 
     def __str__(self) -> str:
         return (f"{self.dataset} {self.score_name}: {self.label_a} {self.score_a:.4f} vs {self.label_b} "

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display
 from ._embeddings import FuzzyEmbeddings
 
-@dataclass
-class FunctionWordReport:
+@dataclass(repr=False)
+class FunctionWordReport(Display):
     """Function-word detection by fuzzy entropy vs by frequency (Bhat et al. 2020, Table 10).
 
     Attributes

@@ -5,11 +5,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..display import Display
 from ..validation import renamed_parameter
 from ._embeddings import FuzzyEmbeddings
 
-@dataclass
-class HyponymyReport:
+@dataclass(repr=False)
+class HyponymyReport(Display):
     """Graded inclusion of hyponyms in hypernyms.
 
     Attributes

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as xb
+from ..display import Display
 from ..io.atomic import atomic_paths
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
@@ -478,8 +479,8 @@ class FaissIndex:
         self.dim, self.metric, self.kind, self.params = int(index.d), metric, kind, params
 
 
-@dataclass(frozen=True)
-class RecallResult:
+@dataclass(frozen=True, repr=False)
+class RecallResult(Display):
     """Recall@k of an approximate index against the exact lists (:meth:`FaissIndex.recall`,
     :func:`embgeo.diagnostics.recall`).
 
@@ -496,6 +497,8 @@ class RecallResult:
         and of the exact engine's search of the same queries.
     """
 
+    _call = "recall(…, k={k})"
+
     recall: float
     per_query: np.ndarray
     k: int
@@ -505,10 +508,6 @@ class RecallResult:
     build_seconds: float
     query_seconds: float
     exact_seconds: float
-
-    def __repr__(self) -> str:
-        return (f"RecallResult(recall@{self.k}={self.recall:.4f}, kind={self.kind!r}, n_queries={self.n_queries}, "
-                f"build={self.build_seconds:.3g}s, query={self.query_seconds:.3g}s, exact={self.exact_seconds:.3g}s)")
 
     def plot(self, ax=None):
         """Histogram of the per-query recall; returns the Axes (needs matplotlib)."""
