@@ -246,10 +246,10 @@ def test_repr_and_html_show_score_interval_and_coverage(weat6_space):
     r = bias.weat(e, query=q)
     r.ci(n_resamples=199, random_state=0)
     text = repr(r)
-    assert text.startswith("BiasResult(weat 'weat6': effect_size=") and "95% CI [" in text and "exact" in text
-    assert len(text) < 200
+    assert text.startswith("BiasResult: weat, weat6") and "95% CI, bca" in text and "exact" in text
+    assert f"{r.score:.4g} [" in text and "coverage of" in text and len(text.splitlines()) < 20
     html = r._repr_html_()
-    assert html.startswith("<table>") and "effect_size" in html and "95% low" in html
+    assert 'class="embgeo-display"' in html and "effect size" in html and "95% CI" in html
     assert f"{r.score:.4g}" in html
 
 
@@ -360,7 +360,7 @@ def test_translate_query_by_dictionary_reports_each_word_and_coverage():
     assert t.translations[0] == (("Math", "matematiikka"), ("algebra", "algebra"), ("physics", None))
     assert t.coverage == pytest.approx((2 / 3, 1, 1, 1))
     assert [r["translation"] for r in t.to_report()][:3] == ["matematiikka", "algebra", None]
-    assert "toy@fi" in repr(t) and "<table>" in t._repr_html_()
+    assert "toy@fi" in repr(t) and "<table" in t._repr_html_() and "coverage" in repr(t)
     with pytest.raises(ValueError, match="'target 2'.*none of its 1 words was translated"):
         bias.translate_query(bias.Query([["he"], ["zebra"]], [["a", "b"]]), dictionary=d)
     with pytest.raises(ValueError, match="either with dictionary= or with source="):

@@ -16,6 +16,7 @@ import numpy as np
 from ... import backend as xb
 from ...errors import UnknownWordError
 from .._oov import lookup
+from ...display import Display, Formatted, Interval, View
 from ..report import Report
 from ..stats import CI_METHODS, Comparison, bootstrap_interval
 from ._queries import Query, load_query
@@ -107,12 +108,8 @@ BIAS_MEASURES = {"weat": "effect_size", "ripa": "ripa", "ect": "ect", "rnd": "rn
 
 
 # ------------------------------------------------------------------ the result
-def _sig(v) -> str:
-    return "nan" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4g}"
-
-
-@dataclass(frozen=True)
-class BiasResult:
+@dataclass(frozen=True, repr=False)
+class BiasResult(Display):
     """Outcome of a bias measure (:func:`weat`, :func:`ripa`, :func:`ect`, :func:`rnd`, :func:`rnsb`, :func:`mac`).
 
     Attributes
@@ -271,28 +268,22 @@ class BiasResult:
                             for (lv, m), (lo, hi) in self.intervals.items()]
         return out
 
-    def _report(self) -> Report:
-        row = {"query": self.query, "measure": self.measure, self.score_name: self.score}
+    def _view(self) -> View:
+        label = {"effect_size": "effect size"}.get(self.score_name, self.score_name)
+        # the score beside each interval computed so far (ci() keeps them), or alone
+        rows: list = [[label, Interval(self.score, low, high, f"{level:.0%} CI, {method}")]
+                      for (level, method), (low, high) in self.intervals.items()] or [[label, self.score]]
+        if self.statistic is not None:
+            rows.append(["statistic", self.statistic])
         if self.p_value is not None:
-            row["p_value"] = self.p_value
-            row["p_method"] = self.p_method
-        for (level, _), (low, high) in self.intervals.items():
-            row[f"{level:.0%} low"], row[f"{level:.0%} high"] = low, high
-        row["coverage"] = " ".join(f"{c:.0%}" for c in self.coverage)
-        fmt = {k: "{:.4g}" for k in row if k not in ("query", "measure", "p_method", "coverage")}
-        return Report([row], formats=fmt)
-
-    def __repr__(self) -> str:
-        parts = [f"{self.score_name}={_sig(self.score)}"]
-        for (level, _), (low, high) in self.intervals.items():
-            parts.append(f"{level:.0%} CI [{_sig(low)}, {_sig(high)}]")
-        if self.p_value is not None:
-            parts.append(f"p={_sig(self.p_value)} ({self.p_method}, {self.alternative})")
-        parts.append("coverage " + "/".join(f"{c:.0%}" for c in self.coverage))
-        return f"BiasResult({self.measure} {self.query!r}: {', '.join(parts)})"
-
-    def _repr_html_(self) -> str:
-        return self._report().to_html()
+            rows.append(["p-value", self.p_value])
+            rows.append(["p-value from", f"{self.p_method} ({self.n_permutations} partitions, {self.alternative})"])
+        rows += [[f"coverage of {name}", Formatted(f"{c:.1%}")] for name, c in zip(self.set_names, self.coverage)]
+        notes = [f"from {self.measure}(…, {self.query!r}, oov={self.oov!r})"]
+        missing = sum(len(m) for m in self.oov_words)
+        if missing:
+            notes.append(f"{missing} word{'s' if missing > 1 else ''} out of vocabulary (oov_words)")
+        return View(f"BiasResult: {self.measure}, {self.query}", rows, notes=notes)
 
 
 def _weat_resamples(vectors, idx):

@@ -7,14 +7,15 @@ import numpy as np
 
 from ... import backend as xb
 from .._oov import lookup
+from ...display import Display, View
 from ..report import Report
 from ._queries import Query, load_query
 
 __all__ = ["QueryTranslation", "translate_query"]
 
 
-@dataclass(frozen=True)
-class QueryTranslation:
+@dataclass(frozen=True, repr=False)
+class QueryTranslation(Display):
     """Outcome of :func:`translate_query`.
 
     Attributes
@@ -43,12 +44,11 @@ class QueryTranslation:
                 for name, pairs in zip(self.source.set_names, self.translations) for w, t in pairs]
         return Report(rows, columns=["set", "word", "translation"], title=f"{self.source.name} ({self.how})")
 
-    def __repr__(self) -> str:
-        cov = "/".join(f"{c:.0%}" for c in self.coverage)
-        return f"QueryTranslation({self.source.name!r} -> {self.query.name!r} by {self.how}, coverage {cov})"
-
-    def _repr_html_(self) -> str:
-        return self.to_report().to_html()
+    def _view(self) -> View:
+        rows = [[name, w, t] for name, pairs in zip(self.source.set_names, self.translations) for w, t in pairs]
+        cov = ", ".join(f"{name} {c:.1%}" for name, c in zip(self.source.set_names, self.coverage))
+        return View(f"QueryTranslation: {self.source.name} -> {self.query.name} ({self.how})", rows,
+                    columns=["set", "word", "translation"], notes=[f"coverage: {cov}"])
 
 
 def translate_query(query, *, dictionary=None, source=None, target=None, mapper=None, retrieval: str = "nn",
