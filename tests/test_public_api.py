@@ -224,3 +224,15 @@ def test_renamed_names_keep_a_deprecated_alias(module, old, new):
         new = "embgeo.normalize.normalize"
     home, _, attr = new.rpartition(".")
     assert value is getattr(importlib.import_module(home) if home else mod, attr)
+
+
+def test_the_docs_table_is_this_surface_of_this_release():
+    """docs/api/index.md names every public module of the table above, and says it is this release's surface."""
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "api" / "index.md").read_text(encoding="utf-8")
+    rows = "\n".join(ln for ln in page.splitlines() if ln.startswith("| "))
+    named = set(re.findall(r"`(embgeo(?:\.\w+)*)`", rows))
+    assert set(PUBLIC_API) <= named, f"add to docs/api/index.md: {sorted(set(PUBLIC_API) - named)}"
+    assert not named - set(PUBLIC_API), f"not public modules: {sorted(named - set(PUBLIC_API))}"
+    assert f"## The {embgeo.__version__} surface" in page
