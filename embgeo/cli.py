@@ -165,6 +165,8 @@ _CLI_HINTS = (
     (re.compile(r"embgeo\.data\.registry\(\)"), "python -m embgeo datasets"),
     (re.compile(r"embgeo\.data\.fetch\(\s*['\"]([^'\"]+)['\"]\s*\)"), r"python -m embgeo datasets --fetch \1"),
     (re.compile(r"\blowercase=True\b"), "--lowercase"),
+    (re.compile(r"\boov='(\w+)' or '(\w+)'"), r"--oov \1 or --oov \2"),
+    (re.compile(r"\boov='(\w+)'"), r"--oov \1"),
 )
 
 
@@ -177,6 +179,8 @@ def cli_hints(message: str) -> str:
     "unknown dataset 'x' (see python -m embgeo datasets)"
     >>> cli_hints("fetch it: embgeo.data.fetch('xling-de-fi-train-5k')")
     'fetch it: python -m embgeo datasets --fetch xling-de-fi-train-5k'
+    >>> cli_hints("use oov='skip' or 'zero'")
+    'use --oov skip or --oov zero'
     """
     for pattern, replacement in _CLI_HINTS:
         message = pattern.sub(replacement, message)

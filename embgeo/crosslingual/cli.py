@@ -45,7 +45,7 @@ def add_mapper_arguments(parser, default_recipe: str | None = None) -> None:
                                                         for name in RECIPES)
     parser.add_argument("--recipe", default=default_recipe, type=choice(sorted(RECIPES), "recipe"), metavar="RECIPE",
                         help="Mapper recipe (listed below; default: supervised, semi_supervised with "
-                             "--self-learning); see embgeo.crosslingual.RECIPES")
+                             "--self-learning)")
     parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
     parser.add_argument("--vocabulary-cutoff", type=positive_int, default=None, metavar="N",
                         help="self-learning vocabulary cutoff")
