@@ -21,7 +21,8 @@ from .embeddings import Embeddings
 from .errors import FormatError, UnknownWordError
 from .progress import set_progress
 
-__version__ = "0.1.0.dev0"
+#: The release; pyproject.toml reads it from here (tool.hatch.version), so the metadata says the same.
+__version__ = "0.1.0"
 
 # every public module of the package (no leading underscore) loads on attribute access; the table is
 # read from the package's own files, so a module added or removed is never missing from it

@@ -4,23 +4,32 @@ Each command lives in its own module, imported only when the command runs, so ``
 fast and a command whose dependencies are missing does not break the others. A command module exposes
 ``add_arguments(parser)`` (fill an :class:`argparse.ArgumentParser`) and ``run(args) -> int``.
 
+Every command takes ``--quiet`` (no progress bars, no progress lines on standard error; notes about
+the input and errors still print) and ``--json`` (the result as JSON on standard output), added here.
+
 Errors caused by the input (unknown dataset, missing file, bad embeddings path, malformed data, no
-covered pairs) end the program with exit code 1 and one line on standard error; usage errors (bad
-arguments) print one line and exit with 2. ``--debug``, before or after the command, shows the full
-traceback instead.
+covered pairs) end the program with exit code 1 and one line on standard error, never a traceback;
+usage errors (bad arguments) print one line and exit with 2. A misspelt name (measure, dataset,
+recipe, retrieval, ...) is answered with the nearest valid ones ("did you mean ...?"), and the hints of
+the library's messages name the command that does the same (``python -m embgeo datasets``, not
+``embgeo.data.registry()``). ``--debug``, before or after the command, shows the full traceback instead.
 """
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import re
 import sys
+from pathlib import Path
 
-__all__ = ["main", "COMMANDS", "load_embeddings"]
+__all__ = ["main", "COMMANDS", "load_embeddings", "choice", "positive_int", "did_you_mean", "check_not_vectors",
+           "cli_hints"]
 
 #: Command name -> module implementing it.
 COMMANDS = {
     "evaluate": "embgeo.evaluate.cli",
-    "bli": "embgeo.evaluate.lexicon",
+    "bli": "embgeo.evaluate.bli_cli",
     "datasets": "embgeo.data.cli",
     "neighbors": "embgeo.neighbors.cli",
     "compare": "embgeo.evaluate.compare_cli",
@@ -102,7 +111,8 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     if ns.command not in COMMANDS:
-        print(f"embgeo: error: unknown command {ns.command!r} (choose from {', '.join(COMMANDS)})", file=sys.stderr)
+        print(f"embgeo: error: unknown command {ns.command!r}{did_you_mean(ns.command, COMMANDS)} "
+              f"(choose from {', '.join(COMMANDS)})", file=sys.stderr)
         return 2
     prog = f"embgeo {ns.command}"
     try:
@@ -112,12 +122,17 @@ def main(argv=None) -> int:
         return 1
     parser = _Parser(prog=prog, description=_SUMMARY.get(ns.command))
     mod.add_arguments(parser)
-    parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
+    _add_common_arguments(parser)
     try:
         args = parser.parse_args(ns.command_args)
     except SystemExit as exc:
         return _code(exc)
     args.debug = args.debug or ns.debug
+    from .progress import progress_enabled, set_progress
+
+    was = progress_enabled()
+    if args.quiet:
+        set_progress(False)
     try:
         return int(mod.run(args) or 0)
     except KeyboardInterrupt:
@@ -126,8 +141,148 @@ def main(argv=None) -> int:
     except USER_ERRORS as exc:
         if args.debug:
             raise
-        print(f"{prog}: error: {_message(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {cli_hints(_message(exc))}", file=sys.stderr)
         return 1
+    finally:
+        set_progress(was)   # main() may run again in this process (the tests, a notebook)
+
+
+def _add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``, ``--json`` and ``--debug``, the options of every command.
+
+    A command that prints other formats too (``--markdown``) defines ``--json`` itself, in one
+    mutually exclusive group with them; ``get_default`` tells whether it did.
+    """
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress bars and no progress lines on standard error (notes about the input "
+                             "and errors still print)")
+    if parser.get_default("json") is None:
+        parser.add_argument("--json", action="store_true", help="print the result as JSON on standard output")
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
+
+
+#: The library's hints rewritten for the command line: (pattern, replacement) in order.
+_CLI_HINTS = (
+    (re.compile(r"embgeo\.data\.registry\(\s*(?:kind=)?['\"](\w+)['\"]\s*\)"), r"python -m embgeo datasets --kind \1"),
+    (re.compile(r"embgeo\.data\.registry\(\)"), "python -m embgeo datasets"),
+    (re.compile(r"embgeo\.data\.fetch\(\s*['\"]([^'\"]+)['\"]\s*\)"), r"python -m embgeo datasets --fetch \1"),
+    (re.compile(r"\blowercase=True\b"), "--lowercase"),
+    (re.compile(r"\boov='(\w+)' or '(\w+)'"), r"--oov \1 or --oov \2"),
+    (re.compile(r"\boov='(\w+)'"), r"--oov \1"),
+)
+
+
+def cli_hints(message: str) -> str:
+    """``message`` with the Python calls its hints name replaced by the commands that do the same.
+
+    Examples
+    --------
+    >>> cli_hints("unknown dataset 'x' (see embgeo.data.registry())")
+    "unknown dataset 'x' (see python -m embgeo datasets)"
+    >>> cli_hints("fetch it: embgeo.data.fetch('xling-de-fi-train-5k')")
+    'fetch it: python -m embgeo datasets --fetch xling-de-fi-train-5k'
+    >>> cli_hints("use oov='skip' or 'zero'")
+    'use --oov skip or --oov zero'
+    """
+    for pattern, replacement in _CLI_HINTS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def did_you_mean(name: str, valid) -> str:
+    """``"; did you mean 'a' or 'b'?"`` for the valid names nearest ``name`` (difflib), else ``""``.
+
+    Examples
+    --------
+    >>> did_you_mean("supervsied", ["supervised", "semi_supervised", "unsupervised"])
+    "; did you mean 'supervised' or 'unsupervised' or 'semi_supervised'?"
+    >>> did_you_mean("zzz", ["cosine"])
+    ''
+    """
+    near = difflib.get_close_matches(str(name), [str(v) for v in valid], n=3, cutoff=0.6)
+    if not near:
+        return ""
+    return f"; did you mean {' or '.join(map(repr, near))}?"
+
+
+def choice(valid, what: str):
+    """An argparse ``type`` accepting one of ``valid``; anything else is a usage error naming the nearest.
+
+    Used instead of ``choices=`` so that a misspelt value is answered with "did you mean ...?"
+    (argparse only lists every choice).
+    """
+    valid = list(valid)
+
+    def parse(text: str) -> str:
+        if text in valid:
+            return text
+        raise argparse.ArgumentTypeError(f"unknown {what} {text!r}{did_you_mean(text, valid)} "
+                                         f"(choose from {', '.join(valid)})")
+
+    parse.__name__ = what   # argparse names the type in some messages
+    return parse
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer of at least 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+def check_not_vectors(path, option: str, expected: str) -> None:
+    """A ValueError when the file given to ``option`` (where ``expected`` belongs) holds word vectors.
+
+    Sniffed from the first lines, never parsed whole: a word2vec header ``N D`` (D > 1) followed by a
+    line of a word and D numbers (or by binary data), or lines of a word and three or more numbers (GloVe,
+    headerless text). A dictionary (``word word``), a similarity dataset (``word word score ...``) or an
+    analogy file (four words) never looks like either. A missing or unreadable file is left to the
+    reader, whose message names it.
+    """
+    p = Path(path).expanduser()
+    if not p.is_file():
+        return
+    import gzip
+
+    try:
+        with open(p, "rb") as f:
+            raw = f.read(1 << 16)
+        if raw[:2] == b"\x1f\x8b":
+            with gzip.open(p, "rb") as f:
+                raw = f.read(1 << 16)
+    except (OSError, EOFError):
+        return
+    lines = raw.split(b"\n")
+    first = lines[0].strip()
+    why = None
+    fields = first.split()
+    if len(fields) == 2 and all(x.isdigit() for x in fields) and len(lines) > 1:
+        d = int(fields[1])
+        nxt = lines[1].split()
+        # a dictionary's "1 1" (numerals) is followed by pairs, never by a word and two or more numbers
+        if (d > 1 and len(nxt) == d + 1 and all(_is_number(x) for x in nxt[1:])) or b"\x00" in raw:
+            why = f"its first line {first.decode('ascii')!r} is a word2vec header N D"
+    if why is None:
+        rows = [ln.split() for ln in lines[:5] if ln.strip()]
+        if len(lines) > 5:
+            rows = rows[:-1] if not raw.endswith(b"\n") else rows   # the last line may be cut by the read
+        if rows and all(len(r) >= 4 and len(r) == len(rows[0]) and all(_is_number(x) for x in r[1:])
+                        for r in rows):
+            why = f"its lines are a word and {len(rows[0]) - 1} numbers"
+    if why is not None:
+        raise ValueError(f"{option} {path} looks like a word-vectors file ({why}), not {expected}")
+
+
+def _is_number(field: bytes) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
 
 
 def _message(exc: BaseException) -> str:

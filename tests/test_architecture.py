@@ -48,7 +48,8 @@ LAYERS = {
     # studies and adapters built on evaluation: Raunak et al.'s PCA protocol, gensim's API
     "embgeo.pca": 7, "embgeo.keyedvectors": 7,
     # entry points: the package namespace and the command line
-    "embgeo": 8, "embgeo.cli": 8, "embgeo.__main__": 8, "embgeo.evaluate.cli": 8, "embgeo.evaluate.compare_cli": 8, "embgeo.data.cli": 8,
+    "embgeo": 8, "embgeo.cli": 8, "embgeo.__main__": 8, "embgeo.evaluate.cli": 8, "embgeo.evaluate.compare_cli": 8,
+    "embgeo.evaluate.bli_cli": 8, "embgeo.data.cli": 8,
     "embgeo.neighbors.cli": 8, "embgeo.crosslingual.cli": 8, "embgeo.evaluate.bias.cli": 8,
 }
 

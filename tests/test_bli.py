@@ -1,14 +1,13 @@
-"""Tests of embgeo.evaluate.lexicon: dictionary readers, splits, P@k / MRR, OOV policy, the CLI."""
+"""Tests of embgeo.evaluate.lexicon: dictionary readers, splits, P@k / MRR, OOV policy; the CLI (bli_cli)."""
 from __future__ import annotations
-
-import argparse
 
 import numpy as np
 import pytest
 
 import embgeo
-from embgeo.evaluate.lexicon import (BLIResult, add_arguments, bli, gold_ranks, group_dictionary,
-                                     read_dictionary, run, split_dictionary)
+from embgeo import cli
+from embgeo.evaluate.lexicon import (BLIResult, bli, gold_ranks, group_dictionary,
+                                     read_dictionary, split_dictionary)
 
 
 def _angles(deg):
@@ -213,11 +212,8 @@ def test_cli_maps_and_prints_a_table(tmp_path, rng, capsys):
     _write_vec(tmp_path / "s.vec", [f"s{i}" for i in range(n)], X)
     _write_vec(tmp_path / "t.vec", [f"t{i}" for i in range(n)], Z)
     (tmp_path / "train.tsv").write_text("".join(f"S{i}\tT{i}\n" for i in range(200)), encoding="utf-8")
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    args = parser.parse_args(["--src", str(tmp_path / "s.vec"), "--tgt", str(tmp_path / "t.vec"),
-                              "--train", str(tmp_path / "train.tsv"), "--lowercase", "--retrieval", "nn", "csls"])
-    assert run(args) == 0
+    assert cli.main(["bli", "--src", str(tmp_path / "s.vec"), "--tgt", str(tmp_path / "t.vec"),
+                     "--train", str(tmp_path / "train.tsv"), "--lowercase", "--retrieval", "nn", "csls"]) == 0
     out = capsys.readouterr().out
     assert "P@1" in out and "csls" in out and "MRR" in out
     assert "100.0" in out  # near-perfect rotation: held-out P@1 is 100%

@@ -307,7 +307,7 @@ def test_neighbors_command(files, capsys):
     assert [n for n, _ in json.loads(out)["w3"]] == e.words_at(ids[0, :2])
     code, out, err = run(capsys, "neighbors", "nope", "-e", str(emb))
     assert code == 1 and "'nope'" in err and "Traceback" not in err
-    assert run(capsys, "neighbors", "w3", "-k", "0", "-e", str(emb))[0] == 1
+    assert run(capsys, "neighbors", "w3", "-k", "0", "-e", str(emb))[0] == 2  # a usage error: -k is positive
     assert run(capsys, "neighbors", "-e", str(emb))[0] == 2  # no word
 
 
@@ -333,7 +333,7 @@ def test_bias_reads_a_json_query_and_writes_a_forest_plot(capsys, tmp_path):
     q.write_text(json.dumps({"targets": [["math", "algebra", "geometry"], ["poetry", "art", "dance"]],
                              "attributes": [["he", "him", "his"], ["she", "her", "hers"]], "name": "mine"}))
     plot = tmp_path / "forest.png"
-    code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, "-q", str(q), "weat7", "-m", "weat,mac", "--ci", "0.9",
+    code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, "--queries", str(q), "weat7", "-m", "weat,mac", "--ci", "0.9",
                          "--n-resamples", "99", "--plot", str(plot))
     assert code == 0, err
     assert "mine" in out and "weat7" in out and "mac" in out
@@ -341,18 +341,163 @@ def test_bias_reads_a_json_query_and_writes_a_forest_plot(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-q", "weat11"], "unknown bias query 'weat11'"),
-    (["-m", "weat,weet"], "unknown bias measure 'weet'"),
-    (["-q", "weat1", "--min-coverage", "1"], "set 'flowers' of query 'weat1' covers 92%"),
-    (["-q", "weat1", "--oov", "raise"], "word 'hyacinth' is not in the vocabulary"),
-    (["-q", "weat1", "--plot", "x.png"], "--plot draws the intervals: add --ci"),
-    (["-q", "nofile.json"], "No such file or directory: nofile.json"),
-    (["-q", "weat6", "-m", "ripa"], "RIPA takes 1 attribute sets, got 2"),
-    (["-q", "weat6", "--ci", "1.5"], "--ci is a confidence level between 0 and 1, got 1.5"),
-    (["-q", "weat6", "--n-permutations", "0"], "--n-permutations must be positive"),
+    (["--queries", "weat11"], "unknown bias query 'weat11'"),
+    (["-m", "weat,weet"], "unknown bias measure 'weet'; did you mean 'weat'?"),
+    (["--queries", "weat1", "--min-coverage", "1"], "set 'flowers' of query 'weat1' covers 92%"),
+    (["--queries", "weat1", "--oov", "raise"], "word 'hyacinth' is not in the vocabulary"),
+    (["--queries", "weat1", "--plot", "x.png"], "--plot draws the intervals: add --ci"),
+    (["--queries", "nofile.json"], "No such file or directory: nofile.json"),
+    (["--queries", "weat6", "-m", "ripa"], "RIPA takes 1 attribute sets, got 2"),
+    (["--queries", "weat6", "--ci", "1.5"], "--ci is a confidence level between 0 and 1, got 1.5"),
+    (["--queries", "weat6", "--n-permutations", "0"], "--n-permutations must be positive"),
 ])
 def test_bias_user_mistakes_are_one_line(capsys, argv, message):
     code, out, err = run(capsys, "bias", "-e", BIAS_VECTORS, *argv)
     assert code == 1, err
     assert err.startswith("embgeo bias: error: ") and message in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+# ---------------------------------------------------------------- one interface across the commands
+def test_every_command_takes_quiet_json_and_debug(capsys):
+    for name in cli.COMMANDS:
+        code, out, err = run(capsys, name, "--help")
+        assert code == 0, (name, err)
+        for option in ("--quiet", "--json", "--debug"):
+            assert option in out, (name, option)
+
+
+def test_bli_and_map_spell_source_and_target_alike(capsys):
+    helps = {name: run(capsys, name, "--help")[1] for name in ("bli", "map")}
+    for name, text in helps.items():
+        for option in ("--src ", "--tgt ", "--src-vocab", "--tgt-vocab"):
+            assert option in text, (name, option)
+        assert "TRG" not in text and "--source " not in text and "--target " not in text, name
+
+
+def test_datasets_and_bli_print_json(bli_files, capsys):
+    code, out, err = run(capsys, "datasets", "--kind", "dictionary", "--json")
+    assert code == 0, err
+    listing = json.loads(out)
+    assert listing["resources"] and {r["kind"] for r in listing["resources"]} == {"dictionary"}
+    assert set(listing["resources"][0]) == {"name", "kind", "bytes", "checksum", "cached_at"}
+    src, tgt, d = bli_files
+    code, out, err = run(capsys, "bli", "--src", str(src), "--tgt", str(tgt), "--train", str(d), "--retrieval", "nn",
+                         "csls", "--json", "--quiet")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    assert [r["retrieval"] for r in rows] == ["nn", "csls"] and rows[0]["P@1"] == 1.0
+
+
+@pytest.mark.parametrize("argv, expect, message", [
+    (["evaluate", "--measures", "cosin"], 1, "unknown measure 'cosin'; did you mean 'cosine'"),
+    (["evaluate", "-d", "wordsim35"], 1, "unknown dataset 'wordsim35' (did you mean 'wordsim353'"),
+    (["compare", "a.vec", "b.vec", "--measure", "fuzy-kl"], 1, "did you mean 'fuzzy-kl'"),
+    (["bli", "--src", "a", "--tgt", "b", "--train", "c", "--recipe", "supervsied"], 2,
+     "unknown recipe 'supervsied'; did you mean 'supervised'"),
+    (["bli", "--src", "a", "--tgt", "b", "--train", "c", "--retrieval", "csl"], 2, "did you mean 'csls'"),
+    (["map", "--src", "a", "--tgt", "b", "--src-out", "c", "--tgt-out", "d", "--recipe", "unsupervized"], 2,
+     "did you mean 'unsupervised'"),
+    (["datasets", "--kind", "dictionry"], 2, "unknown kind 'dictionry'; did you mean 'dictionary'"),
+    (["datasets", "--fetch", "simlex-99"], 1, "did you mean simlex-999"),
+    (["evalute"], 2, "unknown command 'evalute'; did you mean 'evaluate'"),
+])
+def test_a_misspelt_name_is_answered_with_the_nearest(capsys, monkeypatch, argv, expect, message):
+    monkeypatch.delenv("EMBGEO_DATA", raising=False)
+    code, out, err = run(capsys, *argv)
+    assert code == expect, err
+    assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_hints_name_the_command_not_the_python_call(capsys, monkeypatch, tmp_path):
+    monkeypatch.delenv("EMBGEO_DATA", raising=False)
+    code, out, err = run(capsys, "evaluate", "-d", "nosuchset", "-q")
+    assert code == 1 and "see python -m embgeo datasets)" in err and "registry()" not in err
+    code, out, err = run(capsys, "bli", "--src", "a.vec", "--tgt", "b.vec", "--train", str(tmp_path / "en-fi.tsv"))
+    assert code == 1 and "python -m embgeo datasets --fetch xling-de-fi-train-5k" in err and "fetch(" not in err
+    assert cli.cli_hints("embgeo.data.registry('vectors')") == "python -m embgeo datasets --kind vectors"
+
+
+def _vectors_files(tmp_path, rng):
+    """The same 30 x 6 vectors as word2vec text, headerless (GloVe) text, gzipped text and word2vec binary."""
+    e = embgeo.Embeddings(WORDS[:30], rng.standard_normal((30, 6)).astype(np.float32))
+    paths = [tmp_path / "v.vec", tmp_path / "v.glove.txt", tmp_path / "v.vec.gz", tmp_path / "v.bin"]
+    embgeo.save(e, paths[0])
+    embgeo.save(e, paths[1], format="glove")
+    embgeo.save(e, paths[2])
+    embgeo.save(e, paths[3])
+    return paths
+
+
+def test_a_vectors_file_where_a_dictionary_or_dataset_belongs_says_so(bli_files, capsys, tmp_path, rng):
+    src, tgt, d = bli_files
+    for vec in _vectors_files(tmp_path, rng):
+        for argv, option, expected in [
+            (["bli", "--src", src, "--tgt", tgt, "--train", vec], "--train", "not a dictionary of word pairs"),
+            (["bli", "--src", src, "--tgt", tgt, "--train", d, "--test", vec], "--test", "not a dictionary"),
+            (["map", "--src", src, "--tgt", tgt, "--src-out", tmp_path / "a.vec", "--tgt-out", tmp_path / "b.vec",
+              "--train", d, "--validation", vec], "--validation", "not a dictionary"),
+            (["evaluate", "-e", src, "-d", vec], "--datasets", "not a dataset"),
+            (["compare", src, tgt, "-d", vec], "--datasets", "not a dataset"),
+        ]:
+            code, out, err = run(capsys, *map(str, argv), "-q")
+            assert code == 1, (argv, err)
+            assert f"{option} {vec} looks like a word-vectors file" in err and expected in err, err
+            assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "a.vec").exists()
+
+
+def test_dictionaries_and_datasets_are_not_taken_for_vectors(tmp_path):
+    numerals = tmp_path / "numerals.txt"          # a first line of two numbers is not a header here
+    numerals.write_text("1 1\n2 2\nthree kolme\n", encoding="utf-8")
+    simlex = tmp_path / "simlex.txt"              # a word, a word, a letter and seven numbers
+    simlex.write_text("word1\tword2\tPOS\tSimLex999\tconc(w1)\tconc(w2)\tconcQ\tAssoc(USF)\tSimAssoc333\tSD\n"
+                      "old\tnew\tA\t1.58\t2.72\t2.81\t2\t7.25\t1\t0.41\n", encoding="utf-8")
+    ws = tmp_path / "ws.txt"
+    ws.write_text("tiger cat 7.35\ntiger tiger 10\n", encoding="utf-8")
+    for f in (numerals, simlex, ws):
+        cli.check_not_vectors(f, "--train", "a dictionary")
+
+
+USER_MISTAKES = [
+    ["evaluate", "-e", "{src}", "-d", "{src}"],
+    ["evaluate", "-e", "{tmp}/nothing.vec"],
+    ["evaluate", "-e", "{src}", "--measures", "cosin"],
+    ["evaluate", "-e", "{src}", "--ci", "2"],
+    ["compare", "{src}", "{tmp}/nothing.vec", "-d", "{dict}"],
+    ["neighbors", "zzz", "-e", "{src}"],
+    ["neighbors", "w1", "-e", "{dict}"],
+    ["datasets", "--fetch", "no-such-resource"],
+    ["bli", "--src", "{src}", "--tgt", "{tgt}", "--train", "{src}"],
+    ["bli", "--src", "{src}", "--tgt", "{tgt}", "--train", "{tmp}/nothing.tsv"],
+    ["bli", "--src", "{src}", "--tgt", "{tgt}", "--train", "{dict}", "--pca", "abc"],
+    ["bli", "--src", "{src}", "--tgt", "{tgt}", "--train", "{dict}", "--source-size", "0"],
+    ["bli", "--src", "{src}", "--tgt", "{dict}", "--train", "{dict}"],
+    ["map", "--src", "{src}", "--tgt", "{tgt}", "--src-out", "{tmp}/a.vec", "--tgt-out", "{tmp}/b.vec"],
+    ["map", "--src", "{src}", "--tgt", "{tgt}", "--src-out", "{src}", "--tgt-out", "{tmp}/b.vec", "--train", "{dict}"],
+    ["map", "--src", "{src}", "--tgt", "{tgt}", "--src-out", "{tmp}/a.vec", "--tgt-out", "{tmp}/b.vec",
+     "--train", "{dict}", "--max-iter", "-1"],
+]
+
+
+@pytest.mark.parametrize("argv", USER_MISTAKES, ids=lambda a: " ".join(a[:1] + a[-2:]))
+def test_a_users_mistake_is_one_line_never_a_traceback(bli_files, capsys, tmp_path, monkeypatch, argv):
+    monkeypatch.delenv("EMBGEO_DATA", raising=False)
+    src, tgt, d = bli_files
+    argv = [a.format(src=src, tgt=tgt, dict=d, tmp=tmp_path) for a in argv]
+    code, out, err = run(capsys, *argv, "-q")
+    assert code in (1, 2), err
+    assert err.startswith(f"embgeo {argv[0]}: error: ") and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and out == ""
+
+
+def test_the_installed_entry_point_prints_no_traceback(bli_files, tmp_path):
+    """``python -m embgeo`` itself, in a fresh process: the mistakes above end in one line there too."""
+    src, tgt, d = bli_files
+    env = dict(os.environ, EMBGEO_QUIET="1")
+    for argv in (["bli", "--src", str(src), "--tgt", str(tgt), "--train", str(src)],
+                 ["evaluate", "-e", str(tmp_path / "nothing.vec")]):
+        proc = subprocess.run([sys.executable, "-m", "embgeo", *argv], capture_output=True, text=True, env=env,
+                              timeout=300)
+        assert proc.returncode == 1, proc.stderr
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

@@ -1,6 +1,8 @@
 """python -m embgeo map (embgeo.crosslingual.cli): map two files, write both spaces."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -37,8 +39,8 @@ def run(capsys, *argv):
 def test_map_writes_both_spaces_as_the_library_maps_them(pair, capsys, recipe, ext):
     d, src, tgt, train, _ = pair
     so, to = d / f"src.out{ext}", d / f"tgt.out{ext}"
-    code, out, err = run(capsys, "map", d / "src.vec", d / "tgt.vec", so, to, "--recipe", recipe, "--train", train,
-                         "-q")
+    code, out, err = run(capsys, "map", "--src", d / "src.vec", "--tgt", d / "tgt.vec", "--src-out", so, "--tgt-out", to,
+                         "--recipe", recipe, "--train", train)
     assert code == 0, err
     assert f"wrote {so}" in err and f"wrote {to}" in err
     xs, zt = embgeo.load(so), embgeo.load(to)
@@ -53,19 +55,27 @@ def test_map_writes_both_spaces_as_the_library_maps_them(pair, capsys, recipe, e
 
 def test_map_self_learning_with_validation_reports_it(pair, capsys):
     d, src, tgt, train, val = pair
-    code, out, err = run(capsys, "map", d / "src.vec", d / "tgt.vec", d / "a.vec", d / "b.vec",
-                         "--recipe", "semi_supervised", "--train", train, "--validation", val, "--max-iter", "2",
-                         "--src-vocab", "250", "-q")
+    argv = ["map", "--src", d / "src.vec", "--tgt", d / "tgt.vec", "--src-out", d / "a.vec", "--tgt-out", d / "b.vec",
+            "--recipe", "semi_supervised", "--train", train, "--validation", val, "--max-iter", "2",
+            "--src-vocab", "250"]
+    code, out, err = run(capsys, *argv)
     assert code == 0, err
     assert "2 self-learning iterations" in err and "validation P@1 100.00%" in err
     assert len(embgeo.load(d / "a.vec")) == 250 and len(embgeo.load(d / "b.vec")) == 300
+    # --json: the same summary on standard output; --quiet: nothing on standard error
+    code, out, err = run(capsys, *argv, "--json", "--quiet")
+    assert code == 0 and err == ""
+    summary = json.loads(out)
+    assert summary["self_learning_iterations"] == 2 and summary["validation_p@1"] == 1.0
+    assert summary["src_out"] == {"path": str(d / "a.vec"), "words": 250, "dim": 10}
+    assert summary["tgt_out"]["words"] == 300 and summary["recipe"] == "semi_supervised"
 
 
 @pytest.mark.parametrize("outs,message", [
-    (("src.vec", "b.vec"), "SRC_OUT .*src.vec is the input SRC: it would be overwritten"),
-    (("a.vec", "src.vec"), "TRG_OUT .*src.vec is the input SRC"),
-    (("a.vec", "tgt.vec"), "TRG_OUT .*tgt.vec is the input TRG"),
-    (("a.vec", "./a.vec"), "SRC_OUT and TRG_OUT are the same file"),
+    (("src.vec", "b.vec"), "--src-out .*src.vec is the input --src: it would be overwritten"),
+    (("a.vec", "src.vec"), "--tgt-out .*src.vec is the input --src"),
+    (("a.vec", "tgt.vec"), "--tgt-out .*tgt.vec is the input --tgt"),
+    (("a.vec", "./a.vec"), "--src-out and --tgt-out are the same file"),
     (("a.vec", "nodir/b.vec"), "no such directory"),
     (("a.vec", "b.unknown"), "cannot tell the format from the name 'b.unknown'"),
 ])
@@ -76,7 +86,8 @@ def test_colliding_or_bad_outputs_are_one_line_errors_before_anything_is_written
     d, *_ , train, _ = pair
     monkeypatch.chdir(d)
     before = (d / "src.vec").read_bytes(), (d / "tgt.vec").read_bytes()
-    code, out, err = run(capsys, "map", "src.vec", "tgt.vec", *outs, "--train", train, "-q")
+    code, out, err = run(capsys, "map", "--src", "src.vec", "--tgt", "tgt.vec", "--src-out", outs[0], "--tgt-out", outs[1],
+                         "--train", train, "-q")
     assert code == 1
     assert err.startswith("embgeo map: error: ") and len(err.strip().splitlines()) == 1, err
     assert re.search(message, err), err
@@ -87,11 +98,11 @@ def test_colliding_or_bad_outputs_are_one_line_errors_before_anything_is_written
 
 def test_a_recipe_that_needs_a_seed_says_so(pair, capsys):
     d, *_, train, _ = pair
-    code, out, err = run(capsys, "map", d / "src.vec", d / "tgt.vec", d / "a.vec", d / "b.vec", "--recipe", "rcsls")
+    spaces = ["--src", d / "src.vec", "--tgt", d / "tgt.vec", "--src-out", d / "a.vec", "--tgt-out", d / "b.vec"]
+    code, out, err = run(capsys, "map", *spaces, "--recipe", "rcsls")
     assert code == 1 and "recipe 'rcsls' needs a seed dictionary: pass --train" in err
-    # a seedless recipe says it does not use one (acl2017's numeral seed finds no numeral here: exit 1)
-    code, out, err = run(capsys, "map", d / "src.vec", d / "tgt.vec", d / "a.vec", d / "b.vec", "--recipe", "acl2017",
-                         "--train", train, "-q")
+    # a seedless recipe says it does not use one, --quiet or not (acl2017's numeral seed finds no numeral here: exit 1)
+    code, out, err = run(capsys, "map", *spaces, "--recipe", "acl2017", "--train", train, "-q")
     assert "--train is not used" in err and "no numeral" in err and code == 1
 
 

@@ -33,13 +33,14 @@ PUBLIC_API = {  # module -> sorted __all__
         "take_rows", "to_device", "to_numpy"],
     "embgeo.blocking": ["CACHE_TILE_COLS", "DEFAULT_MEMORY_BUDGET", "MIN_MEMORY_BUDGET", "PASS_ROWS", "TILE_COLS",
         "TILE_ROWS", "block_rows", "budget_bytes", "n_jobs", "row_blocks", "run_blocks", "share", "tile_shape"],
-    "embgeo.cli": ["COMMANDS", "load_embeddings", "main"],
+    "embgeo.cli": ["COMMANDS", "check_not_vectors", "choice", "cli_hints", "did_you_mean", "load_embeddings", "main",
+        "positive_int"],
     "embgeo.crosslingual": ["History", "Mapper", "MultilingualMapper", "RECIPES", "RECIPE_HELP", "dictionary_indices",
         "identical_dictionary", "induce_dictionary", "invnn_ranks", "mean_cosine", "numeral_dictionary", "procrustes",
         "retrieval_factors", "retrieve", "unsupervised_dictionary"],
     "embgeo.crosslingual.geomm": ["GeoMMResult", "geomm", "geomm_objective"],
     "embgeo.crosslingual.rcsls": ["rcsls", "rcsls_loss"],
-    "embgeo.crosslingual.cli": ["add_arguments", "run"],
+    "embgeo.crosslingual.cli": ["add_arguments", "add_mapper_arguments", "mapper_from_arguments", "run"],
     "embgeo.data": ["AnalogyPairs", "AnalogyQuestions", "BUILTIN", "Categories", "ENTAILMENT_TASKS",
         "EntailmentPairs", "KINDS", "OutlierSets", "PACKAGED", "Resource", "SemEvalCategory", "UNVERIFIED",
         "WordPairs", "as_dataset", "cache_dir", "cache_path", "cached", "dataset_path", "fetch", "find_local",
@@ -68,8 +69,9 @@ PUBLIC_API = {  # module -> sorted __all__
         "print_report", "run", "split_commas"],
     "embgeo.evaluate.compare_cli": ["COMPARE_COLUMNS", "add_arguments", "run"],
     "embgeo.evaluate.comparison": ["compare"],
-    "embgeo.evaluate.lexicon": ["BLIResult", "GridResult", "POSTPROC_GRID", "add_arguments", "add_mapper_arguments",
-        "bli", "gold_ranks", "mapper_from_arguments", "postproc_grid_search", "run"],
+    "embgeo.evaluate.bli_cli": ["add_arguments", "run"],
+    "embgeo.evaluate.lexicon": ["BLIResult", "GridResult", "POSTPROC_GRID", "bli", "gold_ranks",
+        "postproc_grid_search"],
     "embgeo.evaluate.categorization": ["CLUSTERINGS", "CategorizationResult", "LINKAGES", "categorization", "purity"],
     "embgeo.evaluate.entailment": ["ENTAILMENT_MEASURES", "EntailmentResult", "entailment", "tuned_accuracy"],
     "embgeo.evaluate.outliers": ["OutlierResult", "outlier_detection"],
@@ -227,3 +229,15 @@ def test_renamed_names_keep_a_deprecated_alias(module, old, new):
         new = "embgeo.normalize.normalize"
     home, _, attr = new.rpartition(".")
     assert value is getattr(importlib.import_module(home) if home else mod, attr)
+
+
+def test_the_docs_table_is_this_surface_of_this_release():
+    """docs/api/index.md names every public module of the table above, and says it is this release's surface."""
+    import re
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "api" / "index.md").read_text(encoding="utf-8")
+    rows = "\n".join(ln for ln in page.splitlines() if ln.startswith("| "))
+    named = set(re.findall(r"`(embgeo(?:\.\w+)*)`", rows))
+    assert set(PUBLIC_API) <= named, f"add to docs/api/index.md: {sorted(set(PUBLIC_API) - named)}"
+    assert not named - set(PUBLIC_API), f"not public modules: {sorted(named - set(PUBLIC_API))}"
+    assert f"## The {embgeo.__version__} surface" in page

@@ -49,6 +49,7 @@ evaluators accept those names too (``load_dataset("simverb-3500")``).
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -233,8 +234,12 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
     where = (f"not found in data directory {', '.join(str(d) for d in dirs)}" if dirs
              else "no data directory is set (set EMBGEO_DATA, or pass --data-dir DIR on the command line, "
                   "data_dir= in Python)")
+    known = [*BUILTIN, *(n for n, r in registry().items() if r.kind != "vectors"),
+             *(f.stem.lower() for d in dirs for f in d.iterdir() if f.is_file() and f.suffix.lower() in _SUFFIXES)]
+    near = difflib.get_close_matches(key, known, n=3)
+    hint = f" (did you mean {' or '.join(map(repr, near))}?)" if near else ""
     raise FileNotFoundError(
-        f"unknown dataset {s!r}: not a file, not a built-in name ({', '.join(sorted(BUILTIN))}), "
+        f"unknown dataset {s!r}{hint}: not a file, not a built-in name ({', '.join(sorted(BUILTIN))}), "
         f"not a registry name (see embgeo.data.registry()), and {where}"
     )
 

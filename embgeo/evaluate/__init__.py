@@ -9,6 +9,8 @@
 """
 from __future__ import annotations
 
+import difflib
+
 from ..data import AnalogyPairs, AnalogyQuestions, Categories, EntailmentPairs, OutlierSets, WordPairs, load_dataset
 from ..progress import progress_bar
 from .analogy import METHODS, AnalogyResult, analogy
@@ -59,7 +61,9 @@ def check_names(names, allowed, what: str) -> list:
     names = list(names)
     for n in names:
         if n not in allowed:
-            raise ValueError(f"unknown {what} {n!r}; choose from {', '.join(allowed)}")
+            near = difflib.get_close_matches(str(n), list(allowed), n=3)
+            hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+            raise ValueError(f"unknown {what} {n!r}{hint} (choose from {', '.join(allowed)})")
     return names
 
 

@@ -70,7 +70,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the report as JSON instead of a table")
     out.add_argument("--markdown", action="store_true", help="print the report as a Markdown table")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
 
 
 def _level(text):
@@ -108,6 +107,12 @@ def add_interval_arguments(parser: argparse.ArgumentParser, interval: bool = Tru
 
 
 def expand_datasets(items):
+    """The dataset names and files of ``--datasets``: a directory stands for its .txt/.tsv/.csv files.
+
+    A file that holds word vectors rather than a dataset is refused here, before any loading.
+    """
+    from ..cli import check_not_vectors
+
     out = []
     for item in items:
         p = Path(item).expanduser()
@@ -118,16 +123,15 @@ def expand_datasets(items):
             out += files
         else:
             out.append(item)
+    for item in out:
+        check_not_vectors(item, "--datasets", "a dataset (the vectors go to --embeddings)")
     return out
 
 
 def run(args) -> int:
     """Evaluate and print the report; returns the exit code."""
-    from ..progress import set_progress
     from . import check_names, evaluate
 
-    if args.quiet:
-        set_progress(False)
     # checked before the (possibly long) loading of embeddings
     measures = check_names(split_commas(args.measures), MEASURE_NAMES, "measure")
     methods = check_names(split_commas(args.analogy), METHODS, "analogy method")

@@ -9,6 +9,7 @@ Examples
 """
 from __future__ import annotations
 
+from ..cli import choice
 from . import DEFAULT_DATASETS
 from .analogy import METHODS
 from .cli import add_interval_arguments, check_loading_options, expand_datasets, print_report
@@ -36,7 +37,7 @@ def add_arguments(parser) -> None:
                         help="where to look up dataset names (default: $EMBGEO_DATA)")
     parser.add_argument("--measure", "-m", default="cosine", metavar="M",
                         help=f"similarity measure for word-pair datasets: {', '.join(MEASURES)} (default: cosine)")
-    parser.add_argument("--analogy", default="3cosadd", choices=METHODS,
+    parser.add_argument("--analogy", default="3cosadd", type=choice(METHODS, "analogy method"), metavar="METHOD",
                         help="analogy method for analogy datasets (default: 3cosadd)")
     parser.add_argument("--restrict-vocab", type=int, default=300000, metavar="N",
                         help="analogy candidates: the first N words (default 300000)")
@@ -45,29 +46,25 @@ def add_arguments(parser) -> None:
     parser.add_argument("--oov", choices=_OOV, default="skip",
                         help="pairs with an unknown word: skip (default; the test runs on pairs both cover), "
                              "similarity 0, or fail")
-    parser.add_argument("--test", choices=TESTS, default="auto",
+    parser.add_argument("--test", type=choice(TESTS, "test"), default="auto", metavar="TEST",
                         help="paired test: auto (default: Steiger for similarity, exact McNemar for analogy), "
                              "steiger, mcnemar, permutation or bootstrap")
     add_interval_arguments(parser, interval=False)
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the table as JSON")
     out.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
 
 
 def run(args) -> int:
     """Compare the two embeddings on every dataset and print one row per dataset."""
     from ..cli import load_embeddings
     from ..data import AnalogyPairs, AnalogyQuestions, load_dataset
-    from ..progress import set_progress
+    from . import check_names
+    from .comparison import compare
     from .report import Report
     from .similarity import resolve_measure
-    from .comparison import compare
 
-    if args.quiet:
-        set_progress(False)
-    if args.measure not in MEASURES:
-        raise ValueError(f"unknown measure {args.measure!r}; choose from {', '.join(MEASURES)}")
+    check_names([args.measure], MEASURES, "measure")
     check_loading_options(args)
     items = expand_datasets(args.datasets) if args.datasets else list(DEFAULT_DATASETS)
     datasets = [load_dataset(d, data_dir=args.data_dir) for d in items]   # fail before loading embeddings

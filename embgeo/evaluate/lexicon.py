@@ -1,4 +1,4 @@
-"""Bilingual lexicon induction (BLI): P@k / MRR of mapped embeddings, the POSTPROC grid, and the CLI.
+"""Bilingual lexicon induction (BLI): P@k / MRR of mapped embeddings and the POSTPROC grid.
 
 The dictionary readers (:func:`read_dictionary`, :func:`split_dictionary`,
 :func:`group_dictionary`) live in :mod:`embgeo.data` and are re-exported here.
@@ -15,10 +15,7 @@ Glavaš et al. 2019, "How to (properly) evaluate cross-lingual word embeddings")
   deprecated old name) (Glavaš et al. 2019 report
   scores over the whole test set), ``oov="raise"`` refuses any uncovered pair.
 
-Command line (``python -m embgeo bli``)::
-
-    python -m embgeo bli --src glove-6b-50d --tgt fi.vec.gz --train en-fi.tsv --holdout 0.2 \\
-        --lowercase --retrieval nn csls --postproc -0.25 0.15 --self-learning
+The command line, ``python -m embgeo bli``, is :mod:`embgeo.evaluate.bli_cli`.
 """
 from __future__ import annotations
 
@@ -33,18 +30,16 @@ import numpy as np
 
 from .. import backend as xb
 from ..display import Display, View
-from ..crosslingual import RECIPE_HELP, RECIPES, Mapper, invnn_ranks, retrieval_factors
+from ..crosslingual import Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
-from ..neighbors import VALID_RETRIEVALS
 from ..progress import progress_bar
 from ..validation import renamed_parameter
 from .similarity import _check_oov
 from .stats import Resampled, mean_score
 
 # read_dictionary, split_dictionary and group_dictionary stay importable here; embgeo.data exports them
-__all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult", "add_arguments", "run",
-           "add_mapper_arguments", "mapper_from_arguments"]
+__all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_GRID", "GridResult"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -411,133 +406,3 @@ class GridResult(Display):
         ax.set_title(f"POSTPROC grid: {score or self.criterion}")
         ax.figure.colorbar(im, ax=ax)
         return ax
-
-
-# ---------------------------------------------------------------------------------------- CLI
-def add_mapper_arguments(parser, default_recipe: str | None = None) -> None:
-    """The :class:`~embgeo.crosslingual.Mapper` options shared by ``bli`` and ``map``, and the recipe list.
-
-    The list (the epilog of ``--help``) is :data:`embgeo.crosslingual.RECIPE_HELP`, one line per recipe.
-    """
-    import argparse
-
-    width = max(map(len, RECIPES))
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = "recipes (--recipe):\n" + "\n".join(f"  {name.ljust(width)}  {RECIPE_HELP.get(name, '')}"
-                                                        for name in RECIPES)
-    parser.add_argument("--recipe", default=default_recipe, choices=sorted(RECIPES), metavar="RECIPE",
-                        help="Mapper recipe (listed below; default: supervised, semi_supervised with "
-                             "--self-learning); see embgeo.crosslingual.RECIPES")
-    parser.add_argument("--self-learning", action="store_true", help="iterate mapping and dictionary induction")
-    parser.add_argument("--vocabulary-cutoff", type=int, default=None, help="self-learning vocabulary cutoff")
-    parser.add_argument("--max-iter", type=int, default=None, help="bound on self-learning iterations")
-    parser.add_argument("--postproc", nargs=2, type=float, metavar=("ALPHA_SRC", "ALPHA_TGT"),
-                        help="POSTPROC similarity-order exponents (paper: -0.25 0.15)")
-    parser.add_argument("--pca", default=None, help="reduce the wider space by PCA: N or 'match'")
-
-
-def mapper_from_arguments(args):
-    """(recipe name, the overrides, an unfitted Mapper) from the options of :func:`add_mapper_arguments`."""
-    recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
-    over: dict = {}
-    if args.self_learning:
-        over["self_learning"] = True
-    if args.vocabulary_cutoff:
-        over["vocabulary_cutoff"] = args.vocabulary_cutoff
-    if args.max_iter:
-        over["max_iter"] = args.max_iter
-    if args.postproc:
-        over["postproc"] = tuple(args.postproc)
-    if args.pca:
-        over["pca"] = args.pca if args.pca == "match" else int(args.pca)
-    return recipe, over, Mapper.from_recipe(recipe, **over)
-
-
-def add_arguments(parser) -> None:
-    """Arguments of ``python -m embgeo bli``."""
-    parser.add_argument("--src", required=True, help="source vectors: a name (glove-6b-50d) or a .vec[.gz] path")
-    parser.add_argument("--tgt", required=True, help="target vectors: a name or a .vec[.gz] path")
-    parser.add_argument("--train", required=True, help="training (seed) dictionary")
-    parser.add_argument("--test", help="test dictionary; without it, --holdout of --train is held out")
-    parser.add_argument("--holdout", type=float, default=0.2, metavar="FRACTION",
-                        help="fraction of training source words held out for testing when no --test, "
-                             "between 0 and 1 (default: 0.2)")
-    parser.add_argument("--seed-size", type=int, default=None,
-                        help="seed = the first N pairs of --train minus the test words (the yacle 1k/500 "
-                             "files are the first lines of the 5k file)")
-    parser.add_argument("--src-vocab", type=int, default=200000, metavar="N",
-                        help="keep the first N source words, the most frequent in frequency-sorted files "
-                             "(default: 200000; the rest of a larger file is dropped, and the run says so)")
-    parser.add_argument("--tgt-vocab", type=int, default=200000, metavar="N",
-                        help="keep the first N target words (default: 200000)")
-    add_mapper_arguments(parser)
-    parser.add_argument("--retrieval", nargs="+", default=["nn", "csls"], choices=list(VALID_RETRIEVALS["exact"]),
-                        metavar="{" + ",".join(VALID_RETRIEVALS["exact"]) + "}",
-                        help="how a mapped source word finds its translation, one row each: nn (nearest "
-                             "neighbour, cosine), csls (cross-domain similarity local scaling, Conneau et al. "
-                             "2018), isf (inverted softmax, Smith et al. 2017), dot (raw dot product, VecMap's "
-                             "--dot), invnn (inverted nearest neighbour, Dinu et al. 2015) (default: nn csls)")
-    parser.add_argument("--source-size", type=int, default=None,
-                        help="CSLS / inverted-softmax statistics over the N most frequent source words (all)")
-    parser.add_argument("--oov", default="skip", choices=["skip", "zero", "miss", "raise"],
-                        help="uncovered test words: skip (default), zero (count as failures; 'miss' is "
-                             "its deprecated name) or raise")
-    parser.add_argument("--lowercase", action="store_true", help="lower-case the dictionaries")
-
-
-def _load_vocab(source, n, option):
-    """The first ``n`` words of ``source``; one line on standard error when the file holds more."""
-    import sys
-
-    from ..io import load
-
-    e = load(source, limit=n + 1)  # one word more tells whether the file was cut
-    if len(e) > n:
-        print(f"embgeo bli: note: keeping the first {n} words of {source} ({option} {n})", file=sys.stderr)
-        e = e.subset(e.words[:n])
-    return e
-
-
-def run(args) -> int:
-    """Run ``python -m embgeo bli``: map, evaluate, print one table row per retrieval method."""
-    import time
-
-    if not args.test and not 0 < args.holdout < 1:
-        raise ValueError(f"--holdout must be between 0 and 1 (a fraction of the --train source words), "
-                         f"got {args.holdout}")
-    for name in ("src_vocab", "tgt_vocab"):
-        if getattr(args, name) < 1:
-            raise ValueError(f"--{name.replace('_', '-')} must be positive, got {getattr(args, name)}")
-    # checked before the (possibly long) loading of the vectors
-    pairs = read_dictionary(args.train, lowercase=args.lowercase)
-    test = read_dictionary(args.test, lowercase=args.lowercase) if args.test else None
-    src = _load_vocab(args.src, args.src_vocab, "--src-vocab")
-    tgt = _load_vocab(args.tgt, args.tgt_vocab, "--tgt-vocab")
-    if test is None:
-        _, test = split_dictionary(pairs, args.holdout)
-    test_src = {s for s, _ in test}
-    # a smaller seed = the first N pairs of the same file, minus the test words, so that the
-    # held-out words (and hence the scores) stay comparable across seed sizes
-    pool = pairs[:args.seed_size] if args.seed_size else pairs
-    train = [p for p in pool if p[0] not in test_src]
-    if not train:
-        raise ValueError("no training pair is left after removing the test words")
-    recipe, over, mapper = mapper_from_arguments(args)
-    t0 = time.perf_counter()
-    mapper.fit(src, tgt, train)
-    xs, zt = mapper.transform(src, tgt)
-    fit_s = time.perf_counter() - t0
-    rows = []
-    for r in args.retrieval:
-        res = bli(xs, zt, test, retrieval=r, oov="zero" if args.oov == "miss" else args.oov,
-                  source_size=args.source_size)
-        rows.append(res.to_dict())
-    from .report import Report
-
-    title = (f"BLI {args.src} ({len(src)}x{src.dim}) -> {args.tgt} ({len(tgt)}x{tgt.dim}); recipe {recipe}"
-             f"{' ' + str(over) if over else ''}; {len(train)} seed pairs; {rows[0]['n_test']} test words; "
-             f"fit {fit_s:.1f}s, {mapper.n_iter_} self-learning iterations")
-    pct = {c: "{:.2%}" for c in ("P@1", "P@5", "P@10", "MRR", "coverage")}
-    print(Report(rows, columns=["retrieval", "P@1", "P@5", "P@10", "MRR", "coverage", "n_queries"],
-                 title=title, formats=pct))
-    return 0

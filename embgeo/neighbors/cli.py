@@ -13,6 +13,8 @@ import argparse
 import json
 import sys
 
+from ..cli import choice, positive_int
+
 __all__ = ["add_arguments", "run"]
 
 
@@ -22,10 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embeddings", "-e", default="glove-6b-50d", metavar="NAME|PATH",
                         help="embeddings to search: 'glove-6b-50d' (default, needs embgeo[data]), a registry "
                              "name, or a file embgeo.load reads (word2vec/GloVe/fastText text or binary, ...)")
-    parser.add_argument("-k", type=int, default=10, metavar="K", help="neighbours per word (default: 10)")
-    parser.add_argument("--limit", type=int, default=None, metavar="N",
+    parser.add_argument("-k", type=positive_int, default=10, metavar="K", help="neighbours per word (default: 10)")
+    parser.add_argument("--limit", type=positive_int, default=None, metavar="N",
                         help="search only the first N words of the embeddings (default: all)")
-    parser.add_argument("--metric", choices=("cosine", "dot", "csls"), default="cosine",
+    parser.add_argument("--metric", type=choice(("cosine", "dot", "csls"), "metric"), default="cosine",
+                        metavar="{cosine,dot,csls}",
                         help="cosine (default), dot product, or csls (hubness-corrected cosine)")
     parser.add_argument("--json", action="store_true", help="print {word: [[neighbour, score], ...]} as JSON")
 
@@ -34,8 +37,6 @@ def run(args) -> int:
     """Print each word's neighbours; returns the exit code."""
     from ..cli import load_embeddings
 
-    if args.k < 1:
-        raise ValueError(f"-k must be positive, got {args.k}")
     e = load_embeddings(args.embeddings, args.limit)
     e.indices(args.words)  # an unknown word fails here, named, before the search
     scores, ids = e.neighbors(args.words, k=min(args.k, len(e) - 1), metric=args.metric)

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "reads")
     parser.add_argument("--limit", type=int, default=None, metavar="N",
                         help="load only the first N words of the embeddings")
-    parser.add_argument("--queries", "-q", nargs="+", default=None, metavar="NAME|FILE.json",
+    parser.add_argument("--queries", nargs="+", default=None, metavar="NAME|FILE.json",
                         help="weat1 ... weat10 (Caliskan et al. 2017; default: all ten), or a JSON file "
                              '{"targets": [[...], [...]], "attributes": [[...], [...]], "name": "..."}')
     parser.add_argument("--measures", "-m", default="weat", metavar="M[,M...]",
@@ -80,13 +80,15 @@ def _query(item: str):
 
 def run(args) -> int:
     """Score the queries and print the report; returns the exit code."""
+    from ...cli import did_you_mean
     from ..cli import print_report, split_commas
     from ._measures import BIAS_MEASURES, bias_report
 
     measures = split_commas([args.measures])
     for m in measures:
         if m not in BIAS_MEASURES:
-            raise ValueError(f"unknown bias measure {m!r}; choose from {', '.join(BIAS_MEASURES)}")
+            raise ValueError(f"unknown bias measure {m!r}{did_you_mean(m, BIAS_MEASURES)} (choose from "
+                             f"{', '.join(BIAS_MEASURES)})")
     if not 0 <= args.min_coverage <= 1:
         raise ValueError(f"--min-coverage must be between 0 and 1, got {args.min_coverage}")
     if args.ci is not None and not 0 < args.ci < 1:
