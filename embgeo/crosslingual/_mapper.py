@@ -639,8 +639,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         it, last_improvement = 1, 0
         keep_prob = float(self.stochastic_initial)
         end = False
-        bar = progress_bar(total=self.max_iter, desc="self-learning", progress=self.progress, unit="iter")
-        try:
+        with progress_bar(total=self.max_iter, desc="self-learning", progress=self.progress, unit="iter") as bar:
             while True:
                 t0 = time.perf_counter()
                 if it - last_improvement > self.stochastic_interval:
@@ -668,8 +667,6 @@ class Mapper(TransformerMixin, BaseEstimator):
                 bar.update(1)
                 bar.set_postfix(objective=f"{objective:.4f}", p=keep_prob)
                 it += 1
-        finally:
-            bar.close()
         self.n_iter_ = len(self.history_)
         return si, ti
 
@@ -693,8 +690,7 @@ class Mapper(TransformerMixin, BaseEstimator):
     def _muse_refine(self, X, Z, si, ti, val, retrieval, csls_knn):
         """MUSE's refinement loop (``supervised.py``); the final Procrustes is :meth:`_final_mapping`."""
         n_rounds = 5 if self.max_iter is None else int(self.max_iter)
-        bar = progress_bar(total=n_rounds, desc="refinement", progress=self.progress, unit="iter")
-        try:
+        with progress_bar(total=n_rounds, desc="refinement", progress=self.progress, unit="iter") as bar:
             for it in range(1, n_rounds + 1):
                 t0 = time.perf_counter()
                 W = procrustes(xb.take_rows(X, si), xb.take_rows(Z, ti), check_finite=False)
@@ -707,8 +703,6 @@ class Mapper(TransformerMixin, BaseEstimator):
                 si, ti = pairs[:, 0], pairs[:, 1]
                 self._record(it, objective, 1.0, pairs, X, Z, W, val, t0)
                 bar.update(1)
-        finally:
-            bar.close()
         self.n_iter_ = len(self.history_)
         return si, ti
 
