@@ -109,10 +109,13 @@ class History(list):
         """
         try:
             import matplotlib.pyplot as plt
+            from matplotlib.ticker import MaxNLocator
         except ImportError:
             raise ImportError("History.plot needs matplotlib: pip install 'embgeo[plot]'") from None
         if not self:
-            raise ValueError("no self-learning iteration was recorded (self_learning=False?)")
+            raise ValueError("no self-learning iteration to plot: self-learning did not run (the Mapper was fitted "
+                             "with self_learning=False, one mapping from the seed dictionary); fit with "
+                             "self_learning=True, or a recipe that uses it, to record one row per iteration")
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
         it = [r["iteration"] for r in self]
@@ -122,6 +125,7 @@ class History(list):
             ax.plot(it, [r["mean_cosine"] for r in self], color="C2", linestyle="--", label="mean cosine (MUSE)")
             ax.legend(loc="lower left")
         ax.set_xlabel("iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are counted, never 2.5
         ax.set_ylabel("objective (mean best similarity)", color="C0")
         if "val_accuracy" in self[0]:
             ax2 = ax.twinx()
