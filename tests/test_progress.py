@@ -194,3 +194,13 @@ def test_isotropy_table_reports_its_progress(log_everything, rng):
     e = embgeo.Embeddings([f"w{i}" for i in range(300)], rng.standard_normal((300, 8)).astype(np.float32))
     isotropy_table(e, ["all_but_the_top", "similarity_order"], progress=True)
     assert "isotropy table: 3/3 row in" in log_everything.getvalue()
+
+
+def test_rcsls_reports_its_progress(log_everything, rng):
+    import numpy as np
+
+    from embgeo.crosslingual.rcsls import rcsls
+
+    X = rng.standard_normal((60, 4)).astype(np.float32)
+    rcsls(X, X, np.arange(40), np.arange(40), csls_knn=3, n_epochs=2, progress=True)
+    assert "RCSLS: 3/3 step in" in log_everything.getvalue()

@@ -580,7 +580,8 @@ class Mapper(TransformerMixin, BaseEstimator):
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "rcsls":
             W = rcsls(xb.to_numpy(X), xb.to_numpy(Z), np.asarray(xb.to_numpy(si)),
-                      np.asarray(xb.to_numpy(ti)), csls_knn=csls_knn, random_state=self.random_state)
+                      np.asarray(xb.to_numpy(ti)), csls_knn=csls_knn, random_state=self.random_state,
+                      progress=self.progress)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
