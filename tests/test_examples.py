@@ -91,3 +91,56 @@ def test_a_page_runs_in_a_fresh_process_from_an_empty_folder(tmp_path):
     out = subprocess.run([sys.executable, str(RUNNER), str(page), "page.md"], cwd=work,
                          env=fresh_session_env(cache), capture_output=True, text=True, timeout=300)
     assert out.returncode == 1 and 'File "page.md", line 5' in out.stderr and "x is 1" in out.stderr
+
+
+def _bound(code):
+    """Names a block binds (assignments, imports, definitions, loop and with targets)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def _loaded(code):
+    import ast
+
+    return {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def rebound_by_skipped_blocks(text):
+    """``(skipped block's line, later block's line, names)``: a skipped block (real data, a GPU) that rebinds
+    names the page's runnable blocks bound before it and use after it, so that a reader who pastes every
+    block in order, the skipped one too, runs the later ones on other objects than the page shows."""
+    found, runnable_bound = [], set()
+    page = [(code, line, reason) for lang, code, line, reason in blocks(text) if lang == "python"]
+    for i, (code, line, reason) in enumerate(page):
+        if reason is None:
+            runnable_bound |= _bound(code)
+            continue
+        clash = _bound(code) & runnable_bound
+        for later, later_line, later_reason in page[i + 1:]:
+            used = clash & _loaded(later) if later_reason is None else set()
+            if used:
+                found.append((line, later_line, sorted(used)))
+    return found
+
+
+def test_rebinding_check_finds_a_skipped_block_that_changes_later_names():
+    page = ("```python\nen = 1\ntrain = [1]\n```\n<!-- example: skip (real data) -->\n```python\n"
+            "en = 2\nfi = 3\n```\n```python\nprint(en, fi, train)\n```\n")
+    assert rebound_by_skipped_blocks(page) == [(7, 11, ["en"])]
+    assert rebound_by_skipped_blocks(page.replace("en = 2", "en200k = 2")) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_skipped_blocks_do_not_rebind_names_later_blocks_use(page):
+    clashes = rebound_by_skipped_blocks(page.read_text(encoding="utf-8"))
+    assert not clashes, (f"{page.name}: a skipped block rebinds names that later blocks use (pasted in order, "
+                         f"they would run on other objects); give its variables their own names: {clashes}")
