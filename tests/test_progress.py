@@ -204,3 +204,10 @@ def test_rcsls_reports_its_progress(log_everything, rng):
     X = rng.standard_normal((60, 4)).astype(np.float32)
     rcsls(X, X, np.arange(40), np.arange(40), csls_knn=3, n_epochs=2, progress=True)
     assert "RCSLS: 3/3 step in" in log_everything.getvalue()
+
+
+def test_an_experiment_grid_reports_its_progress(log_everything):
+    from embgeo.distributed import map_grid
+
+    assert map_grid(lambda a, b: a * b, {"a": [1, 2], "b": [10, 20]}, local=True, progress=True) == [10, 20, 20, 40]
+    assert "grid: 4/4 call in" in log_everything.getvalue()
