@@ -187,16 +187,15 @@ def run_blocks(fn, starts, *, n_jobs: int = 1, desc=None, progress: bool | None 
     so threads, not processes, fill the cores, and BLAS runs one thread meanwhile — unless the
     whole job (``flops``, e.g. queries × rows × dimension) is too small to be worth the switch.
     """
-    bar = progress_bar(total=len(starts), desc=desc, progress=progress, unit="block")
-    with (xb.single_blas_thread() if flops >= 2**24 else nullcontext()):
-        if n_jobs <= 1 or len(starts) == 1:
-            for s in starts:
-                fn(s)
-                bar.update()
-        else:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
-                for _ in pool.map(fn, starts):
+    with progress_bar(total=len(starts), desc=desc, progress=progress, unit="block") as bar:
+        with (xb.single_blas_thread() if flops >= 2**24 else nullcontext()):
+            if n_jobs <= 1 or len(starts) == 1:
+                for s in starts:
+                    fn(s)
                     bar.update()
-    bar.close()
+            else:
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(min(n_jobs, len(starts))) as pool:
+                    for _ in pool.map(fn, starts):
+                        bar.update()

@@ -10,7 +10,7 @@ da = pytest.importorskip("dask.array")
 
 import embgeo  # noqa: E402
 from embgeo import distributed as dd  # noqa: E402
-from embgeo import negatives, neighbors  # noqa: E402
+from embgeo import negatives, neighbors, progress  # noqa: E402
 
 
 def _lift_budget_floor():
@@ -179,8 +179,10 @@ def _where(a, b):
     return a * b, os.getpid()
 
 
-def test_map_grid_runs_the_grid_on_the_workers_in_order(client):
-    out = dd.map_grid(_where, {"a": [1, 2], "b": [10, 20, 30]})
+def test_map_grid_runs_the_grid_on_the_workers_in_order(client, monkeypatch, capsys):
+    monkeypatch.setattr(progress, "_DELAY", 0.0)  # every task counts as long: its one line is written
+    out = dd.map_grid(_where, {"a": [1, 2], "b": [10, 20, 30]}, progress=True)
+    assert "grid: 6/6 call in" in capsys.readouterr().err  # counted as the calls finish on the workers
     assert [v for v, _ in out] == [10, 20, 30, 20, 40, 60]
     assert os.getpid() not in {pid for _, pid in out}
     assert dd.map_grid(_where, [{"a": 3, "b": 4}], local=True) == [(12, os.getpid())]

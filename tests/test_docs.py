@@ -21,6 +21,9 @@ def test_mkdocs_build_strict(tmp_path):
     assert 'id="embgeo.embeddings.Embeddings.most_similar"' in page
     kv = (site / "api" / "keyedvectors" / "index.html").read_text(encoding="utf-8")
     assert 'id="embgeo.keyedvectors.KeyedVectors.load_word2vec_format"' in kv
+    # the notebook page (mkdocs-jupyter) shows the notebook's code and its stored outputs, plots included
+    notebook = (site / "notebook" / "index.html").read_text(encoding="utf-8")
+    assert "glove.top(20000)" in notebook and notebook.count("data:image/png") >= 2
     for md in (REPO / "docs").glob("*.md"):  # every narrative page is in the site
         assert (site / ("" if md.stem == "index" else md.stem) / "index.html").exists(), md.name
 

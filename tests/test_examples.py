@@ -1,53 +1,28 @@
-"""Every example in README.md and docs/*.md runs as written.
+"""Every example in README.md and docs/*.md runs as written, pasted in order into a fresh session.
 
-Each page's ```python blocks are executed in order in one namespace (as a reader pasting them into one
-session would), in a fresh temporary directory; its ```bash lines that run ``python -m embgeo ...`` are run
-through :func:`embgeo.cli.main` and must exit with 0. A block that truly cannot run here (it needs a download,
-a GPU, a cluster) is preceded by the marker ``<!-- example: skip (reason) -->``; the reason is required.
-The pages use the embedded GloVe, gensim's bundled corpora and data they build themselves.
+Each page runs in its own Python process (``tests/page_runner.py``): its ```python blocks in order in one
+namespace, its ```bash lines that run ``python -m embgeo ...`` through :func:`embgeo.cli.main` (exit 0), from
+an empty working directory with no ``../shared`` beside it, no ``EMBGEO_DATA`` and an empty data cache, so a
+page can use only what a fresh install has: the embedded GloVe, gensim's bundled corpora, the datasets that
+ship with embgeo and the files the page writes itself. A block that truly cannot run here (it needs data that
+is not distributed, a GPU, a cluster) is preceded by the marker ``<!-- example: skip (reason) -->``; the reason
+is required. A block that fails to download something skips the rest of its page (an offline machine).
 """
 from __future__ import annotations
 
-import copy
-import re
-import shlex
-import time
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-import numpy as np
 import pytest
 
 import embgeo
 from conftest import REPO
+from page_runner import DOWNLOAD_FAILED, blocks, embgeo_commands
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-_FENCE = re.compile(r"^(?P<marker><!--[^\n]*-->[ \t]*\n)?```(?P<lang>python|bash)[ \t]*\n(?P<code>.*?)^```",
-                    flags=re.S | re.M)
-_SKIP = re.compile(r"<!--\s*example:\s*skip\s*\((?P<reason>[^)]*\S[^)]*)\)\s*-->")
-
-
-def blocks(text):
-    """``(lang, code, first_line, skip_reason)`` for every fenced python / bash block of a page."""
-    out = []
-    for m in _FENCE.finditer(text):
-        line = text.count("\n", 0, m.start("code")) + 1
-        marker = m.group("marker")
-        reason = None
-        if marker and "example" in marker:
-            skip = _SKIP.search(marker)
-            assert skip, f"line {line}: a skip marker reads <!-- example: skip (why it cannot run) -->"
-            reason = skip.group("reason")
-        out.append((m.group("lang"), m.group("code"), line, reason))
-    return out
-
-
-def embgeo_commands(code):
-    """The argument lists of the ``python -m embgeo ...`` lines of a bash block (comments dropped)."""
-    cmds = []
-    for ln in code.splitlines():
-        words = shlex.split(ln, comments=True)
-        if words[:3] == ["python", "-m", "embgeo"]:
-            cmds.append(words[3:])
-    return cmds
+RUNNER = Path(__file__).with_name("page_runner.py")
 
 
 def test_blocks_finds_markers_and_commands():
@@ -60,101 +35,112 @@ def test_blocks_finds_markers_and_commands():
         blocks("<!-- example: skip -->\n```python\nz\n```\n")
 
 
-#: Word2Vec models the pages trained, by their corpus file and arguments (see ``page_session``)
-_TRAINED: dict = {}
-
-
-@pytest.fixture
-def page_session(tmp_path, monkeypatch, glove):
-    """A fresh working directory, no windows, and what the pages load or train more than once, made once
-    per test session: the embedded GloVe (the data extra; plot and dev extras as the README's install) and
-    the Lee-corpus Word2Vec that four pages train."""
-    matplotlib = pytest.importorskip("matplotlib")
-    matplotlib.use("Agg")
-    monkeypatch.chdir(tmp_path)
-    real_load = embgeo.load
-
-    def load(source, *args, **kwargs):  # Embeddings are immutable, so sharing one load is safe
-        if source == "glove-6b-50d" and not args and set(kwargs) <= {"limit"}:
-            return glove.top(kwargs["limit"]) if kwargs.get("limit") else glove
-        return real_load(source, *args, **kwargs)
-
-    monkeypatch.setattr(embgeo, "load", load)
-    monkeypatch.setattr(embgeo.io, "load", load)  # the CLI's --embeddings
-    gensim_models = pytest.importorskip("gensim.models")
-    monkeypatch.setattr(gensim_models, "Word2Vec", _shared_word2vec(gensim_models.Word2Vec))
-    return tmp_path
-
-
-def _shared_word2vec(cls):
-    """``cls`` (gensim's Word2Vec), except that a seeded one-worker model of a corpus file is trained once
-    per session and each later call gets a deep copy: such a model is the same in every training (the test
-    below checks it against a fresh one)."""
-    from gensim.models.word2vec import LineSentence
-
-    def make(sentences=None, **kwargs):
-        if not (isinstance(sentences, LineSentence) and isinstance(sentences.source, str)
-                and kwargs.get("workers") == 1 and "seed" in kwargs):
-            return cls(sentences, **kwargs)
-        key = (sentences.source, sentences.max_sentence_length, sentences.limit, tuple(sorted(kwargs.items())))
-        if key not in _TRAINED:
-            _TRAINED[key] = cls(sentences, **kwargs)
-        return copy.deepcopy(_TRAINED[key])
-
-    return make
-
-
-def test_shared_word2vec_trains_once_and_hands_out_copies(tmp_path):
-    models = pytest.importorskip("gensim.models")
-    from gensim.models.word2vec import LineSentence
-
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("the cat sat on the mat\nthe dog sat on the log\n" * 20)
-    make = _shared_word2vec(models.Word2Vec)
-    kw = dict(vector_size=8, min_count=1, seed=0, workers=1)
-    before = len(_TRAINED)
-    a, b = make(LineSentence(str(corpus)), **kw), make(LineSentence(str(corpus)), **kw)
-    assert len(_TRAINED) == before + 1 and a is not b
-    fresh = models.Word2Vec(LineSentence(str(corpus)), **kw)  # what the page would have trained
-    for m in (a, b):
-        np.testing.assert_array_equal(m.wv.vectors, fresh.wv.vectors)
-        np.testing.assert_array_equal(m.syn1neg, fresh.syn1neg)
-    b.wv.vectors[:] = 0  # a page may change its model: the next page's copy is untouched
-    np.testing.assert_array_equal(make(LineSentence(str(corpus)), **kw).wv.vectors, fresh.wv.vectors)
-    make(LineSentence(str(corpus)), **{**kw, "workers": 2})  # not reproducible: trained, never kept
-    assert len(_TRAINED) == before + 1
-
-
 def _runnable(page):
     return any(reason is None for _, _, _, reason in blocks(page.read_text(encoding="utf-8")))
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if _runnable(p)], ids=lambda p: p.name)
-def test_page_examples_run(page, page_session, capsys):
-    from embgeo.cli import main
+def fresh_session_env(cache: Path) -> dict:
+    """The environment of a reader's new session: this checkout's embgeo importable, no shared data, an
+    empty download cache, no windows; nothing the test session set for itself (the CUDA simulator, quiet
+    progress)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("EMBGEO_", "PYTEST_", "NUMBA_ENABLE_CUDASIM"))}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(embgeo.__file__).resolve().parents[1]),
+                                         *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["EMBGEO_DATA"] = str(cache)
+    env["MPLBACKEND"] = "Agg"
+    return env
 
-    namespace: dict = {"__name__": "__main__"}
-    rel = page.relative_to(REPO)
-    timings = []
-    for lang, code, line, reason in blocks(page.read_text(encoding="utf-8")):
-        if reason is not None:
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _runnable(p)], ids=lambda p: p.name)
+def test_page_examples_run(page, tmp_path, glove_package):
+    pytest.importorskip("matplotlib")  # the README's install: the data (glove_package), plot and dev extras
+    work, cache = tmp_path / "session", tmp_path / "cache"
+    work.mkdir()
+    cache.mkdir()
+    assert not (work.parent / "shared").exists()
+    rel = page.relative_to(REPO).as_posix()
+    out = subprocess.run([sys.executable, str(RUNNER), str(page), rel], cwd=work, env=fresh_session_env(cache),
+                         capture_output=True, text=True, timeout=1800)
+    print("\n".join(ln[len("TIMING "):] + " s" for ln in out.stdout.splitlines() if ln.startswith("TIMING ")))
+    if out.returncode == DOWNLOAD_FAILED:
+        pytest.skip(out.stderr.strip().splitlines()[-1])
+    assert out.returncode == 0, f"{rel} (run: cd to an empty folder; python {RUNNER} {page}):\n{out.stderr[-6000:]}"
+
+
+def test_a_page_runs_in_a_fresh_process_from_an_empty_folder(tmp_path):
+    """The runner's session knows nothing of the test session: no names, no files, no shared data."""
+    page = tmp_path / "page.md"
+    page.write_text("```python\nimport os, sys\nassert os.listdir('.') == [] and 'pytest' not in sys.modules\n"
+                    "assert not os.path.exists('../shared') and os.environ['EMBGEO_DATA'] != ''\n"
+                    "assert not os.listdir(os.environ['EMBGEO_DATA'])\n"
+                    "open('out.txt', 'w').write('x')\n```\n"
+                    "<!-- example: skip (shows a skip) -->\n```python\nraise SystemExit(9)\n```\n"
+                    "```python\nassert open('out.txt').read() == 'x'   # blocks share one session\n"
+                    "from embgeo.errors import DownloadError\nraise DownloadError('no network')\n```\n"
+                    "```python\nraise SystemExit(7)   # not reached: the page stopped at the download\n```\n")
+    work, cache = tmp_path / "session", tmp_path / "cache"
+    work.mkdir()
+    cache.mkdir()
+    out = subprocess.run([sys.executable, str(RUNNER), str(page), "page.md"], cwd=work,
+                         env=fresh_session_env(cache), capture_output=True, text=True, timeout=300)
+    assert out.returncode == DOWNLOAD_FAILED, out.stderr
+    assert "page.md:13: a download failed (offline?): no network" in out.stderr
+    assert out.stdout.splitlines() == ["TIMING page.md:2 " + out.stdout.split()[2]]
+    page.write_text("```python\nx = 1\n```\n```python\nassert x == 2, 'x is 1'\n```\n")
+    out = subprocess.run([sys.executable, str(RUNNER), str(page), "page.md"], cwd=work,
+                         env=fresh_session_env(cache), capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1 and 'File "page.md", line 5' in out.stderr and "x is 1" in out.stderr
+
+
+def _bound(code):
+    """Names a block binds (assignments, imports, definitions, loop and with targets)."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+    return names
+
+
+def _loaded(code):
+    import ast
+
+    return {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def rebound_by_skipped_blocks(text):
+    """``(skipped block's line, later block's line, names)``: a skipped block (real data, a GPU) that rebinds
+    names the page's runnable blocks bound before it and use after it, so that a reader who pastes every
+    block in order, the skipped one too, runs the later ones on other objects than the page shows."""
+    found, runnable_bound = [], set()
+    page = [(code, line, reason) for lang, code, line, reason in blocks(text) if lang == "python"]
+    for i, (code, line, reason) in enumerate(page):
+        if reason is None:
+            runnable_bound |= _bound(code)
             continue
-        start = time.perf_counter()
-        if lang == "python":
-            exec(compile(code, f"{rel}:{line}", "exec"), namespace)
-        else:
-            for argv in embgeo_commands(code):
-                code_ = main(argv)
-                assert code_ == 0, f"{rel}:{line}: python -m embgeo {' '.join(argv)} exited {code_}: " \
-                                   f"{capsys.readouterr().err[-2000:]}"
-        timings.append((f"{rel}:{line}", time.perf_counter() - start))
-    print("\n".join(f"{where}: {t:.1f} s" for where, t in timings))
-    # a Dask cluster a page leaves open keeps its event loop and system monitor running for the rest
-    # of the test session (its allocations showed in other tests' memory traces): pages close theirs
-    dask = {name: v for name, v in namespace.items() if type(v).__module__.startswith("distributed")}
-    dask.update({f"{name}.cluster": v.cluster for name, v in list(dask.items()) if getattr(v, "cluster", None)})
-    left_open = [name for name, v in dask.items()
-                 if hasattr(v, "close") and not str(getattr(v, "status", "closed")).endswith("closed")]
-    for name in left_open:
-        dask[name].close()
-    assert not left_open, f"{rel} leaves Dask objects open: {left_open} (close them at the end of the example)"
+        clash = _bound(code) & runnable_bound
+        for later, later_line, later_reason in page[i + 1:]:
+            used = clash & _loaded(later) if later_reason is None else set()
+            if used:
+                found.append((line, later_line, sorted(used)))
+    return found
+
+
+def test_rebinding_check_finds_a_skipped_block_that_changes_later_names():
+    page = ("```python\nen = 1\ntrain = [1]\n```\n<!-- example: skip (real data) -->\n```python\n"
+            "en = 2\nfi = 3\n```\n```python\nprint(en, fi, train)\n```\n")
+    assert rebound_by_skipped_blocks(page) == [(7, 11, ["en"])]
+    assert rebound_by_skipped_blocks(page.replace("en = 2", "en200k = 2")) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_skipped_blocks_do_not_rebind_names_later_blocks_use(page):
+    clashes = rebound_by_skipped_blocks(page.read_text(encoding="utf-8"))
+    assert not clashes, (f"{page.name}: a skipped block rebinds names that later blocks use (pasted in order, "
+                         f"they would run on other objects); give its variables their own names: {clashes}")

@@ -116,10 +116,13 @@ class History(Display, list):
         """
         try:
             import matplotlib.pyplot as plt
+            from matplotlib.ticker import MaxNLocator
         except ImportError:
             raise ImportError("History.plot needs matplotlib: pip install 'embgeo[plot]'") from None
         if not self:
-            raise ValueError("no self-learning iteration was recorded (self_learning=False?)")
+            raise ValueError("no self-learning iteration to plot: self-learning did not run (the Mapper was fitted "
+                             "with self_learning=False, one mapping from the seed dictionary); fit with "
+                             "self_learning=True, or a recipe that uses it, to record one row per iteration")
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
         it = [r["iteration"] for r in self]
@@ -129,6 +132,7 @@ class History(Display, list):
             ax.plot(it, [r["mean_cosine"] for r in self], color="C2", linestyle="--", label="mean cosine (MUSE)")
             ax.legend(loc="lower left")
         ax.set_xlabel("iteration")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # iterations are counted, never 2.5
         ax.set_ylabel("objective (mean best similarity)", color="C0")
         if "val_accuracy" in self[0]:
             ax2 = ax.twinx()
@@ -583,7 +587,8 @@ class Mapper(TransformerMixin, BaseEstimator):
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "rcsls":
             W = rcsls(xb.to_numpy(X), xb.to_numpy(Z), np.asarray(xb.to_numpy(si)),
-                      np.asarray(xb.to_numpy(ti)), csls_knn=csls_knn, random_state=self.random_state)
+                      np.asarray(xb.to_numpy(ti)), csls_knn=csls_knn, random_state=self.random_state,
+                      progress=self.progress)
             self.src_transform_ = xp.asarray(np.asarray(W, dtype=np.float64))
             self.tgt_transform_ = xp.eye(dt, dtype=f64)
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
@@ -646,8 +651,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         it, last_improvement = 1, 0
         keep_prob = float(self.stochastic_initial)
         end = False
-        bar = progress_bar(total=self.max_iter, desc="self-learning", progress=self.progress, unit="iter")
-        try:
+        with progress_bar(total=self.max_iter, desc="self-learning", progress=self.progress, unit="iter") as bar:
             while True:
                 t0 = time.perf_counter()
                 if it - last_improvement > self.stochastic_interval:
@@ -675,8 +679,6 @@ class Mapper(TransformerMixin, BaseEstimator):
                 bar.update(1)
                 bar.set_postfix(objective=f"{objective:.4f}", p=keep_prob)
                 it += 1
-        finally:
-            bar.close()
         self.n_iter_ = len(self.history_)
         return si, ti
 
@@ -700,8 +702,7 @@ class Mapper(TransformerMixin, BaseEstimator):
     def _muse_refine(self, X, Z, si, ti, val, retrieval, csls_knn):
         """MUSE's refinement loop (``supervised.py``); the final Procrustes is :meth:`_final_mapping`."""
         n_rounds = 5 if self.max_iter is None else int(self.max_iter)
-        bar = progress_bar(total=n_rounds, desc="refinement", progress=self.progress, unit="iter")
-        try:
+        with progress_bar(total=n_rounds, desc="refinement", progress=self.progress, unit="iter") as bar:
             for it in range(1, n_rounds + 1):
                 t0 = time.perf_counter()
                 W = procrustes(xb.take_rows(X, si), xb.take_rows(Z, ti), check_finite=False)
@@ -714,8 +715,6 @@ class Mapper(TransformerMixin, BaseEstimator):
                 si, ti = pairs[:, 0], pairs[:, 1]
                 self._record(it, objective, 1.0, pairs, X, Z, W, val, t0)
                 bar.update(1)
-        finally:
-            bar.close()
         self.n_iter_ = len(self.history_)
         return si, ti
 

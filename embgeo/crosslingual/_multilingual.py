@@ -302,8 +302,7 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
             T[lang] = procrustes(rows(lang, rl), rows(parent[lang], rp) @ T[parent[lang]])
         self.history_ = []
         rounds = int(self.max_iter) if self.self_learning else 0
-        bar = progress_bar(total=rounds + 1, desc="GPA", progress=self.progress, unit="round")
-        try:
+        with progress_bar(total=rounds + 1, desc="GPA", progress=self.progress, unit="round") as bar:
             for rnd in range(rounds + 1):
                 t0 = time.perf_counter()
                 if rnd > 0:
@@ -317,8 +316,6 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
                 self.history_.append({"round": rnd, "objective": objective, "gpa_iterations": n_it,
                                       "n_tuples": int(tuples[1]), "seconds": time.perf_counter() - t0})
                 bar.update(1)
-        finally:
-            bar.close()
         self.transforms_ = T
 
     def _induce(self, X, T, pairs):

@@ -742,13 +742,15 @@ def _transfer(url: str, part: Path, *, timeout: float, progress: bool | None, de
         total = start + int(length) if length is not None else size
         done = start
         bar = progress_bar(total=total, desc=desc, progress=progress, unit="B")
-        bar.update(start)
-        with open(part, "ab" if start else "wb") as fh:
-            while chunk := resp.read(_CHUNK):
-                fh.write(chunk)
-                done += len(chunk)
-                bar.update(len(chunk))
-        bar.close()
+        try:  # closed as it stands: a transfer that ends short shows where it ended
+            bar.update(start)
+            with open(part, "ab" if start else "wb") as fh:
+                while chunk := resp.read(_CHUNK):
+                    fh.write(chunk)
+                    done += len(chunk)
+                    bar.update(len(chunk))
+        finally:
+            bar.close()
     if total is not None and length is not None and done < total:
         raise ConnectionError(f"transfer ended at {done} of {total} bytes")
 

@@ -29,6 +29,7 @@ from .. import blocking, linalg
 from ..display import Display
 from ..embeddings import Embeddings
 from ..evaluate.report import Report
+from ..progress import progress_bar
 
 __all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "TRANSFORMS"]
 
@@ -336,7 +337,7 @@ class IsotropyTable(Report):
 
 
 def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budget: int | None = None,
-                   backend: str = "exact", client=None) -> IsotropyTable:
+                   backend: str = "exact", client=None, progress: bool | None = None) -> IsotropyTable:
     """The isotropy measures of ``model`` before and after each post-processing, in one table.
 
     Parameters
@@ -350,6 +351,9 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
         all of :data:`TRANSFORMS`, "alpha" only when ``model`` has output vectors.
     D, memory_budget, backend, client
         As in :func:`isotropy` (one D for every row, from the original dimension).
+    progress : bool, optional
+        A progress bar over the rows (one transform and its measures a step; the full table of a
+        400k-word GloVe takes minutes). ``None`` follows :func:`embgeo.set_progress`.
 
     Returns
     -------
@@ -362,11 +366,15 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
         transforms = [t for t in TRANSFORMS if t != "alpha" or model.output_vectors is not None]
     D = max(1, int(round(model.dim / 100))) if D is None else D
     opts = dict(memory_budget=memory_budget, backend=backend, client=client)
-    results = {"original": isotropy(model, D, **opts)}
-    for t in transforms:
-        label, fn, kw = _transform(t)
-        space = fn(model, **kw)
-        results[label] = isotropy(space, min(D, _matrix(space).shape[1]), **opts)
+    with progress_bar(total=len(transforms) + 1, desc="isotropy table", progress=progress, unit="row") as bar:
+        results = {"original": isotropy(model, D, **opts)}
+        bar.update()
+        for t in transforms:
+            label, fn, kw = _transform(t)
+            bar.set_postfix(transform=label)
+            space = fn(model, **kw)
+            results[label] = isotropy(space, min(D, _matrix(space).shape[1]), **opts)
+            bar.update()
     rows = [{"transform": label, **r.as_row()} for label, r in results.items()]
     return IsotropyTable(rows, title=f"isotropy ({model.dim}d, {len(model)} words)", results=results)
 

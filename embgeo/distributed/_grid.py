@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Callable, Iterable
 
+from ..progress import progress_bar
 from ._cluster import current_client
 
 __all__ = ["map_grid"]
@@ -25,7 +26,8 @@ def _grid(params) -> list[dict]:
     return [dict(p) for p in calls]
 
 
-def map_grid(fn: Callable, params: Mapping | Iterable[Mapping], *, client=None, local: bool | None = None) -> list:
+def map_grid(fn: Callable, params: Mapping | Iterable[Mapping], *, client=None, local: bool | None = None,
+             progress: bool | None = None) -> list:
     """Call ``fn(**p)`` for every point ``p`` of a parameter grid, as Dask tasks when a client exists.
 
     Parameters
@@ -40,6 +42,9 @@ def map_grid(fn: Callable, params: Mapping | Iterable[Mapping], *, client=None, 
     local : bool, optional
         True runs in this process whatever exists; None (default) uses Dask only when a client
         is found.
+    progress : bool, optional
+        A progress bar over the calls, counted as they finish (an experiment grid often runs for
+        minutes). ``None`` follows :func:`embgeo.set_progress`.
 
     Returns
     -------
@@ -56,5 +61,11 @@ def map_grid(fn: Callable, params: Mapping | Iterable[Mapping], *, client=None, 
         if client is None:
             client = current_client()
         if client is not None:
-            return client.gather(client.map(partial(_call, fn), calls, pure=False))
-    return [fn(**p) for p in calls]
+            from distributed import as_completed
+
+            futures = client.map(partial(_call, fn), calls, pure=False)
+            with progress_bar(total=len(futures), desc="grid", progress=progress, unit="call") as bar:
+                for _ in as_completed(futures):
+                    bar.update()
+            return client.gather(futures)
+    return [fn(**p) for p in progress_bar(calls, desc="grid", progress=progress, unit="call")]

@@ -149,38 +149,37 @@ def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale
     buf = lib.empty(rows * cols, dtype=dtype)
     out_v, out_i, survivors = [], [], 0
     blocks = [(c0, s) for c0 in range(0, nq, chunk) for s in range(c0, min(c0 + chunk, nq), rows)]
-    bar = progress_bar(total=len(blocks), desc=desc, progress=progress, unit="block")
-    for c0 in range(0, nq, chunk):
-        c1 = min(c0 + chunk, nq)
-        hv = lib.full((c1 - c0, k), -np.inf, dtype=dtype)
-        hi = lib.full((c1 - c0, k), 2**62, dtype=np.int64)
-        ex_ptr = dev(ex[0][c0:c1 + 1]) if ex is not None \
-            else lib.zeros(1, dtype=np.int64)
-        for s in range(c0, c1, rows):
-            e = min(s + rows, c1)
-            b = e - s
-            Qb = lib.asarray(Q[s:e]).astype(dtype, copy=False)
-            if q_inv is not None:
-                Qb = Qb * lib.asarray(q_inv[s:e]).astype(dtype, copy=False)[:, None]
-            Qb = lib.ascontiguousarray(Qb)
-            U = Qb.astype(np.float64)
-            unorm = lib.sqrt((U * U).sum(axis=1)) * (1 + 4 * _U64)
-            margin = lib.ascontiguousarray(p_margin * unorm + extra)
-            counts = lib.zeros(b, dtype=np.int64)
-            for c in range(0, n, cols):
-                ce = min(c + cols, n)
-                Dt = dev(D[c:ce])
-                S = buf[:b * (ce - c)].reshape((b, ce - c))
-                lib.matmul(Qb, Dt.T, out=S)
-                KC.screen_tile[b, KC.THREADS](S, c, Dt, U, cscale, d_inv is not None, bias, col_bias is not None,
-                                              f, hv, hi, s - c0, ex_ptr, ex_idx, ex is not None, margin, 2.0 ** -50,
-                                              dtype == np.float32, counts)
-            survivors += int(counts.sum())
-            bar.update()
-        KC.finalize[-(-(c1 - c0) // KC.THREADS), KC.THREADS](hv, hi)
-        out_v.append(hv)
-        out_i.append(hi)
-    bar.close()
+    with progress_bar(total=len(blocks), desc=desc, progress=progress, unit="block") as bar:
+        for c0 in range(0, nq, chunk):
+            c1 = min(c0 + chunk, nq)
+            hv = lib.full((c1 - c0, k), -np.inf, dtype=dtype)
+            hi = lib.full((c1 - c0, k), 2**62, dtype=np.int64)
+            ex_ptr = dev(ex[0][c0:c1 + 1]) if ex is not None \
+                else lib.zeros(1, dtype=np.int64)
+            for s in range(c0, c1, rows):
+                e = min(s + rows, c1)
+                b = e - s
+                Qb = lib.asarray(Q[s:e]).astype(dtype, copy=False)
+                if q_inv is not None:
+                    Qb = Qb * lib.asarray(q_inv[s:e]).astype(dtype, copy=False)[:, None]
+                Qb = lib.ascontiguousarray(Qb)
+                U = Qb.astype(np.float64)
+                unorm = lib.sqrt((U * U).sum(axis=1)) * (1 + 4 * _U64)
+                margin = lib.ascontiguousarray(p_margin * unorm + extra)
+                counts = lib.zeros(b, dtype=np.int64)
+                for c in range(0, n, cols):
+                    ce = min(c + cols, n)
+                    Dt = dev(D[c:ce])
+                    S = buf[:b * (ce - c)].reshape((b, ce - c))
+                    lib.matmul(Qb, Dt.T, out=S)
+                    KC.screen_tile[b, KC.THREADS](S, c, Dt, U, cscale, d_inv is not None, bias, col_bias is not None,
+                                                  f, hv, hi, s - c0, ex_ptr, ex_idx, ex is not None, margin, 2.0 ** -50,
+                                                  dtype == np.float32, counts)
+                survivors += int(counts.sum())
+                bar.update()
+            KC.finalize[-(-(c1 - c0) // KC.THREADS), KC.THREADS](hv, hi)
+            out_v.append(hv)
+            out_i.append(hi)
     if stats is not None:
         stats["survivors"] = survivors
         stats["pairs"] = int(nq) * int(n)

@@ -360,27 +360,26 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     starts = list(range(0, n, rows))
     lock = threading.Lock()
     todo = iter(starts)  # the largest blocks (most pairs) first
-    bar = progress_bar(total=len(starts), desc="self top-k", progress=progress, unit="block")
+    with progress_bar(total=len(starts), desc="self top-k", progress=progress, unit="block") as bar:
 
-    def worker():
-        hv, hi = K.init_heaps(n, k, X.dtype)
-        while True:
-            with lock:
-                s = next(todo, None)
-            if s is None:
-                return hv, hi
-            K.self_block_topk(X, inv, s, min(s + rows, n), cols, hv, hi)
-            with lock:
-                bar.update()
+        def worker():
+            hv, hi = K.init_heaps(n, k, X.dtype)
+            while True:
+                with lock:
+                    s = next(todo, None)
+                if s is None:
+                    return hv, hi
+                K.self_block_topk(X, inv, s, min(s + rows, n), cols, hv, hi)
+                with lock:
+                    bar.update()
 
-    n_threads = min(n_jobs, len(starts))
-    with xb.single_blas_thread():
-        if n_threads == 1:
-            heaps = [worker()]
-        else:
-            with ThreadPoolExecutor(n_threads) as pool:
-                heaps = list(pool.map(lambda _: worker(), range(n_threads)))
-    bar.close()
+        n_threads = min(n_jobs, len(starts))
+        with xb.single_blas_thread():
+            if n_threads == 1:
+                heaps = [worker()]
+            else:
+                with ThreadPoolExecutor(n_threads) as pool:
+                    heaps = list(pool.map(lambda _: worker(), range(n_threads)))
     hv, hi = heaps[0]
     for ov, oi in heaps[1:]:
         K.merge_heaps(hv, hi, ov, oi)
