@@ -45,7 +45,7 @@ def test_every_engine_accepts_exactly_its_listed_metrics(rng):
 def test_retrieval_tables_drive_retrieve_bli_induction_and_the_cli(rng):
     import argparse
 
-    from embgeo.evaluate.lexicon import add_arguments
+    from embgeo.evaluate.bli_cli import add_arguments
 
     X, Z = rng.standard_normal((40, 5)), rng.standard_normal((50, 5))
     assert neighbors.VALID_RETRIEVALS["exact"] == tuple(neighbors.RETRIEVAL_METRICS)
