@@ -9,7 +9,7 @@ import numpy as np
 from . import backend as xb
 from .errors import UnknownWordError
 from .kernels import readonly  # imports no Numba
-from .vocabulary import Vocabulary, oov_alias, word_index
+from .vocabulary import Vocabulary, word_index
 
 __all__ = ["Embeddings", "unwrap"]
 
@@ -162,9 +162,8 @@ class Embeddings(Vocabulary):
         counts = None if self._counts is None else self._counts[idx]
         return Embeddings([self._words[i] for i in idx], vec, counts, output_vectors=out, check_finite=False)
 
-    def subset(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> "Embeddings":
+    def subset(self, words: Iterable[str], oov: str = "raise") -> "Embeddings":
         """A new Embeddings holding ``words`` in the given order (``oov``: "raise" or "skip")."""
-        oov = oov_alias(oov, missing, where="Embeddings")
         if oov == "mark":
             raise ValueError("subset() takes oov='raise' or 'skip'; 'mark' is for index lookups")
         idx = self.indices(list(words), oov=oov)

@@ -210,7 +210,7 @@ def _initial_point(obj, dims, d, tall, init, random_state):
 
 
 def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6, init="procrustes",
-                      random_state=0, progress=None, solver_verbosity=0, desc="latent metric",
+                      random_state=0, progress=None, desc="latent metric",
                       log=None) -> LatentMetricFit:
     """Minimise ``obj`` over the maps and the metric with pymanopt.
 
@@ -233,8 +233,6 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6
     random_state : int, Generator or None
     progress : bool or None
         A progress bar over iterations (:func:`embgeo.progress.progress_bar`).
-    solver_verbosity : int
-        pymanopt's own printing (0: none).
     desc : str
         The progress bar's label.
     log : logging.Logger, optional
@@ -264,7 +262,7 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6
 
     problem, tall = latent_metric_problem(obj, dims, d, on_gradient=on_gradient, hessian=solver == "trust-regions")
     k = len(dims)
-    opts = dict(max_iterations=int(max_iterations), min_gradient_norm=float(tol), verbosity=int(solver_verbosity),
+    opts = dict(max_iterations=int(max_iterations), min_gradient_norm=float(tol), verbosity=0,
                 max_time=np.inf, max_cost_evaluations=max(5000, 20 * int(max_iterations)))
     if solver == "cg":
         optimizer = pymanopt.optimizers.ConjugateGradient(**opts)

@@ -9,7 +9,6 @@ only the d×d result comes back.
 """
 from __future__ import annotations
 
-import warnings
 import weakref
 
 import numpy as np
@@ -19,14 +18,6 @@ from . import blocking
 
 __all__ = ["gram", "sym_power", "checked_gram", "centred_scatter", "eigh_desc", "apply_matrix", "inverse_norms",
            "cached_inverse_norms", "derived"]
-
-
-def __getattr__(name):
-    if name == "DEFAULT_BLOCK_ROWS":
-        warnings.warn("embgeo.linalg.DEFAULT_BLOCK_ROWS is deprecated; blocks follow memory_budget, at most "
-                      "embgeo.blocking.PASS_ROWS rows", DeprecationWarning, stacklevel=2)
-        return blocking.PASS_ROWS
-    raise AttributeError(f"module 'embgeo.linalg' has no attribute {name!r}")
 
 
 def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_budget: int | None = None):

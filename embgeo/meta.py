@@ -65,7 +65,6 @@ concatenation (Yin & Schütze 2016, "Learning Word Meta-Embeddings", ACL).
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Sequence
 
 from numbers import Integral, Real
@@ -80,7 +79,7 @@ from .errors import NotFittedError
 from .latent_metric import INITS, SOLVERS, LatentMetricObjective, fit_latent_metric
 from .linalg import gram, sym_power
 from .progress import progress_bar
-from .validation import collection_input_tags, renamed_parameter
+from .validation import collection_input_tags
 
 __all__ = ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"]
 
@@ -168,7 +167,7 @@ def _pair_grams(arrays, progress=None):
 # Y = I_n: the constant is n.
 
 
-def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metric=None) -> float:
+def objective(sources, rotations, B, C: float = 0.0, *, progress=None) -> float:
     """Value of eq. 1 of Jawanpuria et al. (2020), summed over source pairs, via Gram matrices.
 
     ``Σ_{i<j} ‖X_iᵀ M_iᵀ B M_j X_j − I_n‖²_F + C‖B‖²_F`` with ``X_i = E_iᵀ`` (words in columns),
@@ -183,8 +182,7 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
         The maps ``M_i`` (e.g. ``GeometricMetaEmbedding.rotations_``).
     B : array, shape (dim, dim)
         The symmetric positive-definite metric of the latent space (``metric_`` of a fitted
-        :class:`GeometricMetaEmbedding`). ``metric=`` is its deprecated spelling: in embgeo
-        ``metric`` names a search's similarity (cosine, dot, CSLS).
+        :class:`GeometricMetaEmbedding`).
     C : float
         Regularisation weight.
 
@@ -192,9 +190,6 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
     -------
     float
     """
-    B = renamed_parameter(B, metric, old="metric", new="B", where="objective")
-    if B is None:
-        raise TypeError("objective() needs the metric B (e.g. a fitted GeometricMetaEmbedding's metric_)")
     arrays, _ = _aligned_sources(sources)
     if len(rotations) != len(arrays):
         raise ValueError(f"{len(arrays)} sources but {len(rotations)} rotations")
@@ -256,11 +251,9 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         pymanopt's ``min_gradient_norm`` (Riemannian gradient norm at which to stop).
     random_state : int or numpy Generator, default 0
         Seeds the random orthonormal initial maps; the same seed gives the same fit.
-    verbosity : int, optional
-        Deprecated (removed in the next release): pymanopt's own printing. embgeo reports the
-        cost per iteration through ``progress`` and, at DEBUG level, the ``embgeo.meta`` logger.
     progress : bool, optional
-        Progress bar with the current cost (None follows :func:`embgeo.set_progress`).
+        Progress bar with the current cost (None follows :func:`embgeo.set_progress`); at DEBUG
+        level the ``embgeo.meta`` logger reports the cost per iteration too.
 
     Attributes
     ----------
@@ -308,13 +301,11 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
         "progress": ["boolean", None],
-        "verbosity": [Interval(Integral, 0, None, closed="left"), None],
     }
 
     def __init__(self, C: float = 1.0, *, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
                  dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
-                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None,
-                 verbosity: int | None = None):
+                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None):
         self.C = C
         self.kind = kind
         self.solver = solver
@@ -325,17 +316,9 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         self.init = init
         self.tol = tol
         self.random_state = random_state
-        self.verbosity = verbosity
         self.progress = progress
 
     # ------------------------------------------------------------------ fitting
-    def _pymanopt_verbosity(self) -> int:
-        if self.verbosity is None:
-            return 0
-        warnings.warn("GeometricMetaEmbedding: 'verbosity' is deprecated and will be removed in the next release; "
-                      "use progress= or the 'embgeo.meta' logger at DEBUG level", DeprecationWarning, stacklevel=3)
-        return int(self.verbosity)
-
     def __sklearn_tags__(self):
         """What a GeometricMetaEmbedding is, for scikit-learn: an unsupervised transformer whose
         input is a *list* of aligned sources (arrays or Embeddings), not one 2-D array ``X``.
@@ -385,8 +368,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
     def _fit_grams(self, G, n, dims, d):
         fit = fit_latent_metric(LatentMetricObjective(G, n, self.C), dims, d, solver=self.solver,
                                 max_iterations=self.max_iterations, tol=self.tol, init=self.init,
-                                random_state=self.random_state, progress=self.progress,
-                                solver_verbosity=self._pymanopt_verbosity(), desc="meta", log=logger)
+                                random_state=self.random_state, progress=self.progress, desc="meta", log=logger)
         self.rotations_ = fit.maps
         self.metric_ = fit.B
         self.cost_history_ = fit.cost_history

@@ -308,8 +308,7 @@ def test_neighbors_functions_take_backend_dask(client, data):
     np.testing.assert_allclose(s, bs, rtol=1e-5, atol=1e-5)
     r = neighbors.knn_mean_similarity(Q, D, 4, metric="dot", backend="dask")
     np.testing.assert_allclose(r, brute_topk(Q, D, 4, cosine=False)[0].mean(axis=1), rtol=1e-5)
-    with pytest.warns(DeprecationWarning, match="csls_knn"):
-        cs, ci = neighbors.csls_topk(Q, D, 3, knn=5, r_database=np.zeros(len(D)), backend="dask")
+    cs, ci = neighbors.csls_topk(Q, D, 3, csls_knn=5, r_database=np.zeros(len(D)), backend="dask")
     np.testing.assert_array_equal(ci, brute_topk(Q, D, 3, bias=np.zeros(len(D)))[1])
     with pytest.raises(TypeError, match="client= needs backend='dask'"):
         neighbors.topk(Q, D, 2, client=client)

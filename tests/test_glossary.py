@@ -1,10 +1,8 @@
 """One name per concept: retired spellings stay out of the public signatures.
 
 embgeo names a concept once across the package (docs/contributing.md, "Glossary"). The spellings
-below were retired; a public function may still accept one for a release, but only as a
-keyword-only deprecated alias (default None) that it hands to
-:func:`embgeo.validation.renamed_parameter`, so that the old spelling warns and the new one is
-the documented parameter.
+below were retired and no public function accepts them: 0.1.0 is the first release, so a rename
+changes every caller and leaves no deprecated alias behind (no DeprecationWarning, no shim).
 """
 from __future__ import annotations
 
@@ -12,7 +10,6 @@ import ast
 import importlib
 import inspect
 import pkgutil
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -66,38 +63,6 @@ def _public_callables():
                     yield qual, short, name, f, owner
 
 
-def _hands_to_renamed_parameter(src: str, name: str, scope) -> bool:
-    """``src`` passes ``name`` to renamed_parameter(old="name"), directly or through a helper of
-    ``scope`` (a module's globals) that does."""
-    if f'old="{name}"' in src or f"old='{name}'" in src or f"'{name}' is deprecated" in src:
-        return True
-    tree = ast.parse(textwrap.dedent(src))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == name
-                                              for a in [*node.args, *(k.value for k in node.keywords)]):
-            helper = scope.get(getattr(node.func, "id", getattr(node.func, "attr", "")))
-            if helper is not None and callable(helper):
-                try:
-                    helper_src = inspect.getsource(helper)
-                except (OSError, TypeError):
-                    continue
-                if f'old="{name}"' in helper_src:
-                    return True
-    return False
-
-
-def _deprecated_alias(f, owner, param) -> bool:
-    """A keyword-only None that the function (for an estimator's __init__: its class) hands to
-    :func:`embgeo.validation.renamed_parameter`."""
-    if param.kind is not inspect.Parameter.KEYWORD_ONLY or param.default is not None:
-        return False
-    try:
-        src = inspect.getsource(owner)
-    except (OSError, TypeError):
-        return False
-    return _hands_to_renamed_parameter(src, param.name, f.__globals__)
-
-
 def _violations():
     out = []
     for qual, short, module, f, owner in _public_callables():
@@ -107,7 +72,7 @@ def _violations():
                 retired = module.startswith(RETRIEVAL_MODULES)
             if p.name == "metric":
                 retired = not (module.startswith(SEARCH_MODULES) or short in SEARCH_CALLABLES)
-            if retired and not _deprecated_alias(f, owner if short.endswith("__init__") else f, p):
+            if retired:
                 use = RETIRED.get(p.name, "a name of its concept (metric is a search's similarity)")
                 out.append(f"{qual}({p.name}=...): use {use}")
     return out
@@ -121,6 +86,29 @@ def test_the_scan_sees_the_public_api():
     quals = {q for q, *_ in _public_callables()}
     assert "embgeo.neighbors.topk" in quals and "embgeo.crosslingual.Mapper.__init__" in quals
     assert len(quals) > 150
+
+
+#: modules whose ``__getattr__`` loads on first use (heavy imports), never to serve an old name
+LAZY_GETATTR = {"__init__.py", "errors.py", "evaluate/__init__.py"}
+
+
+def test_no_compatibility_shims():
+    """No deprecated alias is served: nothing warns DeprecationWarning or FutureWarning, and a module
+    ``__getattr__`` only defers an import."""
+    warns, getattrs = [], []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in ("DeprecationWarning", "FutureWarning",
+                                                          "PendingDeprecationWarning"):
+                warns.append(f"{rel}:{node.lineno}")
+        for node in tree.body:
+            if (isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+                    or isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__getattr__" for t in node.targets)):
+                if rel not in LAZY_GETATTR:
+                    getattrs.append(rel)
+    assert warns == [] and getattrs == []
 
 
 def test_one_spelling_of_the_backend_import():

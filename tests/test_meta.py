@@ -436,17 +436,6 @@ def test_cost_gradient_and_transform_match_released_geo_meta_emb_code():
     assert np.abs(gme.transform([g["X"], g["Z"]]) - g["avg"]).max() > 1e-2
 
 
-def test_retired_spellings_warn_and_still_work():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((60, 4))
-    gme = GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=3).fit([X, X])
-    with pytest.warns(DeprecationWarning, match="'metric' parameter is renamed 'B'"):
-        old = objective([X, X], gme.rotations_, metric=gme.metric_)
-    assert old == objective([X, X], gme.rotations_, gme.metric_)
-    with pytest.warns(DeprecationWarning, match="verbosity"):
-        GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=2, verbosity=0).fit([X, X])
-
-
 def test_a_single_shared_word_is_refused():
     rng = np.random.default_rng(0)
     a = embgeo.Embeddings(["x", "y"], rng.standard_normal((2, 3)))

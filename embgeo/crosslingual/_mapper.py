@@ -18,9 +18,8 @@ from ..normalize import Normalizer, normalize
 from ..postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                            similarity_order_transform, whitening_transform)
 from ..progress import progress_bar
-from ..validation import renamed_parameter
 from ._dictionaries import _matrix, _maybe_read, dictionary_indices, identical_dictionary, numeral_dictionary
-from ._induction import induce_dictionary, resolve_retrieval, unsupervised_dictionary
+from ._induction import induce_dictionary, unsupervised_dictionary
 from ._muse import _muse_dictionary
 from ._procrustes import _shared_space, procrustes
 from ._selection import SELECTION_KEYS, BestRound, mean_cosine
@@ -177,15 +176,13 @@ class Mapper(TransformerMixin, BaseEstimator):
     direction : {"union", "forward", "backward", "mutual"}
         Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only, found
         without stochastic dropout, which would make the two directions disagree).
-    retrieval : {"nn", "csls"} or None
+    retrieval : {"nn", "csls"}
         The dictionary induction criterion (:data:`embgeo.neighbors.VALID_RETRIEVALS`
         ``["induction"]``): plain nearest neighbours ("nn", the default) or CSLS (VecMap's
-        ``--csls``). None (unset) means "nn"; for one release an unset ``retrieval`` with
-        ``csls_knn > 0`` still means CSLS, with a DeprecationWarning.
-    csls_knn : int or None
-        K of CSLS (VecMap's ``--csls K``; default 10), for ``retrieval="csls"`` and the RCSLS
-        loss. ``csls_knn=0`` for plain nearest neighbours is deprecated: pass ``retrieval="nn"``.
-        ``csls_neighborhood`` is its deprecated old name.
+        ``--csls``).
+    csls_knn : int
+        K of CSLS (VecMap's ``--csls K``; default 10), at least 1, for ``retrieval="csls"``, the
+        RCSLS loss and the mean-cosine selection criterion.
     threshold : float
         Convergence: an improvement of the objective smaller than this does not count.
     stochastic_initial, stochastic_multiplier, stochastic_interval : float, float, int
@@ -317,8 +314,8 @@ class Mapper(TransformerMixin, BaseEstimator):
         "self_learning": ["boolean"],
         "vocabulary_cutoff": [Interval(Integral, 0, None, closed="left"), None],
         "direction": [StrOptions({"union", "forward", "backward", "mutual"})],
-        "retrieval": [StrOptions(set(VALID_RETRIEVALS["induction"])), None],
-        "csls_knn": [Interval(Integral, 0, None, closed="left"), None],
+        "retrieval": [StrOptions(set(VALID_RETRIEVALS["induction"]))],
+        "csls_knn": [Interval(Integral, 1, None, closed="left")],
         "threshold": [Interval(Real, None, None, closed="neither")],
         "stochastic_initial": [Interval(Real, 0, 1, closed="right")],
         "stochastic_multiplier": [Interval(Real, None, None, closed="neither")],
@@ -331,7 +328,6 @@ class Mapper(TransformerMixin, BaseEstimator):
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
         "progress": ["boolean", None],
         "verbose": ["boolean"],
-        "csls_neighborhood": [Interval(Integral, 0, None, closed="left"), None],
         "reg": [Interval(Real, 0, None, closed="left"), None],
         "keep": [StrOptions({"last", "best"})],
         "selection": [StrOptions(set(SELECTION_KEYS))],
@@ -341,10 +337,10 @@ class Mapper(TransformerMixin, BaseEstimator):
     def __init__(self, normalize=("unit", "center", "unit"), *, whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
                  mapping="advanced", init="seed", unsupervised_vocab=None, self_learning=False,
-                 vocabulary_cutoff=None, direction="union", retrieval=None, csls_knn=None, threshold=1e-6,
+                 vocabulary_cutoff=None, direction="union", retrieval="nn", csls_knn=10, threshold=1e-6,
                  stochastic_initial=0.1, stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None,
                  postproc=None, pca=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False, refinement="vecmap", csls_neighborhood=None,
+                 verbose=False, refinement="vecmap",
                  reg=None, keep="last", selection="mean_cosine", record_mean_cosine=None):
         self.normalize = normalize
         self.whiten = whiten
@@ -372,7 +368,6 @@ class Mapper(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
         self.verbose = verbose
-        self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
         self.refinement = refinement
         self.reg = reg
         self.keep = keep
@@ -413,12 +408,6 @@ class Mapper(TransformerMixin, BaseEstimator):
         return cls(**params)
 
     # ----------------------------------------------------------------- validation
-    def _induction_criterion(self) -> tuple[str, int]:
-        """``(retrieval, csls_knn)`` of dictionary induction, the deprecated spellings resolved."""
-        k = renamed_parameter(self.csls_knn, self.csls_neighborhood, old="csls_neighborhood", new="csls_knn",
-                              where="Mapper", stacklevel=4)
-        return resolve_retrieval(self.retrieval, k, where="Mapper", stacklevel=4)
-
     def _validate_params(self):
         """:attr:`_parameter_constraints` (scikit-learn's check), then the combinations VecMap refuses."""
         super()._validate_params()
@@ -507,7 +496,7 @@ class Mapper(TransformerMixin, BaseEstimator):
     def _fit(self, src, tgt, seed_dictionary=None, validation=None):
         """fit without releasing the pre-processed matrices (kept for fit_transform)."""
         self._validate_params()
-        retrieval, csls_knn = self._induction_criterion()
+        retrieval, csls_knn = self.retrieval, int(self.csls_knn)
         if tgt is None:
             raise ValueError("Mapper requires y to be passed, but the target y is None: fit(src, tgt) needs the "
                              "target space tgt")
@@ -681,7 +670,7 @@ class Mapper(TransformerMixin, BaseEstimator):
             rec.update(self._score_validation(X, Z, W, val))
         if self._records_mean_cosine():
             A, B = _shared_space(X, Z, W)
-            rec["mean_cosine"] = mean_cosine(A, B, csls_knn=int(self.csls_knn or self.csls_neighborhood or 10),
+            rec["mean_cosine"] = mean_cosine(A, B, csls_knn=int(self.csls_knn),
                                              memory_budget=self.memory_budget)
         rec["seconds"] = time.perf_counter() - t0
         self.history_.append(rec)

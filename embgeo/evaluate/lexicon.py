@@ -11,8 +11,7 @@ Glavaš et al. 2019, "How to (properly) evaluate cross-lingual word embeddings")
 - a query is a hit at k when *any* of its gold translations is among the top k (multiple gold
   translations); MRR uses the rank of the best-ranked gold translation;
 - OOV policy is explicit: ``oov="skip"`` scores covered queries only and reports coverage
-  (MUSE/VecMap), ``oov="zero"`` counts uncovered queries as failures (``"miss"`` is its
-  deprecated old name) (Glavaš et al. 2019 report
+  (MUSE/VecMap), ``oov="zero"`` counts uncovered queries as failures (Glavaš et al. 2019 report
   scores over the whole test set), ``oov="raise"`` refuses any uncovered pair.
 
 Command line (``python -m embgeo bli``)::
@@ -23,7 +22,6 @@ Command line (``python -m embgeo bli``)::
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,7 +35,6 @@ from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..neighbors import VALID_RETRIEVALS
 from ..progress import progress_bar
-from ..validation import renamed_parameter
 from .similarity import _check_oov
 from .stats import Resampled, mean_score
 
@@ -125,13 +122,6 @@ class BLIResult(Resampled):
                     "n_test": self.n_test, "n_pairs": self.n_pairs, "oov": self.oov})
         return out
 
-    def __getitem__(self, key):
-        # bli() returned a dict before 0.x: keep result["P@1"] working for one release
-        warnings.warn("indexing a BLIResult is deprecated: use its attributes (result.p_at(1), "
-                      "result.mrr, ...) or result.to_dict()", DeprecationWarning, stacklevel=2)
-        return self.to_dict()[key]
-
-
 # ----------------------------------------------------------------------------------- ranking
 def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None = None,
                progress=None):
@@ -202,8 +192,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     oov : {"skip", "zero", "raise"}
         Queries whose source word, or all of whose gold translations, are out of vocabulary:
         excluded (coverage < 1 reported), counted as failures (scores over the whole test set,
-        as Glavaš et al. 2019), or :class:`~embgeo.errors.UnknownWordError`. ``"miss"`` is a
-        deprecated alias of ``"zero"``.
+        as Glavaš et al. 2019), or :class:`~embgeo.errors.UnknownWordError`.
     source_size : int, optional
         CSLS's r_S, the inverted-softmax denominators and the inverted ranks of ``"invnn"`` run
         over the first ``source_size`` source rows (all by default; MUSE uses 200k).
@@ -220,9 +209,6 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     ValueError
         Empty dictionary, no covered query, mismatched dimensions, unknown options.
     """
-    if oov == "miss":
-        warnings.warn("bli(oov='miss') is deprecated: use oov='zero'", DeprecationWarning, stacklevel=2)
-        oov = "zero"
     _check_oov(oov)
     if isinstance(test_dictionary, (str, Path)):
         test_dictionary = read_dictionary(test_dictionary, lowercase=lowercase)
@@ -296,7 +282,7 @@ def _postproc_cell(src, tgt, train, validation, params, retrieval, source_size, 
 def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRID,
                          alphas_tgt=POSTPROC_GRID, retrieval: str = "csls",
                          criterion: str = "MRR", mapper: "Mapper | None" = None, source_size=None,
-                         progress=None, metric=None, client=None):
+                         progress=None, client=None):
     """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
 
     Vulić, Korhonen & Glavaš (2020, Section 3) grid-search both α over
@@ -312,8 +298,7 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     Parameters
     ----------
     criterion : {"MRR", "P@1", "P@5", "P@10"}
-        The score the best cell maximises (default MRR, as the paper). ``metric`` is its
-        deprecated old name.
+        The score the best cell maximises (default MRR, as the paper).
     client : distributed.Client, optional
         Run the cells on this client. Default: the current client if there is one, else locally.
 
@@ -326,8 +311,6 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     """
     from .. import distributed as dd  # lazily: embgeo.distributed must not import the evaluators
 
-    # 'metric' names a search's similarity in embgeo; the score a grid cell maximises is its criterion
-    criterion = renamed_parameter(criterion, metric, old="metric", new="criterion", where="postproc_grid_search")
     if criterion not in ("MRR", "P@1", "P@5", "P@10"):
         raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
     base = mapper if mapper is not None else Mapper()
@@ -468,9 +451,8 @@ def add_arguments(parser) -> None:
                              "--dot), invnn (inverted nearest neighbour, Dinu et al. 2015) (default: nn csls)")
     parser.add_argument("--source-size", type=int, default=None,
                         help="CSLS / inverted-softmax statistics over the N most frequent source words (all)")
-    parser.add_argument("--oov", default="skip", choices=["skip", "zero", "miss", "raise"],
-                        help="uncovered test words: skip (default), zero (count as failures; 'miss' is "
-                             "its deprecated name) or raise")
+    parser.add_argument("--oov", default="skip", choices=["skip", "zero", "raise"],
+                        help="uncovered test words: skip (default), zero (count as failures) or raise")
     parser.add_argument("--lowercase", action="store_true", help="lower-case the dictionaries")
 
 
@@ -518,7 +500,7 @@ def run(args) -> int:
     fit_s = time.perf_counter() - t0
     rows = []
     for r in args.retrieval:
-        res = bli(xs, zt, test, retrieval=r, oov="zero" if args.oov == "miss" else args.oov,
+        res = bli(xs, zt, test, retrieval=r, oov=args.oov,
                   source_size=args.source_size)
         rows.append(res.to_dict())
     from .report import Report

@@ -30,7 +30,7 @@ from ..blocking import TILE_ROWS, block_rows, budget_bytes, run_blocks, share, t
 from ..blocking import n_jobs as default_n_jobs
 from ..progress import progress_bar
 from ..linalg import inverse_norms
-from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
+from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded
 from ._criteria import PAIRWISE_METRICS, check_metric
 from ._ranking import merge_topk
 from ._screening import resolve_index, screened_topk
@@ -513,18 +513,14 @@ def _row_means(scores):
     return xp.mean(xp.astype(scores, xp.float64), axis=1)
 
 
-def check_csls_knn(csls_knn, knn=None):
-    """The CSLS neighbourhood size, accepting the deprecated ``knn=`` spelling.
-
-    Call it directly from the public function taking ``csls_knn``: the DeprecationWarning names
-    that function's caller.
+def check_csls_knn(csls_knn):
+    """The CSLS neighbourhood size, checked.
 
     Raises
     ------
     ValueError
         ``csls_knn`` is not a positive integer.
     """
-    csls_knn = renamed_parameter(csls_knn, knn, old="knn", new="csls_knn", where="embgeo.neighbors", stacklevel=3)
     if isinstance(csls_knn, bool) or not isinstance(csls_knn, (int, np.integer)) or csls_knn < 1:
         raise ValueError(f"csls_knn must be a positive integer, got {csls_knn!r}")
     return int(csls_knn)
@@ -532,7 +528,7 @@ def check_csls_knn(csls_knn, knn=None):
 
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
-              selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
+              selector: str = "auto", n_jobs: int | None = None,
               database_inv=None, source_inv=None, offset: int | None = None, engine: str | None = None):
     """Top-``k`` database rows of each query by CSLS: the local engine.
 
@@ -542,7 +538,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     shard alone would be wrong). Ranking uses 2 cos − r_S per tile (r_T is constant per query)
     and r_T is subtracted at the end; no side is copied to unit length.
     """
-    csls_knn = check_csls_knn(csls_knn, knn)
+    csls_knn = check_csls_knn(csls_knn)
     offset = _check_offset(offset)
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv)
     ex = exclusion_csr(exclude, Q.shape[0], D.shape[0], offset)

@@ -39,14 +39,10 @@ from ..io.atomic import atomic_paths
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived
 from ..progress import progress_bar
-from ..validation import check_k, exclusion_csr, max_excluded, renamed_names
+from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import check_metric
 
 __all__ = ["FaissIndex", "RecallResult", "faiss_search", "cached_faiss_index"]
-
-
-__getattr__ = renamed_names(__name__, {"cached_index": (
-    lambda: cached_faiss_index, "renamed cached_faiss_index (the screening index has its own cache)")})
 
 _KINDS = ("flat", "hnsw", "ivf")
 _PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
