@@ -226,7 +226,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         pymanopt's ``ConjugateGradient`` (as in the paper) or ``TrustRegions`` (then with the
         analytic Euclidean Hessian: pymanopt 2.2 has no finite-difference fallback for the NumPy
         backend).
-    max_iterations : int, default 300
+    max_iter : int, default 300
     dim : int, optional
         Dimension of the common space; default: the largest source dimension. See the module
         notes for how sources of other dimensionalities are handled (Stiefel factors).
@@ -293,7 +293,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         "C": [Interval(Real, 0, np.inf, closed="left")],
         "kind": [StrOptions(set(_KINDS))],
         "solver": [StrOptions(set(_SOLVERS))],
-        "max_iterations": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
         "dim": [Interval(Integral, 1, None, closed="left"), None],
         "normalize": [str, tuple, list, None],
         "normalize_mapped": ["boolean"],
@@ -303,13 +303,13 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         "progress": ["boolean", None],
     }
 
-    def __init__(self, C: float = 1.0, *, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
+    def __init__(self, C: float = 1.0, *, kind: str = "geo-avg", solver: str = "cg", max_iter: int = 300,
                  dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
                  init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None):
         self.C = C
         self.kind = kind
         self.solver = solver
-        self.max_iterations = max_iterations
+        self.max_iter = max_iter
         self.dim = dim
         self.normalize = normalize
         self.normalize_mapped = normalize_mapped
@@ -367,7 +367,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
 
     def _fit_grams(self, G, n, dims, d):
         fit = fit_latent_metric(LatentMetricObjective(G, n, self.C), dims, d, solver=self.solver,
-                                max_iterations=self.max_iterations, tol=self.tol, init=self.init,
+                                max_iter=self.max_iter, tol=self.tol, init=self.init,
                                 random_state=self.random_state, progress=self.progress, desc="meta", log=logger)
         self.rotations_ = fit.maps
         self.metric_ = fit.B

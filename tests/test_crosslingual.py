@@ -508,7 +508,7 @@ def vecmap_case(shared_data):
     return g, X, Z
 
 
-FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, threshold=1e-4, vocabulary_cutoff=1500)
+FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, tol=1e-4, vocabulary_cutoff=1500)
 
 
 @pytest.mark.parametrize("case, recipe, overrides, dictionary", [
@@ -516,7 +516,7 @@ FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, threshold=1e-4, vo
     ("postproc_supervised", "supervised", {"postproc": (-0.25, 0.15)}, "train"),
     ("semi_supervised", "semi_supervised", FAST_SL, "seed"),
     ("postproc_semi_supervised", "semi_supervised", {"postproc": (-0.25, 0.15), **FAST_SL}, "seed"),
-    ("acl2017_seed", "acl2017", {"init": "seed", "threshold": 1e-4}, "seed"),
+    ("acl2017_seed", "acl2017", {"init": "seed", "tol": 1e-4}, "seed"),
     ("aaai2018", "aaai2018", {}, "train"),
     ("unsupervised", "unsupervised", {"unsupervised_vocab": 1000, **FAST_SL}, None),
 ])

@@ -426,8 +426,8 @@ def test_gram_based_methods_on_a_dask_backed_embeddings_run_on_the_cluster(clien
         assert isinstance(got, da.Array)                    # the n × d result stays distributed
         np.testing.assert_allclose(got.compute(), f(e).vectors, rtol=1e-4, atol=1e-5)
     fy, fyd = embgeo.Embeddings(words, Y), embgeo.Embeddings(words, da.from_array(Y, chunks=(600, 7)))
-    local = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([e, fy])
-    dist = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([ed, fyd])
+    local = meta.GeometricMetaEmbedding(dim=6, max_iter=20, progress=False).fit([e, fy])
+    dist = meta.GeometricMetaEmbedding(dim=6, max_iter=20, progress=False).fit([ed, fyd])
     np.testing.assert_allclose(dist.cost_, local.cost_, rtol=1e-8)
 
 

@@ -25,6 +25,9 @@ RETIRED = {
     "knn": "csls_knn",
     "csls_neighborhood": "csls_knn",
     "verbosity": "progress",
+    "max_iterations": "max_iter",
+    "n_iterations": "max_iter",
+    "tolerance": "tol",
     "method": "retrieval",  # only for the retrieval method of BLI and cross-lingual mapping
 }
 

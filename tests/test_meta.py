@@ -160,7 +160,7 @@ def test_cost_decreases_monotonically(rotated_pair):
     X, R = rotated_pair
     rng = np.random.default_rng(7)
     Z = X @ R.T + 0.3 * rng.standard_normal(X.shape)
-    gme = GeometricMetaEmbedding(C=1.0, init="random", max_iterations=60, progress=False).fit([X, Z])
+    gme = GeometricMetaEmbedding(C=1.0, init="random", max_iter=60, progress=False).fit([X, Z])
     h = np.asarray(gme.cost_history_)
     assert len(h) == gme.n_iter_
     assert h[-1] < h[0]
@@ -204,8 +204,8 @@ def test_isotropic_source_geo_avg_is_the_original_up_to_rotation(rng):
 
 def test_same_seed_gives_identical_fit(rotated_pair):
     X, R = rotated_pair
-    a = GeometricMetaEmbedding(C=0.5, max_iterations=40, random_state=3, progress=False).fit([X, X @ R.T])
-    b = GeometricMetaEmbedding(C=0.5, max_iterations=40, random_state=3, progress=False).fit([X, X @ R.T])
+    a = GeometricMetaEmbedding(C=0.5, max_iter=40, random_state=3, progress=False).fit([X, X @ R.T])
+    b = GeometricMetaEmbedding(C=0.5, max_iter=40, random_state=3, progress=False).fit([X, X @ R.T])
     for p, q in zip(a.rotations_ + [a.metric_], b.rotations_ + [b.metric_]):
         np.testing.assert_array_equal(p, q)
     assert a.cost_history_ == b.cost_history_
@@ -285,7 +285,7 @@ def test_avg_conc_svd_match_plain_numpy(two_vocabularies):
 
 def test_geometric_returns_embeddings_over_common_vocabulary(two_vocabularies):
     a, b = two_vocabularies
-    gme = GeometricMetaEmbedding(max_iterations=20, progress=False).fit([a, b])
+    gme = GeometricMetaEmbedding(max_iter=20, progress=False).fit([a, b])
     common = [w for w in a.words if w in b]
     assert gme.vocabulary_ == common
     avg, conc = gme.transform([a, b]), gme.transform([a, b], kind="geo-conc")
@@ -310,8 +310,8 @@ def test_backend_neutral_with_array_api_strict(rng):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((200, 5))
     Z = rng.standard_normal((200, 7))
-    ref = GeometricMetaEmbedding(max_iterations=15, progress=False).fit([X, Z])
-    strict = GeometricMetaEmbedding(max_iterations=15, progress=False).fit([xps.asarray(X), xps.asarray(Z)])
+    ref = GeometricMetaEmbedding(max_iter=15, progress=False).fit([X, Z])
+    strict = GeometricMetaEmbedding(max_iter=15, progress=False).fit([xps.asarray(X), xps.asarray(Z)])
     np.testing.assert_allclose(strict.metric_, ref.metric_, rtol=1e-8)
     out = strict.transform([xps.asarray(X), xps.asarray(Z)], kind="geo-conc")
     assert not isinstance(out, np.ndarray)
@@ -354,7 +354,7 @@ def test_bad_input_raises_clear_errors(rng, two_vocabularies):
         GeometricMetaEmbedding(1.0, "geo-conc")  # hyper-parameters after C are keyword-only
     with pytest.raises(ValueError, match="dim must be between"):
         concatenate_svd([a, b], dim=16)
-    fitted = GeometricMetaEmbedding(max_iterations=3, progress=False).fit([a, b])
+    fitted = GeometricMetaEmbedding(max_iter=3, progress=False).fit([a, b])
     with pytest.raises(ValueError, match="kind must be"):
         fitted.transform([a, b], "avg")
     with pytest.raises(TypeError, match="sources first"):
@@ -372,7 +372,7 @@ def test_real_glove_and_minilm_fit_decreases_cost(glove, shared_data):
     path = shared_data / "vectors" / "en.minilm-static.384d.50k.vec.gz"
     minilm = embgeo.Embeddings.from_gensim(KeyedVectors.load_word2vec_format(str(path), binary=False,
                                                                             limit=5000))
-    gme = GeometricMetaEmbedding(C=1.0, dim=50, max_iterations=30, progress=False).fit([glove.top(20000), minilm])
+    gme = GeometricMetaEmbedding(C=1.0, dim=50, max_iter=30, progress=False).fit([glove.top(20000), minilm])
     assert gme.cost_history_[-1] < gme.cost_history_[0]
     Y = gme.transform([glove.top(20000), minilm])
     assert Y.dim == 50 and 4000 < len(Y) <= 5000
@@ -386,7 +386,7 @@ def test_scikit_learn_estimator_contract(rng):
     from sklearn.exceptions import NotFittedError as SkNotFittedError
     from sklearn.utils.validation import check_is_fitted
 
-    gme = GeometricMetaEmbedding(C=2.0, kind="geo-conc", max_iterations=5, progress=False)
+    gme = GeometricMetaEmbedding(C=2.0, kind="geo-conc", max_iter=5, progress=False)
     params = gme.get_params()
     assert params["C"] == 2.0 and params["kind"] == "geo-conc" and params["normalize_mapped"] is True
     twin = clone(gme)

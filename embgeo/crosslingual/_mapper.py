@@ -183,8 +183,9 @@ class Mapper(TransformerMixin, BaseEstimator):
     csls_knn : int
         K of CSLS (VecMap's ``--csls K``; default 10), at least 1, for ``retrieval="csls"``, the
         RCSLS loss and the mean-cosine selection criterion.
-    threshold : float
-        Convergence: an improvement of the objective smaller than this does not count.
+    tol : float
+        Convergence: an improvement of the objective smaller than this does not count (VecMap's
+        ``--threshold``).
     stochastic_initial, stochastic_multiplier, stochastic_interval : float, float, int
         Keep probability p starts at ``stochastic_initial`` and is multiplied (capped at 1) after
         ``stochastic_interval`` iterations without improvement; learning stops when that happens
@@ -316,7 +317,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         "direction": [StrOptions({"union", "forward", "backward", "mutual"})],
         "retrieval": [StrOptions(set(VALID_RETRIEVALS["induction"]))],
         "csls_knn": [Interval(Integral, 1, None, closed="left")],
-        "threshold": [Interval(Real, None, None, closed="neither")],
+        "tol": [Interval(Real, None, None, closed="neither")],
         "stochastic_initial": [Interval(Real, 0, 1, closed="right")],
         "stochastic_multiplier": [Interval(Real, None, None, closed="neither")],
         "stochastic_interval": [Interval(Integral, 1, None, closed="left")],
@@ -337,7 +338,7 @@ class Mapper(TransformerMixin, BaseEstimator):
     def __init__(self, normalize=("unit", "center", "unit"), *, whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
                  mapping="advanced", init="seed", unsupervised_vocab=None, self_learning=False,
-                 vocabulary_cutoff=None, direction="union", retrieval="nn", csls_knn=10, threshold=1e-6,
+                 vocabulary_cutoff=None, direction="union", retrieval="nn", csls_knn=10, tol=1e-6,
                  stochastic_initial=0.1, stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None,
                  postproc=None, pca=None, memory_budget=None, random_state=0, progress=None,
                  verbose=False, refinement="vecmap",
@@ -357,7 +358,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         self.direction = direction
         self.retrieval = retrieval
         self.csls_knn = csls_knn
-        self.threshold = threshold
+        self.tol = tol
         self.stochastic_initial = stochastic_initial
         self.stochastic_multiplier = stochastic_multiplier
         self.stochastic_interval = stochastic_interval
@@ -650,7 +651,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                     random_state=rng, memory_budget=self.memory_budget, return_objective=True)
                 self._scored = (si, ti)  # the dictionary whose mapping W this round scores
                 si, ti = pairs[:, 0], pairs[:, 1]
-                if objective - best_objective >= self.threshold:
+                if objective - best_objective >= self.tol:
                     last_improvement = it
                     best_objective = objective
                 self._record(it, objective, keep_prob, pairs, X, Z, W, val, t0)
