@@ -28,15 +28,15 @@ RETIRED = {
     "max_iterations": "max_iter",
     "n_iterations": "max_iter",
     "tolerance": "tol",
-    "method": "retrieval",  # only for the retrieval method of BLI and cross-lingual mapping
 }
 
 #: `metric` names a search's similarity (cosine, dot, CSLS), and the distance a clustering groups words by
 #: (scikit-learn's `metric=` of AgglomerativeClustering, the same pairwise score); elsewhere it is retired
 SEARCH_MODULES = ("embgeo.neighbors", "embgeo.distributed", "embgeo.negatives")
-#: `method` is retired as the name of the retrieval method (BLI, mapping); elsewhere (analogy's
-#: 3CosAdd / 3CosMul) it is a paper's own word
-RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon")
+#: `method` means one thing: the analogy solver (3CosAdd, 3CosMul, ..., the papers' own word). Any
+#: other choice has the name of its concept: `retrieval=` (BLI, mapping), `clustering=` and `linkage=`
+#: (categorisation), `ci_method=` (bootstrap intervals), `solver=` (optimisers).
+ANALOGY_CALLABLES = {"analogy", "AnalogyResult.__init__"}
 SEARCH_CALLABLES = {"Embeddings.neighbors", "Embeddings.search", "FuzzyEmbeddings.neighbors", "categorization",
                     "CategorizationResult.__init__"}
 
@@ -72,11 +72,12 @@ def _violations():
         for p in inspect.signature(f).parameters.values():
             retired = p.name in RETIRED
             if p.name == "method":
-                retired = module.startswith(RETRIEVAL_MODULES)
+                retired = short not in ANALOGY_CALLABLES
             if p.name == "metric":
                 retired = not (module.startswith(SEARCH_MODULES) or short in SEARCH_CALLABLES)
             if retired:
-                use = RETIRED.get(p.name, "a name of its concept (metric is a search's similarity)")
+                use = RETIRED.get(p.name, "a name of its concept (metric is a search's similarity, method an "
+                                           "analogy solver)")
                 out.append(f"{qual}({p.name}=...): use {use}")
     return out
 

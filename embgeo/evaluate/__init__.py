@@ -101,7 +101,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         items of each row's headline score (Spearman or accuracy; :meth:`SimilarityResult.ci`);
         :meth:`Report.plot_intervals` draws them.
     ci_method, n_resamples, random_state
-        Passed to ``ci`` (``method``, ``n_resamples``, ``random_state``).
+        Passed to ``ci`` (``ci_method``, ``n_resamples``, ``random_state``).
 
     Returns
     -------
@@ -128,7 +128,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     def interval(result, score):
         if ci is None:
             return {}
-        low, high = result.ci(ci, method=ci_method, n_resamples=n_resamples, random_state=random_state)
+        low, high = result.ci(ci, ci_method=ci_method, n_resamples=n_resamples, random_state=random_state)
         return {"score": score, "low": low, "high": high}
 
     cache: dict = {}
@@ -148,7 +148,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
             task_oov = oov if oov in _TASK_OOV[type(data)] else "skip"
             if isinstance(data, Categories):
                 c = categorization(e, data, oov=task_oov, lowercase=lowercase)
-                clustering = "-".join(filter(None, (c.method, c.linkage)))
+                clustering = "-".join(filter(None, (c.clustering, c.linkage)))
                 report.append({"dataset": c.dataset, "task": "categorization", "measure": clustering,
                                "n": c.n_items, "coverage": c.coverage, "purity": c.purity,
                                **interval(c, c.purity)}, result=c)
