@@ -181,7 +181,7 @@ def objective(sources, rotations, B, C: float = 0.0, *, progress=None) -> float:
     rotations : list of arrays, shapes (dim, d_i)
         The maps ``M_i`` (e.g. ``GeometricMetaEmbedding.rotations_``).
     B : array, shape (dim, dim)
-        The symmetric positive-definite metric of the latent space (``metric_`` of a fitted
+        The symmetric positive-definite metric of the latent space (``B_`` of a fitted
         :class:`GeometricMetaEmbedding`).
     C : float
         Regularisation weight.
@@ -260,8 +260,9 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
     rotations_ : list of ndarray, shapes (dim_, d_i)
         ``M_i``: orthonormal columns (d_i ≤ dim_) or rows (d_i > dim_); word vector ``x`` of
         source i maps to ``M_i x``, the stored rows ``E_i`` to ``E_i @ M_i.T``.
-    metric_ : ndarray, shape (dim_, dim_)
-        The learned SPD metric ``B``.
+    B_ : ndarray, shape (dim_, dim_)
+        The learned Mahalanobis metric ``B`` of eq. 1 (symmetric positive definite; the paper's
+        name and symbol).
     cost_history_ : list of float
         Value of eq. 1 at each iterate (one per iteration for CG; one per accepted step, plus
         the start, for trust regions). ``cost_`` is the last entry.
@@ -370,7 +371,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
                                 max_iter=self.max_iter, tol=self.tol, init=self.init,
                                 random_state=self.random_state, progress=self.progress, desc="meta", log=logger)
         self.rotations_ = fit.maps
-        self.metric_ = fit.B
+        self.B_ = fit.B
         self.cost_history_ = fit.cost_history
         self.cost_ = fit.cost
         self.n_iter_ = fit.n_iter
@@ -408,7 +409,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
             raise TypeError(f"transform takes the sources first: transform(sources, kind={sources!r}); "
                             "the estimator keeps no copy of its training sources")
         try:
-            check_is_fitted(self, "metric_")
+            check_is_fitted(self, "B_")
         except SkNotFittedError:
             raise NotFittedError("this GeometricMetaEmbedding is not fitted yet: call fit(sources) first") from None
         kind = self.kind if kind is None else kind
@@ -422,7 +423,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
                 raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
         arrays = _normalized(arrays, self.normalize)
         with xb.single_blas_thread():
-            Bh = sym_power(self.metric_, 0.5)
+            Bh = sym_power(self.B_, 0.5)
         xp = xb.get_namespace(*arrays)
         mapped = []
         for X, M in zip(arrays, self.rotations_):
@@ -447,7 +448,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         return self.fit(sources).transform(sources, kind)
 
     def __sklearn_is_fitted__(self):
-        return hasattr(self, "metric_")
+        return hasattr(self, "B_")
 
 
 # ------------------------------------------------------------------------------- baselines

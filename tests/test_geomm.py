@@ -100,7 +100,7 @@ def test_geomm_recipe_translates_as_the_released_code(golden):
     gold = dict(golden["test"].tolist())
     assert np.mean([gold[q] == t for q, t in zip(queries.tolist(), np.asarray(idx)[:, 0].tolist())]) == \
         pytest.approx(float(golden["accuracy"]))
-    assert np.asarray(m.metric_).shape == (5, 5) and len(m.cost_history_) > 1
+    assert np.asarray(m.B_).shape == (5, 5) and len(m.cost_history_) > 1
 
 
 # ------------------------------------------------------------------------ the objective itself

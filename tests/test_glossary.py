@@ -92,6 +92,17 @@ def test_the_scan_sees_the_public_api():
     assert len(quals) > 150
 
 
+def test_no_fitted_attribute_is_called_metric_():
+    """A fitted matrix is named by its role (GeometricMetaEmbedding's and GeoMM's Mahalanobis metric is
+    ``B_``, the paper's symbol): ``metric`` is a search's similarity, never a learned matrix."""
+    bad = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "metric_":
+                bad.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert bad == []
+
+
 #: modules whose ``__getattr__`` loads on first use (heavy imports), never to serve an old name
 LAZY_GETATTR = {"__init__.py", "errors.py", "evaluate/__init__.py"}
 

@@ -161,7 +161,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         ``"geomm"``: GeoMM (Jawanpuria et al., TACL 2019; :func:`embgeo.crosslingual.geomm.geomm`):
         source rows map to ``x U B^½`` and target rows to ``z V B^½``, U and V orthogonal and B
         positive definite, learned on the dictionary with ``reg`` and ``random_state``; recipe
-        ``"geomm"``. Sets ``metric_`` (B) and ``cost_history_``.
+        ``"geomm"``. Sets ``B_`` (the Mahalanobis metric B of the latent space) and ``cost_history_``.
     init : {"seed", "identical", "numerals", "unsupervised"}
         Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
         the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
@@ -575,7 +575,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                         random_state=self.random_state, progress=self.progress)
             Tx, Tz = res.transforms()
             self.src_transform_, self.tgt_transform_ = xp.asarray(Tx), xp.asarray(Tz)
-            self.metric_ = xp.asarray(res.B)
+            self.B_ = xp.asarray(res.B)
             self.cost_history_ = res.cost_history
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "unconstrained":
