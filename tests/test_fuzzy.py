@@ -654,7 +654,8 @@ def test_table8_protocol_equals_the_released_simlex_program():
     from embgeo.evaluate.similarity import resolve_measure
 
     data = WordPairs(w1, w2, kl_opt[:, 0])
-    for spelling, gold in (("fuzzy-symmetric-ce@released-simlex", kl_opt), ("fuzzy-kl@released-simlex", ce_opt)):
+    for spelling, gold in (("fuzzy-symmetric-cross-entropy@released-simlex", kl_opt),
+                           ("fuzzy-kl@released-simlex", ce_opt)):
         model, measure = resolve_measure(e, spelling)
         r = word_similarity(model, data, measure=measure)
         assert r.spearman == pytest.approx(stats.spearmanr(gold[:, 0], gold[:, 1])[0], abs=1e-9)
@@ -732,7 +733,7 @@ def test_cli_evaluates_the_released_table8_mode_by_measure_spelling(tmp_path, ca
     from embgeo import cli
 
     pairs = _simlex_pairs()[:30]
-    gold = {"fuzzy-symmetric-ce@released-simlex": _golden("simlex_kl.txt"),
+    gold = {"fuzzy-symmetric-cross-entropy@released-simlex": _golden("simlex_kl.txt"),
             "fuzzy-kl@released-simlex": _golden("simlex_crossentropy.txt")}
     data = tmp_path / "pairs.txt"
     data.write_text("".join(f"{a}\t{b}\t{s}\n" for (a, b), s in zip(pairs, gold["fuzzy-kl@released-simlex"][:, 0])))
@@ -795,20 +796,24 @@ def test_one_table_of_fuzzy_measure_names_serves_fuzzy_and_evaluate(F64):
     from embgeo.evaluate.similarity import MEASURES as EVALUATION_MEASURES
 
     fuzzy_names = {k: v for k, v in EVALUATION_MEASURES.items() if v[0] == "fuzzy"}
-    # the names evaluate offered before the table, unchanged
-    assert list(fuzzy_names) == ["fuzzy-ce", "fuzzy-ce-rev", "fuzzy-kl", "fuzzy-kl-rev", "fuzzy-categorical-ce",
-                                 "fuzzy-categorical-ce-rev", "fuzzy-categorical-kl", "fuzzy-categorical-kl-rev",
-                                 "fuzzy-symmetric-ce", "fuzzy-symmetric-kl", "fuzzy-jaccard"]
+    # one spelling per measure: evaluate's name is "fuzzy-" and the measure= name with hyphens
+    assert list(fuzzy_names) == ["fuzzy-cross-entropy", "fuzzy-cross-entropy-rev", "fuzzy-kl", "fuzzy-kl-rev",
+                                 "fuzzy-categorical-cross-entropy", "fuzzy-categorical-cross-entropy-rev",
+                                 "fuzzy-categorical-kl", "fuzzy-categorical-kl-rev", "fuzzy-symmetric-cross-entropy",
+                                 "fuzzy-symmetric-kl", "fuzzy-jaccard"]
     a, b = ["w1", "w5", "w9"], ["w2", "w7", "w3"]
     for name, (_, measure, reverse) in fuzzy_names.items():
         m = fuzzy.FUZZY_MEASURES[measure]
-        assert name == f"fuzzy-{m.short}" + ("-rev" if reverse else "")
-        # every spelling in the table scores as its name does
+        suffix = "-rev" if reverse else ""
+        assert name == m.evaluate_name + suffix == "fuzzy-" + measure.replace("_", "-") + suffix
         want = F64.similarity_pairs(a, b, measure=measure, reverse=reverse)
-        for spelling in (m.short, *m.aliases):
-            assert np.array_equal(F64.similarity_pairs(a, b, measure=spelling, reverse=reverse), want)
         model, _ = embgeo.evaluate.resolve_measure(None, name, cache={"fuzzy": F64})
         assert np.array_equal(model.similarity_pairs(a, b), want)
+    # no second spelling: the short and old names are refused
+    for other in ("ce", "cross-entropy", "crossentropy", "bernoulli_kl", "kl_divergence", "symmetric-ce",
+                  "graded_inclusion"):
+        with pytest.raises(ValueError, match="unknown fuzzy measure"):
+            F64.similarity_pairs(a, b, measure=other)
     assert {m.name for m in fuzzy.FUZZY_MEASURES.values() if m.divergence} == {
         "cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy", "symmetric_kl"}
 

@@ -79,8 +79,8 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         outlier sets :func:`outlier_detection`, entailment pairs :func:`entailment` with each measure.
     measures : iterable of str, optional
         Similarity measures, keys of :data:`~embgeo.evaluate.similarity.MEASURES`: ``"cosine"`` (default),
-        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-ce"``, ``"fuzzy-kl"``,
-        ``"fuzzy-categorical-kl"``, ``"fuzzy-symmetric-ce"``, ... (computed by :mod:`embgeo.fuzzy`), which
+        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-cross-entropy"``, ``"fuzzy-kl"``,
+        ``"fuzzy-categorical-kl"``, ``"fuzzy-symmetric-cross-entropy"``, ... (computed by :mod:`embgeo.fuzzy`), which
         take a construction suffix such as ``"fuzzy-kl@released-simlex"``; entailment datasets also take
         :data:`ENTAILMENT_MEASURES` (``"fuzzy-inclusion"``), which similarity datasets leave out.
     analogy_methods : iterable of {"3cosadd", "3cosmul"}
