@@ -924,7 +924,7 @@ def test_the_io_package_exports_one_curated_api():
     from embgeo.io import atomic
 
     assert sorted(io.__all__) == sorted(["load", "save", "load_fasttext", "detect_format", "FORMATS",
-                                         "available", "GloveModel", "read_glove"])
+                                         "GloveModel", "read_glove"])
     assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
     assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "atomic_paths", "finish_interrupted", "fsync_dir",
                                       "fsync_file", "reap_stale", "temp_name"]
