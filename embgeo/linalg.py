@@ -16,8 +16,8 @@ import numpy as np
 from . import backend as xb
 from . import blocking
 
-__all__ = ["gram", "sym_power", "checked_gram", "centred_scatter", "eigh_desc", "apply_matrix", "inverse_norms",
-           "cached_inverse_norms", "derived"]
+__all__ = ["gram", "sym_power", "checked_gram", "centred_scatter", "eigh_desc", "apply_matrix", "unit_rows",
+           "inverse_norms", "cached_inverse_norms", "derived"]
 
 
 def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_budget: int | None = None):
@@ -166,6 +166,24 @@ def apply_matrix(X, M, offset=None):
         else:
             Y = Y - off
     return Y
+
+
+def unit_rows(B):
+    """``B`` with every row (last axis) divided by its Euclidean norm; a zero row stays zero.
+
+    The one row normalisation of embgeo, for a block already in memory (in ``B``'s array library
+    and dtype: pass float64 for float64 accuracy). :func:`embgeo.normalize.normalize` applies it
+    block by block for ``"unit"``; a zero norm divides by one, VecMap's rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
+    xp = xb.get_namespace(B)
+    norms = xp.sqrt(xp.sum(B * B, axis=-1, keepdims=True))
+    return B / xp.where(norms == 0, xp.ones_like(norms), norms)
 
 
 def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memory_budget: int | None = None):

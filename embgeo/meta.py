@@ -77,7 +77,7 @@ from . import backend as xb
 from .embeddings import Embeddings
 from .errors import NotFittedError
 from .latent_metric import INITS, SOLVERS, LatentMetricObjective, fit_latent_metric
-from .linalg import gram, sym_power
+from .linalg import gram, sym_power, unit_rows
 from .progress import progress_bar
 from .validation import collection_input_tags
 
@@ -430,9 +430,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
             T = xp.asarray(np.ascontiguousarray(M.T @ Bh), dtype=X.dtype)
             Y = X @ T
             if self.normalize_mapped:
-                # geomm.py's length_normalize: zero rows stay zero
-                norms = xp.sqrt(xp.sum(Y * Y, axis=1, keepdims=True))
-                Y = Y / xp.where(norms == 0, xp.ones_like(norms), norms)
+                Y = unit_rows(Y)  # geomm.py's length_normalize: zero rows stay zero
             mapped.append(Y)
         if kind == "geo-avg":
             out = mapped[0]

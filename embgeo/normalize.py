@@ -27,6 +27,7 @@ import numpy as np
 
 from . import backend as xb
 from .blocking import PASS_ROWS, block_rows
+from .linalg import unit_rows
 
 __all__ = ["normalize", "Normalizer", "STEPS"]
 
@@ -59,7 +60,7 @@ def _column_sums(xp, X, square: bool, memory_budget):
 
 
 def _unit(xp, X, budget):
-    return _rowwise(xp, X, lambda B: B / _safe(xp, xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))), budget)
+    return _rowwise(xp, X, unit_rows, budget)
 
 
 def _center(xp, X, budget):

@@ -86,7 +86,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.keyedvectors": ["Correlation", "KeyedVectors"],
     "embgeo.latent_metric": ["LatentMetricFit", "LatentMetricObjective", "fit_latent_metric", "latent_metric_problem"],
     "embgeo.linalg": ["apply_matrix", "cached_inverse_norms", "centred_scatter", "checked_gram", "derived",
-        "eigh_desc", "gram", "inverse_norms", "sym_power"],
+        "eigh_desc", "gram", "inverse_norms", "sym_power", "unit_rows"],
     "embgeo.meta": ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"],
     "embgeo.negatives": ["HEAD", "NegativeCandidates", "PhraseIndex", "SynonymTable", "TAIL", "candidate_negatives",
         "false_negative_mask", "soft_regularisation", "synonym_table"],

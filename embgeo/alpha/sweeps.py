@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import backend as xb
 from ..blocking import block_rows
+from ..linalg import unit_rows
 # the private helpers are shared inside the embgeo.alpha package only (tests/test_architecture.py)
 from ._model import AlphaEmbeddings, _geometry, _normalization, fisher_cosine
 
@@ -540,7 +541,7 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
                                   partial(_analogy_correct, q, model.memory_budget), progress, client, local),
                        dtype=bool).reshape(len(grid), len(q))
     U0 = np.asarray(xb.to_numpy(model.input_vectors[:n_r, ...]), dtype=np.float64)
-    U0 = U0 / np.where((nrm := np.linalg.norm(U0, axis=1, keepdims=True)) > 0, nrm, 1.0)
+    U0 = unit_rows(U0)
     base_ok = _analogy_answers(U0, q, model.memory_budget) == q[:, 3]
     groups = {"semantic": ~syntactic, "syntactic": syntactic, "total": np.ones(len(q), dtype=bool)}
     accuracy, cv, baseline = {}, {}, {}

@@ -194,12 +194,12 @@ class _Score:
                              for w in (self.mult - np.eye(1, U, u)[0] for u in range(U))])
         else:
             step = _batch_size(U, None)
-            vals = np.concatenate([self.on_counts(self.mult[None, :] - _unit_rows(U, s, min(s + step, U)))
+            vals = np.concatenate([self.on_counts(self.mult[None, :] - _indicator_rows(U, s, min(s + step, U)))
                                    for s in range(0, U, step)])
         return np.repeat(vals.reshape(-1), self.mult.astype(np.int64))
 
 
-def _unit_rows(n, start, stop):
+def _indicator_rows(n, start, stop):
     E = np.zeros((stop - start, n))
     E[np.arange(stop - start), np.arange(start, stop)] = 1.0
     return E
