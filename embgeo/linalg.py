@@ -228,12 +228,12 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     # convert a block to float64, which the block size bounds
     step = blocking.block_rows(d, 1 if is_np else 16, blocking.share(memory_budget, 16))
     parts = []
-    for s in range(0, n, step):
+    for s, e in blocking.row_blocks(n, step):
         if is_np:
-            B = X[s:min(s + step, n)]
+            B = X[s:e]
             sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
         else:
-            B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+            B = xp.astype(X[s:e, ...], xp.float64)
             sq = xp.sum(B * B, axis=1)
         if check_finite and not bool(xp.all(xp.isfinite(sq))):
             bad = np.flatnonzero(~np.isfinite(xb.to_numpy(sq)))

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import block_rows, n_jobs as default_n_jobs, run_blocks, share, tile_shape
+from ..blocking import block_rows, n_jobs as default_n_jobs, row_blocks, run_blocks, share, tile_shape
 from ..linalg import derived, inverse_norms, unit_rows
 from ._criteria import PAIRWISE_METRICS, check_metric
 
@@ -157,8 +157,7 @@ class ScreenIndex:
 def _row_blocks(n: int, width: int, memory_budget: int | None):
     # a float64 block and about three temporaries of its size: 32 bytes a value, in a quarter of the
     # budget (64 MiB by default): screen=True builds the index inside a search's own budget
-    step = block_rows(width, 32, share(memory_budget, 4), minimum=256)
-    return [(s, min(s + step, n)) for s in range(0, n, step)]
+    return row_blocks(n, block_rows(width, 32, share(memory_budget, 4), minimum=256))
 
 
 def _unit_block(X, inv, s, e):
