@@ -1,5 +1,5 @@
 """Search criteria as data (embgeo.neighbors.VALID_METRICS / VALID_RETRIEVALS), "isf" in neighbors.search,
-and "nn" as the one spelling of plain nearest neighbours (csls_knn=0 deprecated)."""
+and "nn" as the one spelling of plain nearest neighbours (csls_knn=0 refused)."""
 import numpy as np
 import pytest
 

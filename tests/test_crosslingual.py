@@ -727,7 +727,7 @@ def test_mapper_is_a_scikit_learn_estimator(rng):
     assert "not fitted" in str(exc.value)
     m.fit(src, tgt, seed, validation=seed)
     check_is_fitted(m)
-    assert "Mapper(" in repr(m) and "csls_knn=10" in repr(m)
+    assert "Mapper(" in repr(m) and "retrieval='csls'" in repr(m)  # scikit-learn shows the non-defaults
     # no copy of the training matrices is kept: only d×d transforms and small statistics
     big = [k for k, v in vars(m).items() if hasattr(v, "shape") and v.size >= 200 * 6 and k != "dictionary_"]
     assert big == [], big
