@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import TILE_ROWS, block_rows, budget_bytes, run_blocks, share, tile_shape
+from ..blocking import TILE_ROWS, block_rows, budget_bytes, row_blocks, run_blocks, share, tile_shape
 from ..blocking import n_jobs as default_n_jobs
 from ..progress import progress_bar
 from ..linalg import inverse_norms
@@ -153,9 +153,8 @@ def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=
     step = block_rows(n, 4, memory_budget)
     DT = D.T if is_np else xp.matrix_transpose(D)
     out_s, out_i = [], []
-    starts = range(0, nq, step)
-    for s in progress_bar(starts, total=len(starts), desc=desc, progress=progress, unit="block"):
-        e = min(s + step, nq)
+    blocks = row_blocks(nq, step)
+    for s, e in progress_bar(blocks, total=len(blocks), desc=desc, progress=progress, unit="block"):
         S = _scaled_rows(xp, Q[s:e, ...], None if q_inv is None else q_inv[s:e, ...]) @ DT
         if d_inv is not None:
             S = S * xp.reshape(d_inv, (1, -1))
@@ -279,8 +278,7 @@ def _canonical_in_blocks(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col
     n = D.shape[0]
     step = max(k, block_rows(D.shape[1], D.dtype.itemsize, share(memory_budget, 4)))
     parts = []
-    for c0 in range(0, n, step):
-        c1 = min(c0 + step, n)
+    for c0, c1 in row_blocks(n, step, least=k):
         s, i = screened_topk(Q, np.ascontiguousarray(D[c0:c1]), min(k, c1 - c0), _column_csr(ex, c0, c1), q_inv,
                              None if d_inv is None else d_inv[c0:c1], None, memory_budget=memory_budget,
                              progress=progress, n_jobs=default_n_jobs(n_jobs), desc=desc, scale=scale,
@@ -471,8 +469,7 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
     nq = Q.shape[0]
     chunk = max(TILE_ROWS * default_n_jobs(), budget_bytes(opts.get("memory_budget")) // (24 * k))
     parts = []
-    for s in range(0, nq, chunk):
-        e = min(s + chunk, nq)
+    for s, e in row_blocks(nq, chunk):
         sc, _ = prepared_topk(xp, Q[s:e, ...], D, k, None, None if q_inv is None else q_inv[s:e, ...], d_inv,
                               desc=desc, **opts)
         parts.append(_row_means(sc))
