@@ -46,7 +46,7 @@ class Iterations:
     def time_cg_10_iterations(self, n, dims):
         from embgeo.meta import GeometricMetaEmbedding
 
-        gme = GeometricMetaEmbedding(C=1.0, max_iterations=10, tol=0.0, progress=False)
+        gme = GeometricMetaEmbedding(C=1.0, max_iter=10, tol=0.0, progress=False)
         gme._fit_grams(self.G, self.n, self.dims, max(self.dims))
 
 
@@ -60,7 +60,7 @@ class Transform:
         from embgeo.meta import GeometricMetaEmbedding
 
         self.sources = list(_sources(n, 50, 384))
-        self.gme = GeometricMetaEmbedding(max_iterations=5, progress=False).fit(self.sources)
+        self.gme = GeometricMetaEmbedding(max_iter=5, progress=False).fit(self.sources)
 
     def time_geo_avg(self, n):
         self.gme.transform(self.sources)

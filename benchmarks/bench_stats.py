@@ -33,7 +33,7 @@ class AccuracyInterval:
         self.r.ci(n_resamples=10, random_state=0)
 
     def time_ci(self, method):
-        self.r.ci(method=method, n_resamples=10000, random_state=0)
+        self.r.ci(ci_method=method, n_resamples=10000, random_state=0)
 
 
 class SpearmanInterval:

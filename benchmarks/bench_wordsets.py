@@ -35,7 +35,7 @@ class WordSets:
         categorization(self.e, self.cats)
 
     def time_categorization_kmeans(self):
-        categorization(self.e, self.cats, method="kmeans")
+        categorization(self.e, self.cats, clustering="kmeans")
 
     def time_outlier_detection(self):
         outlier_detection(self.e, self.outliers)

@@ -16,7 +16,7 @@ policy, embgeo's ``oov="mean"``), and report:
   best purity of Ward and of average/complete linkage with cosine/Euclidean distance, against the maximum of
   embgeo's five ``categorization(linkage=, metric=)`` calls;
 * ``kmeans``: its ``method="kmeans"`` (items shuffled by ``seed``, ``KMeans(n_init=10, random_state=seed)``)
-  against embgeo's ``method="kmeans"`` (not shuffled): equal only up to k-means' initialisation;
+  against embgeo's ``clustering="kmeans"`` (not shuffled): equal only up to k-means' initialisation;
 * its ``calculate_purity`` on embgeo's Ward clustering against embgeo's ``purity``.
 """
 from __future__ import annotations
@@ -87,7 +87,7 @@ def main(argv=None):
         t0 = time.perf_counter()
         runs = {lm: categorization(e, d, linkage=lm[0], metric=lm[1], oov="mean") for lm in _AGGLOMERATIVE}
         t_agg = time.perf_counter() - t0
-        km = categorization(e, d, method="kmeans", oov="mean", random_state=0)
+        km = categorization(e, d, clustering="kmeans", oov="mean", random_state=0)
         ward = runs[("ward", "euclidean")]
         ours[name] = {"agglomerative": max(r.purity for r in runs.values()), "t_agglomerative": t_agg,
                       "kmeans": km.purity, "ward": ward.purity,

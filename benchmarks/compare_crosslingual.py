@@ -293,7 +293,7 @@ def main():
 
     # 2. one self-learning run (fixed number of iterations on both sides)
     def e_sl():
-        m = Mapper(self_learning=True, vocabulary_cutoff=args.cutoff, csls_knn=10,
+        m = Mapper(self_learning=True, vocabulary_cutoff=args.cutoff, retrieval="csls", csls_knn=10,
                    max_iter=args.iters, stochastic_interval=10 ** 9).fit(en, fi, train)
         return bli(*m.transform(en, fi), test, retrieval="nn").p_at(1)
 

@@ -116,9 +116,9 @@ def table8(e):
     path = SHARED / "wordsim" / "EN-SIMLEX-999.txt"
     print(f"\nTable 8: SimLex-999 Spearman rho ({path.name}, lower-cased, OOV pairs skipped)")
     cache: dict = {}
-    for m in ["cosine", "fuzzy-symmetric-ce@released-simlex", "fuzzy-kl@released-simlex",
-              "fuzzy-categorical-kl", "fuzzy-categorical-kl@released-simlex", "fuzzy-kl", "fuzzy-ce",
-              "fuzzy-symmetric-ce"]:
+    for m in ["cosine", "fuzzy-symmetric-cross-entropy@released-simlex", "fuzzy-kl@released-simlex",
+              "fuzzy-categorical-kl", "fuzzy-categorical-kl@released-simlex", "fuzzy-kl", "fuzzy-cross-entropy",
+              "fuzzy-symmetric-cross-entropy"]:
         model, measure = resolve_measure(e, m, cache)
         r = word_similarity(model, path, measure=measure, lowercase=True)
         print(f"  {m:<42} rho = {r.spearman:.4f}  ({r.n_pairs}/{r.n_total} pairs)")

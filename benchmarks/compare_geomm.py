@@ -106,9 +106,9 @@ def timing(args):
         base = t / n if base is None else base
         print(f"{name:<30}{t:>10.2f}{n:>12d}{t / n:>15.4f}{f:>16.6f}{(t / n) / base:>8.1f}", flush=True)
 
-    geomm(X, Z, si[:50], ti[:50], C=C, max_iterations=3, progress=False)  # warm-up: imports, BLAS
+    geomm(X, Z, si[:50], ti[:50], C=C, max_iter=3, progress=False)  # warm-up: imports, BLAS
     t0 = time.perf_counter()
-    res = geomm(X, Z, si, ti, C=C, max_iterations=args.iterations, tol=0.0, progress=False)
+    res = geomm(X, Z, si, ti, C=C, max_iter=args.iterations, tol=0.0, progress=False)
     row("embgeo geomm()", time.perf_counter() - t0, len(res.cost_history), res.cost)
     if not args.no_reference:
         pairs = np.stack([si, ti], axis=1)

@@ -41,7 +41,7 @@ def timing(args):
     rows = []
     for n in args.sizes:
         X, Z = X_all[:n], Z_all[:n]
-        gme = GeometricMetaEmbedding(C=1.0, max_iterations=args.iterations, tol=0.0, normalize=None,
+        gme = GeometricMetaEmbedding(C=1.0, max_iter=args.iterations, tol=0.0, normalize=None,
                                      progress=False)
         t0 = time.perf_counter()
         G = _pair_grams([X, Z])
@@ -85,7 +85,7 @@ def table1(args):
     fits = []
     for C in args.C:
         for dim in args.dims:
-            gme = GeometricMetaEmbedding(C=C, dim=dim, max_iterations=args.iterations, progress=False)
+            gme = GeometricMetaEmbedding(C=C, dim=dim, max_iter=args.iterations, progress=False)
             t0 = time.perf_counter()
             gme.fit([g, m])
             t_fit = time.perf_counter() - t0

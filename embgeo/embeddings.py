@@ -10,7 +10,7 @@ from . import backend as xb
 from .display import View
 from .errors import UnknownWordError
 from .kernels import readonly  # imports no Numba
-from .vocabulary import Vocabulary, oov_alias, word_index
+from .vocabulary import Vocabulary, word_index
 
 __all__ = ["Embeddings", "unwrap"]
 
@@ -183,9 +183,8 @@ class Embeddings(Vocabulary):
             new._first_nonfinite = -1
         return new
 
-    def subset(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> "Embeddings":
+    def subset(self, words: Iterable[str], oov: str = "raise") -> "Embeddings":
         """A new Embeddings holding ``words`` in the given order (``oov``: "raise" or "skip")."""
-        oov = oov_alias(oov, missing, where="Embeddings")
         if oov == "mark":
             raise ValueError("subset() takes oov='raise' or 'skip'; 'mark' is for index lookups")
         idx = self.indices(list(words), oov=oov)

@@ -209,8 +209,8 @@ def _initial_point(obj, dims, d, tall, init, random_state):
     return [*Ws, max(s, 1e-12) * eye]
 
 
-def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6, init="procrustes",
-                      random_state=0, progress=None, solver_verbosity=0, desc="latent metric",
+def fit_latent_metric(obj, dims, d, *, solver="cg", max_iter=300, tol=1e-6, init="procrustes",
+                      random_state=0, progress=None, desc="latent metric",
                       log=None) -> LatentMetricFit:
     """Minimise ``obj`` over the maps and the metric with pymanopt.
 
@@ -224,7 +224,7 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6
     solver : {"cg", "trust-regions"}
         Riemannian conjugate gradients (the released code's ``ConjugateGradient``) or trust
         regions (with the analytic Hessian).
-    max_iterations : int
+    max_iter : int
     tol : float
         Stop when the Riemannian gradient norm falls below it.
     init : {"procrustes", "random"}
@@ -233,8 +233,6 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6
     random_state : int, Generator or None
     progress : bool or None
         A progress bar over iterations (:func:`embgeo.progress.progress_bar`).
-    solver_verbosity : int
-        pymanopt's own printing (0: none).
     desc : str
         The progress bar's label.
     log : logging.Logger, optional
@@ -252,7 +250,7 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6
         raise ValueError(f"init must be one of {INITS}, got {init!r}")
     log = logger if log is None else log
     history = []
-    bar = progress_bar(total=int(max_iterations), desc=f"{desc}: Riemannian CG" if solver == "cg"
+    bar = progress_bar(total=int(max_iter), desc=f"{desc}: Riemannian CG" if solver == "cg"
                        else f"{desc}: trust regions", progress=progress)
 
     def on_gradient(f):
@@ -264,8 +262,8 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iterations=300, tol=1e-6
 
     problem, tall = latent_metric_problem(obj, dims, d, on_gradient=on_gradient, hessian=solver == "trust-regions")
     k = len(dims)
-    opts = dict(max_iterations=int(max_iterations), min_gradient_norm=float(tol), verbosity=int(solver_verbosity),
-                max_time=np.inf, max_cost_evaluations=max(5000, 20 * int(max_iterations)))
+    opts = dict(max_iterations=int(max_iter), min_gradient_norm=float(tol), verbosity=0,
+                max_time=np.inf, max_cost_evaluations=max(5000, 20 * int(max_iter)))
     if solver == "cg":
         optimizer = pymanopt.optimizers.ConjugateGradient(**opts)
     else:

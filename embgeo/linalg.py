@@ -9,7 +9,6 @@ only the d×d result comes back.
 """
 from __future__ import annotations
 
-import warnings
 import weakref
 
 import numpy as np
@@ -17,16 +16,8 @@ import numpy as np
 from . import backend as xb
 from . import blocking
 
-__all__ = ["gram", "sym_power", "checked_gram", "centred_scatter", "eigh_desc", "apply_matrix", "inverse_norms",
-           "cached_inverse_norms", "derived"]
-
-
-def __getattr__(name):
-    if name == "DEFAULT_BLOCK_ROWS":
-        warnings.warn("embgeo.linalg.DEFAULT_BLOCK_ROWS is deprecated; blocks follow memory_budget, at most "
-                      "embgeo.blocking.PASS_ROWS rows", DeprecationWarning, stacklevel=2)
-        return blocking.PASS_ROWS
-    raise AttributeError(f"module 'embgeo.linalg' has no attribute {name!r}")
+__all__ = ["gram", "sym_power", "checked_gram", "centred_scatter", "eigh_desc", "apply_matrix", "unit_rows",
+           "inverse_norms", "cached_inverse_norms", "derived"]
 
 
 def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_budget: int | None = None):
@@ -178,6 +169,24 @@ def apply_matrix(X, M, offset=None):
     return Y
 
 
+def unit_rows(B):
+    """``B`` with every row (last axis) divided by its Euclidean norm; a zero row stays zero.
+
+    The one row normalisation of embgeo, for a block already in memory (in ``B``'s array library
+    and dtype: pass float64 for float64 accuracy). :func:`embgeo.normalize.normalize` applies it
+    block by block for ``"unit"``; a zero norm divides by one, VecMap's rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
+    xp = xb.get_namespace(B)
+    norms = xp.sqrt(xp.sum(B * B, axis=-1, keepdims=True))
+    return B / xp.where(norms == 0, xp.ones_like(norms), norms)
+
+
 def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memory_budget: int | None = None):
     """1/‖x‖ of every row of ``X`` (0 for a zero row), read block by block.
 
@@ -226,8 +235,8 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
     if is_np:
         # written block by block into the output: no list of parts and no concatenated copy
         out = np.empty(n, dtype=X.dtype)
-        for s in range(0, n, step):
-            B = X[s:min(s + step, n)]
+        for s, e in blocking.row_blocks(n, step):
+            B = X[s:e]
             sq = np.einsum("ij,ij->i", B, B, dtype=np.float64)
             if not np.all(np.isfinite(sq)):
                 bad = np.flatnonzero(~np.isfinite(sq))
@@ -238,11 +247,11 @@ def inverse_norms(X, name: str = "database", *, check_finite: bool = True, memor
                 sq[bad] = np.inf
             norm = np.sqrt(sq, out=sq)
             norm[norm == 0] = np.inf  # a zero row gets 1/inf = 0
-            out[s:s + len(norm)] = np.divide(1.0, norm, out=norm)
+            out[s:e] = np.divide(1.0, norm, out=norm)
         return out
     parts = []
-    for s in range(0, n, step):
-        B = xp.astype(X[s:min(s + step, n), ...], xp.float64)
+    for s, e in blocking.row_blocks(n, step):
+        B = xp.astype(X[s:e, ...], xp.float64)
         sq = xp.sum(B * B, axis=1)
         if check_finite and not bool(xp.all(xp.isfinite(sq))):
             bad = np.flatnonzero(~np.isfinite(xb.to_numpy(sq)))

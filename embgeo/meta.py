@@ -65,7 +65,6 @@ concatenation (Yin & Schütze 2016, "Learning Word Meta-Embeddings", ACL).
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Sequence
 
 from numbers import Integral, Real
@@ -78,9 +77,9 @@ from . import backend as xb
 from .embeddings import Embeddings
 from .errors import NotFittedError
 from .latent_metric import INITS, SOLVERS, LatentMetricObjective, fit_latent_metric
-from .linalg import gram, sym_power
+from .linalg import gram, sym_power, unit_rows
 from .progress import progress_bar
-from .validation import collection_input_tags, renamed_parameter
+from .validation import collection_input_tags
 
 __all__ = ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"]
 
@@ -170,7 +169,7 @@ def _pair_grams(arrays, progress=None):
 # Y = I_n: the constant is n.
 
 
-def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metric=None) -> float:
+def objective(sources, rotations, B, C: float = 0.0, *, progress=None) -> float:
     """Value of eq. 1 of Jawanpuria et al. (2020), summed over source pairs, via Gram matrices.
 
     ``Σ_{i<j} ‖X_iᵀ M_iᵀ B M_j X_j − I_n‖²_F + C‖B‖²_F`` with ``X_i = E_iᵀ`` (words in columns),
@@ -184,9 +183,8 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
     rotations : list of arrays, shapes (dim, d_i)
         The maps ``M_i`` (e.g. ``GeometricMetaEmbedding.rotations_``).
     B : array, shape (dim, dim)
-        The symmetric positive-definite metric of the latent space (``metric_`` of a fitted
-        :class:`GeometricMetaEmbedding`). ``metric=`` is its deprecated spelling: in embgeo
-        ``metric`` names a search's similarity (cosine, dot, CSLS).
+        The symmetric positive-definite metric of the latent space (``B_`` of a fitted
+        :class:`GeometricMetaEmbedding`).
     C : float
         Regularisation weight.
 
@@ -194,9 +192,6 @@ def objective(sources, rotations, B=None, C: float = 0.0, *, progress=None, metr
     -------
     float
     """
-    B = renamed_parameter(B, metric, old="metric", new="B", where="objective")
-    if B is None:
-        raise TypeError("objective() needs the metric B (e.g. a fitted GeometricMetaEmbedding's metric_)")
     arrays, _ = _aligned_sources(sources)
     if len(rotations) != len(arrays):
         raise ValueError(f"{len(arrays)} sources but {len(rotations)} rotations")
@@ -233,7 +228,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         pymanopt's ``ConjugateGradient`` (as in the paper) or ``TrustRegions`` (then with the
         analytic Euclidean Hessian: pymanopt 2.2 has no finite-difference fallback for the NumPy
         backend).
-    max_iterations : int, default 300
+    max_iter : int, default 300
     dim : int, optional
         Dimension of the common space; default: the largest source dimension. See the module
         notes for how sources of other dimensionalities are handled (Stiefel factors).
@@ -258,19 +253,18 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         pymanopt's ``min_gradient_norm`` (Riemannian gradient norm at which to stop).
     random_state : int or numpy Generator, default 0
         Seeds the random orthonormal initial maps; the same seed gives the same fit.
-    verbosity : int, optional
-        Deprecated (removed in the next release): pymanopt's own printing. embgeo reports the
-        cost per iteration through ``progress`` and, at DEBUG level, the ``embgeo.meta`` logger.
     progress : bool, optional
-        Progress bar with the current cost (None follows :func:`embgeo.set_progress`).
+        Progress bar with the current cost (None follows :func:`embgeo.set_progress`); at DEBUG
+        level the ``embgeo.meta`` logger reports the cost per iteration too.
 
     Attributes
     ----------
     rotations_ : list of ndarray, shapes (dim_, d_i)
         ``M_i``: orthonormal columns (d_i ≤ dim_) or rows (d_i > dim_); word vector ``x`` of
         source i maps to ``M_i x``, the stored rows ``E_i`` to ``E_i @ M_i.T``.
-    metric_ : ndarray, shape (dim_, dim_)
-        The learned SPD metric ``B``.
+    B_ : ndarray, shape (dim_, dim_)
+        The learned Mahalanobis metric ``B`` of eq. 1 (symmetric positive definite; the paper's
+        name and symbol).
     cost_history_ : list of float
         Value of eq. 1 at each iterate (one per iteration for CG; one per accepted step, plus
         the start, for trust regions). ``cost_`` is the last entry.
@@ -302,7 +296,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         "C": [Interval(Real, 0, np.inf, closed="left")],
         "kind": [StrOptions(set(_KINDS))],
         "solver": [StrOptions(set(_SOLVERS))],
-        "max_iterations": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
         "dim": [Interval(Integral, 1, None, closed="left"), None],
         "normalize": [str, tuple, list, None],
         "normalize_mapped": ["boolean"],
@@ -310,34 +304,24 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
         "progress": ["boolean", None],
-        "verbosity": [Interval(Integral, 0, None, closed="left"), None],
     }
 
-    def __init__(self, C: float = 1.0, *, kind: str = "geo-avg", solver: str = "cg", max_iterations: int = 300,
+    def __init__(self, C: float = 1.0, *, kind: str = "geo-avg", solver: str = "cg", max_iter: int = 300,
                  dim: int | None = None, normalize="unit", normalize_mapped: bool = True,
-                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None,
-                 verbosity: int | None = None):
+                 init: str = "procrustes", tol: float = 1e-6, random_state=0, progress=None):
         self.C = C
         self.kind = kind
         self.solver = solver
-        self.max_iterations = max_iterations
+        self.max_iter = max_iter
         self.dim = dim
         self.normalize = normalize
         self.normalize_mapped = normalize_mapped
         self.init = init
         self.tol = tol
         self.random_state = random_state
-        self.verbosity = verbosity
         self.progress = progress
 
     # ------------------------------------------------------------------ fitting
-    def _pymanopt_verbosity(self) -> int:
-        if self.verbosity is None:
-            return 0
-        warnings.warn("GeometricMetaEmbedding: 'verbosity' is deprecated and will be removed in the next release; "
-                      "use progress= or the 'embgeo.meta' logger at DEBUG level", DeprecationWarning, stacklevel=3)
-        return int(self.verbosity)
-
     def __sklearn_tags__(self):
         """What a GeometricMetaEmbedding is, for scikit-learn: an unsupervised transformer whose
         input is a *list* of aligned sources (arrays or Embeddings), not one 2-D array ``X``.
@@ -386,11 +370,10 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
 
     def _fit_grams(self, G, n, dims, d):
         fit = fit_latent_metric(LatentMetricObjective(G, n, self.C), dims, d, solver=self.solver,
-                                max_iterations=self.max_iterations, tol=self.tol, init=self.init,
-                                random_state=self.random_state, progress=self.progress,
-                                solver_verbosity=self._pymanopt_verbosity(), desc="meta", log=logger)
+                                max_iter=self.max_iter, tol=self.tol, init=self.init,
+                                random_state=self.random_state, progress=self.progress, desc="meta", log=logger)
         self.rotations_ = fit.maps
-        self.metric_ = fit.B
+        self.B_ = fit.B
         self.cost_history_ = fit.cost_history
         self.cost_ = fit.cost
         self.n_iter_ = fit.n_iter
@@ -428,7 +411,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
             raise TypeError(f"transform takes the sources first: transform(sources, kind={sources!r}); "
                             "the estimator keeps no copy of its training sources")
         try:
-            check_is_fitted(self, "metric_")
+            check_is_fitted(self, "B_")
         except SkNotFittedError:
             raise NotFittedError("this GeometricMetaEmbedding is not fitted yet: call fit(sources) first") from None
         kind = self.kind if kind is None else kind
@@ -442,16 +425,14 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
                 raise ValueError(f"sources[{k}] has dimension {X.shape[1]}, fitted on {M.shape[1]}")
         arrays = _normalized(arrays, self.normalize)
         with xb.single_blas_thread():
-            Bh = sym_power(self.metric_, 0.5)
+            Bh = sym_power(self.B_, 0.5)
         xp = xb.get_namespace(*arrays)
         mapped = []
         for X, M in zip(arrays, self.rotations_):
             T = xp.asarray(np.ascontiguousarray(M.T @ Bh), dtype=X.dtype)
             Y = X @ T
             if self.normalize_mapped:
-                # geomm.py's length_normalize: zero rows stay zero
-                norms = xp.sqrt(xp.sum(Y * Y, axis=1, keepdims=True))
-                Y = Y / xp.where(norms == 0, xp.ones_like(norms), norms)
+                Y = unit_rows(Y)  # geomm.py's length_normalize: zero rows stay zero
             mapped.append(Y)
         if kind == "geo-avg":
             out = mapped[0]
@@ -467,7 +448,7 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         return self.fit(sources).transform(sources, kind)
 
     def __sklearn_is_fitted__(self):
-        return hasattr(self, "metric_")
+        return hasattr(self, "B_")
 
 
 # ------------------------------------------------------------------------------- baselines

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import backend as xb
-from .blocking import PASS_ROWS, block_rows
+from .blocking import PASS_ROWS, block_rows, row_blocks
+from .linalg import unit_rows
 
 __all__ = ["normalize", "Normalizer", "STEPS"]
 
@@ -39,9 +40,8 @@ def _safe(xp, norms):
 
 
 def _blocks(X, memory_budget):
-    n = X.shape[0]
-    step = block_rows(X.shape[1], 8, memory_budget, maximum=PASS_ROWS)
-    return [(s, min(s + step, n)) for s in range(0, n, step)] or [(0, 0)]
+    # (0, 0) for no rows: the steps still return an empty array of X's shape
+    return row_blocks(X.shape[0], block_rows(X.shape[1], 8, memory_budget, maximum=PASS_ROWS)) or [(0, 0)]
 
 
 def _rowwise(xp, X, f, memory_budget):
@@ -59,7 +59,7 @@ def _column_sums(xp, X, square: bool, memory_budget):
 
 
 def _unit(xp, X, budget):
-    return _rowwise(xp, X, lambda B: B / _safe(xp, xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))), budget)
+    return _rowwise(xp, X, unit_rows, budget)
 
 
 def _center(xp, X, budget):

@@ -42,7 +42,6 @@ from .linalg import centred_scatter as _centred_scatter
 from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
 from .progress import progress_bar
-from .validation import renamed_names, renamed_parameter
 
 __all__ = [
     "VarianceProfile",
@@ -58,11 +57,6 @@ __all__ = [
 #: Word-similarity sets used when no ``evaluate`` callable is given (names for embgeo.data).
 #: Not :data:`embgeo.evaluate.DEFAULT_DATASETS` (which adds the analogy test): hence its own name.
 DEFAULT_SIMILARITY_DATASETS = ("wordsim353", "simlex999")
-
-
-__getattr__ = renamed_names(__name__, {"DEFAULT_DATASETS": (
-    lambda: DEFAULT_SIMILARITY_DATASETS,
-    "renamed DEFAULT_SIMILARITY_DATASETS (embgeo.evaluate.DEFAULT_DATASETS is another list)")})
 
 
 # --------------------------------------------------------------------------- results
@@ -433,7 +427,7 @@ def split_analysis(e, parts: int = 3, evaluate: Callable | None = None, *, datas
 def probe_components(e, words: Sequence[str], labels, *, components=None, classifier=None, cv: int = 5,
                      scoring: str = "accuracy", profile: VarianceProfile | None = None,
                      oov: str = "raise", random_state: int = 0, include_all: bool = True,
-                     progress=None, missing: str | None = None) -> Table:
+                     progress=None) -> Table:
     """Per-component probing: can one principal component alone predict a word property?
 
     For each chosen component ``j``, the labelled words' 1-D projections ``(x − μ)·v_j`` are fed to
@@ -458,8 +452,7 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
         Any scikit-learn scorer name.
     oov : {"raise", "skip"}
         What to do with labelled words absent from ``e``: raise
-        :class:`~embgeo.errors.UnknownWordError`, or leave them out. ``missing=`` is its
-        deprecated alias.
+        :class:`~embgeo.errors.UnknownWordError`, or leave them out.
     include_all : bool
         Add a last row ``"all"``: the classifier on the full projection (every component).
 
@@ -492,7 +485,6 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
     words, y = list(words), np.asarray(labels)
     if y.ndim != 1 or len(words) != y.shape[0]:
         raise ValueError(f"{len(words)} words but labels of shape {y.shape}: give one label per word")
-    oov = renamed_parameter(oov, missing, old="missing", new="oov", where="probe_components")
     if oov not in ("raise", "skip"):
         raise ValueError(f"oov must be 'raise' or 'skip', got {oov!r}")
     idx = e.indices(words, oov="mark")

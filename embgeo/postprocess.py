@@ -48,7 +48,6 @@ from .linalg import checked_gram as _statistics
 from .linalg import eigh_desc as _eigh_desc
 from .normalize import STEPS  # noqa: F401  (importable here; exported by embgeo.normalize)
 from .normalize import normalize as _normalize
-from .validation import renamed_names
 
 __all__ = [
     "similarity_order",
@@ -68,10 +67,6 @@ __all__ = [
     "unitdim",
     "centeremb",
 ]
-
-
-__getattr__ = renamed_names(__name__, {"normalize": (
-    lambda: _normalize, "use embgeo.normalize.normalize, which takes Embeddings and arrays alike (the one definition)")})
 
 
 # ---------------------------------------------------------------------------- plumbing

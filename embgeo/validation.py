@@ -2,58 +2,15 @@
 
 A lower layer than :mod:`embgeo.neighbors` and the methods that select their own top-k, so all
 can use the same checks: ``k`` against the candidates left, per-query exclusion lists normalised
-to CSR form, and the deprecated spellings of renamed parameters.
+to CSR form.
 """
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 
 from . import backend as xb
 
-__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "renamed_parameter", "renamed_names",
-           "collection_input_tags"]
-
-
-def renamed_parameter(value, old_value, *, old: str, new: str, where: str, stacklevel: int = 2):
-    """The value of a renamed parameter, taking its deprecated spelling for one release.
-
-    Returns ``old_value`` (with a DeprecationWarning) when the caller passed the old name, else
-    ``value``. ``stacklevel`` is that of a warning issued by the function that calls this one.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as w:
-    ...     warnings.simplefilter("always")
-    ...     renamed_parameter(10, 5, old="knn", new="csls_knn", where="csls_topk")
-    5
-    >>> str(w[0].message)
-    "csls_topk: the 'knn' parameter is renamed 'csls_knn'; 'knn' will be removed in the next release"
-    """
-    if old_value is None:
-        return value
-    warnings.warn(f"{where}: the '{old}' parameter is renamed '{new}'; '{old}' will be removed in the next release",
-                  DeprecationWarning, stacklevel=stacklevel + 1)
-    return old_value
-
-
-def renamed_names(module: str, names: dict):
-    """A module ``__getattr__`` serving renamed public names for one release, with a DeprecationWarning.
-
-    ``names`` maps each old name to ``(get, hint)``: ``get()`` returns the object under its new
-    name, and ``hint`` says where it went (e.g. ``"renamed cached_faiss_index"``).
-    """
-    def __getattr__(name):
-        if name not in names:
-            raise AttributeError(f"module {module!r} has no attribute {name!r}")
-        get, hint = names[name]
-        warnings.warn(f"{module}.{name} is deprecated: {hint}; the old name will be removed in the next release",
-                      DeprecationWarning, stacklevel=2)
-        return get()
-
-    return __getattr__
+__all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "collection_input_tags"]
 
 
 def check_k(k, n_candidates: int) -> int:

@@ -13,9 +13,8 @@ import numpy as np
 
 from . import backend as xb
 from .errors import UnknownWordError
-from .validation import renamed_parameter
 
-__all__ = ["Vocabulary", "word_index", "oov_alias"]
+__all__ = ["Vocabulary", "word_index"]
 
 
 def word_index(words: Sequence[str]) -> dict[str, int]:
@@ -77,7 +76,7 @@ class Vocabulary:
         except KeyError:
             raise UnknownWordError(word) from None
 
-    def indices(self, words: Iterable[str], oov: str = "raise", *, missing: str | None = None) -> np.ndarray:
+    def indices(self, words: Iterable[str], oov: str = "raise") -> np.ndarray:
         """Rows of ``words`` as an int64 NumPy array.
 
         Parameters
@@ -86,8 +85,6 @@ class Vocabulary:
         oov : {"raise", "skip", "mark"}, default "raise"
             Unknown words raise :class:`~embgeo.errors.UnknownWordError` naming the first one
             (and how many are missing), are dropped, or are marked with -1.
-        missing : str, optional
-            Deprecated alias of ``oov``.
 
         Examples
         --------
@@ -99,7 +96,6 @@ class Vocabulary:
         >>> e.indices(["c", "x", "a"], oov="skip").tolist()
         [2, 0]
         """
-        oov = oov_alias(oov, missing, where=type(self).__name__)
         if oov not in ("raise", "skip", "mark"):
             raise ValueError(f"oov must be 'raise', 'skip' or 'mark', got {oov!r}")
         if isinstance(words, str):
@@ -154,11 +150,3 @@ class Vocabulary:
         if flat.ndim == 0:
             return words[0]
         return np.array(words, dtype=object).reshape(flat.shape).tolist()
-
-
-def oov_alias(oov: str, deprecated: str | None, *, where: str) -> str:
-    """``oov``, or ``deprecated``, the value a caller passed as ``missing=`` (the deprecated spelling of
-    ``oov=``; with a DeprecationWarning); both is a TypeError."""
-    if deprecated is not None and oov != "raise":
-        raise TypeError("pass oov= only ('missing' is its deprecated alias)")
-    return renamed_parameter(oov, deprecated, old="missing", new="oov", where=where, stacklevel=3)

@@ -336,19 +336,6 @@ def test_array_api_strict_path_matches_numpy(model):
 
 
 # ----------------------------------------------------------------- names, inputs and errors
-def test_deprecated_metric_names_warn_and_mean_the_same(model):
-    U, V, counts = model
-    ae = AlphaEmbeddings(U, V, counts=counts, p0="0", dtype="float64")
-    with pytest.warns(DeprecationWarning, match="geometry"):
-        old = ae.embed(-1.0, metric="F", dtype_out="float64").vectors
-    np.testing.assert_array_equal(old, ae.embed(-1.0, geometry="fisher", dtype_out="float64").vectors)
-    with pytest.warns(DeprecationWarning, match="euclidean"):
-        old = ae.alpha_vectors(-1.0, geometry="I")
-    np.testing.assert_array_equal(old, ae.alpha_vectors(-1.0, geometry="euclidean"))
-    with pytest.warns(DeprecationWarning, match="fisher_cosine"):
-        embgeo.alpha.metric_cosine(U[:2], V[:2])
-
-
 def test_embeddings_with_output_vectors_is_accepted(model):
     U, V, counts = model
     e = embgeo.Embeddings([f"w{i}" for i in range(N)], U, counts, output_vectors=V)

@@ -126,14 +126,10 @@ def test_oov_policy_skip_zero_raise(toy):
     assert skip.coverage == pytest.approx(1 / 3) and skip.p_at(1) == 1.0
     zero = bli(src, tgt, test, oov="zero")
     assert zero.p_at(1) == pytest.approx(1 / 3) and zero.mrr == pytest.approx(1 / 3)
-    with pytest.warns(DeprecationWarning, match="zero"):
-        assert bli(src, tgt, test, oov="miss") == zero
     with pytest.raises(UnknownWordError, match="'zz'.*2 words missing"):
         bli(src, tgt, test, oov="raise")
     with pytest.raises(ValueError, match="oov must be"):
         bli(src, tgt, test, oov="ignore")
-    with pytest.warns(DeprecationWarning, match="attributes"):
-        assert skip["P@1"] == 1.0
 
 
 def test_all_oov_and_empty_dictionaries_raise_clearly(toy):
@@ -189,8 +185,6 @@ def test_split_is_by_source_word_deterministic_and_nested():
     assert set(te_small) <= set(te)
     with pytest.raises(ValueError, match="test_size"):
         split_dictionary(pairs, 1.5)
-    with pytest.warns(DeprecationWarning, match="random_state"):
-        assert split_dictionary(pairs, 0.2, seed=3) == split_dictionary(pairs, 0.2, random_state=3)
     # the readers live in embgeo.data; lexicon re-exports the same functions
     from embgeo import data
     assert data.split_dictionary is split_dictionary and data.read_dictionary is read_dictionary

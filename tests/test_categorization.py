@@ -57,7 +57,7 @@ def test_purity_matches_its_definition_and_scikit_learns_contingency_table():
 
 
 @pytest.mark.parametrize("kw", [{}, {"linkage": "average", "metric": "cosine"}, {"linkage": "complete"},
-                                {"method": "kmeans"}])
+                                {"clustering": "kmeans"}])
 def test_separated_categories_are_recovered_by_every_clustering(tmp_path, clustered, kw):
     e, rows = clustered
     r = categorization(e, _write(tmp_path, rows), **kw)
@@ -131,8 +131,8 @@ def test_bad_input_is_named(tmp_path, clustered):
         data.read_categories(header)
     with pytest.raises(ValueError, match="Ward linkage needs metric='euclidean'"):
         categorization(e, _write(tmp_path, rows), metric="cosine")
-    with pytest.raises(ValueError, match="unknown method"):
-        categorization(e, _write(tmp_path, rows), method="spectral")
+    with pytest.raises(ValueError, match="unknown clustering"):
+        categorization(e, _write(tmp_path, rows), clustering="spectral")
 
 
 def test_reader_skips_the_collections_empty_words_and_keeps_repeated_words(tmp_path):
@@ -161,7 +161,7 @@ def test_plot_draws_one_bar_per_category(tmp_path, clustered):
 
 #: word-embeddings-benchmarks' numbers on GloVe 6B 50d (its evaluate_categorization, every word known or the mean
 #: vector), measured by benchmarks/compare_categorization.py running its code
-#: (method="agglomerative": the best of the five agglomerative clusterings; its k-means differs by initialisation)
+#: (its method="agglomerative": the best of the five agglomerative clusterings; its k-means differs by initialisation)
 WEB_AGGLOMERATIVE_BEST = {"ap": 253 / 402, "bless-categorization": 151 / 200, "essli-2008": 27 / 45}
 
 
@@ -214,7 +214,7 @@ def test_word_set_results_take_intervals_over_their_items(tmp_path, clustered):
     e, rows = clustered
     rows = [(c if i % 5 else "cat1", w) for i, (c, w) in enumerate(rows)]
     r = categorization(e, _write(tmp_path, rows))
-    low, high = r.ci(0.9, method="percentile", n_resamples=999, random_state=0, draw="indices")
+    low, high = r.ci(0.9, ci_method="percentile", n_resamples=999, random_state=0, draw="indices")
     ref = stats.bootstrap((np.arange(r.n_items),), lambda i: r.statistic({k: v[i] for k, v in r.per_item.items()}),
                           n_resamples=999, method="percentile", confidence_level=0.9, vectorized=False,
                           rng=np.random.default_rng(0))

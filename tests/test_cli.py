@@ -78,11 +78,12 @@ def test_fuzzy_measures_from_the_command_line(files, capsys):
     pytest.importorskip("embgeo.fuzzy")
     e, emb, pairs, quest = files
     code, out, err = run(capsys, "evaluate", "-e", str(emb), "-d", str(pairs), "-q", "--json",
-                         "--measures", "cosine,fuzzy-ce,fuzzy-ce-rev,fuzzy-kl,fuzzy-kl-rev,fuzzy-jaccard")
+                         "--measures",
+                         "cosine,fuzzy-cross-entropy,fuzzy-cross-entropy-rev,fuzzy-kl,fuzzy-kl-rev,fuzzy-jaccard")
     assert code == 0, err
     rows = json.loads(out)["rows"]
-    assert [r["measure"] for r in rows] == ["cosine", "fuzzy-ce", "fuzzy-ce-rev", "fuzzy-kl", "fuzzy-kl-rev",
-                                            "fuzzy-jaccard"]
+    assert [r["measure"] for r in rows] == ["cosine", "fuzzy-cross-entropy", "fuzzy-cross-entropy-rev", "fuzzy-kl",
+                                            "fuzzy-kl-rev", "fuzzy-jaccard"]
     assert all(-1 <= r["spearman"] <= 1 for r in rows)
 
 

@@ -1,5 +1,5 @@
 """Search criteria as data (embgeo.neighbors.VALID_METRICS / VALID_RETRIEVALS), "isf" in neighbors.search,
-and "nn" as the one spelling of plain nearest neighbours (csls_knn=0 deprecated)."""
+and "nn" as the one spelling of plain nearest neighbours (csls_knn=0 refused)."""
 import numpy as np
 import pytest
 
@@ -98,27 +98,25 @@ def test_monolingual_isf_sums_over_the_whole_vocabulary_and_excludes_the_query(r
 
 
 # ----------------------------------------------------------- "nn", not csls_knn=0, says plain NN
-def test_csls_knn_zero_is_a_deprecated_spelling_of_retrieval_nn(rng):
+def test_retrieval_alone_chooses_nn_or_csls_and_csls_knn_zero_is_refused(rng):
     X, Z = rng.standard_normal((60, 6)), rng.standard_normal((60, 6))
-    with pytest.warns(DeprecationWarning, match="retrieval='nn'"):
-        old = unsupervised_dictionary(X, Z, vocabulary=40, csls_knn=0)
-    np.testing.assert_array_equal(old, unsupervised_dictionary(X, Z, vocabulary=40, retrieval="nn"))
-    assert not np.array_equal(old, unsupervised_dictionary(X, Z, vocabulary=40, retrieval="csls"))
+    nn_pairs = unsupervised_dictionary(X, Z, vocabulary=40, retrieval="nn")
+    csls_pairs = unsupervised_dictionary(X, Z, vocabulary=40)  # VecMap's default: CSLS
+    np.testing.assert_array_equal(csls_pairs, unsupervised_dictionary(X, Z, vocabulary=40, retrieval="csls"))
+    assert not np.array_equal(nn_pairs, csls_pairs)
+    with pytest.raises(ValueError, match="csls_knn must be at least 1"):
+        unsupervised_dictionary(X, Z, vocabulary=40, csls_knn=0)
 
     src, tgt = _space(rng, 150, 6, "s"), _space(rng, 150, 6, "t")
     seed = [(f"s{i}", f"t{i}") for i in range(40)]
     kw = dict(self_learning=True, max_iter=2, stochastic_initial=1.0)
     nn = Mapper(retrieval="nn", **kw).fit(src, tgt, seed)
     np.testing.assert_array_equal(Mapper(**kw).fit(src, tgt, seed).dictionary_, nn.dictionary_)  # the default
-    with pytest.warns(DeprecationWarning, match="csls_knn=0.*retrieval='nn'"):
-        old = Mapper(csls_knn=0, **kw).fit(src, tgt, seed)
-    np.testing.assert_array_equal(old.dictionary_, nn.dictionary_)
+    # csls_knn alone does not choose CSLS: it is K of CSLS when retrieval="csls" chooses it
+    np.testing.assert_array_equal(Mapper(csls_knn=5, **kw).fit(src, tgt, seed).dictionary_, nn.dictionary_)
     csls = Mapper(retrieval="csls", csls_knn=5, **kw).fit(src, tgt, seed)
-    with pytest.warns(DeprecationWarning, match="retrieval='csls'"):
-        implied = Mapper(csls_knn=5, **kw).fit(src, tgt, seed)  # the old meaning, for one release
-    np.testing.assert_array_equal(implied.dictionary_, csls.dictionary_)
     assert not np.array_equal(csls.dictionary_, nn.dictionary_)
-    with pytest.raises(ValueError, match="csls_knn must be at least 1"):
+    with pytest.raises(ValueError, match="csls_knn"):
         Mapper(retrieval="csls", csls_knn=0, **kw).fit(src, tgt, seed)
 
 

@@ -508,7 +508,7 @@ def vecmap_case(shared_data):
     return g, X, Z
 
 
-FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, threshold=1e-4, vocabulary_cutoff=1500)
+FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, tol=1e-4, vocabulary_cutoff=1500)
 
 
 @pytest.mark.parametrize("case, recipe, overrides, dictionary", [
@@ -516,7 +516,7 @@ FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, threshold=1e-4, vo
     ("postproc_supervised", "supervised", {"postproc": (-0.25, 0.15)}, "train"),
     ("semi_supervised", "semi_supervised", FAST_SL, "seed"),
     ("postproc_semi_supervised", "semi_supervised", {"postproc": (-0.25, 0.15), **FAST_SL}, "seed"),
-    ("acl2017_seed", "acl2017", {"init": "seed", "threshold": 1e-4}, "seed"),
+    ("acl2017_seed", "acl2017", {"init": "seed", "tol": 1e-4}, "seed"),
     ("aaai2018", "aaai2018", {}, "train"),
     ("unsupervised", "unsupervised", {"unsupervised_vocab": 1000, **FAST_SL}, None),
 ])
@@ -576,8 +576,6 @@ def test_postproc_grid_search_default_grid_and_criterion(rng):
     best1, _ = postproc_grid_search(src, tgt, train, val, criterion="P@1", **grid)
     top = max(r["P@1"] for r in table)
     assert [r for r in table if (r["alpha_src"], r["alpha_tgt"]) == best1][0]["P@1"] == top
-    with pytest.warns(DeprecationWarning):
-        assert postproc_grid_search(src, tgt, train, val, metric="P@1", **grid).best == best1
     with pytest.raises(ValueError, match="criterion"):
         postproc_grid_search(src, tgt, train, val, criterion="accuracy", **grid)
     res = postproc_grid_search(src, tgt, train, val, **grid)
@@ -727,21 +725,11 @@ def test_mapper_is_a_scikit_learn_estimator(rng):
     assert "not fitted" in str(exc.value)
     m.fit(src, tgt, seed, validation=seed)
     check_is_fitted(m)
-    assert "Mapper(" in repr(m) and "csls_knn=10" in repr(m)
+    assert "Mapper(" in repr(m) and "retrieval='csls'" in repr(m)  # scikit-learn shows the non-defaults
     # no copy of the training matrices is kept: only d×d transforms and small statistics
     big = [k for k, v in vars(m).items() if hasattr(v, "shape") and v.size >= 200 * 6 and k != "dictionary_"]
     assert big == [], big
     assert len(m.history_) == m.n_iter_ == 3
-
-
-def test_csls_neighborhood_is_a_deprecated_alias(rng):
-    src, tgt, _ = _pair(rng, 120, 4, noise=0.05)
-    seed = [(f"s{i}", f"t{i}") for i in range(40)]
-    kw = dict(self_learning=True, max_iter=2, vocabulary_cutoff=100)
-    new = Mapper(retrieval="csls", csls_knn=3, **kw).fit(src, tgt, seed)
-    with pytest.warns(DeprecationWarning, match="csls_knn"):
-        old = Mapper(retrieval="csls", csls_neighborhood=3, **kw).fit(src, tgt, seed)
-    np.testing.assert_array_equal(new.dictionary_, old.dictionary_)
 
 
 def test_history_plot(rng):
@@ -902,24 +890,13 @@ def test_mapper_rejects_an_unknown_mapping():
         Mapper(mapping="procrustes")._validate_params()
 
 
-def test_rcsls_mapping_takes_csls_knn_through_its_deprecated_alias_too(rng):
-    """Issue 22: mapping="rcsls" read csls_knn directly and ignored csls_neighborhood=."""
+def test_rcsls_mapping_takes_csls_knn(rng):
+    """Issue 22: mapping="rcsls" must read the csls_knn it is given (its loss's K), not a default."""
     src, tgt, _ = _pair(rng, n=300, d=8, noise=0.3)
     pairs = [(f"s{i}", f"t{i}") for i in range(150)]
     new = Mapper.from_recipe("rcsls", csls_knn=3, random_state=0).fit(src, tgt, pairs)
-    with pytest.warns(DeprecationWarning, match="csls_knn"):
-        old = Mapper.from_recipe("rcsls", csls_knn=None, csls_neighborhood=3, random_state=0).fit(src, tgt, pairs)
     default = Mapper.from_recipe("rcsls", random_state=0).fit(src, tgt, pairs)
-    np.testing.assert_array_equal(np.asarray(old.src_transform_), np.asarray(new.src_transform_))
     assert not np.array_equal(np.asarray(default.src_transform_), np.asarray(new.src_transform_))
-
-
-def test_retrieval_is_the_one_name_of_the_retrieval_method(rng):
-    Z = rng.standard_normal((50, 6)).astype(np.float32)
-    with pytest.warns(DeprecationWarning, match="'method' parameter is renamed 'retrieval'"):
-        old = retrieve(Z[:4], Z, k=3, method="csls", source=Z)
-    new = retrieve(Z[:4], Z, k=3, retrieval="csls", source=Z)
-    np.testing.assert_array_equal(old[1], new[1])
 
 
 def test_transform_refuses_nan_as_fit_does():

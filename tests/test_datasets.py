@@ -227,11 +227,10 @@ def test_a_file_that_is_not_text_is_a_format_error_naming_the_line(tmp_path):
     assert data.read_dictionary(p, encoding="latin-1") == [("café", "cafe")]
 
 
-def test_read_compounds_lives_in_data_and_fuzzy_keeps_a_deprecated_alias(tmp_path):
+def test_read_compounds_lives_in_data(tmp_path):
     from embgeo import fuzzy
 
-    with pytest.warns(DeprecationWarning, match="embgeo.data.read_compounds"):
-        assert fuzzy.read_compounds is data.read_compounds
+    assert not hasattr(fuzzy, "read_compounds")
     p = _write(tmp_path, "compounds.tsv", "\t".join(["x", "x", "x", "fish", "sword", *["x"] * 5, "1.5", "x", "x"]))
     wp = data.read_compounds(p)
     assert (wp.words1, wp.words2, wp.scores.tolist(), wp.name) == (["fish"], ["sword"], [1.5], "compounds")

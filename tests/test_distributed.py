@@ -310,8 +310,7 @@ def test_neighbors_functions_take_backend_dask(client, data):
     np.testing.assert_allclose(s, bs, rtol=1e-5, atol=1e-5)
     r = neighbors.knn_mean_similarity(Q, D, 4, metric="dot", backend="dask")
     np.testing.assert_allclose(r, brute_topk(Q, D, 4, cosine=False)[0].mean(axis=1), rtol=1e-5)
-    with pytest.warns(DeprecationWarning, match="csls_knn"):
-        cs, ci = neighbors.csls_topk(Q, D, 3, knn=5, r_database=np.zeros(len(D)), backend="dask")
+    cs, ci = neighbors.csls_topk(Q, D, 3, csls_knn=5, r_database=np.zeros(len(D)), backend="dask")
     np.testing.assert_array_equal(ci, brute_topk(Q, D, 3, bias=np.zeros(len(D)))[1])
     with pytest.raises(TypeError, match="client= needs backend='dask'"):
         neighbors.topk(Q, D, 2, client=client)
@@ -429,8 +428,8 @@ def test_gram_based_methods_on_a_dask_backed_embeddings_run_on_the_cluster(clien
         assert isinstance(got, da.Array)                    # the n × d result stays distributed
         np.testing.assert_allclose(got.compute(), f(e).vectors, rtol=1e-4, atol=1e-5)
     fy, fyd = embgeo.Embeddings(words, Y), embgeo.Embeddings(words, da.from_array(Y, chunks=(600, 7)))
-    local = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([e, fy])
-    dist = meta.GeometricMetaEmbedding(dim=6, max_iterations=20, progress=False).fit([ed, fyd])
+    local = meta.GeometricMetaEmbedding(dim=6, max_iter=20, progress=False).fit([e, fy])
+    dist = meta.GeometricMetaEmbedding(dim=6, max_iter=20, progress=False).fit([ed, fyd])
     np.testing.assert_allclose(dist.cost_, local.cost_, rtol=1e-8)
 
 

@@ -43,15 +43,6 @@ def test_indices_oov_policies(e):
         e.subset(["a"], oov="mark")
 
 
-def test_missing_is_a_deprecated_alias_of_oov(e):
-    with pytest.warns(DeprecationWarning, match="renamed 'oov'"):
-        assert e.indices(["a", "x", "c"], missing="mark").tolist() == [0, -1, 2]
-    with pytest.warns(DeprecationWarning):
-        assert e.subset(["x", "c"], missing="skip").words == ["c"]
-    with pytest.raises(TypeError, match="pass oov= only"):
-        e.indices(["a"], oov="skip", missing="mark")
-
-
 def test_vectors_are_read_only_so_cached_unit_vectors_cannot_go_stale(e):
     before = e.most_similar("a", topn=2)
     with pytest.raises(ValueError, match="read-only"):

@@ -66,7 +66,7 @@ def test_direction_is_the_share_of_pairs_scored_higher_forward(tmp_path, small_e
     F = FuzzyEmbeddings.from_embeddings(small_embeddings)
     hyp = rel == "hyper"
     a, b = [w for w, k in zip(w1, hyp) if k], [w for w, k in zip(w2, hyp) if k]
-    for measure, fuzzy_name, rev in [("fuzzy-kl", "kl", False), ("fuzzy-ce-rev", "cross_entropy", True)]:
+    for measure, fuzzy_name, rev in [("fuzzy-kl", "kl", False), ("fuzzy-cross-entropy-rev", "cross_entropy", True)]:
         r = entailment(small_embeddings, p, measure, task="direction", cache={"fuzzy": F})
         fwd = F.similarity_pairs(a, b, measure=fuzzy_name, reverse=rev)
         back = F.similarity_pairs(b, a, measure=fuzzy_name, reverse=rev)

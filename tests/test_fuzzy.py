@@ -485,11 +485,8 @@ def test_hyponymy_scores_equal_a_loop_of_feature_comparisons(rng):
     assert np.allclose(rep.scores, raw)
     with pytest.raises(UnknownWordError, match="zzz"):
         fuzzy.hyponymy(F, [("w1", "zzz")], oov="raise")
-    with pytest.warns(DeprecationWarning, match="oov"), pytest.raises(UnknownWordError, match="zzz"):
-        fuzzy.hyponymy(F, [("w1", "zzz")], missing="raise")
     assert F.indices(["w1", "zzz"], oov="mark").tolist() == [F.index("w1"), -1]
-    with pytest.warns(DeprecationWarning, match="oov"):
-        assert F.indices(["zzz", "w1"], missing="skip").tolist() == [F.index("w1")]
+    assert F.indices(["zzz", "w1"], oov="skip").tolist() == [F.index("w1")]
 
 
 def _questions(lines, tmp_path):
@@ -657,7 +654,8 @@ def test_table8_protocol_equals_the_released_simlex_program():
     from embgeo.evaluate.similarity import resolve_measure
 
     data = WordPairs(w1, w2, kl_opt[:, 0])
-    for spelling, gold in (("fuzzy-symmetric-ce@released-simlex", kl_opt), ("fuzzy-kl@released-simlex", ce_opt)):
+    for spelling, gold in (("fuzzy-symmetric-cross-entropy@released-simlex", kl_opt),
+                           ("fuzzy-kl@released-simlex", ce_opt)):
         model, measure = resolve_measure(e, spelling)
         r = word_similarity(model, data, measure=measure)
         assert r.spearman == pytest.approx(stats.spearmanr(gold[:, 0], gold[:, 1])[0], abs=1e-9)
@@ -666,7 +664,7 @@ def test_table8_protocol_equals_the_released_simlex_program():
 def test_table11_protocol_equals_the_released_composition_program():
     e = _reference_embeddings()
     F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition", dtype="float64")
-    comp = fuzzy.read_compounds(REF / "compounds.tsv")
+    comp = embgeo.data.read_compounds(REF / "compounds.tsv")
     keep = [i for i, (h, m) in enumerate(zip(comp.words1, comp.words2)) if h in F and m in F]
     h, m = [comp.words1[i] for i in keep], [comp.words2[i] for i in keep]
     sym, headmod = _golden("composition_xhsym.txt"), _golden("composition_xhheadmod.txt")
@@ -686,10 +684,10 @@ def test_read_compounds_names_the_bad_line(tmp_path):
     p = tmp_path / "c.tsv"
     p.write_text("\t".join(["x"] * 13) + "\n" + "\t".join(["x"] * 12) + "\n")
     with pytest.raises(ValueError, match="line 1: score 'x'"):
-        fuzzy.read_compounds(p)
+        embgeo.data.read_compounds(p)
     p.write_text("\t".join(["x"] * 10 + ["1.5", "x", "x"]) + "\n" + "\t".join(["x"] * 12) + "\n")
     with pytest.raises(ValueError, match="line 2: 12 tab-separated columns"):
-        fuzzy.read_compounds(p)
+        embgeo.data.read_compounds(p)
 
 
 def test_kl_and_cross_entropy_match_scipy_definitions(rng):
@@ -735,7 +733,7 @@ def test_cli_evaluates_the_released_table8_mode_by_measure_spelling(tmp_path, ca
     from embgeo import cli
 
     pairs = _simlex_pairs()[:30]
-    gold = {"fuzzy-symmetric-ce@released-simlex": _golden("simlex_kl.txt"),
+    gold = {"fuzzy-symmetric-cross-entropy@released-simlex": _golden("simlex_kl.txt"),
             "fuzzy-kl@released-simlex": _golden("simlex_crossentropy.txt")}
     data = tmp_path / "pairs.txt"
     data.write_text("".join(f"{a}\t{b}\t{s}\n" for (a, b), s in zip(pairs, gold["fuzzy-kl@released-simlex"][:, 0])))
@@ -798,24 +796,26 @@ def test_one_table_of_fuzzy_measure_names_serves_fuzzy_and_evaluate(F64):
     from embgeo.evaluate.similarity import MEASURES as EVALUATION_MEASURES
 
     fuzzy_names = {k: v for k, v in EVALUATION_MEASURES.items() if v[0] == "fuzzy"}
-    # the names evaluate offered before the table, unchanged
-    assert list(fuzzy_names) == ["fuzzy-ce", "fuzzy-ce-rev", "fuzzy-kl", "fuzzy-kl-rev", "fuzzy-categorical-ce",
-                                 "fuzzy-categorical-ce-rev", "fuzzy-categorical-kl", "fuzzy-categorical-kl-rev",
-                                 "fuzzy-symmetric-ce", "fuzzy-symmetric-kl", "fuzzy-jaccard"]
+    # one spelling per measure: evaluate's name is "fuzzy-" and the measure= name with hyphens
+    assert list(fuzzy_names) == ["fuzzy-cross-entropy", "fuzzy-cross-entropy-rev", "fuzzy-kl", "fuzzy-kl-rev",
+                                 "fuzzy-categorical-cross-entropy", "fuzzy-categorical-cross-entropy-rev",
+                                 "fuzzy-categorical-kl", "fuzzy-categorical-kl-rev", "fuzzy-symmetric-cross-entropy",
+                                 "fuzzy-symmetric-kl", "fuzzy-jaccard"]
     a, b = ["w1", "w5", "w9"], ["w2", "w7", "w3"]
     for name, (_, measure, reverse) in fuzzy_names.items():
         m = fuzzy.FUZZY_MEASURES[measure]
-        assert name == f"fuzzy-{m.short}" + ("-rev" if reverse else "")
-        # every spelling in the table scores as its name does
+        suffix = "-rev" if reverse else ""
+        assert name == m.evaluate_name + suffix == "fuzzy-" + measure.replace("_", "-") + suffix
         want = F64.similarity_pairs(a, b, measure=measure, reverse=reverse)
-        for spelling in (m.short, *m.aliases):
-            assert np.array_equal(F64.similarity_pairs(a, b, measure=spelling, reverse=reverse), want)
         model, _ = embgeo.evaluate.resolve_measure(None, name, cache={"fuzzy": F64})
         assert np.array_equal(model.similarity_pairs(a, b), want)
+    # no second spelling: the short and old names are refused
+    for other in ("ce", "cross-entropy", "crossentropy", "bernoulli_kl", "kl_divergence", "symmetric-ce",
+                  "graded_inclusion"):
+        with pytest.raises(ValueError, match="unknown fuzzy measure"):
+            F64.similarity_pairs(a, b, measure=other)
     assert {m.name for m in fuzzy.FUZZY_MEASURES.values() if m.divergence} == {
         "cross_entropy", "kl", "categorical_cross_entropy", "categorical_kl", "symmetric_cross_entropy", "symmetric_kl"}
-    with pytest.warns(DeprecationWarning, match="FUZZY_MEASURES"):
-        assert fuzzy.MEASURES == tuple(fuzzy.FUZZY_MEASURES)
 
 
 @pytest.mark.parametrize("name", ["intersection", "union", "disjoint_union", "difference", "graded_inclusion",

@@ -69,7 +69,7 @@ def test_objective_at_the_released_point_is_the_released_cost(golden):
 def test_fit_reaches_the_released_cost_and_the_ridge_minimum(golden):
     tr = golden["train"]
     res = geomm(golden["Xn"], golden["Zn"], tr[:, 0], tr[:, 1], C=golden["C"],
-                max_iterations=int(golden["max_iter"]), progress=False)
+                max_iter=int(golden["max_iter"]), progress=False)
     best = _ridge_minimum(golden["Xn"], golden["Zn"], tr[:, 0], tr[:, 1], golden["C"])
     assert best <= float(golden["cost"]) + 1e-9
     assert res.cost <= float(golden["cost"]) + 1e-8          # at least as low as the released code's 150 steps
@@ -100,7 +100,7 @@ def test_geomm_recipe_translates_as_the_released_code(golden):
     gold = dict(golden["test"].tolist())
     assert np.mean([gold[q] == t for q, t in zip(queries.tolist(), np.asarray(idx)[:, 0].tolist())]) == \
         pytest.approx(float(golden["accuracy"]))
-    assert np.asarray(m.metric_).shape == (5, 5) and len(m.cost_history_) > 1
+    assert np.asarray(m.B_).shape == (5, 5) and len(m.cost_history_) > 1
 
 
 # ------------------------------------------------------------------------ the objective itself
@@ -122,7 +122,7 @@ def test_fit_reaches_the_closed_form_minimum_whatever_the_dimensions(rng, ds, dt
     Z = np.concatenate([X, rng.standard_normal((120, max(dt - ds, 0)))], axis=1)[:, :dt]
     Z = Z @ np.linalg.qr(rng.standard_normal((dt, dt)))[0] + 0.2 * rng.standard_normal((120, dt))
     si = ti = np.arange(70)
-    res = geomm(X, Z, si, ti, C=2.0, max_iterations=600, progress=False)
+    res = geomm(X, Z, si, ti, C=2.0, max_iter=600, progress=False)
     assert res.cost == pytest.approx(_ridge_minimum(X, Z, si, ti, 2.0), rel=1e-6)
     np.testing.assert_allclose(res.U.T @ res.U, np.eye(ds), atol=1e-8)
     np.testing.assert_allclose(res.V.T @ res.V if dt >= ds else res.V @ res.V.T, np.eye(min(ds, dt)), atol=1e-8)
@@ -135,8 +135,8 @@ def test_geomm_runs_on_array_api_strict_like_numpy(rng):
     X = rng.standard_normal((80, 5)).astype(np.float32)
     Z = (X @ np.linalg.qr(rng.standard_normal((5, 5)))[0]).astype(np.float32)
     idx = np.arange(40)
-    a = geomm(X, Z, idx, idx, C=1.0, max_iterations=30, progress=False)
-    b = geomm(xps.asarray(X), xps.asarray(Z), idx, idx, C=1.0, max_iterations=30, progress=False)
+    a = geomm(X, Z, idx, idx, C=1.0, max_iter=30, progress=False)
+    b = geomm(xps.asarray(X), xps.asarray(Z), idx, idx, C=1.0, max_iter=30, progress=False)
     assert b.cost == pytest.approx(a.cost, rel=1e-6)
 
 
@@ -153,7 +153,7 @@ def test_bad_input_is_named(rng):
     bad[4, 1] = np.nan
     with pytest.raises(ValueError, match="X holds NaN or inf in a dictionary row .row 4"):
         geomm(bad, Z, [0, 4], [0, 1])
-    geomm(bad, Z, [0, 1], [0, 1], max_iterations=2, progress=False)   # row 4 is not in the dictionary
+    geomm(bad, Z, [0, 1], [0, 1], max_iter=2, progress=False)   # row 4 is not in the dictionary
     with pytest.raises(ValueError, match="C must be"):
         geomm(X, Z, [0, 1], [0, 1], C=-1.0)
     with pytest.raises(ValueError, match="reg"):

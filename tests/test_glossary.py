@@ -1,10 +1,8 @@
 """One name per concept: retired spellings stay out of the public signatures.
 
 embgeo names a concept once across the package (docs/contributing.md, "Glossary"). The spellings
-below were retired; a public function may still accept one for a release, but only as a
-keyword-only deprecated alias (default None) that it hands to
-:func:`embgeo.validation.renamed_parameter`, so that the old spelling warns and the new one is
-the documented parameter.
+below were retired and no public function accepts them: 0.1.0 is the first release, so a rename
+changes every caller and leaves no deprecated alias behind (no DeprecationWarning, no shim).
 """
 from __future__ import annotations
 
@@ -12,7 +10,6 @@ import ast
 import importlib
 import inspect
 import pkgutil
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -28,15 +25,18 @@ RETIRED = {
     "knn": "csls_knn",
     "csls_neighborhood": "csls_knn",
     "verbosity": "progress",
-    "method": "retrieval",  # only for the retrieval method of BLI and cross-lingual mapping
+    "max_iterations": "max_iter",
+    "n_iterations": "max_iter",
+    "tolerance": "tol",
 }
 
 #: `metric` names a search's similarity (cosine, dot, CSLS), and the distance a clustering groups words by
 #: (scikit-learn's `metric=` of AgglomerativeClustering, the same pairwise score); elsewhere it is retired
 SEARCH_MODULES = ("embgeo.neighbors", "embgeo.distributed", "embgeo.negatives")
-#: `method` is retired as the name of the retrieval method (BLI, mapping); elsewhere (analogy's
-#: 3CosAdd / 3CosMul) it is a paper's own word
-RETRIEVAL_MODULES = ("embgeo.crosslingual", "embgeo.crosslingual.rcsls", "embgeo.evaluate.lexicon")
+#: `method` means one thing: the analogy solver (3CosAdd, 3CosMul, ..., the papers' own word). Any
+#: other choice has the name of its concept: `retrieval=` (BLI, mapping), `clustering=` and `linkage=`
+#: (categorisation), `ci_method=` (bootstrap intervals), `solver=` (optimisers).
+ANALOGY_CALLABLES = {"analogy", "AnalogyResult.__init__"}
 SEARCH_CALLABLES = {"Embeddings.neighbors", "Embeddings.search", "FuzzyEmbeddings.neighbors", "categorization",
                     "CategorizationResult.__init__"}
 
@@ -66,49 +66,18 @@ def _public_callables():
                     yield qual, short, name, f, owner
 
 
-def _hands_to_renamed_parameter(src: str, name: str, scope) -> bool:
-    """``src`` passes ``name`` to renamed_parameter(old="name"), directly or through a helper of
-    ``scope`` (a module's globals) that does."""
-    if f'old="{name}"' in src or f"old='{name}'" in src or f"'{name}' is deprecated" in src:
-        return True
-    tree = ast.parse(textwrap.dedent(src))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id == name
-                                              for a in [*node.args, *(k.value for k in node.keywords)]):
-            helper = scope.get(getattr(node.func, "id", getattr(node.func, "attr", "")))
-            if helper is not None and callable(helper):
-                try:
-                    helper_src = inspect.getsource(helper)
-                except (OSError, TypeError):
-                    continue
-                if f'old="{name}"' in helper_src:
-                    return True
-    return False
-
-
-def _deprecated_alias(f, owner, param) -> bool:
-    """A keyword-only None that the function (for an estimator's __init__: its class) hands to
-    :func:`embgeo.validation.renamed_parameter`."""
-    if param.kind is not inspect.Parameter.KEYWORD_ONLY or param.default is not None:
-        return False
-    try:
-        src = inspect.getsource(owner)
-    except (OSError, TypeError):
-        return False
-    return _hands_to_renamed_parameter(src, param.name, f.__globals__)
-
-
 def _violations():
     out = []
     for qual, short, module, f, owner in _public_callables():
         for p in inspect.signature(f).parameters.values():
             retired = p.name in RETIRED
             if p.name == "method":
-                retired = module.startswith(RETRIEVAL_MODULES)
+                retired = short not in ANALOGY_CALLABLES
             if p.name == "metric":
                 retired = not (module.startswith(SEARCH_MODULES) or short in SEARCH_CALLABLES)
-            if retired and not _deprecated_alias(f, owner if short.endswith("__init__") else f, p):
-                use = RETIRED.get(p.name, "a name of its concept (metric is a search's similarity)")
+            if retired:
+                use = RETIRED.get(p.name, "a name of its concept (metric is a search's similarity, method an "
+                                           "analogy solver)")
                 out.append(f"{qual}({p.name}=...): use {use}")
     return out
 
@@ -121,6 +90,40 @@ def test_the_scan_sees_the_public_api():
     quals = {q for q, *_ in _public_callables()}
     assert "embgeo.neighbors.topk" in quals and "embgeo.crosslingual.Mapper.__init__" in quals
     assert len(quals) > 150
+
+
+def test_no_fitted_attribute_is_called_metric_():
+    """A fitted matrix is named by its role (GeometricMetaEmbedding's and GeoMM's Mahalanobis metric is
+    ``B_``, the paper's symbol): ``metric`` is a search's similarity, never a learned matrix."""
+    bad = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "metric_":
+                bad.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert bad == []
+
+
+#: modules whose ``__getattr__`` loads on first use (heavy imports), never to serve an old name
+LAZY_GETATTR = {"__init__.py", "errors.py", "evaluate/__init__.py"}
+
+
+def test_no_compatibility_shims():
+    """No deprecated alias is served: nothing warns DeprecationWarning or FutureWarning, and a module
+    ``__getattr__`` only defers an import."""
+    warns, getattrs = [], []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in ("DeprecationWarning", "FutureWarning",
+                                                          "PendingDeprecationWarning"):
+                warns.append(f"{rel}:{node.lineno}")
+        for node in tree.body:
+            if (isinstance(node, ast.FunctionDef) and node.name == "__getattr__"
+                    or isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__getattr__" for t in node.targets)):
+                if rel not in LAZY_GETATTR:
+                    getattrs.append(rel)
+    assert warns == [] and getattrs == []
 
 
 def test_one_spelling_of_the_backend_import():

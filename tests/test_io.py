@@ -701,7 +701,7 @@ def scratch_registry(monkeypatch):
     monkeypatch.setattr(_registry, "_REGISTRY", dict(embgeo.data.registry()))
 
 
-def test_a_loader_and_the_deprecated_available_go_through_the_data_registry(scratch_registry):
+def test_a_loader_goes_through_the_data_registry(scratch_registry):
     tiny = Embeddings(["a", "b", "c"], np.arange(6, dtype=np.float32).reshape(3, 2))
     calls = []
 
@@ -714,9 +714,8 @@ def test_a_loader_and_the_deprecated_available_go_through_the_data_registry(scra
     r = embgeo.data.registry()["tiny-vectors"]
     assert r.kind == "vectors" and r.loader is loader and r.description == "three words"
     assert embgeo.load("tiny-vectors", limit=2).words == ["a", "b"] and calls == [(2, False)]
-    with pytest.warns(DeprecationWarning, match="embgeo.io.available is deprecated"):
-        names = io.available()
-    assert names["tiny-vectors"] == "three words" and "glove-6b-50d" in names and "glove-wiki-gigaword-50" in names
+    names = embgeo.data.registry("vectors")
+    assert "tiny-vectors" in names and "glove-6b-50d" in names and "glove-wiki-gigaword-50" in names
     with pytest.raises(ValueError, match="loader function"):
         embgeo.data.fetch("tiny-vectors")
     with pytest.raises(ValueError, match="loader function"):
@@ -925,7 +924,7 @@ def test_the_io_package_exports_one_curated_api():
     from embgeo.io import atomic
 
     assert sorted(io.__all__) == sorted(["load", "save", "load_fasttext", "detect_format", "FORMATS",
-                                         "available", "GloveModel", "read_glove"])
+                                         "GloveModel", "read_glove"])
     assert all(hasattr(io, name) for name in io.__all__) and io.FormatError is embgeo.errors.FormatError
     assert sorted(atomic.__all__) == ["atomic_dir", "atomic_path", "atomic_paths", "finish_interrupted", "fsync_dir",
                                       "fsync_file", "reap_stale", "temp_name"]

@@ -15,7 +15,7 @@ def test_blocked_gram_equals_dense_product(rng):
 
 
 def test_gram_blocks_follow_the_memory_budget(rng, monkeypatch):
-    from embgeo import blocking, linalg
+    from embgeo import blocking
 
     X = rng.standard_normal((1003, 6)).astype(np.float32)
     Z = rng.standard_normal((1003, 4)).astype(np.float32)
@@ -27,8 +27,6 @@ def test_gram_blocks_follow_the_memory_budget(rng, monkeypatch):
     assert np.allclose(G, X.astype(np.float64).T @ Z.astype(np.float64))
     gram(X)
     assert rows[-1] == blocking.PASS_ROWS  # 6 float64 columns: the cap, not the budget
-    with pytest.warns(DeprecationWarning, match="PASS_ROWS"):
-        assert linalg.DEFAULT_BLOCK_ROWS == blocking.PASS_ROWS
 
 
 def test_gram_rejects_mismatched_rows(rng):

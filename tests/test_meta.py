@@ -160,7 +160,7 @@ def test_cost_decreases_monotonically(rotated_pair):
     X, R = rotated_pair
     rng = np.random.default_rng(7)
     Z = X @ R.T + 0.3 * rng.standard_normal(X.shape)
-    gme = GeometricMetaEmbedding(C=1.0, init="random", max_iterations=60, progress=False).fit([X, Z])
+    gme = GeometricMetaEmbedding(C=1.0, init="random", max_iter=60, progress=False).fit([X, Z])
     h = np.asarray(gme.cost_history_)
     assert len(h) == gme.n_iter_
     assert h[-1] < h[0]
@@ -168,7 +168,7 @@ def test_cost_decreases_monotonically(rotated_pair):
     assert gme.cost_ == pytest.approx(h[-1])
     # the recorded cost is eq. 1 at the returned point (on the normalised sources)
     Xn, Zn = (embgeo.normalize.normalize(A, "unit") for A in (X, Z))
-    assert objective([Xn, Zn], gme.rotations_, gme.metric_, C=1.0) == pytest.approx(gme.cost_, rel=1e-10)
+    assert objective([Xn, Zn], gme.rotations_, gme.B_, C=1.0) == pytest.approx(gme.cost_, rel=1e-10)
 
 
 @pytest.mark.parametrize("solver", ["cg", "trust-regions"])
@@ -183,7 +183,7 @@ def test_rotated_copy_is_aligned(rotated_pair, solver):
                                  progress=False).fit([X, X @ R.T])
     U, V = gme.rotations_
     np.testing.assert_allclose(V @ R, U, atol=1e-5)
-    np.testing.assert_allclose(gme.metric_, U @ np.linalg.inv(X.T @ X) @ U.T, rtol=1e-4, atol=1e-9)
+    np.testing.assert_allclose(gme.B_, U @ np.linalg.inv(X.T @ X) @ U.T, rtol=1e-4, atol=1e-9)
     assert gme.cost_ == pytest.approx(X.shape[0] - X.shape[1], rel=1e-8)  # ‖P − I‖², P a rank-d projection
     Y = gme.transform([X, X @ R.T])
     W = X @ np.linalg.inv(np.linalg.cholesky(X.T @ X)).T  # whitened X, any whitening (up to rotation)
@@ -204,9 +204,9 @@ def test_isotropic_source_geo_avg_is_the_original_up_to_rotation(rng):
 
 def test_same_seed_gives_identical_fit(rotated_pair):
     X, R = rotated_pair
-    a = GeometricMetaEmbedding(C=0.5, max_iterations=40, random_state=3, progress=False).fit([X, X @ R.T])
-    b = GeometricMetaEmbedding(C=0.5, max_iterations=40, random_state=3, progress=False).fit([X, X @ R.T])
-    for p, q in zip(a.rotations_ + [a.metric_], b.rotations_ + [b.metric_]):
+    a = GeometricMetaEmbedding(C=0.5, max_iter=40, random_state=3, progress=False).fit([X, X @ R.T])
+    b = GeometricMetaEmbedding(C=0.5, max_iter=40, random_state=3, progress=False).fit([X, X @ R.T])
+    for p, q in zip(a.rotations_ + [a.B_], b.rotations_ + [b.B_]):
         np.testing.assert_array_equal(p, q)
     assert a.cost_history_ == b.cost_history_
 
@@ -242,9 +242,9 @@ def test_three_sources_one_rotation_each(rng):
     M0, M1, M2 = gme.rotations_
     np.testing.assert_allclose(M1 @ Rs[0], M0, atol=1e-5)
     np.testing.assert_allclose(M2 @ Rs[1], M0, atol=1e-5)
-    pair_sum = sum(objective([srcs[i], srcs[j]], [gme.rotations_[i], gme.rotations_[j]], gme.metric_)
+    pair_sum = sum(objective([srcs[i], srcs[j]], [gme.rotations_[i], gme.rotations_[j]], gme.B_)
                    for i, j in ((0, 1), (0, 2), (1, 2)))
-    assert objective(srcs, gme.rotations_, gme.metric_) == pytest.approx(pair_sum, rel=1e-12)
+    assert objective(srcs, gme.rotations_, gme.B_) == pytest.approx(pair_sum, rel=1e-12)
 
 
 # ----------------------------------------------------------------------- Embeddings interface
@@ -285,7 +285,7 @@ def test_avg_conc_svd_match_plain_numpy(two_vocabularies):
 
 def test_geometric_returns_embeddings_over_common_vocabulary(two_vocabularies):
     a, b = two_vocabularies
-    gme = GeometricMetaEmbedding(max_iterations=20, progress=False).fit([a, b])
+    gme = GeometricMetaEmbedding(max_iter=20, progress=False).fit([a, b])
     common = [w for w in a.words if w in b]
     assert gme.vocabulary_ == common
     avg, conc = gme.transform([a, b]), gme.transform([a, b], kind="geo-conc")
@@ -293,7 +293,7 @@ def test_geometric_returns_embeddings_over_common_vocabulary(two_vocabularies):
     assert conc.dim == 18 and conc.dtype == np.float32
     # Geo-AVG by hand: rows E_i M_iᵀ B^½ of the unit-normalised sources, each mapped row scaled to
     # unit length (the released code's computation) or not (the paper's formula)
-    w, Q = np.linalg.eigh(gme.metric_)
+    w, Q = np.linalg.eigh(gme.B_)
     Bh = (Q * np.sqrt(w)) @ Q.T
     xa, xb = _unit(a[common]) @ gme.rotations_[0].T @ Bh, _unit(b[common]) @ gme.rotations_[1].T @ Bh
     np.testing.assert_allclose(avg.vectors, (_unit(xa) + _unit(xb)) / 2, atol=1e-5)
@@ -310,9 +310,9 @@ def test_backend_neutral_with_array_api_strict(rng):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((200, 5))
     Z = rng.standard_normal((200, 7))
-    ref = GeometricMetaEmbedding(max_iterations=15, progress=False).fit([X, Z])
-    strict = GeometricMetaEmbedding(max_iterations=15, progress=False).fit([xps.asarray(X), xps.asarray(Z)])
-    np.testing.assert_allclose(strict.metric_, ref.metric_, rtol=1e-8)
+    ref = GeometricMetaEmbedding(max_iter=15, progress=False).fit([X, Z])
+    strict = GeometricMetaEmbedding(max_iter=15, progress=False).fit([xps.asarray(X), xps.asarray(Z)])
+    np.testing.assert_allclose(strict.B_, ref.B_, rtol=1e-8)
     out = strict.transform([xps.asarray(X), xps.asarray(Z)], kind="geo-conc")
     assert not isinstance(out, np.ndarray)
     np.testing.assert_allclose(embgeo.to_numpy(out), ref.transform([X, Z], kind="geo-conc"), atol=1e-8)
@@ -354,7 +354,7 @@ def test_bad_input_raises_clear_errors(rng, two_vocabularies):
         GeometricMetaEmbedding(1.0, "geo-conc")  # hyper-parameters after C are keyword-only
     with pytest.raises(ValueError, match="dim must be between"):
         concatenate_svd([a, b], dim=16)
-    fitted = GeometricMetaEmbedding(max_iterations=3, progress=False).fit([a, b])
+    fitted = GeometricMetaEmbedding(max_iter=3, progress=False).fit([a, b])
     with pytest.raises(ValueError, match="kind must be"):
         fitted.transform([a, b], "avg")
     with pytest.raises(TypeError, match="sources first"):
@@ -372,7 +372,7 @@ def test_real_glove_and_minilm_fit_decreases_cost(glove, shared_data):
     path = shared_data / "vectors" / "en.minilm-static.384d.50k.vec.gz"
     minilm = embgeo.Embeddings.from_gensim(KeyedVectors.load_word2vec_format(str(path), binary=False,
                                                                             limit=5000))
-    gme = GeometricMetaEmbedding(C=1.0, dim=50, max_iterations=30, progress=False).fit([glove.top(20000), minilm])
+    gme = GeometricMetaEmbedding(C=1.0, dim=50, max_iter=30, progress=False).fit([glove.top(20000), minilm])
     assert gme.cost_history_[-1] < gme.cost_history_[0]
     Y = gme.transform([glove.top(20000), minilm])
     assert Y.dim == 50 and 4000 < len(Y) <= 5000
@@ -386,7 +386,7 @@ def test_scikit_learn_estimator_contract(rng):
     from sklearn.exceptions import NotFittedError as SkNotFittedError
     from sklearn.utils.validation import check_is_fitted
 
-    gme = GeometricMetaEmbedding(C=2.0, kind="geo-conc", max_iterations=5, progress=False)
+    gme = GeometricMetaEmbedding(C=2.0, kind="geo-conc", max_iter=5, progress=False)
     params = gme.get_params()
     assert params["C"] == 2.0 and params["kind"] == "geo-conc" and params["normalize_mapped"] is True
     twin = clone(gme)
@@ -429,22 +429,11 @@ def test_cost_gradient_and_transform_match_released_geo_meta_emb_code():
     np.testing.assert_allclose(gB, (g["grad_B"] + g["grad_B"].T) / 2, rtol=1e-6, atol=1e-6)
 
     gme = GeometricMetaEmbedding(C=C)     # a fitted state set by hand: the reference's point
-    gme.rotations_, gme.metric_, gme.dim_, gme.source_dims_ = M, g["B"], 4, [4, 4]
+    gme.rotations_, gme.B_, gme.dim_, gme.source_dims_ = M, g["B"], 4, [4, 4]
     np.testing.assert_allclose(gme.transform([g["X"], g["Z"]]), g["avg"], atol=1e-12)
     np.testing.assert_allclose(gme.transform([g["X"], g["Z"]], kind="geo-conc"), g["conc"], atol=1e-12)
     gme.set_params(normalize_mapped=False)
     assert np.abs(gme.transform([g["X"], g["Z"]]) - g["avg"]).max() > 1e-2
-
-
-def test_retired_spellings_warn_and_still_work():
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((60, 4))
-    gme = GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=3).fit([X, X])
-    with pytest.warns(DeprecationWarning, match="'metric' parameter is renamed 'B'"):
-        old = objective([X, X], gme.rotations_, metric=gme.metric_)
-    assert old == objective([X, X], gme.rotations_, gme.metric_)
-    with pytest.warns(DeprecationWarning, match="verbosity"):
-        GeometricMetaEmbedding(C=0.0, normalize=None, progress=False, max_iterations=2, verbosity=0).fit([X, X])
 
 
 def test_a_single_shared_word_is_refused():

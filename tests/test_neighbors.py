@@ -600,13 +600,6 @@ def test_prebuilt_and_adopted_plain_faiss_index(small_embeddings, tmp_path):
         other.neighbors(["v1"], 3, backend="faiss", index=index)
 
 
-def test_knn_is_a_deprecated_alias_of_csls_knn(small_embeddings):
-    e = small_embeddings
-    with pytest.warns(DeprecationWarning, match="csls_knn"):
-        old = e.neighbors(["w1"], 4, metric="csls", knn=5)
-    np.testing.assert_array_equal(old[1], e.neighbors(["w1"], 4, metric="csls", csls_knn=5)[1])
-
-
 def test_the_engine_modules_never_import_the_facade_above_them():
     import ast
     import pathlib
@@ -636,19 +629,6 @@ def test_the_package_exports_its_functions_and_criteria_tables():
     tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS"]
     assert sorted(nb.__all__) == sorted(functions + tables)
     assert all(callable(getattr(nb, name)) for name in functions)
-
-
-@pytest.mark.parametrize("name, home", [("block_rows", "blocking"), ("DEFAULT_MEMORY_BUDGET", "blocking"),
-                                        ("exclusion_csr", "validation"), ("mask_excluded", "validation"),
-                                        ("inverse_norms", "linalg"), ("cached_inverse_norms", "linalg")])
-def test_names_that_moved_out_of_neighbors_warn_and_still_work(name, home):
-    import importlib
-
-    with pytest.warns(DeprecationWarning, match=f"embgeo.{home}"):
-        value = getattr(nb, name)
-    assert value is getattr(importlib.import_module(f"embgeo.{home}"), name)
-    with pytest.raises(AttributeError, match="no attribute"):
-        nb.no_such_name
 
 
 @pytest.mark.parametrize("metric", ["cosine", "dot"])

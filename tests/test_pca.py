@@ -133,9 +133,6 @@ def test_probe_components_oov_skip_leaves_unknown_words_out(rng):
     known = pca.probe_components(e, e.words, y, **kw)
     skipped = pca.probe_components(e, e.words + ["nope", "zzz"], y + [0, 1], oov="skip", **kw)
     assert [r["score"] for r in skipped] == [r["score"] for r in known]
-    with pytest.warns(DeprecationWarning, match="oov"):
-        old = pca.probe_components(e, e.words + ["nope"], y + [0], missing="skip", **kw)
-    assert [r["score"] for r in old] == [r["score"] for r in known]
     with pytest.raises(ValueError, match="oov must be"):
         pca.probe_components(e, e.words, y, oov="mark", **kw)
 

@@ -268,8 +268,7 @@ def test_normalisation_has_one_definition_that_the_step_functions_compose(small_
     np.testing.assert_array_equal(pp.unitdim(small_embeddings.vectors),
                                   normalize(small_embeddings.vectors, "unitdim"))
     assert "normalize" not in pp.__all__ and "STEPS" not in pp.__all__
-    with pytest.warns(DeprecationWarning, match="embgeo.normalize.normalize"):
-        assert pp.normalize is normalize
+    assert not hasattr(pp, "normalize")
 
 
 # ------------------------------------------------------------------------ real data

@@ -179,7 +179,7 @@ def test_meta_embedding_fit_reports_its_progress(log_everything, rng):
     from embgeo.meta import GeometricMetaEmbedding
 
     A, B = rng.standard_normal((60, 5)), rng.standard_normal((60, 4))
-    GeometricMetaEmbedding(max_iterations=5, progress=True).fit([A, B])
+    GeometricMetaEmbedding(max_iter=5, progress=True).fit([A, B])
     text = log_everything.getvalue()
     assert "meta: Gram blocks" in text and "meta: Riemannian CG: " in text and "cost=" in text
     assert "\r" not in text

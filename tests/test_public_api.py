@@ -14,7 +14,6 @@ import pkgutil
 import subprocess
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 import pytest
@@ -87,14 +86,14 @@ PUBLIC_API = {  # module -> sorted __all__
         "disjoint_union", "entropy", "function_words", "fuzzify", "graded_inclusion", "hyponymy", "intersection",
         "intersection_ratio", "is_subset", "jaccard", "kl_divergence", "polysemy",
         "symmetric_cross_entropy", "symmetric_kl_divergence", "union"],
-    "embgeo.io": ["FORMATS", "GloveModel", "available", "detect_format", "load", "load_fasttext",
+    "embgeo.io": ["FORMATS", "GloveModel", "detect_format", "load", "load_fasttext",
         "read_glove", "save"],
     "embgeo.io.atomic": ["atomic_dir", "atomic_path", "atomic_paths", "finish_interrupted", "fsync_dir", "fsync_file",
                          "reap_stale", "temp_name"],
     "embgeo.keyedvectors": ["Correlation", "KeyedVectors"],
     "embgeo.latent_metric": ["LatentMetricFit", "LatentMetricObjective", "fit_latent_metric", "latent_metric_problem"],
     "embgeo.linalg": ["apply_matrix", "cached_inverse_norms", "centred_scatter", "checked_gram", "derived",
-        "eigh_desc", "gram", "inverse_norms", "sym_power"],
+        "eigh_desc", "gram", "inverse_norms", "sym_power", "unit_rows"],
     "embgeo.meta": ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"],
     "embgeo.negatives": ["HEAD", "NegativeCandidates", "PhraseIndex", "SynonymTable", "TAIL", "candidate_negatives",
         "false_negative_mask", "soft_regularisation", "synonym_table"],
@@ -110,10 +109,9 @@ PUBLIC_API = {  # module -> sorted __all__
         "cross_covariance_svd", "dewhiten", "dewhitening_transform", "ppa_pca_ppa", "reweight",
         "similarity_order", "similarity_order_transform", "unit", "unitdim", "whiten", "whitening_transform"],
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
-    "embgeo.validation": ["check_k", "collection_input_tags", "exclusion_csr", "mask_excluded", "max_excluded", "renamed_names",
-        "renamed_parameter"],
+    "embgeo.validation": ["check_k", "collection_input_tags", "exclusion_csr", "mask_excluded", "max_excluded"],
     "embgeo.textfile": ["BOM", "csv_rows", "data_lines", "decode_lines", "read_lines", "split_lines"],
-    "embgeo.vocabulary": ["Vocabulary", "oov_alias", "word_index"],
+    "embgeo.vocabulary": ["Vocabulary", "word_index"],
 }
 
 
@@ -173,12 +171,10 @@ _PROTOCOL_NAMES = {"add_arguments", "run"}
 
 def _exports():
     """(module, name, object) for every public name but the top-level namespace's (its façade)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        for module in sorted(set(PUBLIC_API) - {"embgeo"}):
-            mod = importlib.import_module(module)
-            for name in mod.__all__:
-                yield module, name, getattr(mod, name)
+    for module in sorted(set(PUBLIC_API) - {"embgeo"}):
+        mod = importlib.import_module(module)
+        for name in mod.__all__:
+            yield module, name, getattr(mod, name)
 
 
 def _facade(a: str, b: str) -> bool:
@@ -210,25 +206,6 @@ def test_one_public_name_means_one_thing():
                and not all(o is next(iter(by.values())) or (isinstance(o, (str, int, tuple)) and o == next(iter(by.values())))
                            for o in by.values())}
     assert not clashes, f"one name, different objects: {clashes}"
-
-
-@pytest.mark.parametrize("module, old, new", [
-    ("embgeo.pca", "DEFAULT_DATASETS", "DEFAULT_SIMILARITY_DATASETS"),     # evaluate's DEFAULT_DATASETS is another list
-    ("embgeo.neighbors.faiss_index", "cached_index", "cached_faiss_index"),  # not the screening index's cache
-    ("embgeo.postprocess", "normalize", None),                               # embgeo.normalize.normalize
-    ("embgeo.fuzzy", "bernoulli_kl_divergence", "kl_divergence"),            # two names for one function
-    ("embgeo.fuzzy", "bernoulli_cross_entropy", "cross_entropy"),
-    ("embgeo.fuzzy", "read_compounds", "embgeo.data.read_compounds"),        # the readers live in embgeo.data
-])
-def test_renamed_names_keep_a_deprecated_alias(module, old, new):
-    mod = importlib.import_module(module)
-    assert old not in mod.__all__
-    with pytest.warns(DeprecationWarning, match=new or "embgeo.normalize.normalize"):
-        value = getattr(mod, old)
-    if new is None:
-        new = "embgeo.normalize.normalize"
-    home, _, attr = new.rpartition(".")
-    assert value is getattr(importlib.import_module(home) if home else mod, attr)
 
 
 def test_the_docs_table_is_this_surface_of_this_release():

@@ -77,7 +77,7 @@ def test_meta_embedding_declares_list_input_and_counts_its_features(rng):
     assert not tags.input_tags.two_d_array and tags.transformer_tags is not None
     assert not tags.target_tags.required
     X, Z = rng.standard_normal((80, 4)), rng.standard_normal((80, 6))
-    gme = GeometricMetaEmbedding(max_iterations=5, progress=False)
+    gme = GeometricMetaEmbedding(max_iter=5, progress=False)
     assert gme.fit([X, Z]) is gme
     assert gme.n_features_in_ == 10 and gme.source_dims_ == [4, 6]
     for dtype in (np.float32, np.float64):  # transformer_tags.preserves_dtype

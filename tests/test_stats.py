@@ -50,7 +50,7 @@ def spearman_axis(x, y, axis=-1):
 def test_accuracy_interval_equals_scipy_bootstrap(method, rng):
     x = rng.random(150) < 0.3
     r = acc_result(x)
-    ours = r.ci(0.9, method=method, n_resamples=2000, random_state=7, batch=300, draw="indices")
+    ours = r.ci(0.9, ci_method=method, n_resamples=2000, random_state=7, batch=300, draw="indices")
     ref = ss.bootstrap((x.astype(float),), np.mean, confidence_level=0.9, n_resamples=2000, batch=300,
                        method=method, rng=np.random.default_rng(7)).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), abs=1e-12)
@@ -62,7 +62,7 @@ def test_spearman_interval_equals_scipy_bootstrap_with_ties(method, rng):
     pred = np.round(gold + rng.normal(size=80), 1)
     r = sim_result(gold, pred)
     assert r.statistic(r.per_item) == pytest.approx(ss.spearmanr(gold, pred)[0], abs=1e-14)
-    ours = r.ci(method=method, n_resamples=1500, random_state=3, batch=500)
+    ours = r.ci(ci_method=method, n_resamples=1500, random_state=3, batch=500)
     ref = ss.bootstrap((gold, pred), spearman_axis, paired=True, vectorized=True, n_resamples=1500, batch=500,
                        method=method, rng=np.random.default_rng(3)).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), abs=1e-12)
@@ -143,8 +143,8 @@ def test_spearman_intervals_cover_the_true_value():
 def test_fewer_than_three_items_is_a_clear_error():
     with pytest.raises(ValueError, match="at least 3 items"):
         acc_result([True, False]).ci()
-    with pytest.raises(ValueError, match="method"):
-        acc_result([True, False, True]).ci(method="basic")
+    with pytest.raises(ValueError, match="ci_method"):
+        acc_result([True, False, True]).ci(ci_method="basic")
     with pytest.raises(ValueError, match="level"):
         acc_result([True, False, True]).ci(level=95)
 

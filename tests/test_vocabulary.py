@@ -36,8 +36,6 @@ def test_every_container_answers_lookups_alike(containers):
             c.index("zz")
         with pytest.raises(TypeError, match="sequence of words"):
             c.indices("w1")
-        with pytest.warns(DeprecationWarning, match="'missing' parameter is renamed 'oov'"):
-            assert c.indices(["zz", "w1"], missing="skip").tolist() == [1]
 
 
 def test_a_duplicate_word_is_named_in_every_container(rng):

@@ -63,8 +63,6 @@ Layout
 """
 from __future__ import annotations
 
-import warnings
-
 # Import order, and why there is no cycle: `sweeps` imports the method from `_model`, never from
 # this package's namespace, and `_model` imports nothing of `sweeps`. This __init__ only re-exports
 # both (parent -> child edges), so the graph is _model <- sweeps <- __init__, and the two modules
@@ -80,8 +78,3 @@ __all__ = ["AlphaEmbeddings", "fisher_cosine", "P0_CHOICES", "VARIANTS", "GEOMET
            "alpha_sweep", "analogy_sweep", "SweepResult", "AnalogySweepResult", "CrossValidation",
            "ANALOGY_GROUPS"]
 
-
-def metric_cosine(X, Y, G=None):
-    """Deprecated name of :func:`fisher_cosine`."""
-    warnings.warn("metric_cosine is deprecated; use fisher_cosine", DeprecationWarning, stacklevel=2)
-    return fisher_cosine(X, Y, G)

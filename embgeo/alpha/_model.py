@@ -16,7 +16,6 @@ from ..embeddings import Embeddings
 from ..io import GloveModel, read_glove
 from ..neighbors import select_topk
 from ..progress import progress_bar
-from ..validation import renamed_parameter
 from ..vocabulary import Vocabulary, word_index
 
 __all__ = ["AlphaEmbeddings", "GloveModel", "read_glove", "fisher_cosine", "P0_CHOICES", "VARIANTS", "GEOMETRIES"]
@@ -24,8 +23,6 @@ __all__ = ["AlphaEmbeddings", "GloveModel", "read_glove", "fisher_cosine", "P0_C
 P0_CHOICES = ("0", "u", "ud")
 VARIANTS = ("U", "U+V")
 GEOMETRIES = ("fisher", "euclidean")
-#: Deprecated spellings of :data:`GEOMETRIES` (the paper's letters "F" and "I").
-_OLD_GEOMETRY = {"F": "fisher", "I": "euclidean"}
 
 _NO_V = (
     "natural alpha embeddings need the model's output (context) vectors V, the sufficient statistics "
@@ -42,13 +39,9 @@ def _beta(alpha: float) -> float:
 
 
 def _geometry(geometry, *, what: str = "geometry", allow_bool: bool = False):
-    """The geometry name, accepting the deprecated "F"/"I" spellings."""
+    """The geometry name, checked against :data:`GEOMETRIES`."""
     if allow_bool and isinstance(geometry, (bool, np.bool_)):
         return bool(geometry)
-    if geometry in _OLD_GEOMETRY:
-        warnings.warn(f"{what}={geometry!r} is deprecated; use {_OLD_GEOMETRY[geometry]!r}",
-                      DeprecationWarning, stacklevel=3)
-        geometry = _OLD_GEOMETRY[geometry]
     if geometry not in GEOMETRIES:
         raise ValueError(f"{what} must be 'fisher' or 'euclidean' (the paper's F and I), got {geometry!r}")
     return geometry
@@ -422,7 +415,7 @@ class AlphaEmbeddings(Vocabulary):
 
     # --------------------------------------------------------- public API
     def alpha_vectors(self, alpha: float, words=None, *, geometry: str = "fisher", normalize=False,
-                      progress=None, metric=None):
+                      progress=None):
         """W^α of eq. 2 (with eq. 1, 3, 4) for ``words`` (default: the whole vocabulary), float64.
 
         Parameters
@@ -440,7 +433,6 @@ class AlphaEmbeddings(Vocabulary):
             norm in that geometry instead (``geometry="euclidean", normalize="fisher"`` is the
             paper's "nF-pI" of Table 11). Normalised rows are always finite, even where W^α overflows.
         progress : bool, optional
-        metric : deprecated alias of ``geometry`` ("F"/"I").
 
         Raises
         ------
@@ -448,7 +440,7 @@ class AlphaEmbeddings(Vocabulary):
             α is NaN or +∞, or α = −∞ without ``normalize`` (W^α has no limit then, only its
             direction has: α = −∞ with ``normalize`` gives ``limit(top=1)``, eq. 9, as the sweeps do).
         """
-        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.alpha_vectors"))
+        geometry = _geometry(geometry)
         normalize = _normalization(normalize, geometry)
         a = _check_alpha(alpha, normalize)
         rows = self._rows(words)
@@ -458,7 +450,7 @@ class AlphaEmbeddings(Vocabulary):
         return self._finish(G, ls, a, geometry, normalize)
 
     def embed(self, alpha: float, geometry: str = "fisher", *, words=None, normalize=False,
-              dtype_out="float32", progress=None, metric=None) -> Embeddings:
+              dtype_out="float32", progress=None) -> Embeddings:
         """Alpha embeddings (eq. 2) as an :class:`~embgeo.Embeddings` in the frame of ``geometry``.
 
         For ``geometry="fisher"`` the rows are ``W^α L`` with I(p0) = L Lᵀ (Cholesky): their dot
@@ -479,9 +471,8 @@ class AlphaEmbeddings(Vocabulary):
             :func:`embgeo.alpha.sweeps.analogy_sweep`.
         dtype_out : {"float32", "float64"}
         progress : bool, optional
-        metric : deprecated alias of ``geometry``.
         """
-        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.embed"))
+        geometry = _geometry(geometry)
         rows = self._rows(words)
         Y = self.alpha_vectors(alpha, words, geometry=geometry, normalize=normalize, progress=progress)
         return self._to_embeddings(Y, rows, dtype_out)
@@ -495,8 +486,7 @@ class AlphaEmbeddings(Vocabulary):
         return Embeddings([self.words[i] for i in rows], Y, counts, check_finite=False)
 
     def limit(self, top: int = 1, weighted: bool = False, geometry: str = "fisher", *, words=None,
-              natural: bool = True, normalize=True, dtype_out="float32", progress=None,
-              metric=None) -> Embeddings:
+              natural: bool = True, normalize=True, dtype_out="float32", progress=None) -> Embeddings:
         """Limit embeddings for α → −∞ (eq. 8–9) and their top-k generalisations (Sec. 3.2).
 
         As α → −∞, (p_w/p0)^((1−α)/2) is dominated by χ* = argmax_χ p_w(χ)/p0(χ) (eq. 8), and the
@@ -517,9 +507,8 @@ class AlphaEmbeddings(Vocabulary):
             tends to. ``False`` drops the I(p0)⁻¹ (``Σ ΔV_χ``, the bare rows of the clustering).
         normalize : bool or {"fisher", "euclidean"}
             As in :meth:`alpha_vectors` (default True: only the direction has a limit).
-        metric : deprecated alias of ``geometry``.
         """
-        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.limit"))
+        geometry = _geometry(geometry)
         normalize = _normalization(normalize, geometry)
         top = int(top)
         if top < 1 or top > len(self):
@@ -556,9 +545,9 @@ class AlphaEmbeddings(Vocabulary):
             Y = _present(xp, {"fisher": lambda: G @ Lc, "euclidean": lambda: G}, geometry, normalize)
         return Y
 
-    def similarity(self, w1: str, w2: str, alpha: float, geometry: str = "fisher", *, metric=None) -> float:
+    def similarity(self, w1: str, w2: str, alpha: float, geometry: str = "fisher") -> float:
         """Cosine of W^α(w1) and W^α(w2) in ``geometry`` (eq. 5); computes only the two rows."""
-        geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="AlphaEmbeddings.similarity"))
+        geometry = _geometry(geometry)
         Y = self.alpha_vectors(alpha, [w1, w2], geometry=geometry, normalize=True, progress=False)
         Y = xb.to_numpy(Y)
         return float(np.dot(Y[0], Y[1]))

@@ -23,7 +23,7 @@ import numpy as np
 from .. import backend as xb
 from ..display import Display
 from ..blocking import block_rows
-from ..validation import renamed_parameter
+from ..linalg import unit_rows
 # the private helpers are shared inside the embgeo.alpha package only (tests/test_architecture.py)
 from ._model import AlphaEmbeddings, _geometry, _normalization, fisher_cosine
 
@@ -275,7 +275,7 @@ def _looker(model, lowercase):
 
 def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, top: int = 1,
                 geometry: str = "fisher", normalize=True, p0: str | None = None, variant: str | None = None,
-                random_state=0, lowercase: bool | None = None, progress=None, metric=None, seed=None,
+                random_state=0, lowercase: bool | None = None, progress=None,
                 client=None, local: bool = False, **kwargs) -> SweepResult:
     """Sweep α over a grid on a word-similarity benchmark, choosing α by k-fold cross-validation.
 
@@ -316,7 +316,6 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
         Fold assignment.
     lowercase : bool or None
         As :func:`embgeo.evaluate.word_similarity`: None looks words up as written, then lower-cased.
-    metric, seed : deprecated aliases of ``geometry`` and ``random_state``.
     client : distributed.Client, optional
         Run the α groups on this client. Default: the current client if there is one
         (:func:`embgeo.distributed.current_client`), else here.
@@ -327,11 +326,10 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
     """
     from scipy.stats import spearmanr
 
-    geometry = _geometry(renamed_parameter(geometry, metric, old="metric", new="geometry", where="alpha_sweep"))
+    geometry = _geometry(geometry)
     normalize = _normalization(normalize, geometry)
     grid, folds, top = _check_grid(alphas, folds, top)
-    rng = np.random.default_rng(renamed_parameter(random_state, seed, old="seed", new="random_state",
-                                                  where="alpha_sweep"))
+    rng = np.random.default_rng(random_state)
     model = _as_model(model, p0, variant, kwargs)
     w1, w2, scores, name = _pairs(benchmark, lowercase)
     look = _looker(model, lowercase)
@@ -539,7 +537,7 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
                                   partial(_analogy_correct, q, model.memory_budget), progress, client, local),
                        dtype=bool).reshape(len(grid), len(q))
     U0 = np.asarray(xb.to_numpy(model.input_vectors[:n_r, ...]), dtype=np.float64)
-    U0 = U0 / np.where((nrm := np.linalg.norm(U0, axis=1, keepdims=True)) > 0, nrm, 1.0)
+    U0 = unit_rows(U0)
     base_ok = _analogy_answers(U0, q, model.memory_budget) == q[:, 3]
     groups = {"semantic": ~syntactic, "syntactic": syntactic, "total": np.ones(len(q), dtype=bool)}
     accuracy, cv, baseline = {}, {}, {}

@@ -1,8 +1,6 @@
 """Dictionary induction: NN / CSLS nearest neighbours, VecMap's fused kernel, the unsupervised seed."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import backend as xb
@@ -295,36 +293,8 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     return (pairs, float(np.mean(objs))) if return_objective else pairs
 
 
-def resolve_retrieval(retrieval, csls_knn, *, where: str, unset: str | None = None, stacklevel: int = 3):
-    """``(retrieval, csls_knn)`` with VecMap's old spelling (``csls_knn=0``: plain nearest
-    neighbours; ``csls_knn=k > 0``: CSLS) resolved, with a DeprecationWarning.
-
-    ``retrieval`` None (unset) means ``unset`` when that is given; otherwise "nn", unless
-    ``csls_knn > 0`` is given, which keeps its old meaning, CSLS, for one release. ``csls_knn``
-    None means 10 (MUSE's and VecMap's K).
-    """
-    if csls_knn is not None and int(csls_knn) < 0:
-        raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
-    if csls_knn is not None and int(csls_knn) == 0:
-        if retrieval not in (None, "nn"):
-            raise ValueError(f"csls_knn must be at least 1 for retrieval={retrieval!r}, got 0")
-        warnings.warn(f"{where}: csls_knn=0 to mean plain nearest neighbours is deprecated; "
-                      "pass retrieval='nn'", DeprecationWarning, stacklevel=stacklevel)
-        return "nn", 10
-    k = 10 if csls_knn is None else int(csls_knn)
-    if retrieval is None and unset is not None:
-        retrieval = unset
-    elif retrieval is None:
-        if csls_knn is None:
-            return "nn", k
-        warnings.warn(f"{where}: csls_knn={csls_knn} without retrieval= choosing CSLS is deprecated; "
-                      "pass retrieval='csls'", DeprecationWarning, stacklevel=stacklevel)
-        return "csls", k
-    return check_retrieval(retrieval, "induction"), k
-
-
 def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("unit", "center", "unit"),
-                            direction: str = "union", retrieval: str | None = None, csls_knn: int = 10,
+                            direction: str = "union", retrieval: str = "csls", csls_knn: int = 10,
                             memory_budget: int | None = None):
     """Initial dictionary without any seed: similarity-distribution signatures (ACL 2018).
 
@@ -334,9 +304,8 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     sorted, so that it no longer depends on the word order of the language, and the sorted
     rows are normalised like the embeddings (VecMap's ``--normalize`` steps). Words are then paired
     with their nearest neighbour across languages in that signature space, by ``retrieval``
-    (None: "csls" with ``csls_knn``, as VecMap; or "nn"), in ``direction`` (as
-    :func:`induce_dictionary`), as VecMap's ``--init_unsupervised`` does. ``csls_knn=0`` for
-    plain nearest neighbours is deprecated (pass ``retrieval="nn"``).
+    ("csls" with ``csls_knn``, as VecMap; or "nn"), in ``direction`` (as
+    :func:`induce_dictionary`), as VecMap's ``--init_unsupervised`` does.
 
     Parameters
     ----------
@@ -351,7 +320,6 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
     """
     X = xb.check_matrix(X, "X")
     Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
-    retrieval, csls_knn = resolve_retrieval(retrieval, csls_knn, where="unsupervised_dictionary", unset="csls")
     n = min(X.shape[0], Z.shape[0]) if not vocabulary else min(X.shape[0], Z.shape[0], int(vocabulary))
     if n > 20000:
         raise ValueError(f"the unsupervised initialisation compares n×n similarity matrices; n = {n} is "

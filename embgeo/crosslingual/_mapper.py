@@ -19,9 +19,8 @@ from ..normalize import Normalizer, normalize
 from ..postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                            similarity_order_transform, whitening_transform)
 from ..progress import progress_bar
-from ..validation import renamed_parameter
 from ._dictionaries import _matrix, _maybe_read, dictionary_indices, identical_dictionary, numeral_dictionary
-from ._induction import induce_dictionary, resolve_retrieval, unsupervised_dictionary
+from ._induction import induce_dictionary, unsupervised_dictionary
 from ._muse import _muse_dictionary
 from ._procrustes import _shared_space, procrustes
 from ._selection import SELECTION_KEYS, BestRound, mean_cosine
@@ -173,7 +172,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         ``"geomm"``: GeoMM (Jawanpuria et al., TACL 2019; :func:`embgeo.crosslingual.geomm.geomm`):
         source rows map to ``x U B^½`` and target rows to ``z V B^½``, U and V orthogonal and B
         positive definite, learned on the dictionary with ``reg`` and ``random_state``; recipe
-        ``"geomm"``. Sets ``metric_`` (B) and ``cost_history_``.
+        ``"geomm"``. Sets ``B_`` (the Mahalanobis metric B of the latent space) and ``cost_history_``.
     init : {"seed", "identical", "numerals", "unsupervised"}
         Seed dictionary: the one given to :meth:`fit`, identical strings, Latin numerals, or
         the fully unsupervised initialisation of Artetxe et al. (ACL 2018, Section 3.2;
@@ -188,17 +187,16 @@ class Mapper(TransformerMixin, BaseEstimator):
     direction : {"union", "forward", "backward", "mutual"}
         Dictionary induction direction ("mutual" is an embgeo addition: mutual NNs only, found
         without stochastic dropout, which would make the two directions disagree).
-    retrieval : {"nn", "csls"} or None
+    retrieval : {"nn", "csls"}
         The dictionary induction criterion (:data:`embgeo.neighbors.VALID_RETRIEVALS`
         ``["induction"]``): plain nearest neighbours ("nn", the default) or CSLS (VecMap's
-        ``--csls``). None (unset) means "nn"; for one release an unset ``retrieval`` with
-        ``csls_knn > 0`` still means CSLS, with a DeprecationWarning.
-    csls_knn : int or None
-        K of CSLS (VecMap's ``--csls K``; default 10), for ``retrieval="csls"`` and the RCSLS
-        loss. ``csls_knn=0`` for plain nearest neighbours is deprecated: pass ``retrieval="nn"``.
-        ``csls_neighborhood`` is its deprecated old name.
-    threshold : float
-        Convergence: an improvement of the objective smaller than this does not count.
+        ``--csls``).
+    csls_knn : int
+        K of CSLS (VecMap's ``--csls K``; default 10), at least 1, for ``retrieval="csls"``, the
+        RCSLS loss and the mean-cosine selection criterion.
+    tol : float
+        Convergence: an improvement of the objective smaller than this does not count (VecMap's
+        ``--threshold``).
     stochastic_initial, stochastic_multiplier, stochastic_interval : float, float, int
         Keep probability p starts at ``stochastic_initial`` and is multiplied (capped at 1) after
         ``stochastic_interval`` iterations without improvement; learning stops when that happens
@@ -328,9 +326,9 @@ class Mapper(TransformerMixin, BaseEstimator):
         "self_learning": ["boolean"],
         "vocabulary_cutoff": [Interval(Integral, 0, None, closed="left"), None],
         "direction": [StrOptions({"union", "forward", "backward", "mutual"})],
-        "retrieval": [StrOptions(set(VALID_RETRIEVALS["induction"])), None],
-        "csls_knn": [Interval(Integral, 0, None, closed="left"), None],
-        "threshold": [Interval(Real, None, None, closed="neither")],
+        "retrieval": [StrOptions(set(VALID_RETRIEVALS["induction"]))],
+        "csls_knn": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither")],
         "stochastic_initial": [Interval(Real, 0, 1, closed="right")],
         "stochastic_multiplier": [Interval(Real, None, None, closed="neither")],
         "stochastic_interval": [Interval(Integral, 1, None, closed="left")],
@@ -342,7 +340,6 @@ class Mapper(TransformerMixin, BaseEstimator):
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
         "progress": ["boolean", None],
         "verbose": ["boolean"],
-        "csls_neighborhood": [Interval(Integral, 0, None, closed="left"), None],
         "reg": [Interval(Real, 0, None, closed="left"), None],
         "keep": [StrOptions({"last", "best"})],
         "selection": [StrOptions(set(SELECTION_KEYS))],
@@ -352,10 +349,10 @@ class Mapper(TransformerMixin, BaseEstimator):
     def __init__(self, normalize=("unit", "center", "unit"), *, whiten=True, src_reweight=0.5,
                  trg_reweight=0.5, src_dewhiten="src", trg_dewhiten="trg", dim_reduction=None,
                  mapping="advanced", init="seed", unsupervised_vocab=None, self_learning=False,
-                 vocabulary_cutoff=None, direction="union", retrieval=None, csls_knn=None, threshold=1e-6,
+                 vocabulary_cutoff=None, direction="union", retrieval="nn", csls_knn=10, tol=1e-6,
                  stochastic_initial=0.1, stochastic_multiplier=2.0, stochastic_interval=50, max_iter=None,
                  postproc=None, pca=None, memory_budget=None, random_state=0, progress=None,
-                 verbose=False, refinement="vecmap", csls_neighborhood=None,
+                 verbose=False, refinement="vecmap",
                  reg=None, keep="last", selection="mean_cosine", record_mean_cosine=None):
         self.normalize = normalize
         self.whiten = whiten
@@ -372,7 +369,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         self.direction = direction
         self.retrieval = retrieval
         self.csls_knn = csls_knn
-        self.threshold = threshold
+        self.tol = tol
         self.stochastic_initial = stochastic_initial
         self.stochastic_multiplier = stochastic_multiplier
         self.stochastic_interval = stochastic_interval
@@ -383,7 +380,6 @@ class Mapper(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.progress = progress
         self.verbose = verbose
-        self.csls_neighborhood = csls_neighborhood  # deprecated name of csls_knn
         self.refinement = refinement
         self.reg = reg
         self.keep = keep
@@ -424,12 +420,6 @@ class Mapper(TransformerMixin, BaseEstimator):
         return cls(**params)
 
     # ----------------------------------------------------------------- validation
-    def _induction_criterion(self) -> tuple[str, int]:
-        """``(retrieval, csls_knn)`` of dictionary induction, the deprecated spellings resolved."""
-        k = renamed_parameter(self.csls_knn, self.csls_neighborhood, old="csls_neighborhood", new="csls_knn",
-                              where="Mapper", stacklevel=4)
-        return resolve_retrieval(self.retrieval, k, where="Mapper", stacklevel=4)
-
     def _validate_params(self):
         """:attr:`_parameter_constraints` (scikit-learn's check), then the combinations VecMap refuses."""
         super()._validate_params()
@@ -518,7 +508,7 @@ class Mapper(TransformerMixin, BaseEstimator):
     def _fit(self, src, tgt, seed_dictionary=None, validation=None):
         """fit without releasing the pre-processed matrices (kept for fit_transform)."""
         self._validate_params()
-        retrieval, csls_knn = self._induction_criterion()
+        retrieval, csls_knn = self.retrieval, int(self.csls_knn)
         if tgt is None:
             raise ValueError("Mapper requires y to be passed, but the target y is None: fit(src, tgt) needs the "
                              "target space tgt")
@@ -597,7 +587,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                         random_state=self.random_state, progress=self.progress)
             Tx, Tz = res.transforms()
             self.src_transform_, self.tgt_transform_ = xp.asarray(Tx), xp.asarray(Tz)
-            self.metric_ = xp.asarray(res.B)
+            self.B_ = xp.asarray(res.B)
             self.cost_history_ = res.cost_history
             self.singular_values_ = xp.linalg.svdvals(gram(Xd, Zd))
         elif self.mapping == "unconstrained":
@@ -672,7 +662,7 @@ class Mapper(TransformerMixin, BaseEstimator):
                     random_state=rng, memory_budget=self.memory_budget, return_objective=True)
                 self._scored = (si, ti)  # the dictionary whose mapping W this round scores
                 si, ti = pairs[:, 0], pairs[:, 1]
-                if objective - best_objective >= self.threshold:
+                if objective - best_objective >= self.tol:
                     last_improvement = it
                     best_objective = objective
                 self._record(it, objective, keep_prob, pairs, X, Z, W, val, t0)
@@ -690,7 +680,7 @@ class Mapper(TransformerMixin, BaseEstimator):
             rec.update(self._score_validation(X, Z, W, val))
         if self._records_mean_cosine():
             A, B = _shared_space(X, Z, W)
-            rec["mean_cosine"] = mean_cosine(A, B, csls_knn=int(self.csls_knn or self.csls_neighborhood or 10),
+            rec["mean_cosine"] = mean_cosine(A, B, csls_knn=int(self.csls_knn),
                                              memory_budget=self.memory_budget)
         rec["seconds"] = time.perf_counter() - t0
         self.history_.append(rec)

@@ -57,7 +57,7 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     strategy : {"pivot", "gpa"}
-        How the languages meet (the glossary keeps ``method`` for a retrieval criterion in this package).
+        How the languages meet (the glossary keeps ``method`` for the analogy solver).
     pivot : str or None
         The pivot language (default: the first language of ``spaces``); for ``"gpa"``, the
         language whose space starts the iteration.

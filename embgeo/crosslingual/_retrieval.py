@@ -5,12 +5,11 @@ from __future__ import annotations
 from .. import backend as xb
 from ..neighbors import check_retrieval, csls_topk, isf_log_partition, isf_topk, knn_mean_similarity, topk
 from ..normalize import normalize
-from ..validation import renamed_parameter
 from ._invnn import invnn_gold_ranks, invnn_topk
 
 
 def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
-                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
+                      isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
     """Query and target factors whose dot product ranks targets like ``retrieval`` does.
 
     Every supported score is s(x, y) = a·cos(x, y) − c(y) + const(x), so it is the inner product
@@ -42,7 +41,6 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     Qa : array (q, d + 1)
     Ta : array (n_t, d + 1)
     """
-    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieval_factors")
     if retrieval == "invnn":
         raise ValueError("retrieval='invnn' ranks by inverted ranks, not by a score with factors: use "
                          "embgeo.crosslingual.retrieve or embgeo.evaluate.bli")
@@ -104,7 +102,7 @@ def _r_source(T, S, csls_knn, memory_budget, progress):
 
 
 def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None, csls_knn: int = 10,
-             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None, method=None):
+             isf_beta: float = 30.0, memory_budget: int | None = None, progress=None):
     """Top-``k`` target rows of each (mapped) query by NN, CSLS, inverted softmax, dot or inverted NN.
 
     See :func:`retrieval_factors` for the scores; ``"csls"``, ``"isf"`` and ``"invnn"`` need
@@ -127,7 +125,6 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
         2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x); log P(y | x) for ``"isf"``; x·y
         for ``"dot"``; minus the inverted rank for ``"invnn"``).
     """
-    retrieval = renamed_parameter(retrieval, method, old="method", new="retrieval", where="retrieve")
     if retrieval == "csls":
         # one CSLS path: embgeo.neighbors.csls_topk ranks by 2 cos − r_S with the r_S of
         # retrieval_factors (so retrieve and BLI evaluation rank alike); r_T(x), constant along a

@@ -146,7 +146,7 @@ def _check(X, Z):
     return X, Z
 
 
-def geomm(X, Z, src_idx, tgt_idx, *, C: float = 50.0, dim: int | None = None, max_iterations: int = 150,
+def geomm(X, Z, src_idx, tgt_idx, *, C: float = 50.0, dim: int | None = None, max_iter: int = 150,
           solver: str = "cg", tol: float = 1e-6, init: str = "procrustes", random_state=0,
           progress=None) -> GeoMMResult:
     """Fit GeoMM on a dictionary: rotations ``U``, ``V`` and the metric ``B``.
@@ -163,7 +163,7 @@ def geomm(X, Z, src_idx, tgt_idx, *, C: float = 50.0, dim: int | None = None, ma
         Weight of ``‖B‖²_F`` (``l2_reg / 2`` of the released code; its default 1e2 is C = 50).
     dim : int, optional
         Latent dimension, default d_s (the released code's).
-    max_iterations : int
+    max_iter : int
         Iterations of the solver (``--max_opt_iter``, default 150).
     solver : {"cg", "trust-regions"}
         Riemannian conjugate gradients (the released code's) or trust regions.
@@ -193,7 +193,7 @@ def geomm(X, Z, src_idx, tgt_idx, *, C: float = 50.0, dim: int | None = None, ma
         raise ValueError(f"dim must be at least 1, got {dim}")
     G, n_pairs = _grams(X, Z, src_idx, tgt_idx)
     fit = fit_latent_metric(LatentMetricObjective(G, n_pairs, C), [ds, dt], d, solver=solver,
-                            max_iterations=max_iterations, tol=tol, init=init, random_state=random_state,
+                            max_iter=max_iter, tol=tol, init=init, random_state=random_state,
                             progress=progress, desc="GeoMM", log=logger)
     logger.info("GeoMM: cost %.10g after %d iterations (%s)", fit.cost, fit.n_iter, fit.stopping_criterion)
     M0, M1 = fit.maps

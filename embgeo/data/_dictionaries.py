@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ..validation import renamed_parameter
 from ..textfile import data_lines
 
 __all__ = ["read_dictionary", "split_dictionary", "group_dictionary"]
@@ -81,7 +80,7 @@ def group_dictionary(pairs):
     return out
 
 
-def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0, seed=None):
+def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0):
     """Deterministic held-out split **by source word** (all translations of a word go together).
 
     A word goes to the test part when ``crc32(f"{random_state}:{word}") / 2³² < test_size``: the
@@ -93,14 +92,12 @@ def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0, se
     pairs : list of (source, target)
     test_size : float in (0, 1)
     random_state : int
-        Salt of the hash (an int: the split is a hash, not a random draw). ``seed`` is its
-        deprecated old name.
+        Salt of the hash (an int: the split is a hash, not a random draw).
 
     Returns
     -------
     train, test : lists of (source, target) pairs
     """
-    random_state = renamed_parameter(random_state, seed, old="seed", new="random_state", where="split_dictionary")
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be an int (the hash salt), got {random_state!r}")
     if not 0 < test_size < 1:

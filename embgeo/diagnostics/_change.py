@@ -23,7 +23,7 @@ from ..display import Display, View
 from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
-from ..linalg import inverse_norms
+from ..linalg import inverse_norms, unit_rows
 from ..neighbors import ARRAY_BACKENDS, check_backend, self_topk
 from ..progress import progress_bar
 
@@ -131,11 +131,6 @@ def _shared_rows(a, b, words):
     return words, a.indices(words), b.indices(words)
 
 
-def _unit(xp, B):
-    n = xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))
-    return B / xp.where(n > 0, n, xp.ones_like(n))
-
-
 def _displacement(A, B, W, memory_budget):
     """1 − cos(a_i W, b_i) for aligned rows, blocked."""
     xp = xb.get_namespace(A)
@@ -143,7 +138,7 @@ def _displacement(A, B, W, memory_budget):
     for s, e in row_blocks(A.shape[0], block_rows(A.shape[1] + B.shape[1], 8, memory_budget, maximum=65536)):
         Ab = xp.astype(A[s:e, ...], xp.float64)
         Bb = xp.astype(B[s:e, ...], xp.float64)
-        out.append(xb.to_numpy(1.0 - xp.sum(_unit(xp, _unit(xp, Ab) @ xp.astype(W, xp.float64)) * _unit(xp, Bb),
+        out.append(xb.to_numpy(1.0 - xp.sum(unit_rows(unit_rows(Ab) @ xp.astype(W, xp.float64)) * unit_rows(Bb),
                                            axis=1)))
     return np.concatenate(out)
 
@@ -273,7 +268,7 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
     anchors = np.arange(n)
     for step in range(refine + 1):
         pairs = np.stack([anchors, anchors], axis=1)
-        W = procrustes(_unit(xp, xp.astype(src, xp.float64)), _unit(xp, xp.astype(tgt, xp.float64)), pairs)
+        W = procrustes(unit_rows(xp.astype(src, xp.float64)), unit_rows(xp.astype(tgt, xp.float64)), pairs)
         disp = _displacement(src, tgt, W, memory_budget)
         if step < refine:
             keep = max(2, int(round(float(anchor_share) * n)))

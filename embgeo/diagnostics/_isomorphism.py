@@ -28,7 +28,7 @@ from ..display import Display
 from ..blocking import block_rows, budget_bytes, row_blocks
 from ..crosslingual import dictionary_indices
 from ..embeddings import Embeddings
-from ..linalg import gram
+from ..linalg import gram, unit_rows
 from ..neighbors import self_topk
 from ..progress import progress_bar
 from ._isotropy import effective_rank
@@ -207,18 +207,13 @@ def _sample(src, tgt, dictionary, n):
     return si[keep], ti[keep], n_pairs, coverage
 
 
-def _unit_rows(xp, B):
-    norms = xp.sqrt(xp.sum(B * B, axis=1, keepdims=True))
-    return B / xp.where(norms > 0, norms, xp.ones_like(norms))
-
-
 def _vocabulary_mean_of_unit_rows(V, memory_budget):
     """Mean of the unit-length rows of the whole vocabulary, blocked (no copy of ``V``)."""
     xp = xb.get_namespace(V)
     total = None
     rows = block_rows(V.shape[1], 8, memory_budget, maximum=65536)
     for s, e in row_blocks(V.shape[0], rows):
-        part = xp.sum(_unit_rows(xp, xp.astype(V[s:e, ...], xp.float64)), axis=0)
+        part = xp.sum(unit_rows(xp.astype(V[s:e, ...], xp.float64)), axis=0)
         total = part if total is None else total + part
     return total / V.shape[0]
 
@@ -230,9 +225,9 @@ def _prepared(e, rows, normalize, memory_budget, name, center="vocabulary"):
     X = xp.astype(xb.take_rows(V, xp.asarray(np.asarray(rows, dtype=np.int64), device=xb.device(V))), xp.float64)
     if normalize:
         # Vulić et al.'s scripts: unit length, minus the mean of the file they loaded, unit length again
-        U = _unit_rows(xp, X)
+        U = unit_rows(X)
         mean = _vocabulary_mean_of_unit_rows(V, memory_budget) if center == "vocabulary" else xp.mean(U, axis=0)
-        X = _unit_rows(xp, U - mean)
+        X = unit_rows(U - mean)
     return X
 
 
@@ -298,7 +293,7 @@ def _eigenvector_similarity(X, Z, n_neighbors, energy, memory_budget):
 def _relational_similarity(X, Z, memory_budget):
     """Pearson's r over the distinct pairs i < j of cos_X(i, j) against cos_Z(i, j), blocked."""
     xp = xb.get_namespace(X)
-    Xu, Zu = _unit_rows(xp, X), _unit_rows(xp, Z)
+    Xu, Zu = unit_rows(X), unit_rows(Z)
     n = X.shape[0]
     sums = np.zeros(5)  # Σx, Σy, Σx², Σy², Σxy
     rows = block_rows(2 * n, 8, memory_budget)

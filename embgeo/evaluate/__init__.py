@@ -83,8 +83,8 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         outlier sets :func:`outlier_detection`, entailment pairs :func:`entailment` with each measure.
     measures : iterable of str, optional
         Similarity measures, keys of :data:`~embgeo.evaluate.similarity.MEASURES`: ``"cosine"`` (default),
-        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-ce"``, ``"fuzzy-kl"``,
-        ``"fuzzy-categorical-kl"``, ``"fuzzy-symmetric-ce"``, ... (computed by :mod:`embgeo.fuzzy`), which
+        ``"dot"``, and the fuzzy-set measures of Bhat et al. (2020) ``"fuzzy-cross-entropy"``, ``"fuzzy-kl"``,
+        ``"fuzzy-categorical-kl"``, ``"fuzzy-symmetric-cross-entropy"``, ... (computed by :mod:`embgeo.fuzzy`), which
         take a construction suffix such as ``"fuzzy-kl@released-simlex"``; entailment datasets also take
         :data:`ENTAILMENT_MEASURES` (``"fuzzy-inclusion"``), which similarity datasets leave out.
     analogy_methods : iterable of {"3cosadd", "3cosmul"}
@@ -105,7 +105,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         items of each row's headline score (Spearman or accuracy; :meth:`SimilarityResult.ci`);
         :meth:`Report.plot_intervals` draws them.
     ci_method, n_resamples, random_state
-        Passed to ``ci`` (``method``, ``n_resamples``, ``random_state``).
+        Passed to ``ci`` (``ci_method``, ``n_resamples``, ``random_state``).
 
     Returns
     -------
@@ -132,7 +132,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     def interval(result, score):
         if ci is None:
             return {}
-        low, high = result.ci(ci, method=ci_method, n_resamples=n_resamples, random_state=random_state)
+        low, high = result.ci(ci, ci_method=ci_method, n_resamples=n_resamples, random_state=random_state)
         return {"score": score, "low": low, "high": high}
 
     cache: dict = {}
@@ -152,7 +152,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
             task_oov = oov if oov in _TASK_OOV[type(data)] else "skip"
             if isinstance(data, Categories):
                 c = categorization(e, data, oov=task_oov, lowercase=lowercase)
-                clustering = "-".join(filter(None, (c.method, c.linkage)))
+                clustering = "-".join(filter(None, (c.clustering, c.linkage)))
                 report.append({"dataset": c.dataset, "task": "categorization", "measure": clustering,
                                "n": c.n_items, "coverage": c.coverage, "purity": c.purity,
                                **interval(c, c.purity)}, result=c)

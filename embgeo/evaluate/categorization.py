@@ -25,7 +25,7 @@ from .stats import Resampled
 
 __all__ = ["categorization", "CategorizationResult", "purity", "CLUSTERINGS", "LINKAGES"]
 
-#: ``method=`` names of :func:`categorization`
+#: ``clustering=`` names of :func:`categorization`
 CLUSTERINGS = ("agglomerative", "kmeans")
 #: ``linkage=`` names of the agglomerative clustering (scikit-learn's)
 LINKAGES = ("ward", "average", "complete", "single")
@@ -63,7 +63,7 @@ class CategorizationResult(Resampled):
 
     Attributes
     ----------
-    dataset, method, linkage, metric : str
+    dataset, clustering, linkage, metric : str
         ``linkage`` and ``metric`` are those of the agglomerative clustering (k-means: ``""``, Euclidean).
     purity : float
         The clustering's purity (the headline number). Its interval (:meth:`ci`) and paired test
@@ -95,7 +95,7 @@ class CategorizationResult(Resampled):
     _call = "categorization(…, {dataset!r}, {method!r}, {linkage!r}, {metric!r}, oov={oov!r})"
 
     dataset: str
-    method: str
+    clustering: str
     linkage: str
     metric: str
     purity: float
@@ -148,15 +148,15 @@ class CategorizationResult(Resampled):
         ax.set_xlim(0, 1)
         ax.axvline(self.purity, color="tab:red", linestyle="--", label=f"purity {self.purity:.3f}")
         ax.set_xlabel("share of the category's words in its majority cluster")
-        ax.set_title(f"{self.dataset}: {self.method}" + (f" ({self.linkage}, {self.metric})" if self.linkage else ""))
+        ax.set_title(f"{self.dataset}: {self.clustering}" + (f" ({self.linkage}, {self.metric})" if self.linkage else ""))
         ax.legend(loc="lower right")
         return ax
 
 
-def _cluster(X, k, method, linkage, metric, random_state):
+def _cluster(X, k, clustering, linkage, metric, random_state):
     from sklearn.cluster import AgglomerativeClustering, KMeans
 
-    if method == "kmeans":
+    if clustering == "kmeans":
         if isinstance(random_state, np.random.Generator):  # scikit-learn takes a seed or a RandomState
             random_state = int(random_state.integers(2**31 - 1))
         # word-embeddings-benchmarks' settings: 10 initialisations
@@ -164,7 +164,7 @@ def _cluster(X, k, method, linkage, metric, random_state):
     return AgglomerativeClustering(n_clusters=k, metric=metric, linkage=linkage).fit_predict(X)
 
 
-def categorization(model, dataset, method: str = "agglomerative", linkage: str = "ward",
+def categorization(model, dataset, clustering: str = "agglomerative", linkage: str = "ward",
                    metric: str = "euclidean", *, oov: str = "skip", lowercase: bool | None = None,
                    random_state=0, data_dir=None, name: str | None = None) -> CategorizationResult:
     """Cluster a categorisation benchmark's words and score the purity of the clusters.
@@ -176,7 +176,8 @@ def categorization(model, dataset, method: str = "agglomerative", linkage: str =
     dataset : Categories, or str / Path
         Words with their categories, or a registry name (``"ap"``, ``"battig"``,
         ``"bless-categorization"``, ``"essli-2008"``) or path for :func:`embgeo.data.load_dataset`.
-    method : {"agglomerative", "kmeans"}, default "agglomerative"
+    clustering : {"agglomerative", "kmeans"}, default "agglomerative"
+        scikit-learn's ``AgglomerativeClustering`` or ``KMeans``.
     linkage : {"ward", "average", "complete", "single"}, default "ward"
         Agglomerative clustering's linkage (ignored by k-means).
     metric : {"euclidean", "cosine"}, default "euclidean"
@@ -199,7 +200,7 @@ def categorization(model, dataset, method: str = "agglomerative", linkage: str =
     -----
     The number of clusters is the number of categories among the items clustered (with
     ``oov="skip"``, a category none of whose words is known does not count). word-embeddings-benchmarks
-    reports, by default (``method="all"``), the best purity over six clusterings (Ward; average and
+    reports, by default (its ``method="all"``), the best purity over six clusterings (Ward; average and
     complete linkage with cosine and Euclidean distance; k-means), a choice made on the test data;
     here each clustering is one call, and that maximum is ``max`` over them.
 
@@ -210,21 +211,21 @@ def categorization(model, dataset, method: str = "agglomerative", linkage: str =
     Raises
     ------
     ValueError
-        An unknown ``method``, ``linkage``, ``metric`` or ``oov``, Ward linkage with a distance other than
+        An unknown ``clustering``, ``linkage``, ``metric`` or ``oov``, Ward linkage with a distance other than
         Euclidean, k-means with ``metric="cosine"``, or fewer than two words in the vocabulary
         (no clustering to score).
     UnknownWordError
         With ``oov="raise"``, naming the first unknown word.
     """
-    for value, allowed, what in ((method, CLUSTERINGS, "method"), (linkage, LINKAGES, "linkage"),
+    for value, allowed, what in ((clustering, CLUSTERINGS, "clustering"), (linkage, LINKAGES, "linkage"),
                                  (metric, _METRICS, "metric")):
         if value not in allowed:
             raise ValueError(f"unknown {what} {value!r}; choose from {', '.join(allowed)}")
     check_oov(oov, _OOV, "categorization")
-    if method == "agglomerative" and linkage == "ward" and metric != "euclidean":
+    if clustering == "agglomerative" and linkage == "ward" and metric != "euclidean":
         raise ValueError(f"Ward linkage needs metric='euclidean', got {metric!r}; use linkage='average' or "
                          "'complete' with cosine")
-    if method == "kmeans" and metric != "euclidean":
+    if clustering == "kmeans" and metric != "euclidean":
         raise ValueError("k-means clusters by Euclidean distance: metric must be 'euclidean'")
     data = as_dataset(dataset, "categories", data_dir)
     names = data.category_names
@@ -245,7 +246,7 @@ def categorization(model, dataset, method: str = "agglomerative", linkage: str =
     found_in = np.bincount(codes[covered], minlength=len(names))
     present = np.unique(cats)
     k = len(present)
-    labels = np.asarray(_cluster(X, k, method, linkage, metric, random_state), dtype=np.int64)
+    labels = np.asarray(_cluster(X, k, clustering, linkage, metric, random_state), dtype=np.int64)
     per_cat = {}
     for i, c in enumerate(names):
         mine = labels[cats == i]
@@ -254,7 +255,7 @@ def categorization(model, dataset, method: str = "agglomerative", linkage: str =
         per_cat[c] = {"n": int(sizes[i]), "n_found": int(found_in[i]), "cluster": best, "share": float(counts[best] / len(mine)) if len(mine) else float("nan")}
     n_found = int(covered.sum())
     return CategorizationResult(
-        dataset=name or data.name, method=method, linkage=linkage if method == "agglomerative" else "",
+        dataset=name or data.name, clustering=clustering, linkage=linkage if clustering == "agglomerative" else "",
         metric=metric, purity=purity(cats, labels), n_clusters=k, n_items=len(kept), n_found=n_found,
         n_total=len(data), coverage=n_found / len(data), oov=oov, categories=per_cat,
         items=[data.words[i] for i in kept], per_item={"category": cats, "cluster": labels, "item": kept},

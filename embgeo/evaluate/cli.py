@@ -5,7 +5,7 @@ Examples
 ::
 
     python -m embgeo evaluate                                    # GloVe 6B 50d, gensim's datasets
-    python -m embgeo evaluate --datasets ../shared/data/wordsim --measures cosine,fuzzy-ce,fuzzy-kl
+    python -m embgeo evaluate --datasets ../shared/data/wordsim --measures cosine,fuzzy-cross-entropy,fuzzy-kl
     python -m embgeo evaluate --embeddings vectors.vec.gz --analogy 3cosadd,3cosmul --json
     python -m embgeo evaluate --datasets wordsim353 --ci                 # 95 % bootstrap intervals
     python -m embgeo evaluate --datasets ap 8-8-8 wbless --measures cosine,fuzzy-kl

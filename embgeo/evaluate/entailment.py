@@ -31,6 +31,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..data import ENTAILMENT_TASKS, as_dataset
+from ..fuzzy import FUZZY_MEASURES
 from ..kernels import readonly
 from ._oov import check_oov, lookup, raise_first_missing
 from .similarity import MEASURES, resolve_measure
@@ -40,7 +41,7 @@ __all__ = ["entailment", "EntailmentResult", "ENTAILMENT_MEASURES", "tuned_accur
 
 #: Measures :func:`entailment` offers beyond :data:`~embgeo.evaluate.similarity.MEASURES`: fuzzy-set pair
 #: measures of :data:`embgeo.fuzzy.FUZZY_MEASURES` that word similarity does not use (name -> fuzzy measure).
-ENTAILMENT_MEASURES = {"fuzzy-inclusion": "inclusion", "fuzzy-intersection-ratio": "intersection_ratio"}
+ENTAILMENT_MEASURES = {m.evaluate_name: m.name for m in FUZZY_MEASURES.values() if not m.word_similarity}
 _OOV = ("skip", "raise")
 
 
@@ -238,7 +239,7 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
         ``"hyperlex"``) or path for :func:`embgeo.data.load_dataset`.
     measure : str, default "cosine"
         A key of :data:`~embgeo.evaluate.similarity.MEASURES` (``"cosine"``, ``"fuzzy-kl"``,
-        ``"fuzzy-kl-rev"``, ``"fuzzy-ce"``, ...) or of :data:`ENTAILMENT_MEASURES` (``"fuzzy-inclusion"``:
+        ``"fuzzy-kl-rev"``, ``"fuzzy-cross-entropy"``, ...) or of :data:`ENTAILMENT_MEASURES` (``"fuzzy-inclusion"``:
         the share of features with µ_x ≤ µ_y, Bhat et al. 2020 Sec. 4.2 "Feature Inclusion").
     task : {"direction", "detection", "bidirectional", "graded"}, optional
         Default: the dataset's (see :func:`embgeo.data.read_entailment`); the protocols are described in

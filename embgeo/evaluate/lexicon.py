@@ -11,8 +11,7 @@ Glavaš et al. 2019, "How to (properly) evaluate cross-lingual word embeddings")
 - a query is a hit at k when *any* of its gold translations is among the top k (multiple gold
   translations); MRR uses the rank of the best-ranked gold translation;
 - OOV policy is explicit: ``oov="skip"`` scores covered queries only and reports coverage
-  (MUSE/VecMap), ``oov="zero"`` counts uncovered queries as failures (``"miss"`` is its
-  deprecated old name) (Glavaš et al. 2019 report
+  (MUSE/VecMap), ``oov="zero"`` counts uncovered queries as failures (Glavaš et al. 2019 report
   scores over the whole test set), ``oov="raise"`` refuses any uncovered pair.
 
 The command line, ``python -m embgeo bli``, is :mod:`embgeo.evaluate.bli_cli`.
@@ -20,7 +19,6 @@ The command line, ``python -m embgeo bli``, is :mod:`embgeo.evaluate.bli_cli`.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -34,7 +32,6 @@ from ..crosslingual import Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..blocking import block_rows
 from ..progress import progress_bar
-from ..validation import renamed_parameter
 from .similarity import _check_oov
 from .stats import Resampled, mean_score
 
@@ -123,13 +120,6 @@ class BLIResult(Resampled):
                     "n_test": self.n_test, "n_pairs": self.n_pairs, "oov": self.oov})
         return out
 
-    def __getitem__(self, key):
-        # bli() returned a dict before 0.x: keep result["P@1"] working for one release
-        warnings.warn("indexing a BLIResult is deprecated: use its attributes (result.p_at(1), "
-                      "result.mrr, ...) or result.to_dict()", DeprecationWarning, stacklevel=2)
-        return self.to_dict()[key]
-
-
 # ----------------------------------------------------------------------------------- ranking
 def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None = None,
                progress=None):
@@ -200,8 +190,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     oov : {"skip", "zero", "raise"}
         Queries whose source word, or all of whose gold translations, are out of vocabulary:
         excluded (coverage < 1 reported), counted as failures (scores over the whole test set,
-        as Glavaš et al. 2019), or :class:`~embgeo.errors.UnknownWordError`. ``"miss"`` is a
-        deprecated alias of ``"zero"``.
+        as Glavaš et al. 2019), or :class:`~embgeo.errors.UnknownWordError`.
     source_size : int, optional
         CSLS's r_S, the inverted-softmax denominators and the inverted ranks of ``"invnn"`` run
         over the first ``source_size`` source rows (all by default; MUSE uses 200k).
@@ -218,9 +207,6 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     ValueError
         Empty dictionary, no covered query, mismatched dimensions, unknown options.
     """
-    if oov == "miss":
-        warnings.warn("bli(oov='miss') is deprecated: use oov='zero'", DeprecationWarning, stacklevel=2)
-        oov = "zero"
     _check_oov(oov)
     if isinstance(test_dictionary, (str, Path)):
         test_dictionary = read_dictionary(test_dictionary, lowercase=lowercase)
@@ -296,7 +282,7 @@ def _postproc_cell(src, tgt, train, validation, params, retrieval, source_size, 
 def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRID,
                          alphas_tgt=POSTPROC_GRID, retrieval: str = "csls",
                          criterion: str = "MRR", mapper: "Mapper | None" = None, source_size=None,
-                         progress=None, metric=None, client=None):
+                         progress=None, client=None):
     """Grid search of POSTPROC's (αs, αt) scored by BLI on a validation dictionary.
 
     Vulić, Korhonen & Glavaš (2020, Section 3) grid-search both α over
@@ -312,8 +298,7 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     Parameters
     ----------
     criterion : {"MRR", "P@1", "P@5", "P@10"}
-        The score the best cell maximises (default MRR, as the paper). ``metric`` is its
-        deprecated old name.
+        The score the best cell maximises (default MRR, as the paper).
     client : distributed.Client, optional
         Run the cells on this client. Default: the current client if there is one, else locally.
 
@@ -326,8 +311,6 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     """
     from .. import distributed as dd  # lazily: embgeo.distributed must not import the evaluators
 
-    # 'metric' names a search's similarity in embgeo; the score a grid cell maximises is its criterion
-    criterion = renamed_parameter(criterion, metric, old="metric", new="criterion", where="postproc_grid_search")
     if criterion not in ("MRR", "P@1", "P@5", "P@10"):
         raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
     base = mapper if mapper is not None else Mapper()

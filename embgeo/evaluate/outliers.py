@@ -29,6 +29,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..data import as_dataset
+from ..linalg import unit_rows
 from ._oov import check_finite, check_oov, lookup, mean_vector, raise_first_missing
 from .stats import Resampled
 
@@ -173,8 +174,7 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
         U[known] = np.asarray(model.vectors[rows[known]], dtype=np.float64)
     if not known.all():
         U[~known] = mean_vector(model)
-    norms = np.linalg.norm(U, axis=1, keepdims=True)
-    U = U / np.where(norms > 0, norms, 1.0)
+    U = unit_rows(U)
     correct, position, size, set_ids, items, per_cluster = [], [], [], [], [], {}
     n_found, start, first_set = 0, 0, 0
     for category, cluster, outliers in data.groups:

@@ -30,6 +30,7 @@ from scipy.stats import spearmanr
 from .. import backend as xb
 from ..data import SemEvalCategory, read_semeval2012
 from ..errors import UnknownWordError
+from ..linalg import unit_rows
 from ._oov import check_finite
 from .similarity import _check_oov
 from .stats import Resampled, mean_score
@@ -98,7 +99,7 @@ class RelationalSimilarityResult(Resampled):
         return mean_score(self._key(score))
 
 
-def _unit_rows(e, words):
+def _unit_word_vectors(e, words):
     """Unit-length vectors (float64 NumPy) of ``words`` and a mask of those in the vocabulary."""
     found = np.array([w in e for w in words], dtype=bool)
     rows = [e.index(w) for w, f in zip(words, found) if f]
@@ -106,8 +107,7 @@ def _unit_rows(e, words):
     V = np.zeros((len(words), e.dim))
     if rows:
         V[found] = xb.to_numpy(xb.take_rows(e.vectors, rows)).astype(np.float64)
-    norms = np.linalg.norm(V, axis=1, keepdims=True)
-    return V / np.where(norms == 0, 1.0, norms), found
+    return unit_rows(V), found
 
 
 def offset_ratings(e, prototypes, pairs):
@@ -118,14 +118,14 @@ def offset_ratings(e, prototypes, pairs):
     ratings : ndarray of float, shape (len(pairs),)
         NaN for a pair with a word out of vocabulary (or when no prototype is covered).
     """
-    P, fp = _unit_rows(e, [w for p in prototypes for w in p])
+    P, fp = _unit_word_vectors(e, [w for p in prototypes for w in p])
     fp = fp.reshape(-1, 2).all(axis=1)
     out = np.full(len(pairs), np.nan)
     if not fp.any():
         return out
     offsets = P[1::2] - P[0::2]
     r = offsets[fp].mean(axis=0)
-    Q, fq = _unit_rows(e, [w for p in pairs for w in p])
+    Q, fq = _unit_word_vectors(e, [w for p in pairs for w in p])
     fq = fq.reshape(-1, 2).all(axis=1)
     D = Q[1::2] - Q[0::2]
     den = np.linalg.norm(D, axis=1) * np.linalg.norm(r)

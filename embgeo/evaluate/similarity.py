@@ -19,7 +19,7 @@ class _Measures(dict):
     """Measure name -> (geometry, measure, reverse); also accepts ``fuzzy-...@construction`` spellings.
 
     A fuzzy measure followed by ``@`` and a name of :data:`embgeo.fuzzy.CONSTRUCTIONS` builds the fuzzy
-    sets that way instead of the paper's way, e.g. ``"fuzzy-symmetric-ce@released-simlex"`` (the released
+    sets that way instead of the paper's way, e.g. ``"fuzzy-symmetric-cross-entropy@released-simlex"`` (the released
     code's Table 8 program). ``in`` and ``[]`` accept these; iteration lists the plain names only.
     """
 
@@ -47,18 +47,19 @@ class _Measures(dict):
 #: Measure names understood by :func:`resolve_measure` (and the CLI): name -> (geometry, measure, reverse).
 #: Fuzzy measures are those of Bhat et al. (2020), "Word Embeddings as Tuples of Feature Probabilities",
 #: negated so that higher means more similar; ``-rev`` scores the pair in the other direction,
-#: D(word2 || word1) instead of D(word1 || word2). ``ce``/``kl`` are the Bernoulli (two-term) forms,
+#: D(word2 || word1) instead of D(word1 || word2). ``cross-entropy``/``kl`` are the Bernoulli (two-term) forms,
 #: ``categorical-*`` the one-term forms (the KL the paper prints in Sec. 4.4), ``symmetric-*`` both
 #: directions summed. Add ``@construction`` (a key of ``embgeo.fuzzy.CONSTRUCTIONS``) to build the fuzzy
 #: sets as one of the authors' released programs does: the paper's Table 8 columns are
-#: ``fuzzy-symmetric-ce@released-simlex`` ("K-L Divergence") and ``fuzzy-kl@released-simlex``
+#: ``fuzzy-symmetric-cross-entropy@released-simlex`` ("K-L Divergence") and ``fuzzy-kl@released-simlex``
 #: ("Cross-Entropy").
-#: The ``fuzzy-*`` names are derived from :data:`embgeo.fuzzy.FUZZY_MEASURES` (``fuzzy-<short>``, and
-#: ``fuzzy-<short>-rev`` for an asymmetric measure), the one table of fuzzy measure names.
+#: The ``fuzzy-*`` names are derived from :data:`embgeo.fuzzy.FUZZY_MEASURES`, the one table of fuzzy
+#: measure names (``fuzzy-<name>`` with hyphens, :attr:`embgeo.fuzzy.FuzzyMeasure.evaluate_name`, and
+#: ``-rev`` appended for the other direction of an asymmetric measure).
 MEASURES = _Measures({
     "cosine": ("vectors", "cosine", False),
     "dot": ("vectors", "dot", False),
-    **{f"fuzzy-{m.short}{rev}": ("fuzzy", m.name, bool(rev)) for m in FUZZY_MEASURES.values() if m.short
+    **{m.evaluate_name + rev: ("fuzzy", m.name, bool(rev)) for m in FUZZY_MEASURES.values() if m.word_similarity
        for rev in ("", "-rev")[:1 if m.symmetric else 2]},
 })
 

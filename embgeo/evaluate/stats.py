@@ -4,7 +4,7 @@ Every evaluation result keeps ``per_item`` (equal-length 1-d arrays, one row per
 the score), a method ``statistic(per_item) -> float`` recomputing the headline score, and a class
 attribute ``score_name``. :class:`Resampled` (a mixin) builds on exactly that:
 
-* ``result.ci(level=0.95, method="bca")``: a bootstrap interval over items (Efron & Tibshirani 1993,
+* ``result.ci(level=0.95, ci_method="bca")``: a bootstrap interval over items (Efron & Tibshirani 1993,
   *An Introduction to the Bootstrap*, ch. 13 percentile, §14.3 BCa), the model never re-run;
 * :func:`compare_results` (and :func:`embgeo.evaluate.compare`, which also takes two models): the paired test that fits the score (Steiger 1980 for correlations, exact McNemar for
   accuracies and hits, a paired permutation test for means such as MRR, a paired bootstrap otherwise).
@@ -196,18 +196,18 @@ class _Score:
                              for w in (self.mult - np.eye(1, U, u)[0] for u in range(U))])
         else:
             step = _batch_size(U, None)
-            vals = np.concatenate([self.on_counts(self.mult[None, :] - _unit_rows(U, s, min(s + step, U)))
+            vals = np.concatenate([self.on_counts(self.mult[None, :] - _indicator_rows(U, s, min(s + step, U)))
                                    for s in range(0, U, step)])
         return np.repeat(vals.reshape(-1), self.mult.astype(np.int64))
 
 
-def _unit_rows(n, start, stop):
+def _indicator_rows(n, start, stop):
     E = np.zeros((stop - start, n))
     E[np.arange(stop - start), np.arange(start, stop)] = 1.0
     return E
 
 
-def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=None):
+def bootstrap_interval(theta_hat, theta_b, level=0.95, ci_method="bca", jackknife=None):
     """Percentile or BCa interval from a bootstrap distribution.
 
     BCa follows Efron & Tibshirani (1993) §14.3 (eqs. 14.10, 14.14, 14.15), as :func:`scipy.stats.bootstrap`
@@ -225,8 +225,8 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=N
     """
     from scipy.special import ndtr, ndtri
 
-    if method not in CI_METHODS:
-        raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, got {method!r}")
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}, got {ci_method!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
     theta_b = np.asarray(theta_b, dtype=np.float64)
@@ -236,7 +236,7 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, method="bca", jackknife=N
     if np.all(theta_b == theta_b[0]):
         return float(theta_b[0]), float(theta_b[0])
     alpha = (1 - level) / 2
-    if method == "percentile":
+    if ci_method == "percentile":
         lo, hi = alpha, 1 - alpha
     else:
         B = theta_b.size
@@ -304,14 +304,14 @@ class Resampled(Display):
         _check_items(s.n)
         return s.distribution(int(n_resamples), random_state, batch)
 
-    def ci(self, level: float = 0.95, method: str = "bca", n_resamples: int = 9999, random_state=None, *,
+    def ci(self, level: float = 0.95, ci_method: str = "bca", n_resamples: int = 9999, random_state=None, *,
            score: str | None = None, batch: int | None = None, draw: str = "auto") -> tuple[float, float]:
         """Bootstrap confidence interval of the score over items: ``(low, high)``.
 
         Parameters
         ----------
         level : float, default 0.95
-        method : {"bca", "percentile"}
+        ci_method : {"bca", "percentile"}
             Bias-corrected and accelerated (Efron & Tibshirani 1993, §14.3; the default of
             :func:`scipy.stats.bootstrap`) or plain percentile (ch. 13).
         n_resamples : int, default 9999
@@ -331,10 +331,10 @@ class Resampled(Display):
         Raises
         ------
         ValueError
-            Fewer than 3 items, unknown method or level outside (0, 1).
+            Fewer than 3 items, unknown ``ci_method`` or level outside (0, 1).
         """
-        if method not in CI_METHODS:
-            raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, got {method!r}")
+        if ci_method not in CI_METHODS:
+            raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}, got {ci_method!r}")
         if not 0 < level < 1:
             raise ValueError(f"level must be between 0 and 1, got {level}")
         if int(n_resamples) < 1:
@@ -342,11 +342,11 @@ class Resampled(Display):
         s = self._score(score, draw)
         _check_items(s.n)
         theta_b = s.distribution(int(n_resamples), random_state, batch)
-        jack = s.jackknife() if method == "bca" else None
-        low, high = bootstrap_interval(s.value, theta_b, level, method, jack)
+        jack = s.jackknife() if ci_method == "bca" else None
+        low, high = bootstrap_interval(s.value, theta_b, level, ci_method, jack)
         # kept for the result's display (the frozen dataclass's fields stay as they are)
         shown = self.__dict__.setdefault("_computed_intervals", {})
-        shown[s.name] = Interval(s.value, low, high, f"{level * 100:g}% {'BCa' if method == 'bca' else method}")
+        shown[s.name] = Interval(s.value, low, high, f"{level * 100:g}% {'BCa' if ci_method == 'bca' else ci_method}")
         return low, high
 
     def _intervals(self) -> dict:

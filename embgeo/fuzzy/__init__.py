@@ -56,10 +56,6 @@ docs/fuzzy.md says which table uses which, with the measured numbers.
 """
 from __future__ import annotations
 
-import importlib
-
-from ..validation import renamed_names
-
 # Layout: the representation (:func:`fuzzify`, :data:`CONSTRUCTIONS`) in ``_fuzzify``; the elementwise
 # definitions, the set algebra and :class:`FuzzySet` in ``_sets``; :class:`FuzzyEmbeddings` and its
 # certified vocabulary search in ``_embeddings``; each study of the paper in its own module. They import
@@ -107,13 +103,3 @@ __all__ = [
     "LOG_TINY",
 ]
 
-
-# Old public names, served for one release with a DeprecationWarning: the Bernoulli measures had two
-# names each, and the compounds reader lives with the other readers in embgeo.data.
-__getattr__ = renamed_names(__name__, {
-    "MEASURES": (lambda: tuple(FUZZY_MEASURES), "use embgeo.fuzzy.FUZZY_MEASURES (its keys are the same names)"),
-    "bernoulli_kl_divergence": (lambda: kl_divergence, "it is embgeo.fuzzy.kl_divergence"),
-    "bernoulli_cross_entropy": (lambda: cross_entropy, "it is embgeo.fuzzy.cross_entropy"),
-    "read_compounds": (lambda: importlib.import_module("embgeo.data").read_compounds,
-                       "it is embgeo.data.read_compounds"),
-})

@@ -139,14 +139,14 @@ class FuzzyEmbeddings(Vocabulary):
 
                 ent, card = np.empty(n), np.empty(n)
                 buf = np.empty((step, d + 1), dtype=P.dtype)  # the kernel's logit output, discarded here
-                for s in range(0, n, step):
-                    e_ = min(s + step, n)
+                for s, e_ in row_blocks(n, step):
                     # read-only rows whatever the memberships' flag: one compiled specialization per dtype
                     kern.logit_stats(readonly(np.ascontiguousarray(P[s:e_])), LOG_TINY, buf[:e_ - s], ent[s:e_],
                                      card[s:e_])
             else:
-                ent = xp.concat([_m_entropy(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
-                card = xp.concat([_m_cardinality(xp, P[s:min(s + step, n), ...]) for s in range(0, n, step)], axis=0)
+                blocks = row_blocks(n, step)
+                ent = xp.concat([_m_entropy(xp, P[s:e_, ...]) for s, e_ in blocks], axis=0)
+                card = xp.concat([_m_cardinality(xp, P[s:e_, ...]) for s, e_ in blocks], axis=0)
             c["entropy"], c["cardinality"] = ent, card
         return c
 
@@ -662,8 +662,7 @@ class FuzzyEmbeddings(Vocabulary):
         # the gathered rows in float64 with the temporaries of their logarithms: about 12 copies
         step = min(m, block_rows(96 * kk * Qa.shape[1], 1, budget // 2))
         out = np.empty((m, kk))
-        for r0 in range(0, m, step):
-            r1 = min(r0 + step, m)
+        for r0, r1 in row_blocks(m, step):
             rows = idx[r0:r1].reshape(-1)
             D = self._parts(xp, xp.take(P, rows if xb.is_numpy(P) else xp.asarray(rows), axis=0), names)
             D = xb.to_numpy(D).reshape(r1 - r0, kk, -1) - centre
@@ -765,8 +764,7 @@ class FuzzyEmbeddings(Vocabulary):
         budget = budget_bytes(memory_budget)
         step = min(m, block_rows(8 * k * self.dim, 8, budget // 2))
         parts = []
-        for r0 in range(0, m, step):
-            r1 = min(r0 + step, m)
+        for r0, r1 in row_blocks(m, step):
             T = xp.reshape(xp.take(P, xp.reshape(idx[r0:r1, ...], (-1,)), axis=0), (r1 - r0, k, self.dim))
             S = xp.reshape(Q[r0:r1, ...], (r1 - r0, 1, self.dim))
             if reverse:

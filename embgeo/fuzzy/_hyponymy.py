@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..display import Display
-from ..validation import renamed_parameter
 from ._embeddings import FuzzyEmbeddings
 
 @dataclass(repr=False)
@@ -35,15 +34,14 @@ class HyponymyReport(Display):
     ties: int = field(default=0)
 
 
-def hyponymy(F: FuzzyEmbeddings, pairs, *, oov: str = "skip", missing: str | None = None) -> HyponymyReport:
+def hyponymy(F: FuzzyEmbeddings, pairs, *, oov: str = "skip") -> HyponymyReport:
     """Score (hyponym, hypernym) pairs by graded inclusion (Bhat et al. 2020, Sec. 4.2 "Feature Inclusion").
 
     A hyponym's features should be (mostly) included in its hypernym's: the score is the share
     of features with ``µ_hypo ≤ µ_hyper``, and ``direction_accuracy`` is how often it beats the
     reverse inclusion. ``oov="skip"`` drops pairs with unknown words, ``"raise"`` raises
-    :class:`~embgeo.errors.UnknownWordError` (``missing=`` is the deprecated name of ``oov``).
+    :class:`~embgeo.errors.UnknownWordError`.
     """
-    oov = renamed_parameter(oov, missing, old="missing", new="oov", where="hyponymy")
     if oov not in ("skip", "raise"):
         raise ValueError(f"oov must be 'skip' or 'raise', got {oov!r}")
     pairs = [tuple(p) for p in pairs]

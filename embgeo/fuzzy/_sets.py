@@ -16,19 +16,17 @@ LOG_TINY = math.log(np.finfo(np.float64).tiny)
 
 @dataclass(frozen=True)
 class FuzzyMeasure:
-    """One measure of :data:`FUZZY_MEASURES`: its spellings and what kind of score it is.
+    """One measure of :data:`FUZZY_MEASURES`: its one spelling and what kind of score it is.
 
     Attributes
     ----------
     name : str
-        The name ``measure=`` of :meth:`FuzzyEmbeddings.similarity_pairs` and :meth:`FuzzyEmbeddings.neighbors`
-        returns to (e.g. ``"cross_entropy"``).
-    short : str or None
-        The short spelling, also accepted by ``measure=``; :mod:`embgeo.evaluate` names the measure
-        ``"fuzzy-<short>"`` (and ``"fuzzy-<short>-rev"`` for the other direction of an asymmetric one).
-        None: not offered by :mod:`embgeo.evaluate`.
-    aliases : tuple of str
-        Further spellings ``measure=`` accepts.
+        The one spelling ``measure=`` of :meth:`FuzzyEmbeddings.similarity_pairs` and
+        :meth:`FuzzyEmbeddings.neighbors` accepts (e.g. ``"cross_entropy"``). :mod:`embgeo.evaluate`
+        writes it :attr:`evaluate_name`.
+    word_similarity : bool
+        :func:`embgeo.evaluate.word_similarity` offers it (the pair measures ``inclusion`` and
+        ``intersection_ratio`` are for entailment only).
     divergence : bool
         A divergence (lower = more similar), negated wherever a similarity is expected.
     symmetric : bool
@@ -38,30 +36,34 @@ class FuzzyMeasure:
     """
 
     name: str
-    short: str | None
-    aliases: tuple = ()
+    word_similarity: bool = True
     divergence: bool = False
     symmetric: bool = False
     searchable: bool = True
 
+    @property
+    def evaluate_name(self) -> str:
+        """The name :mod:`embgeo.evaluate` gives the measure: ``"fuzzy-"`` and :attr:`name` with hyphens
+        (``"fuzzy-cross-entropy"``; ``"-rev"`` appended scores the other direction of an asymmetric one)."""
+        return "fuzzy-" + self.name.replace("_", "-")
 
-#: The fuzzy measures, by name, in one table: every spelling ``measure=`` accepts here, and the
-#: ``"fuzzy-*"`` names of :mod:`embgeo.evaluate`, which derives its names from this table.
+
+#: The fuzzy measures, by name, in one table: the one spelling ``measure=`` accepts for each, from
+#: which :mod:`embgeo.evaluate` derives its ``"fuzzy-*"`` names (:attr:`FuzzyMeasure.evaluate_name`).
 #: ``cross_entropy`` and ``kl`` are the Bernoulli (two-term) forms, ``categorical_*`` the one-term
 #: forms the paper prints for KL (Sec. 4.4); ``symmetric_*`` add both directions (the released code's
 #: Table 8 and Table 11 programs); ``inclusion`` (graded inclusion) is a pair measure only.
 FUZZY_MEASURES: dict[str, FuzzyMeasure] = {m.name: m for m in (
-    FuzzyMeasure("cross_entropy", "ce", ("cross-entropy", "crossentropy", "bernoulli_cross_entropy"), divergence=True),
-    FuzzyMeasure("kl", "kl", ("bernoulli_kl", "kl_divergence"), divergence=True),
-    FuzzyMeasure("categorical_cross_entropy", "categorical-ce", ("categorical_ce",), divergence=True),
-    FuzzyMeasure("categorical_kl", "categorical-kl", divergence=True),
-    FuzzyMeasure("symmetric_cross_entropy", "symmetric-ce", ("symmetric_ce",), divergence=True, symmetric=True),
-    FuzzyMeasure("symmetric_kl", "symmetric-kl", divergence=True, symmetric=True),
-    FuzzyMeasure("jaccard", "jaccard", symmetric=True),
-    FuzzyMeasure("intersection_ratio", None),
-    FuzzyMeasure("inclusion", None, ("graded_inclusion",), searchable=False),
+    FuzzyMeasure("cross_entropy", divergence=True),
+    FuzzyMeasure("kl", divergence=True),
+    FuzzyMeasure("categorical_cross_entropy", divergence=True),
+    FuzzyMeasure("categorical_kl", divergence=True),
+    FuzzyMeasure("symmetric_cross_entropy", divergence=True, symmetric=True),
+    FuzzyMeasure("symmetric_kl", divergence=True, symmetric=True),
+    FuzzyMeasure("jaccard", symmetric=True),
+    FuzzyMeasure("intersection_ratio", word_similarity=False),
+    FuzzyMeasure("inclusion", word_similarity=False, searchable=False),
 )}
-_SPELLINGS = {sp: m.name for m in FUZZY_MEASURES.values() for sp in (m.name, m.short, *m.aliases) if sp is not None}
 
 # ============================================================ elementwise definitions
 def _safe_log(xp, x):
@@ -186,13 +188,12 @@ _DIVERGENCES = tuple(m.name for m in FUZZY_MEASURES.values() if m.divergence)
 
 
 def _resolve_measure(measure):
-    """The name of a spelling of :data:`FUZZY_MEASURES` (None: cross-entropy)."""
+    """``measure`` checked against the names of :data:`FUZZY_MEASURES` (None: cross-entropy)."""
     if measure is None:
         return "cross_entropy"
-    try:
-        return _SPELLINGS[measure]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown fuzzy measure {measure!r}; choose from {', '.join(FUZZY_MEASURES)}") from None
+    if isinstance(measure, str) and measure in FUZZY_MEASURES:
+        return measure
+    raise ValueError(f"unknown fuzzy measure {measure!r}; choose from {', '.join(FUZZY_MEASURES)}")
 
 
 def _check_memberships(M, name="memberships"):

@@ -31,28 +31,14 @@ GloVe's own model files (every parameter of a trained model: W, W̃ and both bia
 
 Every write is atomic and durable (:mod:`embgeo.io.atomic`, public: other packages write through
 it). Names live in the one registry of :mod:`embgeo.data` (``embgeo.data.registry("vectors")``;
-``embgeo.data.register`` adds one); :func:`available` is deprecated.
+``embgeo.data.register`` adds one).
 """
 from __future__ import annotations
-
-import warnings
 
 from ..errors import FormatError  # noqa: F401  (its home is embgeo.errors; reachable here too)
 from ._formats import FORMATS, detect_format, load, load_fasttext, save
 from ._glove import GloveModel, read_glove
 
-__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS", "available",
+__all__ = ["load", "save", "load_fasttext", "detect_format", "FORMATS",
            "GloveModel", "read_glove"]
-
-
-def available() -> dict[str, str]:
-    """Deprecated: the ``"vectors"`` names of :func:`embgeo.data.registry`, with a line each.
-
-    Every one of them is accepted by :func:`load`.
-    """
-    warnings.warn("embgeo.io.available is deprecated; use embgeo.data.registry('vectors')",
-                  DeprecationWarning, stacklevel=2)
-    from ..data import registry  # see load(): embgeo.data imports embgeo.io.atomic
-
-    return {name: r.description or r.citation for name, r in registry("vectors").items()}
 

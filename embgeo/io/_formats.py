@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import backend as xb
 from .atomic import atomic_dir, atomic_path, atomic_paths, finish_interrupted
+from ..blocking import row_blocks
 from ..embeddings import Embeddings
 from ..errors import FormatError
 from ..progress import progress_bar
@@ -700,10 +701,10 @@ def _save_text(e: Embeddings, path: Path, header: bool, progress) -> None:
         with open(tmp, "wb") as raw, _maybe_gzip(raw, path) as f:
             if header:
                 f.write(f"{n} {d}\n".encode())
-            bar = progress_bar(range(0, n, block), desc=f"writing {path.name}", progress=progress)
-            for start in bar:
-                words = e.words[start: start + block]
-                X = V[start: start + block]
+            bar = progress_bar(row_blocks(n, block), desc=f"writing {path.name}", progress=progress)
+            for start, stop in bar:
+                words = e.words[start:stop]
+                X = V[start:stop]
                 if X.dtype == np.float32:
                     enc = [w.encode("utf-8") for w in words]
                     offsets = np.zeros(len(enc) + 1, dtype=np.int64)

@@ -27,12 +27,10 @@ Likewise the inverse row norms (:mod:`embgeo.linalg`) and the checks of ``k`` an
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import backend as xb
-from .. import blocking, linalg, validation
+from .. import linalg
 from . import _dask, _exact, _gensim
 from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
                         check_backend, check_metric, check_retrieval, choices)
@@ -45,20 +43,6 @@ from .faiss_index import cached_faiss_index
 __all__ = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
            "merge_topk", "select_topk", "self_topk", "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS",
            "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval"]
-
-# names this module exported before the package existed, and their homes now
-_MOVED = {"block_rows": blocking, "DEFAULT_MEMORY_BUDGET": blocking, "exclusion_csr": validation,
-          "mask_excluded": validation, "inverse_norms": linalg, "cached_inverse_norms": linalg}
-
-
-def __getattr__(name):
-    if name not in _MOVED:
-        raise AttributeError(f"module 'embgeo.neighbors' has no attribute {name!r}")
-    home = _MOVED[name]
-    warnings.warn(f"embgeo.neighbors.{name} is deprecated; import it from {home.__name__}", DeprecationWarning,
-                  stacklevel=2)
-    return getattr(home, name)
-
 
 def _dask_engine(backend, client, query_block):
     """The Dask engine for ``backend="dask"``, None for "exact" and "cuda"; refuses the Dask options
@@ -262,7 +246,7 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
 
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
-              selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
+              selector: str = "auto", n_jobs: int | None = None,
               database_inv=None, source_inv=None, backend: str = "exact", client=None,
               query_block: int | None = None):
     """Top-``k`` database rows of each query by CSLS (cross-domain similarity local scaling).
@@ -294,8 +278,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     k : int
         Neighbours to return per query.
     csls_knn : int
-        K of the r terms (MUSE uses 10), capped at the size of the space it averages over;
-        ``knn`` is its deprecated spelling.
+        K of the r terms (MUSE uses 10), capped at the size of the space it averages over.
     r_database, r_queries : arrays (n,) and (q,), optional
         Precomputed r_S and r_T.
     source : array (m, d), optional
@@ -316,7 +299,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     scores, indices : arrays, shape (q, k)
         CSLS values best first, and database rows (ties to the lower row).
     """
-    csls_knn = check_csls_knn(csls_knn, knn)
+    csls_knn = check_csls_knn(csls_knn)
     dd = _dask_engine(backend, client, query_block)
     if dd is None:
         return _exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
@@ -371,7 +354,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     exclude_self : bool
         Drop each query word from its own list (ignored for vector queries).
     csls_knn : int
-        K of the CSLS r terms (``knn=`` is a deprecated alias).
+        K of the CSLS r terms.
     **kwargs
         Passed on to :func:`topk`, :func:`csls_topk` or :func:`isf_topk` (``memory_budget``,
         ``progress``, ``exclude``, ``isf_beta``, ...). ``screen=True`` screens with the rotation index of ``e``, built on the
@@ -382,7 +365,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     scores, indices : arrays, shape (q, k)
     """
     check_metric(metric, check_backend(backend))
-    csls_knn = check_csls_knn(csls_knn, kwargs.pop("knn", None))
+    csls_knn = check_csls_knn(csls_knn)
     e.check_finite()  # the whole vocabulary is searched: once per e, a NaN row names its word
     Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)

@@ -26,11 +26,11 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import TILE_ROWS, block_rows, budget_bytes, run_blocks, share, tile_shape
+from ..blocking import TILE_ROWS, block_rows, budget_bytes, row_blocks, run_blocks, share, tile_shape
 from ..blocking import n_jobs as default_n_jobs
 from ..progress import progress_bar
 from ..linalg import inverse_norms
-from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded, renamed_parameter
+from ..validation import check_k, exclusion_csr, mask_excluded, max_excluded
 from ._criteria import PAIRWISE_METRICS, check_metric
 from ._ranking import merge_topk
 from ._screening import resolve_index, screened_topk
@@ -154,9 +154,8 @@ def _blocked_full_rows(xp, Q, D, k, ex, memory_budget, progress, desc, col_bias=
     step = block_rows(n, 4, memory_budget)
     DT = D.T if is_np else xp.matrix_transpose(D)
     out_s, out_i = [], []
-    starts = range(0, nq, step)
-    for s in progress_bar(starts, total=len(starts), desc=desc, progress=progress, unit="block"):
-        e = min(s + step, nq)
+    blocks = row_blocks(nq, step)
+    for s, e in progress_bar(blocks, total=len(blocks), desc=desc, progress=progress, unit="block"):
         S = _scaled_rows(xp, Q[s:e, ...], None if q_inv is None else q_inv[s:e, ...]) @ DT
         if d_inv is not None:
             S = S * xp.reshape(d_inv, (1, -1))
@@ -280,8 +279,7 @@ def _canonical_in_blocks(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col
     n = D.shape[0]
     step = max(k, block_rows(D.shape[1], D.dtype.itemsize, share(memory_budget, 4)))
     parts = []
-    for c0 in range(0, n, step):
-        c1 = min(c0 + step, n)
+    for c0, c1 in row_blocks(n, step, least=k):
         s, i = screened_topk(Q, np.ascontiguousarray(D[c0:c1]), min(k, c1 - c0), _column_csr(ex, c0, c1), q_inv,
                              None if d_inv is None else d_inv[c0:c1], None, memory_budget=memory_budget,
                              progress=progress, n_jobs=default_n_jobs(n_jobs), desc=desc, scale=scale,
@@ -471,8 +469,7 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
     nq = Q.shape[0]
     chunk = max(TILE_ROWS * default_n_jobs(), budget_bytes(opts.get("memory_budget")) // (24 * k))
     parts = []
-    for s in range(0, nq, chunk):
-        e = min(s + chunk, nq)
+    for s, e in row_blocks(nq, chunk):
         sc, _ = prepared_topk(xp, Q[s:e, ...], D, k, None, None if q_inv is None else q_inv[s:e, ...], d_inv,
                               desc=desc, **opts)
         parts.append(_row_means(sc))
@@ -513,18 +510,14 @@ def _row_means(scores):
     return xp.mean(xp.astype(scores, xp.float64), axis=1)
 
 
-def check_csls_knn(csls_knn, knn=None):
-    """The CSLS neighbourhood size, accepting the deprecated ``knn=`` spelling.
-
-    Call it directly from the public function taking ``csls_knn``: the DeprecationWarning names
-    that function's caller.
+def check_csls_knn(csls_knn):
+    """The CSLS neighbourhood size, checked.
 
     Raises
     ------
     ValueError
         ``csls_knn`` is not a positive integer.
     """
-    csls_knn = renamed_parameter(csls_knn, knn, old="knn", new="csls_knn", where="embgeo.neighbors", stacklevel=3)
     if isinstance(csls_knn, bool) or not isinstance(csls_knn, (int, np.integer)) or csls_knn < 1:
         raise ValueError(f"csls_knn must be a positive integer, got {csls_knn!r}")
     return int(csls_knn)
@@ -532,7 +525,7 @@ def check_csls_knn(csls_knn, knn=None):
 
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
-              selector: str = "auto", n_jobs: int | None = None, knn: int | None = None,
+              selector: str = "auto", n_jobs: int | None = None,
               database_inv=None, source_inv=None, offset: int | None = None, engine: str | None = None):
     """Top-``k`` database rows of each query by CSLS: the local engine.
 
@@ -542,7 +535,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     shard alone would be wrong). Ranking uses 2 cos − r_S per tile (r_T is constant per query)
     and r_T is subtracted at the end; no side is copied to unit length.
     """
-    csls_knn = check_csls_knn(csls_knn, knn)
+    csls_knn = check_csls_knn(csls_knn)
     offset = _check_offset(offset)
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, "cosine", database_inv=database_inv,
                                       memory_budget=memory_budget)

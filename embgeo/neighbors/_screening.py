@@ -38,8 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import block_rows, n_jobs as default_n_jobs, run_blocks, share, tile_shape
-from ..linalg import derived, inverse_norms
+from ..blocking import block_rows, n_jobs as default_n_jobs, row_blocks, run_blocks, share, tile_shape
+from ..linalg import derived, inverse_norms, unit_rows
 from ._criteria import PAIRWISE_METRICS, check_metric
 
 __all__ = ["ScreenIndex", "build_index", "cached_screen_index", "screened_topk", "screen_margin", "plain_margin",
@@ -157,8 +157,7 @@ class ScreenIndex:
 def _row_blocks(n: int, width: int, memory_budget: int | None):
     # a float64 block and about three temporaries of its size: 32 bytes a value, in a quarter of the
     # budget (64 MiB by default): screen=True builds the index inside a search's own budget
-    step = block_rows(width, 32, share(memory_budget, 4), minimum=256)
-    return [(s, min(s + step, n)) for s in range(0, n, step)]
+    return row_blocks(n, block_rows(width, 32, share(memory_budget, 4), minimum=256))
 
 
 def _unit_block(X, inv, s, e):
@@ -267,8 +266,7 @@ def _choose_rank(X, inv, V, blocks, k, sample, random_state):
     rng = np.random.default_rng(random_state)
     qi = np.sort(rng.choice(n, size=min(sample, n), replace=False))
     P = np.vstack([_unit_block(X, inv, int(i), int(i) + 1) for i in qi])
-    qn = np.linalg.norm(P, axis=1, keepdims=True)
-    P = P / np.where(qn > 0, qn, 1)
+    P = unit_rows(P)
     ranks = [r for r in _RANKS if r < d]
     # every sample query's exact k-th score over all rows
     kk = min(k, n)

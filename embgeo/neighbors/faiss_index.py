@@ -38,16 +38,12 @@ from .. import backend as xb
 from ..display import Display
 from ..io.atomic import atomic_paths
 from ..blocking import block_rows, budget_bytes
-from ..linalg import derived
+from ..linalg import derived, unit_rows
 from ..progress import progress_bar
-from ..validation import check_k, exclusion_csr, max_excluded, renamed_names
+from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import check_metric
 
 __all__ = ["FaissIndex", "RecallResult", "faiss_search", "cached_faiss_index"]
-
-
-__getattr__ = renamed_names(__name__, {"cached_index": (
-    lambda: cached_faiss_index, "renamed cached_faiss_index (the screening index has its own cache)")})
 
 _KINDS = ("flat", "hnsw", "ivf")
 _PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
@@ -90,12 +86,6 @@ def _unit(X):
     from ..normalize import normalize  # float64 accumulation; zero rows stay zero
 
     return np.ascontiguousarray(normalize(X, "unit"), dtype=np.float32)
-
-
-def _unit_rows(A):
-    """Rows (last axis) scaled to unit length in float64; zero rows stay zero."""
-    norm = np.linalg.norm(A, axis=-1, keepdims=True)
-    return np.divide(A, norm, out=np.zeros_like(A), where=norm > 0)
 
 
 def _check_kind(kind: str, params) -> None:
@@ -343,7 +333,7 @@ class FaissIndex:
         R = D[np.maximum(ids, 0)].astype(np.float64)  # (q, k, dim): the returned rows only
         Qs = Q.astype(np.float64)
         if self.metric == "cosine":
-            Qs, R = _unit_rows(Qs), _unit_rows(R)
+            Qs, R = unit_rows(Qs), unit_rows(R)
         got = np.einsum("qd,qkd->qk", Qs, R)
         kth = exact[:, -1:].astype(np.float64)
         tol = 4 * np.finfo(np.float32).eps * np.maximum(1.0, np.abs(kth))

@@ -8,6 +8,7 @@ import numpy as np
 
 from ... import backend as xb
 from ...errors import NotFittedError
+from ...linalg import unit_rows
 
 __all__ = ["HardDebias", "debias_pairs"]
 
@@ -31,9 +32,7 @@ def debias_pairs(kind: str = "definitional") -> tuple:
 
 def _unit32(X):
     # float32 throughout, as gensim's get_normed_vectors (WEFE normalises the model so)
-    n = np.linalg.norm(X, axis=1, keepdims=True)
-    n[n == 0] = 1
-    return (X / n).astype(np.float32)
+    return unit_rows(np.asarray(X, dtype=np.float32))
 
 
 def _pairs(e, pairs, what):

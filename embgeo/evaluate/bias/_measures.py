@@ -15,6 +15,7 @@ import numpy as np
 
 from ... import backend as xb
 from ...errors import UnknownWordError
+from ...linalg import unit_rows
 from .._oov import lookup
 from ...display import Display, Formatted, Interval, View
 from ..report import Report
@@ -36,14 +37,8 @@ _BATCH_BYTES = 32 << 20
 
 
 # ------------------------------------------------------------------ scores of the set vectors
-def _unit(M):
-    n = np.linalg.norm(M, axis=1, keepdims=True)
-    n[n == 0] = 1.0
-    return M / n
-
-
 def _cos(P, Q):
-    return _unit(P) @ _unit(Q).T
+    return unit_rows(P) @ unit_rows(Q).T
 
 
 def _association(T, A, B):
@@ -60,7 +55,7 @@ def _weat_score(sets, params):
 
 def _ripa_score(sets, params):
     X, Y, A = sets
-    b = _unit(X - Y)
+    b = unit_rows(X - Y)
     return float((A @ b.T).mean())
 
 
@@ -216,7 +211,7 @@ class BiasResult(Display):
             out.append(np.array(vals))
         return out
 
-    def ci(self, level: float = 0.95, method: str = "bca", n_resamples: int = 9999, random_state=None, *,
+    def ci(self, level: float = 0.95, ci_method: str = "bca", n_resamples: int = 9999, random_state=None, *,
            batch: int | None = None) -> tuple[float, float]:
         """Bootstrap confidence interval of the score over the words of each set: ``(low, high)``.
 
@@ -229,7 +224,7 @@ class BiasResult(Display):
         Parameters
         ----------
         level : float, default 0.95
-        method : {"bca", "percentile"}
+        ci_method : {"bca", "percentile"}
         n_resamples : int, default 9999
         random_state : int or numpy.random.Generator, optional
         batch : int, optional
@@ -238,10 +233,10 @@ class BiasResult(Display):
         Raises
         ------
         ValueError
-            A set of fewer than 2 words, an unknown method or a level outside (0, 1).
+            A set of fewer than 2 words, an unknown ci_method or a level outside (0, 1).
         """
-        if method not in CI_METHODS:
-            raise ValueError(f"method must be one of {', '.join(CI_METHODS)}, got {method!r}")
+        if ci_method not in CI_METHODS:
+            raise ValueError(f"ci_method must be one of {', '.join(CI_METHODS)}, got {ci_method!r}")
         if not 0 < level < 1:
             raise ValueError(f"level must be between 0 and 1, got {level}")
         if int(n_resamples) < 1:
@@ -250,9 +245,9 @@ class BiasResult(Display):
         if small:
             raise ValueError(f"a bootstrap over words needs at least 2 words in each set; {small[0]!r} has fewer")
         theta_b = self.bootstrap_distribution(n_resamples, random_state, batch=batch)
-        jack = self.jackknife() if method == "bca" else None
-        low, high = bootstrap_interval(self.score, theta_b, level, method, jack)
-        self.intervals[(level, method)] = (low, high)
+        jack = self.jackknife() if ci_method == "bca" else None
+        low, high = bootstrap_interval(self.score, theta_b, level, ci_method, jack)
+        self.intervals[(level, ci_method)] = (low, high)
         return low, high
 
     # ----------------------------------------------------------- display
@@ -264,7 +259,7 @@ class BiasResult(Display):
         out["sets"] = [{"name": n, "n_words": t, "n_found": len(w), "coverage": c, "oov_words": list(m)}
                        for n, t, w, c, m in zip(self.set_names, self.n_words, self.words, self.coverage,
                                                 self.oov_words)]
-        out["intervals"] = [{"level": lv, "method": m, "low": lo, "high": hi}
+        out["intervals"] = [{"level": lv, "ci_method": m, "low": lo, "high": hi}
                             for (lv, m), (lo, hi) in self.intervals.items()]
         return out
 
@@ -561,7 +556,7 @@ def ripa(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
     q, vectors, common = _prepare(e, targets, attributes, query, "ripa", 2, 1, lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage, paired=True)
     X, Y, A = (v.astype(np.float64) for v in vectors)
-    beta = A @ _unit(X - Y).T                      # (attribute words, pairs)
+    beta = A @ unit_rows(X - Y).T                      # (attribute words, pairs)
     attr = common["words"][2]
     details = {"mean": dict(zip(attr, beta.mean(axis=1).tolist())), "std": dict(zip(attr, beta.std(axis=1).tolist()))}
     return BiasResult(score=_ripa_score([X, Y, A], {}), details=details, vectors=vectors,
