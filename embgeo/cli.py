@@ -220,6 +220,7 @@ def choice(valid, what: str):
                                          f"(choose from {', '.join(valid)})")
 
     parse.__name__ = what   # argparse names the type in some messages
+    parse.valid = tuple(valid)  # type: ignore[attr-defined]  # what argparse's choices= would hold
     return parse
 
 

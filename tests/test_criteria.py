@@ -63,7 +63,7 @@ def test_retrieval_tables_drive_retrieve_bli_induction_and_the_cli(rng):
     parser = argparse.ArgumentParser()
     add_arguments(parser)
     action = next(a for a in parser._actions if a.dest == "retrieval")
-    assert tuple(action.choices) == neighbors.VALID_RETRIEVALS["exact"]
+    assert action.type.valid == neighbors.VALID_RETRIEVALS["exact"]
 
 
 # ---------------------------------------------------------------------------------- isf in search
