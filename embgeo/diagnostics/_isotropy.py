@@ -1,4 +1,4 @@
-"""Isotropy of a space: partition-function isotropy, mean cosine, variance share, effective rank.
+"""Isotropy of a space: IsoScore, IsoScore*, partition-function isotropy, mean cosine, variance share, effective rank.
 
 * Mu & Viswanath (2018), "All-but-the-Top: simple and effective postprocessing for word
   representations", ICLR: the isotropy measure I({v(w)}) = min_{‖c‖=1} Z(c) / max_{‖c‖=1} Z(c)
@@ -13,7 +13,16 @@
   dimensionality", EUSIPCO, Def. 1: exp(−Σ p_i ln p_i), p_i = σ_i / Σ_j σ_j over the singular
   values σ of the matrix.
 
-All four come from two passes over the rows in blocks under ``memory_budget``: the d × d Gram
+* Rudman, Gillman, Rayne & Eickhoff (2022), "IsoScore: Measuring the Uniformity of Embedding
+  Space Utilization", Findings of ACL, doi:10.18653/v1/2022.findings-acl.262, Algorithm 1: the
+  variances σ of the principal components (the eigenvalues of the sample covariance), scaled to
+  ‖σ̂‖ = √d; the isotropy defect δ = ‖σ̂ − 1‖ / √(2(d − √d)); IsoScore = ((d − δ²(d − √d))² − d) /
+  (d(d − 1)), in [0, 1] (1: every direction used equally). Rudman & Eickhoff (2024), "Stable
+  Anisotropic Regularization", ICLR, eq. 5: IsoScore* is the same on the shrunk covariance
+  (1 − ζ) C + ζ C₀. Both equal the ``isoscore`` package 2.0.1 (``IsoScore``, ``IsoScore_star``;
+  a golden file of it, benchmarks/reference/isoscore_golden.py, is in the tests).
+
+All of them come from two passes over the rows in blocks under ``memory_budget``: the d × d Gram
 matrix (:func:`embgeo.linalg.gram`; on a Dask cluster :func:`embgeo.distributed.gram`), then one
 pass for the row sums and the partition functions Z(c) of the d eigenvectors.
 """
@@ -30,9 +39,10 @@ from ..display import Display
 from ..embeddings import Embeddings
 from ..evaluate.report import Report
 
-__all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "TRANSFORMS"]
+__all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "isoscore", "isoscore_of_covariance",
+           "TRANSFORMS"]
 
-MEASURES = ("partition_isotropy", "mean_cosine", "variance_share", "effective_rank")
+MEASURES = ("isoscore", "isoscore_star", "partition_isotropy", "mean_cosine", "variance_share", "effective_rank")
 
 
 @dataclass(frozen=True, repr=False)
@@ -41,6 +51,14 @@ class IsotropyResult(Display):
 
     Attributes
     ----------
+    isoscore : float
+        IsoScore of Rudman et al. (2022, Algorithm 1), in [0, 1]: how uniformly the centred rows
+        spread their variance over the d dimensions (1: all equally; ≈ 1/d·… → 0: one direction).
+    isoscore_star : float
+        IsoScore* (Rudman & Eickhoff 2024): IsoScore of the shrunk covariance (1 − ζ) C + ζ C₀
+        (``zeta``, ``C0`` of :func:`isotropy`); equals ``isoscore`` at ζ = 0.
+    zeta : float
+        The shrinkage of ``isoscore_star``.
     partition_isotropy : float
         I(W) = min_c Z(c) / max_c Z(c) over the eigenvectors c of WᵀW **and their negatives** (2d
         directions), in (0, 1]. An eigenvector's sign is arbitrary and Z(c) ≠ Z(−c), so this reading
@@ -69,8 +87,11 @@ class IsotropyResult(Display):
     dim : int
     """
 
-    _call = "isotropy(…, D={D})"
+    _call = "isotropy(…, D={D}, zeta={zeta})"
 
+    isoscore: float
+    isoscore_star: float
+    zeta: float
     partition_isotropy: float
     mean_cosine: float
     variance_share: float
@@ -84,7 +105,7 @@ class IsotropyResult(Display):
     partition_isotropy_one_sign: float
 
     def as_row(self) -> dict:
-        """The four measures as a dict (a row of :func:`isotropy_table`)."""
+        """The six measures as a dict (a row of :func:`isotropy_table`)."""
         return {m: getattr(self, m) for m in MEASURES}
 
     def plot(self, ax=None):
@@ -177,9 +198,115 @@ def effective_rank(singular_values) -> float:
     return float(np.exp(-(p * np.log(p)).sum()))
 
 
-def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, backend: str = "exact",
-             client=None) -> IsotropyResult:
-    """Partition-function isotropy, mean cosine, top-D variance share and effective rank.
+def isoscore_of_covariance(cov) -> float:
+    """IsoScore of a covariance matrix: Rudman et al. (2022), Algorithm 1, steps 3–7.
+
+    Parameters
+    ----------
+    cov : array (d, d)
+        A covariance matrix (a point cloud's, or a known distribution's); d ≥ 2.
+
+    Returns
+    -------
+    float
+        In [0, 1]: 1 when the covariance is a multiple of the identity, 0 when one direction holds
+        all the variance. The ``isoscore`` package's ``IsoScore_cov``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> isoscore_of_covariance(np.eye(5)), isoscore_of_covariance(np.diag([1.0, 0, 0, 0, 0]))
+    (1.0, 0.0)
+    """
+    cov = np.asarray(cov, dtype=np.float64)
+    if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or cov.shape[0] < 2:
+        raise ValueError(f"cov must be a square matrix of at least 2 × 2, got shape {cov.shape}")
+    if not np.all(np.isfinite(cov)):
+        raise ValueError("cov has a non-finite entry")
+    # the package takes singular values (svdvals): the eigenvalues of a covariance, whatever C₀ is
+    pcs = np.linalg.svd(cov, compute_uv=False)
+    d = cov.shape[0]
+    norm = np.linalg.norm(pcs)
+    if norm == 0:
+        raise ValueError("cov is zero: the points do not vary, IsoScore is undefined")
+    defect = np.linalg.norm(pcs * np.sqrt(d) / norm - 1.0) / np.sqrt(2 * (d - np.sqrt(d)))
+    score = ((d - defect ** 2 * (d - np.sqrt(d))) ** 2 - d) / (d * (d - 1.0))
+    # rounding can step a hair outside [0, 1] at its ends
+    return float(np.clip(score, 0.0, 1.0))
+
+
+def covariance(X, memory_budget: int | None = None):
+    """The mean and the sample covariance (n − 1) of the rows of ``X``, in two blocked passes.
+
+    The second pass multiplies centred blocks in the rows' own floating type (float32 rows: float32
+    products of at most 16384 rows, summed in float64), so that a 400k × 50 space takes one GEMM's
+    time; centring first keeps a large mean from cancelling digits. Returns float64 NumPy arrays.
+    """
+    xp = xb.get_namespace(X)
+    n, d = X.shape
+    ftype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+    step = blocking.block_rows(d, 8, memory_budget, maximum=16384)
+    total = np.zeros(d)
+    for s in range(0, n, step):
+        total += xb.to_numpy(xp.sum(xp.astype(X[s:s + step, ...], xp.float64), axis=0))
+    mu = total / n
+    mu_x = xb.asarray(mu, like=X, dtype=ftype)
+    cov = np.zeros((d, d))
+    for s in range(0, n, step):
+        B = xp.astype(X[s:s + step, ...], ftype) - mu_x
+        cov += xb.to_numpy(xp.astype(B.T @ B, xp.float64))
+    return mu, cov / (n - 1.0)
+
+
+def isoscore(model, *, zeta: float = 0.2, C0=None, memory_budget: int | None = None) -> tuple[float, float]:
+    """IsoScore and IsoScore* of a space alone: one blocked covariance pass, nothing else.
+
+    What :func:`isotropy` reports as ``isoscore`` and ``isoscore_star``, without its other
+    measures' passes (a 400k × 50 space in about a second).
+
+    Parameters
+    ----------
+    model : Embeddings, FuzzyEmbeddings or array (n, d)
+    zeta, C0, memory_budget
+        As in :func:`isotropy`.
+
+    Returns
+    -------
+    (isoscore, isoscore_star) : tuple of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((5000, 20))
+    >>> [round(v, 2) for v in isoscore(X * np.r_[5.0, np.ones(19)])]
+    [0.37, 0.37]
+    """
+    X = _matrix(model)
+    n, d = X.shape
+    zeta, C0 = _shrinkage(zeta, C0, n, d)
+    if not isinstance(model, Embeddings):
+        xb.check_matrix(X, "model")
+    _, cov = covariance(X, memory_budget)
+    return isoscore_of_covariance(cov), isoscore_of_covariance((1 - zeta) * cov + zeta * C0)
+
+
+def _shrinkage(zeta, C0, n, d):
+    if n < 2:
+        raise ValueError(f"isotropy needs at least 2 rows (pairs of words), got {n}")
+    if d < 2:
+        raise ValueError(f"IsoScore needs at least 2 dimensions, got {d}")
+    zeta = float(zeta)
+    if not 0.0 <= zeta <= 1.0:
+        raise ValueError(f"zeta (IsoScore*'s shrinkage) must be in [0, 1], got {zeta}")
+    C0 = np.eye(d) if C0 is None else np.asarray(C0, dtype=np.float64)
+    if C0.shape != (d, d) or not np.all(np.isfinite(C0)):
+        raise ValueError(f"C0 must be a finite {d} × {d} matrix (the dimension of the rows), got shape {C0.shape}")
+    return zeta, C0
+
+
+def isotropy(model, D: int | None = None, *, zeta: float = 0.2, C0=None, memory_budget: int | None = None,
+             backend: str = "exact", client=None) -> IsotropyResult:
+    """IsoScore, IsoScore*, partition-function isotropy, mean cosine, top-D variance share and effective rank.
 
     Parameters
     ----------
@@ -189,6 +316,12 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     D : int, optional
         Principal directions in ``variance_share`` (default max(1, round(d / 100)), Mu &
         Viswanath's rule of thumb for the directions all-but-the-top removes).
+    zeta : float
+        IsoScore*'s shrinkage ζ in [0, 1]: the covariance is (1 − ζ) C + ζ C₀ (default 0.2, the
+        authors' I-STAR setting; 0 gives IsoScore).
+    C0 : array (d, d), optional
+        IsoScore*'s shrinkage target (default the identity, as the ``isoscore`` package advises
+        when no larger sample's covariance is at hand).
     memory_budget : int, optional
         Bytes of the float64 row blocks (default 256 MiB); no n × n matrix is ever formed.
         Peak memory: the inputs, d × d matrices, ``memory_budget`` and a fixed overhead under
@@ -205,15 +338,17 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     Raises
     ------
     ValueError
-        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows.
+        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows, zeta outside [0, 1], C0 not d × d.
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).standard_normal((2000, 10))
     >>> r = isotropy(X)
-    >>> r.partition_isotropy > 0.8, abs(r.mean_cosine) < 0.01, r.effective_rank > 9
-    (True, True, True)
+    >>> r.partition_isotropy > 0.8, abs(r.mean_cosine) < 0.01, r.effective_rank > 9, r.isoscore > 0.95
+    (True, True, True, True)
+    >>> isotropy(X * np.r_[10.0, np.ones(9)]).isoscore < 0.3      # one direction dominates
+    True
     """
     X = _matrix(model)
     n, d = X.shape
@@ -222,6 +357,7 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     D = max(1, int(round(d / 100))) if D is None else D
     if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or not 1 <= D <= d:
         raise ValueError(f"D must be an integer in 1 … {d} (the dimension), got {D!r}")
+    zeta, C0 = _shrinkage(zeta, C0, n, d)
     if backend == "dask":
         from .. import distributed
 
@@ -250,11 +386,15 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     _, total, unit, nz, m, z = acc
     log_z = m + np.log(z)
     mu = total / n
-    scatter = np.linalg.eigvalsh(G - n * np.outer(mu, mu))[::-1].clip(min=0)
+    centred = G - n * np.outer(mu, mu)
+    scatter = np.linalg.eigvalsh(centred)[::-1].clip(min=0)
+    # the sample covariance with n − 1, as torch.cov in the isoscore package (IsoScore* is not scale-free)
+    cov = centred / (n - 1.0)
     ratio = scatter / scatter.sum() if scatter.sum() > 0 else np.full(d, np.nan)
     sv = np.sqrt(np.clip(w, 0, None))
     return IsotropyResult(
-        partition_isotropy=float(np.exp(log_z.min() - log_z.max())),
+        isoscore=isoscore_of_covariance(cov), isoscore_star=isoscore_of_covariance((1 - zeta) * cov + zeta * C0),
+        zeta=zeta, partition_isotropy=float(np.exp(log_z.min() - log_z.max())),
         mean_cosine=float((unit @ unit - nz) / (n * (n - 1.0))),
         variance_share=float(ratio[:D].sum()),
         effective_rank=effective_rank(sv),
@@ -335,8 +475,8 @@ class IsotropyTable(Report):
         return axes
 
 
-def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budget: int | None = None,
-                   backend: str = "exact", client=None) -> IsotropyTable:
+def isotropy_table(model, transforms=None, *, D: int | None = None, zeta: float = 0.2,
+                   memory_budget: int | None = None, backend: str = "exact", client=None) -> IsotropyTable:
     """The isotropy measures of ``model`` before and after each post-processing, in one table.
 
     Parameters
@@ -348,8 +488,8 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
         an :class:`~embgeo.alpha.AlphaEmbeddings` built elsewhere), or a ``(label, callable)``
         pair whose callable maps ``model`` to an Embeddings, FuzzyEmbeddings or array. Default:
         all of :data:`TRANSFORMS`, "alpha" only when ``model`` has output vectors.
-    D, memory_budget, backend, client
-        As in :func:`isotropy` (one D for every row, from the original dimension).
+    D, zeta, memory_budget, backend, client
+        As in :func:`isotropy` (one D for every row, from the original dimension; C₀ the identity).
 
     Returns
     -------
@@ -361,7 +501,7 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
     if transforms is None:
         transforms = [t for t in TRANSFORMS if t != "alpha" or model.output_vectors is not None]
     D = max(1, int(round(model.dim / 100))) if D is None else D
-    opts = dict(memory_budget=memory_budget, backend=backend, client=client)
+    opts = dict(zeta=zeta, memory_budget=memory_budget, backend=backend, client=client)
     results = {"original": isotropy(model, D, **opts)}
     for t in transforms:
         label, fn, kw = _transform(t)
