@@ -17,15 +17,19 @@ result has ``.plot()``.
   eigenvalue divergence, condition numbers, a Gromov–Hausdorff proxy) → :class:`IsomorphismResult`.
 * :func:`align_same_language`: two spaces of one language aligned on their shared words, the words
   ranked by displacement and neighbourhood change (Hamilton et al. 2016) → :class:`SemanticChangeResult`.
+* :func:`similarity`: how alike two spaces of any dimensions are on their shared words (linear CKA,
+  mutual k-NN, RSA), calibrated against a permutation null → :class:`SpaceSimilarityResult`.
 """
 from ._change import CHANGE_MEASURES, SemanticChangeResult, align_same_language
 from ._hubness import HubnessResult, hubness
 from ._isomorphism import ISOMORPHISM_MEASURES, ConditionNumbers, IsomorphismResult, isomorphism
 from ._isotropy import TRANSFORMS, IsotropyResult, IsotropyTable, isoscore, isoscore_of_covariance, isotropy, isotropy_table
 from ._recall import recall
+from ._similarity import SIMILARITY_MEASURES, SpaceSimilarityResult, similarity
 
 __all__ = ["hubness", "HubnessResult", "isotropy", "isotropy_table", "IsotropyResult", "IsotropyTable",
            "isoscore", "isoscore_of_covariance",
            "TRANSFORMS", "recall",
            "isomorphism", "IsomorphismResult", "ConditionNumbers", "ISOMORPHISM_MEASURES",
-           "align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]
+           "align_same_language", "SemanticChangeResult", "CHANGE_MEASURES",
+           "similarity", "SpaceSimilarityResult", "SIMILARITY_MEASURES"]
