@@ -54,7 +54,8 @@ def test_cka_and_its_null_equal_the_n_by_n_definition(rng):
     # blocked: a budget of a few rows per block changes nothing
     small = dg.similarity(_space(A), _space(B), "cka", calibrate=False, memory_budget=8 * 15 * 7)
     assert small.raw_score == pytest.approx(r.raw_score, rel=1e-12)
-    assert small.p_value is None and small.null_mean is None and small.score == small.raw_score
+    assert small.p_value is None and small.null_mean is None and small.null is None
+    assert small.score == small.raw_score and "p_value" not in repr(small)
 
 
 def test_mutual_knn_and_its_null_equal_full_neighbour_lists(rng):

@@ -21,7 +21,7 @@ only the pairing. ``score`` is the raw score minus the null mean; ``p_value`` is
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -62,8 +62,8 @@ class SpaceSimilarityResult(Display):
         Sampled pairs of words ("rsa" only).
     n_permutations : int
         0 without calibration.
-    null : ndarray (n_permutations,)
-        The raw score of each permutation.
+    null : ndarray (n_permutations,) or None
+        The raw score of each permutation; None without calibration.
     """
 
     _call = "similarity(…, measure={measure!r}, n_permutations={n_permutations})"
@@ -78,7 +78,7 @@ class SpaceSimilarityResult(Display):
     k: int | None
     n_pairs: int | None
     n_permutations: int
-    null: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    null: np.ndarray | None = None
 
 
 def _shared(a, b):
