@@ -1,4 +1,5 @@
-"""Isotropy of a space: IsoScore, IsoScore*, partition-function isotropy, mean cosine, variance share, effective rank.
+"""Isotropy of a space: IsoScore, IsoScore*, partition-function isotropy, mean cosine, variance share,
+effective rank.
 
 * Mu & Viswanath (2018), "All-but-the-Top: simple and effective postprocessing for word
   representations", ICLR: the isotropy measure I({v(w)}) = min_{‖c‖=1} Z(c) / max_{‖c‖=1} Z(c)

@@ -277,7 +277,8 @@ def similarity(a: Embeddings, b: Embeddings, measure: str = "cka", *, calibrate:
                                      null_std=None, n_words=n, k=k if measure == "mutual_knn" else None,
                                      n_pairs=pairs, n_permutations=0)
     null = np.array([score(rng.permutation(n)) for _ in range(n_permutations)])
+    p_value = float((1 + np.sum(null >= raw)) / (1 + n_permutations))
     return SpaceSimilarityResult(
-        measure=measure, score=float(raw - null.mean()), p_value=float((1 + np.sum(null >= raw)) / (1 + n_permutations)),
+        measure=measure, score=float(raw - null.mean()), p_value=p_value,
         raw_score=raw, null_mean=float(null.mean()), null_std=float(null.std(ddof=1)) if n_permutations > 1 else 0.0,
         n_words=n, k=k if measure == "mutual_knn" else None, n_pairs=pairs, n_permutations=n_permutations, null=null)
