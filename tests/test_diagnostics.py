@@ -436,3 +436,50 @@ def test_recall_counts_a_tie_with_the_kth_exact_score_as_a_hit(rng):
     index.add(D)
     r = index.recall(D, 2, np.arange(0, 80, 2))  # exact: [twin, 2j]; this index: [twin, 2j + 1]
     assert r.recall == 1.0
+
+
+# ----------------------------------------------------------------------------- isotropy by band and cluster
+def test_isotropy_bands_are_isotropy_of_each_frequency_slice(rng):
+    n = 900
+    X = rng.standard_normal((n, 6))
+    X[300:, 0] *= 10  # the rarer words stretch along one axis
+    counts = rng.permutation(n) + 1
+    e = embgeo.Embeddings([f"w{i}" for i in range(n)], X, counts=counts)
+    t = dg.isotropy_bands(e, [0, 100, 300])
+    assert [r["band"] for r in t] == ["1–100", "101–300", "301–900"]
+    order = np.argsort(-counts, kind="stable")  # frequency order from the counts
+    for row, (a, b) in zip(t, [(0, 100), (100, 300), (300, n)]):
+        ref = dg.isotropy(X[order[a:b]])
+        assert row["words"] == b - a
+        for m in ("isoscore", "isoscore_star", "partition_isotropy", "mean_cosine"):
+            assert row[m] == pytest.approx(getattr(ref, m), rel=1e-9), (row["band"], m)
+    # without counts: row order; default edges stop below the vocabulary size
+    plain = embgeo.Embeddings([f"w{i}" for i in range(n)], X)
+    t = dg.isotropy_bands(plain, [0, 300])
+    assert t[0]["isoscore"] == pytest.approx(dg.isotropy(X[:300]).isoscore, rel=1e-9)
+    assert t[0]["isoscore"] > 0.8 > 0.2 > t[1]["isoscore"]
+    assert [r["band"] for r in dg.isotropy_bands(plain)] == ["1–900"]
+    with pytest.raises(ValueError, match="edges must increase from 0"):
+        dg.isotropy_bands(plain, [0, 500, 400])
+    with pytest.raises(ValueError, match="at least 2 words; ranks 0–1"):
+        dg.isotropy_bands(plain, [0, 1])
+
+
+def test_isotropy_clusters_measure_each_kmeans_cluster(rng):
+    from sklearn.cluster import KMeans
+
+    # three tight isotropic blobs far apart: anisotropic as a whole, isotropic within each
+    centres = rng.standard_normal((3, 5)) * 50
+    X = np.vstack([c + rng.standard_normal((200, 5)) for c in centres])
+    t = dg.isotropy_clusters(X, 3, random_state=1)
+    labels = KMeans(n_clusters=3, n_init=3, random_state=1).fit_predict(X)
+    assert np.array_equal(t.labels, labels)
+    for row in list(t)[:3]:
+        ref = dg.isotropy(X[labels == row["cluster"]])
+        assert row["isoscore"] == pytest.approx(ref.isoscore, rel=1e-9) and row["words"] == 200
+        assert row["isoscore"] > 0.9
+    assert dg.isotropy(X).isoscore < 0.6
+    assert list(t)[3]["cluster"] == "mean"
+    assert list(t)[3]["isoscore"] == pytest.approx(np.mean([r["isoscore"] for r in list(t)[:3]]))
+    with pytest.raises(ValueError, match="n_clusters must be in 1 … 300"):
+        dg.isotropy_clusters(X, 301)
