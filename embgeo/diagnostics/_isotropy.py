@@ -454,11 +454,13 @@ TRANSFORMS: dict[str, Callable[..., Any]] = {"all_but_the_top": _abtt, "similari
 class IsotropyTable(Report):
     """:class:`embgeo.evaluate.Report` of :func:`isotropy_table`, :func:`isotropy_bands` and
     :func:`isotropy_clusters`: one row per space (a transform, a frequency band, a cluster), one
-    column per measure, with ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results``."""
+    column per measure, with ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results``
+    (and, from :func:`isotropy_clusters`, each row's cluster in ``labels``)."""
 
-    def __init__(self, rows=(), title=None, results=None):
+    def __init__(self, rows=(), title=None, results=None, labels=None):
         super().__init__(rows, title=title, formats={m: "{:.4g}" for m in MEASURES})
         self.results = dict(results or {})
+        self.labels = labels
 
     def plot(self, axes=None):
         """One bar panel per measure, a bar per transform; returns the Axes array."""
@@ -623,10 +625,8 @@ def isotropy_clusters(model, n_clusters: int = 8, *, random_state: int = 0, D: i
     rows = [{"cluster": c, "words": r.n, **r.as_row()} for c, r in results.items()]
     w = sizes / n
     rows.append({"cluster": "mean", "words": n, **{m: float(np.dot(w, [r[m] for r in rows])) for m in MEASURES}})
-    table = IsotropyTable(rows, title=f"isotropy within {n_clusters} k-means clusters ({X.shape[1]}d, {n} rows)",
-                          results=results)
-    table.labels = labels
-    return table
+    return IsotropyTable(rows, title=f"isotropy within {n_clusters} k-means clusters ({X.shape[1]}d, {n} rows)",
+                         results=results, labels=labels)
 
 
 def _transform(t):
