@@ -1,4 +1,4 @@
-"""asv benchmarks for embgeo.diagnostics: hubness (a self top-k pass plus a bincount) and isotropy."""
+"""asv benchmarks for embgeo.diagnostics: hubness (a self top-k pass plus a bincount), isotropy and IsoScore."""
 from __future__ import annotations
 
 from .bench_postprocess import SHAPES, _data  # the same random matrices as the postprocess benchmarks
@@ -45,6 +45,12 @@ class Isotropy:
         from embgeo.diagnostics import isotropy
 
         isotropy(self.X)
+
+    def time_isoscore(self, shape):
+        # one covariance pass (issue 41: under 2 s on 400k × 50)
+        from embgeo.diagnostics import isoscore
+
+        isoscore(self.X)
 
     def peakmem_isotropy(self, shape):
         from embgeo.diagnostics import isotropy

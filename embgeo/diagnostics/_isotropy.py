@@ -1,4 +1,5 @@
-"""Isotropy of a space: partition-function isotropy, mean cosine, variance share, effective rank.
+"""Isotropy of a space: IsoScore, IsoScore*, partition-function isotropy, mean cosine, variance share,
+effective rank.
 
 * Mu & Viswanath (2018), "All-but-the-Top: simple and effective postprocessing for word
   representations", ICLR: the isotropy measure I({v(w)}) = min_{‖c‖=1} Z(c) / max_{‖c‖=1} Z(c)
@@ -13,7 +14,16 @@
   dimensionality", EUSIPCO, Def. 1: exp(−Σ p_i ln p_i), p_i = σ_i / Σ_j σ_j over the singular
   values σ of the matrix.
 
-All four come from two passes over the rows in blocks under ``memory_budget``: the d × d Gram
+* Rudman, Gillman, Rayne & Eickhoff (2022), "IsoScore: Measuring the Uniformity of Embedding
+  Space Utilization", Findings of ACL, doi:10.18653/v1/2022.findings-acl.262, Algorithm 1: the
+  variances σ of the principal components (the eigenvalues of the sample covariance), scaled to
+  ‖σ̂‖ = √d; the isotropy defect δ = ‖σ̂ − 1‖ / √(2(d − √d)); IsoScore = ((d − δ²(d − √d))² − d) /
+  (d(d − 1)), in [0, 1] (1: every direction used equally). Rudman & Eickhoff (2024), "Stable
+  Anisotropic Regularization", ICLR, eq. 5: IsoScore* is the same on the shrunk covariance
+  (1 − ζ) C + ζ C₀. Both equal the ``isoscore`` package 2.0.1 (``IsoScore``, ``IsoScore_star``;
+  a golden file of it, benchmarks/reference/isoscore_golden.py, is in the tests).
+
+All of them come from two passes over the rows in blocks under ``memory_budget``: the d × d Gram
 matrix (:func:`embgeo.linalg.gram`; on a Dask cluster :func:`embgeo.distributed.gram`), then one
 pass for the row sums and the partition functions Z(c) of the d eigenvectors.
 """
@@ -31,9 +41,11 @@ from ..embeddings import Embeddings
 from ..evaluate.report import Report
 from ..progress import progress_bar
 
-__all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "TRANSFORMS"]
+__all__ = ["IsotropyResult", "IsotropyTable", "isotropy", "isotropy_table", "isotropy_bands", "isotropy_clusters",
+           "isoscore", "isoscore_of_covariance",
+           "TRANSFORMS"]
 
-MEASURES = ("partition_isotropy", "mean_cosine", "variance_share", "effective_rank")
+MEASURES = ("isoscore", "isoscore_star", "partition_isotropy", "mean_cosine", "variance_share", "effective_rank")
 
 
 @dataclass(frozen=True, repr=False)
@@ -42,6 +54,14 @@ class IsotropyResult(Display):
 
     Attributes
     ----------
+    isoscore : float
+        IsoScore of Rudman et al. (2022, Algorithm 1), in [0, 1]: how uniformly the centred rows
+        spread their variance over the d dimensions (1: all equally; ≈ 1/d·… → 0: one direction).
+    isoscore_star : float
+        IsoScore* (Rudman & Eickhoff 2024): IsoScore of the shrunk covariance (1 − ζ) C + ζ C₀
+        (``zeta``, ``C0`` of :func:`isotropy`); equals ``isoscore`` at ζ = 0.
+    zeta : float
+        The shrinkage of ``isoscore_star``.
     partition_isotropy : float
         I(W) = min_c Z(c) / max_c Z(c) over the eigenvectors c of WᵀW **and their negatives** (2d
         directions), in (0, 1]. An eigenvector's sign is arbitrary and Z(c) ≠ Z(−c), so this reading
@@ -70,8 +90,11 @@ class IsotropyResult(Display):
     dim : int
     """
 
-    _call = "isotropy(…, D={D})"
+    _call = "isotropy(…, D={D}, zeta={zeta})"
 
+    isoscore: float
+    isoscore_star: float
+    zeta: float
     partition_isotropy: float
     mean_cosine: float
     variance_share: float
@@ -85,7 +108,7 @@ class IsotropyResult(Display):
     partition_isotropy_one_sign: float
 
     def as_row(self) -> dict:
-        """The four measures as a dict (a row of :func:`isotropy_table`)."""
+        """The six measures as a dict (a row of :func:`isotropy_table`)."""
         return {m: getattr(self, m) for m in MEASURES}
 
     def plot(self, ax=None):
@@ -178,9 +201,115 @@ def effective_rank(singular_values) -> float:
     return float(np.exp(-(p * np.log(p)).sum()))
 
 
-def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, backend: str = "exact",
-             client=None) -> IsotropyResult:
-    """Partition-function isotropy, mean cosine, top-D variance share and effective rank.
+def isoscore_of_covariance(cov) -> float:
+    """IsoScore of a covariance matrix: Rudman et al. (2022), Algorithm 1, steps 3–7.
+
+    Parameters
+    ----------
+    cov : array (d, d)
+        A covariance matrix (a point cloud's, or a known distribution's); d ≥ 2.
+
+    Returns
+    -------
+    float
+        In [0, 1]: 1 when the covariance is a multiple of the identity, 0 when one direction holds
+        all the variance. The ``isoscore`` package's ``IsoScore_cov``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(isoscore_of_covariance(np.eye(5)), 12), round(isoscore_of_covariance(np.diag([1.0, 0, 0, 0, 0])), 12)
+    (1.0, 0.0)
+    """
+    cov = np.asarray(cov, dtype=np.float64)
+    if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or cov.shape[0] < 2:
+        raise ValueError(f"cov must be a square matrix of at least 2 × 2, got shape {cov.shape}")
+    if not np.all(np.isfinite(cov)):
+        raise ValueError("cov has a non-finite entry")
+    # the package takes singular values (svdvals): the eigenvalues of a covariance, whatever C₀ is
+    pcs = np.linalg.svd(cov, compute_uv=False)
+    d = cov.shape[0]
+    norm = np.linalg.norm(pcs)
+    if norm == 0:
+        raise ValueError("cov is zero: the points do not vary, IsoScore is undefined")
+    defect = np.linalg.norm(pcs * np.sqrt(d) / norm - 1.0) / np.sqrt(2 * (d - np.sqrt(d)))
+    score = ((d - defect ** 2 * (d - np.sqrt(d))) ** 2 - d) / (d * (d - 1.0))
+    # rounding can step a hair outside [0, 1] at its ends
+    return float(np.clip(score, 0.0, 1.0))
+
+
+def covariance(X, memory_budget: int | None = None):
+    """The mean and the sample covariance (n − 1) of the rows of ``X``, in two blocked passes.
+
+    The second pass multiplies centred blocks in the rows' own floating type (float32 rows: float32
+    products of at most 16384 rows, summed in float64), so that a 400k × 50 space takes one GEMM's
+    time; centring first keeps a large mean from cancelling digits. Returns float64 NumPy arrays.
+    """
+    xp = xb.get_namespace(X)
+    n, d = X.shape
+    ftype = X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+    step = blocking.block_rows(d, 8, memory_budget, maximum=16384)
+    total = np.zeros(d)
+    for s in range(0, n, step):
+        total += xb.to_numpy(xp.sum(xp.astype(X[s:s + step, ...], xp.float64), axis=0))
+    mu = total / n
+    mu_x = xb.asarray(mu, like=X, dtype=ftype)
+    cov = np.zeros((d, d))
+    for s in range(0, n, step):
+        B = xp.astype(X[s:s + step, ...], ftype) - mu_x
+        cov += xb.to_numpy(xp.astype(B.T @ B, xp.float64))
+    return mu, cov / (n - 1.0)
+
+
+def isoscore(model, *, zeta: float = 0.2, C0=None, memory_budget: int | None = None) -> tuple[float, float]:
+    """IsoScore and IsoScore* of a space alone: one blocked covariance pass, nothing else.
+
+    What :func:`isotropy` reports as ``isoscore`` and ``isoscore_star``, without its other
+    measures' passes (a 400k × 50 space in about a second).
+
+    Parameters
+    ----------
+    model : Embeddings, FuzzyEmbeddings or array (n, d)
+    zeta, C0, memory_budget
+        As in :func:`isotropy`.
+
+    Returns
+    -------
+    (isoscore, isoscore_star) : tuple of float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(0).standard_normal((5000, 20))
+    >>> [round(v, 2) for v in isoscore(X * np.r_[5.0, np.ones(19)])]   # one axis 25 × the variance
+    [0.1, 0.13]
+    """
+    X = _matrix(model)
+    n, d = X.shape
+    zeta, C0 = _shrinkage(zeta, C0, n, d)
+    if not isinstance(model, Embeddings):
+        xb.check_matrix(X, "model")
+    _, cov = covariance(X, memory_budget)
+    return isoscore_of_covariance(cov), isoscore_of_covariance((1 - zeta) * cov + zeta * C0)
+
+
+def _shrinkage(zeta, C0, n, d):
+    if n < 2:
+        raise ValueError(f"isotropy needs at least 2 rows (pairs of words), got {n}")
+    if d < 2:
+        raise ValueError(f"IsoScore needs at least 2 dimensions, got {d}")
+    zeta = float(zeta)
+    if not 0.0 <= zeta <= 1.0:
+        raise ValueError(f"zeta (IsoScore*'s shrinkage) must be in [0, 1], got {zeta}")
+    C0 = np.eye(d) if C0 is None else np.asarray(C0, dtype=np.float64)
+    if C0.shape != (d, d) or not np.all(np.isfinite(C0)):
+        raise ValueError(f"C0 must be a finite {d} × {d} matrix (the dimension of the rows), got shape {C0.shape}")
+    return zeta, C0
+
+
+def isotropy(model, D: int | None = None, *, zeta: float = 0.2, C0=None, memory_budget: int | None = None,
+             backend: str = "exact", client=None) -> IsotropyResult:
+    """IsoScore, IsoScore*, partition-function isotropy, mean cosine, top-D variance share and effective rank.
 
     Parameters
     ----------
@@ -190,6 +319,12 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     D : int, optional
         Principal directions in ``variance_share`` (default max(1, round(d / 100)), Mu &
         Viswanath's rule of thumb for the directions all-but-the-top removes).
+    zeta : float
+        IsoScore*'s shrinkage ζ in [0, 1]: the covariance is (1 − ζ) C + ζ C₀ (default 0.2, the
+        authors' I-STAR setting; 0 gives IsoScore).
+    C0 : array (d, d), optional
+        IsoScore*'s shrinkage target (default the identity, as the ``isoscore`` package advises
+        when no larger sample's covariance is at hand).
     memory_budget : int, optional
         Bytes of the float64 row blocks (default 256 MiB); no n × n matrix is ever formed.
         Peak memory: the inputs, d × d matrices, ``memory_budget`` and a fixed overhead under
@@ -206,15 +341,17 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     Raises
     ------
     ValueError
-        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows.
+        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows, zeta outside [0, 1], C0 not d × d.
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.random.default_rng(0).standard_normal((2000, 10))
     >>> r = isotropy(X)
-    >>> r.partition_isotropy > 0.8, abs(r.mean_cosine) < 0.01, r.effective_rank > 9
-    (True, True, True)
+    >>> r.partition_isotropy > 0.8, abs(r.mean_cosine) < 0.01, r.effective_rank > 9, r.isoscore > 0.95
+    (True, True, True, True)
+    >>> isotropy(X * np.r_[10.0, np.ones(9)]).isoscore < 0.3      # one direction dominates
+    True
     """
     X = _matrix(model)
     n, d = X.shape
@@ -223,6 +360,7 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     D = max(1, int(round(d / 100))) if D is None else D
     if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or not 1 <= D <= d:
         raise ValueError(f"D must be an integer in 1 … {d} (the dimension), got {D!r}")
+    zeta, C0 = _shrinkage(zeta, C0, n, d)
     if backend == "dask":
         from .. import distributed
 
@@ -251,11 +389,15 @@ def isotropy(model, D: int | None = None, *, memory_budget: int | None = None, b
     _, total, unit, nz, m, z = acc
     log_z = m + np.log(z)
     mu = total / n
-    scatter = np.linalg.eigvalsh(G - n * np.outer(mu, mu))[::-1].clip(min=0)
+    centred = G - n * np.outer(mu, mu)
+    scatter = np.linalg.eigvalsh(centred)[::-1].clip(min=0)
+    # the sample covariance with n − 1, as torch.cov in the isoscore package (IsoScore* is not scale-free)
+    cov = centred / (n - 1.0)
     ratio = scatter / scatter.sum() if scatter.sum() > 0 else np.full(d, np.nan)
     sv = np.sqrt(np.clip(w, 0, None))
     return IsotropyResult(
-        partition_isotropy=float(np.exp(log_z.min() - log_z.max())),
+        isoscore=isoscore_of_covariance(cov), isoscore_star=isoscore_of_covariance((1 - zeta) * cov + zeta * C0),
+        zeta=zeta, partition_isotropy=float(np.exp(log_z.min() - log_z.max())),
         mean_cosine=float((unit @ unit - nz) / (n * (n - 1.0))),
         variance_share=float(ratio[:D].sum()),
         effective_rank=effective_rank(sv),
@@ -311,12 +453,15 @@ TRANSFORMS: dict[str, Callable[..., Any]] = {"all_but_the_top": _abtt, "similari
 
 
 class IsotropyTable(Report):
-    """:class:`embgeo.evaluate.Report` of :func:`isotropy_table`: one row per space, one column per
-    measure, with ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results``."""
+    """:class:`embgeo.evaluate.Report` of :func:`isotropy_table`, :func:`isotropy_bands` and
+    :func:`isotropy_clusters`: one row per space (a transform, a frequency band, a cluster), one
+    column per measure, with ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results``
+    (and, from :func:`isotropy_clusters`, each row's cluster in ``labels``)."""
 
-    def __init__(self, rows=(), title=None, results=None):
+    def __init__(self, rows=(), title=None, results=None, labels=None):
         super().__init__(rows, title=title, formats={m: "{:.4g}" for m in MEASURES})
         self.results = dict(results or {})
+        self.labels = labels
 
     def plot(self, axes=None):
         """One bar panel per measure, a bar per transform; returns the Axes array."""
@@ -326,7 +471,8 @@ class IsotropyTable(Report):
             raise ImportError("IsotropyTable.plot needs matplotlib: pip install 'embgeo[plot]'") from None
         if axes is None:
             _, axes = plt.subplots(1, len(MEASURES), figsize=(3 * len(MEASURES), 3.2))
-        names = [r["transform"] for r in self.to_records()]
+        # the first column names the row: a transform, a frequency band or a cluster
+        names = [str(next(iter(r.values()))) for r in self.to_records()]
         for ax, m in zip(np.ravel(axes), MEASURES):
             vals = [np.nan if r[m] is None else r[m] for r in self.to_records()]
             ax.bar(range(len(vals)), vals, color=[f"C{i}" for i in range(len(vals))])
@@ -336,8 +482,9 @@ class IsotropyTable(Report):
         return axes
 
 
-def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budget: int | None = None,
-                   backend: str = "exact", client=None, progress: bool | None = None) -> IsotropyTable:
+def isotropy_table(model, transforms=None, *, D: int | None = None, zeta: float = 0.2,
+                   memory_budget: int | None = None, backend: str = "exact", client=None,
+                   progress: bool | None = None) -> IsotropyTable:
     """The isotropy measures of ``model`` before and after each post-processing, in one table.
 
     Parameters
@@ -349,8 +496,8 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
         an :class:`~embgeo.alpha.AlphaEmbeddings` built elsewhere), or a ``(label, callable)``
         pair whose callable maps ``model`` to an Embeddings, FuzzyEmbeddings or array. Default:
         all of :data:`TRANSFORMS`, "alpha" only when ``model`` has output vectors.
-    D, memory_budget, backend, client
-        As in :func:`isotropy` (one D for every row, from the original dimension).
+    D, zeta, memory_budget, backend, client
+        As in :func:`isotropy` (one D for every row, from the original dimension; C₀ the identity).
     progress : bool, optional
         A progress bar over the rows (one transform and its measures a step; the full table of a
         400k-word GloVe takes minutes). ``None`` follows :func:`embgeo.set_progress`.
@@ -365,7 +512,7 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
     if transforms is None:
         transforms = [t for t in TRANSFORMS if t != "alpha" or model.output_vectors is not None]
     D = max(1, int(round(model.dim / 100))) if D is None else D
-    opts = dict(memory_budget=memory_budget, backend=backend, client=client)
+    opts = dict(zeta=zeta, memory_budget=memory_budget, backend=backend, client=client)
     with progress_bar(total=len(transforms) + 1, desc="isotropy table", progress=progress, unit="row") as bar:
         results = {"original": isotropy(model, D, **opts)}
         bar.update()
@@ -377,6 +524,118 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, memory_budge
             bar.update()
     rows = [{"transform": label, **r.as_row()} for label, r in results.items()]
     return IsotropyTable(rows, title=f"isotropy ({model.dim}d, {len(model)} words)", results=results)
+
+
+def _frequency_order(model):
+    if model.counts is None:
+        return np.arange(len(model))  # embgeo keeps a file's row order: GloVe, word2vec, fastText are by frequency
+    return np.argsort(-model.counts, kind="stable")
+
+
+def isotropy_bands(model, edges=None, *, D: int | None = None, zeta: float = 0.2,
+                   memory_budget: int | None = None) -> IsotropyTable:
+    """The isotropy measures of each frequency band of ``model``'s words, one row per band.
+
+    Frequent and rare words occupy different regions of a space (the mean direction and the top
+    principal directions encode frequency: Mu & Viswanath 2018, Sec. 2), so a space can be
+    anisotropic as a whole and much less so within a band, or the reverse.
+
+    Parameters
+    ----------
+    model : Embeddings
+        Its words in frequency order: by ``counts`` when present, else by row order (as embgeo
+        reads GloVe, word2vec and fastText files).
+    edges : sequence of int, optional
+        Band boundaries in frequency ranks, increasing, from 0 (the most frequent word); the last
+        band ends at the vocabulary size. Default 0, 1000, 10000, 100000, … below the vocabulary size.
+    D, zeta, memory_budget
+        As in :func:`isotropy`.
+
+    Returns
+    -------
+    IsotropyTable
+        Rows ``{"band": "1–1000", "words": 1000, <measures>}``, most frequent band first.
+
+    Examples
+    --------
+    >>> import numpy as np, embgeo
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((3000, 8)) * np.r_[np.ones(1000), 0.1 * np.ones(2000)][:, None]
+    >>> X[1000:, 0] *= 30                                # the rare words stretch along one axis
+    >>> t = isotropy_bands(embgeo.Embeddings([f"w{i}" for i in range(3000)], X), [0, 1000])
+    >>> [r["band"] for r in t], t[0]["isoscore"] > 0.9, t[1]["isoscore"] < 0.2
+    (['1–1000', '1001–3000'], True, True)
+    """
+    if not isinstance(model, Embeddings):
+        raise TypeError(f"isotropy_bands expects an embgeo.Embeddings, got {type(model).__name__}")
+    n = len(model)
+    if edges is None:
+        edges = [0] + [10 ** p for p in range(3, 12) if 10 ** p < n]
+    edges = [int(x) for x in edges]
+    if not edges or edges[0] != 0 or any(b <= a for a, b in zip(edges, edges[1:])) or edges[-1] >= n:
+        raise ValueError(f"edges must increase from 0 and stay below the vocabulary size {n}, got {edges}")
+    bounds = list(zip(edges, edges[1:] + [n]))
+    short = [(a, b) for a, b in bounds if b - a < 2]
+    if short:
+        raise ValueError(f"every band needs at least 2 words; ranks {short[0][0]}–{short[0][1]} hold {short[0][1] - short[0][0]}")
+    model.check_finite()
+    order = _frequency_order(model)
+    results = {}
+    for a, b in bounds:
+        rows = xb.take_rows(model.vectors, order[a:b])
+        results[f"{a + 1}–{b}"] = isotropy(rows, D, zeta=zeta, memory_budget=memory_budget)
+    rows = [{"band": label, "words": r.n, **r.as_row()} for label, r in results.items()]
+    return IsotropyTable(rows, title=f"isotropy by frequency band ({model.dim}d, {n} words)", results=results)
+
+
+def isotropy_clusters(model, n_clusters: int = 8, *, random_state: int = 0, D: int | None = None,
+                      zeta: float = 0.2, memory_budget: int | None = None) -> IsotropyTable:
+    """The isotropy measures within each k-means cluster of ``model``'s rows (cluster-local isotropy).
+
+    A space made of a few tight, well separated clusters is anisotropic as a whole and may be
+    isotropic within each (the cluster-level view of Cai, Huang, Bian & Church 2021, "Isotropy in
+    the contextual embedding space: clusters and manifolds", ICLR). The clusters are scikit-learn's
+    ``KMeans`` (k-means++, ``n_init=3``, seeded) on the rows as given; every measure of a cluster is
+    :func:`isotropy` of its rows (IsoScore and the variance share centre them).
+
+    Parameters
+    ----------
+    model : Embeddings or array (n, d)
+    n_clusters : int
+    random_state : int
+        Seeds k-means.
+    D, zeta, memory_budget
+        As in :func:`isotropy`.
+
+    Returns
+    -------
+    IsotropyTable
+        Rows ``{"cluster": i, "words": size, <measures>}`` by cluster number, then a row
+        ``"mean"`` with the size-weighted mean of each measure; ``labels`` holds each row's cluster.
+
+    Raises
+    ------
+    ValueError
+        n_clusters outside 1 … n/2 or a cluster of fewer than 2 rows (its number named).
+    """
+    from sklearn.cluster import KMeans
+
+    X = _matrix(model)
+    n = X.shape[0]
+    if isinstance(n_clusters, bool) or not 1 <= int(n_clusters) <= n // 2:
+        raise ValueError(f"n_clusters must be in 1 … {n // 2} (half the {n} rows), got {n_clusters}")
+    X = xb.to_numpy(X)
+    labels = KMeans(n_clusters=int(n_clusters), n_init=3, random_state=random_state).fit_predict(X)
+    sizes = np.bincount(labels, minlength=int(n_clusters))
+    if sizes.min() < 2:
+        raise ValueError(f"k-means left cluster {int(np.argmin(sizes))} with {sizes.min()} row(s); "
+                         "isotropy needs 2: ask for fewer clusters")
+    results = {c: isotropy(X[labels == c], D, zeta=zeta, memory_budget=memory_budget) for c in range(int(n_clusters))}
+    rows = [{"cluster": c, "words": r.n, **r.as_row()} for c, r in results.items()]
+    w = sizes / n
+    rows.append({"cluster": "mean", "words": n, **{m: float(np.dot(w, [r[m] for r in rows])) for m in MEASURES}})
+    return IsotropyTable(rows, title=f"isotropy within {n_clusters} k-means clusters ({X.shape[1]}d, {n} rows)",
+                         results=results, labels=labels)
 
 
 def _transform(t):
