@@ -10,6 +10,7 @@ the same everywhere.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 import warnings
 from contextlib import nullcontext
 
@@ -119,7 +120,7 @@ def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = No
     return rows if maximum is None else max(int(minimum), min(rows, int(maximum)))
 
 
-def row_blocks(n: int, rows: int, least: int = 1) -> list[tuple[int, int]]:
+def row_blocks(n: int, rows: int, least: int = 1) -> "_RowBlocks":
     """``[start, stop)`` bounds that cut ``n`` rows into blocks of about ``rows`` rows, none shorter than ``least``.
 
     The blocks are as even as possible (their lengths differ by at most one) and as few as ``rows``
@@ -139,8 +140,9 @@ def row_blocks(n: int, rows: int, least: int = 1) -> list[tuple[int, int]]:
 
     Returns
     -------
-    list of (int, int)
-        Consecutive ``(start, stop)`` pairs covering ``range(n)``.
+    sequence of (int, int)
+        Consecutive ``(start, stop)`` pairs covering ``range(n)``: a sequence computed on demand
+        (constant memory, whatever the number of blocks).
 
     Examples
     --------
@@ -151,10 +153,43 @@ def row_blocks(n: int, rows: int, least: int = 1) -> list[tuple[int, int]]:
     """
     n = int(n)
     if n <= 0:
-        return []
-    n_blocks = max(1, min(-(-n // max(1, int(rows))), n // max(1, int(least))))
-    bounds = [n * i // n_blocks for i in range(n_blocks + 1)]
-    return list(zip(bounds[:-1], bounds[1:]))
+        return _RowBlocks(0, 0)
+    return _RowBlocks(n, max(1, min(-(-n // max(1, int(rows))), n // max(1, int(least)))))
+
+
+class _RowBlocks(Sequence):
+    """The blocks of :func:`row_blocks`, computed on demand: a tiny budget over many rows means
+    many blocks, and a list of them would itself outgrow the budget (O(1) memory, like ``range``)."""
+
+    __slots__ = ("n", "n_blocks")
+
+    def __init__(self, n: int, n_blocks: int):
+        self.n, self.n_blocks = n, n_blocks
+
+    def __len__(self) -> int:
+        return self.n_blocks
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.n_blocks))]
+        if i < 0:
+            i += self.n_blocks
+        if not 0 <= i < self.n_blocks:
+            raise IndexError(f"block {i} of {self.n_blocks}")
+        return self.n * i // self.n_blocks, self.n * (i + 1) // self.n_blocks
+
+    def __iter__(self):
+        n, m = self.n, self.n_blocks
+        for i in range(m):
+            yield n * i // m, n * (i + 1) // m
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
 
 
 def tile_shape(n: int, nq: int, n_jobs: int, itemsize: int, memory_budget: int | None = None,
