@@ -100,7 +100,7 @@ def compiled_kernels(tmp_path_factory):
     e = embgeo.load(path)
     questions = AnalogyQuestions({"s": np.array([words[i:i + 4] for i in range(0, 8, 2)])}, "warm-up")
     for method in ("3cosadd", "3cosavg"):  # float32 and float64 cosines
-        analogy(e, questions, method=method, restrict_vocab=None)
+        analogy(e, questions, method, restrict_vocab=None)
     topk(X[:2], X, 3)
 
 
