@@ -713,19 +713,8 @@ def candidate_negatives(triples, index, k: int = 10, *, corrupt: str = "both", s
     if not is_index and not hasattr(index, "get"):
         raise TypeError(f"index must be a PhraseIndex or a mapping phrase -> neighbours, got {type(index).__name__}")
 
-    # one id space: the index's phrases first, then the other phrases of the knowledge base
-    phrases = list(index.phrases) if is_index else []
-    pos = dict(index._pos) if is_index else {}
-    relations: dict = {}
-    for h, r, t in kb:
-        for p in (h, t):
-            if p not in pos:
-                pos[p] = len(phrases)
-                phrases.append(p)
-        relations.setdefault(r, len(relations))
-    V, R = len(phrases), max(len(relations), 1)
-    if V * V * R >= 2 ** 63:
-        raise ValueError(f"{V} phrases x {R} relations is too many to key triples with int64")
+    phrases, pos, relations = _id_space(index if is_index else None, kb)
+    _check_key_space(len(phrases), max(len(relations), 1))
     KB = np.array([(pos[h], relations[r], pos[t]) for h, r, t in kb], dtype=np.int64).reshape(-1, 3)
     T = KB[:len(rows)]
     slots = (HEAD, TAIL) if corrupt == "both" else ((HEAD,) if corrupt == "head" else (TAIL,))
@@ -733,46 +722,83 @@ def candidate_negatives(triples, index, k: int = 10, *, corrupt: str = "both", s
     # neighbour lists of every phrase to corrupt: (u, k) ids into `phrases`, -1 where a list is short
     need = np.unique(np.concatenate([T[:, s] for s in slots])) if len(T) else np.zeros(0, np.int64)
     if is_index:
-        kk = min(k, len(index) - 1)
-        NB = np.full((len(need), max(kk, 1)), -1, dtype=np.int64)
-        SC = np.full(NB.shape, np.nan, dtype=np.float32)
-        if kk >= 1 and len(need):
-            Q, self_ids = index._query_rows([phrases[i] for i in need], e)
-            SC[:, :kk], NB[:, :kk] = index.search(Q, kk, self_ids)
+        NB, SC = _index_neighbours(index, need, phrases, k, e)
     else:
-        lists = [list(index.get(phrases[i], ()))[:k] for i in need]
-        for lst in lists:
-            for p in lst:
-                if p not in pos:
-                    pos[p] = len(phrases)
-                    phrases.append(p)
-        NB = np.full((len(need), k), -1, dtype=np.int64)
-        for j, lst in enumerate(lists):
-            NB[j, :len(lst)] = [pos[p] for p in lst]
-        SC = np.full(NB.shape, np.nan, dtype=np.float32)  # a mapping has ranks, not scores
+        NB, SC = _mapping_neighbours(index, need, phrases, pos, k)
     V, R = len(phrases), max(len(relations), 1)
-    if V * V * R >= 2 ** 63:
-        raise ValueError(f"{V} phrases x {R} relations is too many to key triples with int64")
+    _check_key_space(V, R)
     row_of = np.full(V, -1, dtype=np.int64)
     row_of[need] = np.arange(len(need))
 
     # known positives and slot fillers as sorted int64 keys; one vectorised pass per slot
     kb_keys = np.unique((KB[:, 0] * R + KB[:, 1]) * V + KB[:, 2])
-    h0, r0, t0 = T[:, [0]], T[:, [1]], T[:, [2]]
-    parts = []
-    for s in slots:
-        rows_s = row_of[T[:, s]]
-        cand, sc = NB[rows_s], SC[rows_s]
-        ok = (cand >= 0) & (cand != h0) & (cand != t0)
-        if slot_filter:
-            ok &= _member(r0 * V + cand, np.unique(KB[:, 1] * V + KB[:, s]))
-        key = (cand * R + r0) * V + t0 if s == HEAD else (h0 * R + r0) * V + cand
-        ok &= ~_member(key, kb_keys)
-        src, col = np.nonzero(ok)
-        c = cand[src, col]
-        parts.append((src, np.full(len(src), s, dtype=np.int8), c if s == HEAD else T[src, 0],
-                      T[src, 2] if s == HEAD else c, sc[src, col]))
+    parts = [_slot_candidates(s, T, KB, NB[row_of[T[:, s]]], SC[row_of[T[:, s]]], kb_keys, V, R, slot_filter)
+             for s in slots]
     src, slot, head, tail, score = (np.concatenate(a) for a in zip(*parts))
     order = np.argsort(src, kind="stable")  # by source triple; heads before tails, neighbour order
     return NegativeCandidates(tuple(phrases), tuple(relations), head[order], T[src[order], 1], tail[order],
                               src[order], slot[order], score[order])
+
+
+def _id_space(index, kb):
+    """One id space for the phrases: the index's phrases first (``index`` a PhraseIndex, or None), then the
+    other phrases of the knowledge base ``kb``; and an id per relation. Returns ``(phrases, pos, relations)``."""
+    phrases = list(index.phrases) if index is not None else []
+    pos = dict(index._pos) if index is not None else {}
+    relations: dict = {}
+    for h, r, t in kb:
+        for p in (h, t):
+            if p not in pos:
+                pos[p] = len(phrases)
+                phrases.append(p)
+        relations.setdefault(r, len(relations))
+    return phrases, pos, relations
+
+
+def _check_key_space(V: int, R: int) -> None:
+    """A triple is keyed by one int64, (head · R + relation) · V + tail: refuse what would overflow it."""
+    if V * V * R >= 2 ** 63:
+        raise ValueError(f"{V} phrases x {R} relations is too many to key triples with int64")
+
+
+def _index_neighbours(index, need, phrases, k, e):
+    """The ``k`` nearest phrases of each phrase ``need`` by a PhraseIndex, ids and scores (-1 and NaN
+    where the index holds fewer)."""
+    kk = min(k, len(index) - 1)
+    NB = np.full((len(need), max(kk, 1)), -1, dtype=np.int64)
+    SC = np.full(NB.shape, np.nan, dtype=np.float32)
+    if kk >= 1 and len(need):
+        Q, self_ids = index._query_rows([phrases[i] for i in need], e)
+        SC[:, :kk], NB[:, :kk] = index.search(Q, kk, self_ids)
+    return NB, SC
+
+
+def _mapping_neighbours(index, need, phrases, pos, k):
+    """The first ``k`` neighbours of each phrase ``need`` in a mapping phrase -> neighbours (a phrase new to
+    the id space gets the next id); the scores are NaN, a mapping has ranks only."""
+    lists = [list(index.get(phrases[i], ()))[:k] for i in need]
+    for lst in lists:
+        for p in lst:
+            if p not in pos:
+                pos[p] = len(phrases)
+                phrases.append(p)
+    NB = np.full((len(need), k), -1, dtype=np.int64)
+    for j, lst in enumerate(lists):
+        NB[j, :len(lst)] = [pos[p] for p in lst]
+    SC = np.full(NB.shape, np.nan, dtype=np.float32)  # a mapping has ranks, not scores
+    return NB, SC
+
+
+def _slot_candidates(s, T, KB, cand, sc, kb_keys, V, R, slot_filter):
+    """The candidates of slot ``s`` (HEAD or TAIL) of the triples ``T`` from their neighbours ``cand``
+    (scores ``sc``): ``(source, slot, head, tail, score)`` arrays, neighbour order within a triple."""
+    h0, r0, t0 = T[:, [0]], T[:, [1]], T[:, [2]]
+    ok = (cand >= 0) & (cand != h0) & (cand != t0)
+    if slot_filter:
+        ok &= _member(r0 * V + cand, np.unique(KB[:, 1] * V + KB[:, s]))
+    key = (cand * R + r0) * V + t0 if s == HEAD else (h0 * R + r0) * V + cand
+    ok &= ~_member(key, kb_keys)
+    src, col = np.nonzero(ok)
+    c = cand[src, col]
+    return (src, np.full(len(src), s, dtype=np.int8), c if s == HEAD else T[src, 0],
+            T[src, 2] if s == HEAD else c, sc[src, col])

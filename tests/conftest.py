@@ -78,6 +78,32 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels(tmp_path_factory):
+    """Compile (or load from Numba's on-disk cache) the kernels most tests reach, once per session, before
+    the first test: the text parser, the analogy scan on float32 and float64 cosines, and the top-k search.
+
+    Compiling one of them takes 10-20 s where the cache is cold (a fresh checkout, CI, a kernel just
+    edited); without this the first quick test to touch each paid that, and ``--durations`` blamed it (the
+    session's total is the same: a kernel compiles once per process either way). No test's result depends
+    on it; with a warm cache it takes about a second."""
+    from embgeo.data import AnalogyQuestions
+    from embgeo.evaluate import analogy
+    from embgeo.neighbors import topk
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(12)]
+    X = rng.standard_normal((len(words), 4)).astype(np.float32)
+    path = tmp_path_factory.mktemp("kernels") / "tiny.vec"
+    path.write_text(f"{len(words)} 4\n" + "".join(f"{w} " + " ".join(f"{x:.4f}" for x in row) + "\n"
+                                                   for w, row in zip(words, X)), encoding="utf-8")
+    e = embgeo.load(path)
+    questions = AnalogyQuestions({"s": np.array([words[i:i + 4] for i in range(0, 8, 2)])}, "warm-up")
+    for method in ("3cosadd", "3cosavg"):  # float32 and float64 cosines
+        analogy(e, questions, method, restrict_vocab=None)
+    topk(X[:2], X, 3)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """``../shared/data`` beside the checkout (set EMBGEO_SHARED_DATA to point elsewhere)."""

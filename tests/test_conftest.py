@@ -65,3 +65,12 @@ def test_traced_memory_sees_numpy_buffers_with_the_collector_paused():
         trace.reset_peak()
         assert trace.peak < 64 * 1024
     assert gc.isenabled()
+
+
+def test_the_mypy_and_docs_build_tests_are_marked_slow():
+    """``-m "not slow"`` leaves out the runs of mypy and of the site build (half a minute each, cold)."""
+    import test_docs
+    import test_typing
+
+    assert test_typing.pytestmark.name == "slow"
+    assert "slow" in [m.name for m in test_docs.test_mkdocs_build_strict.pytestmark]

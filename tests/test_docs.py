@@ -11,6 +11,7 @@ pytest.importorskip("mkdocstrings_handlers.python")
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # builds the whole site
 def test_mkdocs_build_strict(tmp_path):
     site = tmp_path / "site"
     out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(REPO / "mkdocs.yml"),

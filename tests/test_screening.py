@@ -11,7 +11,6 @@ import pytest
 from embgeo.linalg import inverse_norms
 from embgeo.neighbors import _exact as exact
 from embgeo.neighbors import _screening as screening
-from embgeo.neighbors import merge_topk
 
 
 def oracle(Q, D, k, metric="cosine", exclude=None, offset=0):
@@ -111,26 +110,22 @@ def test_exclusions_offset_zero_rows_and_threads(rng, monkeypatch):
                                   oracle(Q[:3], D, k, exclude=ex[:3], offset=1000)[1])
 
 
-@pytest.mark.parametrize("screened", [False, True])
-def test_sharded_search_is_bit_identical_to_one_shot(rng, screened, monkeypatch):
-    # issue 17: per-shard top-k merged with merge_topk equals the whole search, scores included
+def test_screened_search_of_exact_duplicates_and_equal_cosines_equals_the_oracle(rng, monkeypatch):
+    # issue 17's rows: exact duplicates and one direction at another norm (equal cosines) rank as the
+    # oracle ranks them, lowest row first (that shards merge to the whole search: test_neighbors.py)
     monkeypatch.setattr(screening, "SEED_ROWS", 256)
     D = rng.standard_normal((3000, 40)).astype(np.float32)
     D[:, :5] *= 4
-    D[2900] = D[10]  # exact duplicates across shards
+    D[2900] = D[10]
     D[1501] = D[10]
-    D[1499] = D[77] * 3  # the same direction, another norm: equal cosines
+    D[1499] = D[77] * 3
     Q = np.vstack([D[[10, 77, 5]], rng.standard_normal((30, 40)).astype(np.float32)])
     for metric in ("cosine", "dot"):
-        whole = exact.topk(Q, D, 9, metric=metric,
-                           screen=screening.build_index(D, metric, rank=6) if screened else False)
-        bounds = (0, 700, 1500, 1502, 3000)
-        parts = [exact.topk(Q, D[a:b], min(9, b - a), metric=metric, offset=a) for a, b in zip(bounds, bounds[1:])]
-        s, i = merge_topk(parts, k=9)
-        np.testing.assert_array_equal(i, whole[1])
-        np.testing.assert_array_equal(s, whole[0])
-        np.testing.assert_array_equal(whole[1], oracle(Q, D, 9, metric)[1])
-    assert list(whole[1][0, :3]) == [10, 1501, 2900]  # dot: the duplicates, lowest row first
+        s, i = exact.topk(Q, D, 9, metric=metric, screen=screening.build_index(D, metric, rank=6))
+        ref_s, ref_i = oracle(Q, D, 9, metric)
+        np.testing.assert_array_equal(i, ref_i)
+        np.testing.assert_array_equal(s, ref_s)
+    assert list(i[0, :3]) == [10, 1501, 2900]  # dot: the duplicates, lowest row first
 
 
 def test_margins_cover_the_measured_rounding(rng):

@@ -244,16 +244,7 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
         file and line), or a file without pairs.
     """
     path = Path(path)
-    for sep in ("\t", ","):
-        rows = csv_rows(path, delimiter=sep, quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
-        first = next(rows, None)
-        if first is None:
-            raise FormatError(path, "empty file")
-        if sep == "\t" and len(first[1]) == 1:
-            continue  # no tab in the header: the BLESS relations CSV
-        break
-    assert first is not None  # an empty file raised above
-    no, fields = first
+    rows, sep, (no, fields) = _entailment_rows(path)
     header = [h.strip().lower() for h in fields]
     if "word1" not in header or "word2" not in header:
         raise FormatError(path, f"the header must name the columns word1 and word2, got "
@@ -268,27 +259,9 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
         a, b = fields[col["word1"]].strip(), fields[col["word2"]].strip()
         if not a or not b:
             raise FormatError(path, "empty word", line=no)
-        rel = fields[col["relation"]].strip() if "relation" in col else None
         if "score" in col:
-            raw = fields[col["score"]].strip()
-            try:
-                score = float(raw)
-            except ValueError:
-                raise FormatError(path, f"score {raw!r} is not a number", line=no) from None
-            if not np.isfinite(score):
-                raise FormatError(path, f"score {raw!r} is not finite", line=no)
-            scores.append(score)
-        if "label" in col and "score" not in col:
-            raw = fields[col["label"]].strip().lower()
-            if raw not in _TRUE:
-                raise FormatError(path, f"label {raw!r} is not True/False/1/0/-1", line=no)
-            label = _TRUE[raw]
-            if rel is None:
-                rel = {1: "hyper", -1: "rhyper", 0: "other"}[label]
-        else:
-            if rel is None:  # HyperLex's relation is its label column; a graded file may give scores alone
-                rel = fields[col["label"]].strip() if "label" in col else ""
-            label = 1 if rel == "hyper" else -1 if rel == "rhyper" else 0
+            scores.append(_entailment_score(path, fields[col["score"]], no))
+        rel, label = _entailment_label(path, fields, col, no)
         w1.append(a)
         w2.append(b)
         rels.append(rel)
@@ -297,13 +270,60 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
         raise FormatError(path, "no pair")
     labels_arr = np.array(labels, dtype=np.int8)
     if task is None:
-        if scores:
-            task = "graded"
-        elif (labels_arr == -1).any():
-            task = "bidirectional"
-        elif set(rels) == {"hyper", "other"} and "relation" in col:
-            task = "detection"
-        else:
-            task = "direction"
+        task = _entailment_task(bool(scores), labels_arr, rels, "relation" in col)
     return EntailmentPairs(w1, w2, rels, labels_arr, np.array(scores) if scores else None, task,
                            name or path.stem, str(path))
+
+
+def _entailment_rows(path: Path):
+    """The rows after the header, the separator (a tab, or a comma for the BLESS relations CSV) and the
+    header row ``(line, fields)``; a FormatError for an empty file."""
+    for sep in ("\t", ","):
+        rows = csv_rows(path, delimiter=sep, quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
+        first = next(rows, None)
+        if first is None:
+            raise FormatError(path, "empty file")
+        if sep == "\t" and len(first[1]) == 1:
+            continue  # no tab in the header: the BLESS relations CSV
+        break
+    assert first is not None  # an empty file raised above
+    return rows, sep, first
+
+
+def _entailment_score(path: Path, field: str, no: int) -> float:
+    """A graded pair's score, or a FormatError naming the line where it is not a finite number."""
+    raw = field.strip()
+    try:
+        score = float(raw)
+    except ValueError:
+        raise FormatError(path, f"score {raw!r} is not a number", line=no) from None
+    if not np.isfinite(score):
+        raise FormatError(path, f"score {raw!r} is not finite", line=no)
+    return score
+
+
+def _entailment_label(path: Path, fields: list, col: dict, no: int) -> tuple[str, int]:
+    """A pair's relation and label (1 hypernymy, -1 reversed, 0 other), from its label or relation column."""
+    rel = fields[col["relation"]].strip() if "relation" in col else None
+    if "label" in col and "score" not in col:
+        raw = fields[col["label"]].strip().lower()
+        if raw not in _TRUE:
+            raise FormatError(path, f"label {raw!r} is not True/False/1/0/-1", line=no)
+        label = _TRUE[raw]
+        if rel is None:
+            rel = {1: "hyper", -1: "rhyper", 0: "other"}[label]
+        return rel, label
+    if rel is None:  # HyperLex's relation is its label column; a graded file may give scores alone
+        rel = fields[col["label"]].strip() if "label" in col else ""
+    return rel, 1 if rel == "hyper" else -1 if rel == "rhyper" else 0
+
+
+def _entailment_task(graded: bool, labels: np.ndarray, rels: list, has_relation: bool) -> str:
+    """The task a file poses, from its content (see :func:`read_entailment`)."""
+    if graded:
+        return "graded"
+    if (labels == -1).any():
+        return "bidirectional"
+    if set(rels) == {"hyper", "other"} and has_relation:
+        return "detection"
+    return "direction"

@@ -309,13 +309,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     ``accuracy_all``), its set-based accuracy leaves them out (our ``accuracy``). vecto's scores are
     computed on unit vectors (its default ``normalize=True``), as here.
     """
-    if scorer is not None and method == "3cosadd":  # the default label: name the scorer instead
-        method = str(getattr(scorer, "label", "scorer"))
-    if scorer is None and method not in METHODS:
-        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    topn = int(topn)
-    if topn < 1:
-        raise ValueError(f"topn must be at least 1, got {topn}")
+    method, topn = _checked_method(method, topn, scorer)
     questions = as_dataset(questions, "analogy", data_dir)
     n_r = len(e) if restrict_vocab is None else min(int(restrict_vocab), len(e))
     if n_r < 4:
@@ -329,121 +323,38 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     set_method = scorer is None and method in SET_METHODS
     plan = _plan(questions, set_method, row)
     n_q = len(plan.covered)
+    variants = _case_variants(canon, n_r)
 
-    # Case variants of a question word are excluded too (gensim drops them from the answers).
-    variants: dict[int, list[int]] = {}
-    if canon is not None:
-        multi = np.flatnonzero(np.bincount(canon, minlength=n_r) > 1)
-        if multi.size:
-            pos = np.flatnonzero(np.isin(canon, multi))
-            for r in pos.tolist():
-                variants.setdefault(int(canon[r]), []).append(r)
-
-    if scorer is None:
-        # cosines from the raw rows and their cached inverse norms: no unit-length copy of the matrix
-        V = e.vectors[:n_r, ...]
-        xp = xb.get_namespace(V)
-        inv = cached_inverse_norms(e)[:n_r, ...]
-        is_np = xb.is_numpy(V)
-        VT = V.T if is_np else xp.matrix_transpose(V)
-
-        def unit(i):
-            return xb.take_rows(V, i) * xp.reshape(xb.take_rows(inv, i), (-1, 1))
-
-        if set_method:
-            learned = _set_queries(method, plan, lambda i: np.asarray(xb.to_numpy(unit(i)), dtype=np.float64),
-                                   n_r, random_state)
-            plan.covered &= learned[2]
+    cos = _Cosines(e, n_r) if scorer is None else None  # a scorer needs only the words
+    learned = None
+    if cos is not None and set_method:
+        learned = _set_queries(method, plan, cos.unit64, n_r, random_state)
+        plan.covered &= learned[2]
     rows = np.flatnonzero(plan.covered)
     # the scan keeps only the batch's query cosines; the array-API path of 3CosAdd / 3CosMul also
     # holds its batch × vocabulary scores (its three stacked blocks of cosines and the scores)
     classic_xp = scorer is None and not xb.is_numpy(e.vectors) and method in ("3cosadd", "3cosmul")
-    # by default, half the budget for one batch of question-by-vocabulary scores, the other half for the rest
-    if batch_size is None and scorer is None and method in ("3cosadd", "3cosmul", "pairdirection") and not classic_xp:
-        keys = plan.ids[rows].tolist()
-        if method == "pairdirection":  # the rows of c and of the pair a : b
-            keys = [(c, (a, b)) for a, b, c in keys]
-        batches = _row_batches(rows, keys, block_rows(n_r, 4, share(memory_budget, 2)))
-    else:
-        if batch_size is not None:
-            size = max(1, int(batch_size))
-        elif scorer is not None:  # a scorer keeps its own memory budget: give it every question at once
-            size = max(1, len(rows))
-        else:
-            size = min(2048, block_rows(n_r * (5 if classic_xp else _ROWS.get(method, 1)), 4, share(memory_budget, 2)))
-        batches = [rows[s:s + size] for s in range(0, len(rows), size)]
+    batches = _question_batches(plan, rows, method, n_r, scorer is not None, classic_xp, batch_size, memory_budget)
 
     top = np.full((n_q, topn), -1, dtype=np.int64)
     ranks = np.full(n_q, -1, dtype=np.int64)
     for batch in progress_bar(batches, total=len(batches), desc=f"analogy {method}", progress=progress, unit="batch"):
-        ia, ib, ic = plan.ids[batch, 0], plan.ids[batch, 1], plan.ids[batch, 2]
         excluded = _excluded_rows(plan.ids[batch], variants, [plan.extra[q] for q in batch] if plan.extra else None)
         if scorer is not None:
-            got = np.asarray(xb.to_numpy(scorer(ia, ib, ic, excluded, topn, n_r)), dtype=np.int64)
-            if got.shape != (len(batch), topn):
-                raise ValueError(f"the analogy scorer returned shape {got.shape}, expected {(len(batch), topn)}")
-            top[batch] = got
+            top[batch] = _scorer_batch(scorer, plan.ids[batch], excluded, topn, n_r)
             continue
         accepted = [_with_variants(plan.answers[q], variants) for q in batch]
         if classic_xp:
-            C = _scale_columns(xp, unit(np.concatenate([ia, ib, ic])) @ VT, inv, False)
-            S = _cosadd_scores(C, len(ia)) if method == "3cosadd" else _cosmul_scores(xp, C, len(ia), epsilon)
-            S = _exclude(xp, S, excluded, False)
-            if topn == 1:
-                top[batch, 0] = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)
-            else:
-                top[batch] = xb.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
-            ranks[batch] = _ranks_from_scores(np.asarray(xb.to_numpy(S)), accepted)
-            continue
-        # the query rows of the batch, the rows of C each question reads, and its constant
-        consts = np.zeros(len(batch))
-        B = len(batch)
-        if method in ("3cosadd", "3cosmul"):
-            # the batch's distinct question words: consecutive questions share them (a section pairs a
-            # few dozen words), so the GEMM has fewer rows than one per question
-            uniq, where = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
-            Q, mode, pos = unit(uniq), (_ADD if method == "3cosadd" else _COSMUL), where.reshape(3, -1).T
-        elif method == "pairdirection":
-            # one row per distinct c and one per distinct example pair a : b (its unit offset)
-            cs, wc = np.unique(ic, return_inverse=True)
-            ab, wp = np.unique(np.stack([ia, ib], axis=1), axis=0, return_inverse=True)
-            d = unit(ab[:, 1]) - unit(ab[:, 0])
-            d = d / xp.reshape(xp.maximum(xp.sqrt(xp.sum(d * d, axis=1)), xp.asarray(1e-30, dtype=d.dtype)), (-1, 1))
-            c = unit(cs)
-            Q, mode = xp.concat([c, d], axis=0), _PAIRDIRECTION
-            wc, wp = wc.reshape(-1), wp.reshape(-1)
-            consts = np.sum(np.asarray(xb.to_numpy(c), np.float64)[wc] * np.asarray(xb.to_numpy(d), np.float64)[wp],
-                            axis=1)
-            pos = np.stack([wc, len(cs) + wp, np.zeros(B, np.int64)], axis=1)
-        elif method == "3cosavg":
-            Q = xb.asarray(learned[0][batch], like=V)
-            mode = _SINGLE
-            pos = np.stack([np.arange(B), np.zeros(B, np.int64), np.zeros(B, np.int64)], axis=1)
-        else:  # lrcos
-            Q = xp.concat([unit(ic), xb.asarray(learned[0][batch], like=V)], axis=0)
-            mode, consts = _LRCOS, learned[1][batch]
-            pos = np.stack([np.arange(B), B + np.arange(B), np.zeros(B, np.int64)], axis=1)
-        C = np.asarray(xb.to_numpy(_scale_columns(xp, Q @ VT, inv, is_np)))
-        if method == "3cosmul":
-            C += 1.0
-            C *= 0.5
-        top[batch], ranks[batch] = _scan(C, pos, consts, mode, epsilon, excluded, accepted, topn)
+            top[batch], ranks[batch] = _classic_batch(cos, method, plan.ids[batch], excluded, accepted, topn, epsilon)
+        else:
+            top[batch], ranks[batch] = _scanned_batch(cos, method, plan.ids[batch], batch, learned, excluded,
+                                                      accepted, topn, epsilon)
     predictions = top[:, 0].copy()
 
-    ok = np.zeros(n_q, dtype=bool)
-    keys = np.where(top >= 0, canon[top] if canon is not None else top, -1)
-    for q, got in zip(rows.tolist(), keys[rows].tolist()):
-        answers = plan.answers[q].tolist()
-        ok[q] = any(x in answers for x in got if x >= 0)
+    ok = _solved(plan.answers, rows, top, canon)
     covered = plan.covered
     sec = plan.section_ids
-    sections = {}
-    for k, name in enumerate(plan.section_names):
-        m = sec == k
-        n_eval = int(np.sum(covered & m))
-        n_ok = int(np.sum(ok & m))
-        sections[name] = {"accuracy": n_ok / n_eval if n_eval else float("nan"), "n_correct": n_ok,
-                          "n_evaluated": n_eval, "n_total": int(m.sum())}
+    sections = _section_counts(plan, ok)
     n_ok, n_eval = int(ok.sum()), int(covered.sum())
     if scorer is not None:
         ranks[:] = -1
@@ -455,6 +366,157 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         per_item={"correct": ok[rows], "item": rows, "rank": ranks[rows]}, ranks=ranks,
         item_sections=np.asarray(sec, dtype=np.int64),
     )
+
+
+def _checked_method(method, topn, scorer):
+    """The reported method label (a scorer's own label by default) and ``topn`` as an int, or a ValueError."""
+    if scorer is not None and method == "3cosadd":  # the default label: name the scorer instead
+        method = str(getattr(scorer, "label", "scorer"))
+    if scorer is None and method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    topn = int(topn)
+    if topn < 1:
+        raise ValueError(f"topn must be at least 1, got {topn}")
+    return method, topn
+
+
+def _case_variants(canon, n_r) -> dict[int, list[int]]:
+    """Per canonical row with several case variants, all its rows: a question word's variants are excluded
+    too (gensim drops them from the answers). Empty without case folding (``canon`` None)."""
+    variants: dict[int, list[int]] = {}
+    if canon is not None:
+        multi = np.flatnonzero(np.bincount(canon, minlength=n_r) > 1)
+        if multi.size:
+            pos = np.flatnonzero(np.isin(canon, multi))
+            for r in pos.tolist():
+                variants.setdefault(int(canon[r]), []).append(r)
+    return variants
+
+
+class _Cosines:
+    """Cosines against the first ``n_r`` rows from the raw rows and their cached inverse norms: no
+    unit-length copy of the matrix."""
+
+    def __init__(self, e, n_r):
+        self.V = e.vectors[:n_r, ...]
+        self.xp = xb.get_namespace(self.V)
+        self.inv = cached_inverse_norms(e)[:n_r, ...]
+        self.is_np = xb.is_numpy(self.V)
+        self.VT = self.V.T if self.is_np else self.xp.matrix_transpose(self.V)
+
+    def unit(self, i):
+        """Rows ``i`` at unit length, in the vectors' namespace."""
+        return xb.take_rows(self.V, i) * self.xp.reshape(xb.take_rows(self.inv, i), (-1, 1))
+
+    def unit64(self, i):
+        """Rows ``i`` at unit length as a float64 NumPy array (what the set methods learn from)."""
+        return np.asarray(xb.to_numpy(self.unit(i)), dtype=np.float64)
+
+    def scores(self, Q, in_place=None):
+        """Cosines of the unit rows ``Q`` against every candidate (scaled in place on NumPy unless told)."""
+        return _scale_columns(self.xp, Q @ self.VT, self.inv, self.is_np if in_place is None else in_place)
+
+
+def _question_batches(plan, rows, method, n_r, has_scorer, classic_xp, batch_size, memory_budget):
+    """The covered questions ``rows`` cut into the batches of one GEMM each."""
+    # by default, half the budget for one batch of question-by-vocabulary scores, the other half for the rest
+    if batch_size is None and not has_scorer and method in ("3cosadd", "3cosmul", "pairdirection") and not classic_xp:
+        keys = plan.ids[rows].tolist()
+        if method == "pairdirection":  # the rows of c and of the pair a : b
+            keys = [(c, (a, b)) for a, b, c in keys]
+        return _row_batches(rows, keys, block_rows(n_r, 4, share(memory_budget, 2)))
+    if batch_size is not None:
+        size = max(1, int(batch_size))
+    elif has_scorer:  # a scorer keeps its own memory budget: give it every question at once
+        size = max(1, len(rows))
+    else:
+        size = min(2048, block_rows(n_r * (5 if classic_xp else _ROWS.get(method, 1)), 4, share(memory_budget, 2)))
+    return [rows[s:s + size] for s in range(0, len(rows), size)]
+
+
+def _scorer_batch(scorer, ids, excluded, topn, n_r):
+    """A batch's top rows from a user's ``scorer``, its shape checked."""
+    got = np.asarray(xb.to_numpy(scorer(ids[:, 0], ids[:, 1], ids[:, 2], excluded, topn, n_r)), dtype=np.int64)
+    if got.shape != (len(ids), topn):
+        raise ValueError(f"the analogy scorer returned shape {got.shape}, expected {(len(ids), topn)}")
+    return got
+
+
+def _classic_batch(cos, method, ids, excluded, accepted, topn, epsilon):
+    """3CosAdd or 3CosMul on an array-API namespace: a batch's top rows and gold ranks from its full score matrix."""
+    xp = cos.xp
+    ia, ib, ic = ids[:, 0], ids[:, 1], ids[:, 2]
+    C = cos.scores(cos.unit(np.concatenate([ia, ib, ic])), in_place=False)
+    S = _cosadd_scores(C, len(ia)) if method == "3cosadd" else _cosmul_scores(xp, C, len(ia), epsilon)
+    S = _exclude(xp, S, excluded, False)
+    if topn == 1:
+        top = xb.to_numpy(xp.argmax(S, axis=1)).astype(np.int64)[:, None]
+    else:
+        top = xb.to_numpy(select_topk(S, topn)[1]).astype(np.int64)
+    return top, _ranks_from_scores(np.asarray(xb.to_numpy(S)), accepted)
+
+
+def _batch_queries(cos, method, ids, batch, learned):
+    """A batch's query rows ``Q``, the scan's score mode, the rows of the cosines each question reads
+    (``pos``, shape (batch, 3)) and its constant."""
+    xp, B = cos.xp, len(ids)
+    ia, ib, ic = ids[:, 0], ids[:, 1], ids[:, 2]
+    consts = np.zeros(B)
+    if method in ("3cosadd", "3cosmul"):
+        # the batch's distinct question words: consecutive questions share them (a section pairs a
+        # few dozen words), so the GEMM has fewer rows than one per question
+        uniq, where = np.unique(np.concatenate([ia, ib, ic]), return_inverse=True)
+        return cos.unit(uniq), (_ADD if method == "3cosadd" else _COSMUL), where.reshape(3, -1).T, consts
+    if method == "pairdirection":
+        # one row per distinct c and one per distinct example pair a : b (its unit offset)
+        cs, wc = np.unique(ic, return_inverse=True)
+        ab, wp = np.unique(np.stack([ia, ib], axis=1), axis=0, return_inverse=True)
+        d = cos.unit(ab[:, 1]) - cos.unit(ab[:, 0])
+        d = d / xp.reshape(xp.maximum(xp.sqrt(xp.sum(d * d, axis=1)), xp.asarray(1e-30, dtype=d.dtype)), (-1, 1))
+        c = cos.unit(cs)
+        wc, wp = wc.reshape(-1), wp.reshape(-1)
+        consts = np.sum(np.asarray(xb.to_numpy(c), np.float64)[wc] * np.asarray(xb.to_numpy(d), np.float64)[wp],
+                        axis=1)
+        pos = np.stack([wc, len(cs) + wp, np.zeros(B, np.int64)], axis=1)
+        return xp.concat([c, d], axis=0), _PAIRDIRECTION, pos, consts
+    if method == "3cosavg":
+        pos = np.stack([np.arange(B), np.zeros(B, np.int64), np.zeros(B, np.int64)], axis=1)
+        return xb.asarray(learned[0][batch], like=cos.V), _SINGLE, pos, consts
+    # lrcos
+    Q = xp.concat([cos.unit(ic), xb.asarray(learned[0][batch], like=cos.V)], axis=0)
+    return Q, _LRCOS, np.stack([np.arange(B), B + np.arange(B), np.zeros(B, np.int64)], axis=1), learned[1][batch]
+
+
+def _scanned_batch(cos, method, ids, batch, learned, excluded, accepted, topn, epsilon):
+    """A batch's top rows and gold ranks: its query rows' cosines in one GEMM, scored by the compiled scan."""
+    Q, mode, pos, consts = _batch_queries(cos, method, ids, batch, learned)
+    C = np.asarray(xb.to_numpy(cos.scores(Q)))
+    if method == "3cosmul":
+        C += 1.0
+        C *= 0.5
+    return _scan(C, pos, consts, mode, epsilon, excluded, accepted, topn)
+
+
+def _solved(answers, rows, top, canon):
+    """Per question, whether one of its ``topn`` best rows (compared by canonical row) is an accepted answer."""
+    ok = np.zeros(len(top), dtype=bool)
+    keys = np.where(top >= 0, canon[top] if canon is not None else top, -1)
+    for q, got in zip(rows.tolist(), keys[rows].tolist()):
+        accepted = answers[q].tolist()
+        ok[q] = any(x in accepted for x in got if x >= 0)
+    return ok
+
+
+def _section_counts(plan, ok) -> dict:
+    """Per section, in file order: its accuracy over covered questions and its counts."""
+    sections = {}
+    for k, name in enumerate(plan.section_names):
+        m = plan.section_ids == k
+        n_eval = int(np.sum(plan.covered & m))
+        n_ok = int(np.sum(ok & m))
+        sections[name] = {"accuracy": n_ok / n_eval if n_eval else float("nan"), "n_correct": n_ok,
+                          "n_evaluated": n_eval, "n_total": int(m.sum())}
+    return sections
 
 
 # the score modes of embgeo.kernels.analogy (kept here so that importing this module does not import Numba)

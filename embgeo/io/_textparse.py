@@ -293,55 +293,22 @@ def parse_text(path: Path, fmt: str, limit, dtype, progress,
 
 
 def _parse_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) -> tuple[list[str], np.ndarray]:
-    from ..kernels import parse as k
-
     full = buf
-    if stream is not None:  # the header and the first lines: the first MiB, or all if blank
-        buf = full[:stream.wait(1 << 20)]
-        if k.rest_is_blank(buf, 0):
-            buf = full[:stream.wait(full.shape[0])]
-    pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
-    if k.rest_is_blank(buf, pos):
-        raise FormatError(path, "the file is empty")
-    first = first_line(buf, pos)
-    if not first.strip():
-        raise FormatError(path, "empty first line", line=1)
+    buf, pos, first = _first_line(path, full, stream)
+    n_header: int | None
     if fmt == "glove":
-        header = None
         if parse_header(first) is not None:
             raise FormatError(path, f"looks like a word2vec header {first.decode().strip()!r}, not a "
                                     "GloVe vector; load it with format='word2vec'", line=1)
+        n_header, dim, first_line_no, n_rows = None, _glove_dim(path, buf, pos, first), 1, _count_lines(buf, pos)
     else:
-        header = read_header(path, first, "word2vec/fastText",
-                             "; for GloVe files without header use format='glove'")
-    if header is not None:
-        n_header, dim = header
+        n_header, dim = read_header(path, first, "word2vec/fastText",
+                                    "; for GloVe files without header use format='glove'")
         pos += len(first) + 1
-        if stream is not None and k.rest_is_blank(buf, pos):
-            buf = full[:stream.wait(full.shape[0])]
-        if k.rest_is_blank(buf, pos):
-            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but no vectors "
-                                    "follow it", line=2)
-        if 2 * dim > full.shape[0] - pos:  # never allocate what the data cannot hold
-            raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
-                                    f"{full.shape[0] - pos} bytes follow it", line=1)
+        buf, n_rows = _rows_after_header(path, full, buf, pos, n_header, dim, stream)
         first_line_no = 2
-        # never trust the header for the allocation: a wrong N must give an error, not a MemoryError
-        # (a streamed file's line count is not known yet: a line of D numbers takes >= 2·D bytes)
-        n_rows = min(n_header, _count_lines(buf, pos) if stream is None else (full.shape[0] - pos) // (2 * dim) + 1)
-        if limit is not None:
-            n_rows = min(n_rows, limit)
-    else:
-        n_header = None
-        halves = first.split(b" ", 1)
-        dim = len(halves[1].split()) if len(halves) == 2 else 0
-        if dim == 0:
-            raise FormatError(path, f"a word without numbers: {first[:60]!r}"
-                                    + _count_hint(buf, pos, 0, 1), line=1)
-        first_line_no = 1
-        n_rows = _count_lines(buf, pos)
-        if limit is not None:
-            n_rows = min(n_rows, limit)
+    if limit is not None:
+        n_rows = min(n_rows, limit)
 
     out = np.empty((n_rows, dim), dtype=dtype)
     wstart = np.empty(n_rows, dtype=np.int64)
@@ -354,39 +321,12 @@ def _parse_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) 
             parts, results = _parse_stream(stream, ctx, pos, n_rows)
             buf = full[:stream.wait(full.shape[0])]
         else:
-            parts = _split_rows(buf, pos, n_rows, dim)
-            if len(parts) == 1:
-                results = [_parse_part(buf, ctx, *parts[0])]
-            else:
-                from concurrent.futures import ThreadPoolExecutor
-
-                # the kernel releases the GIL: each thread parses its own lines into its own rows
-                with ThreadPoolExecutor(len(parts)) as pool:
-                    futures = [pool.submit(_parse_part, buf, ctx, *part) for part in parts]
-                results = [f.result() for f in futures]  # the first error (the lowest line) wins
+            parts, results = _parse_parts(buf, ctx, pos, n_rows, dim)
     finally:
         bar.close()
-    done, pos = results[0]
-    for (row0, start, want), (got, end) in zip(parts[1:], results[1:]):
-        if got and done < row0:  # the previous part ended in blank lines, and data follow
-            raise FormatError(path, "empty line (blank lines are allowed only at the end)",
-                              line=first_line_no + done)
-        if got:
-            done, pos = row0 + got, end
-
-    if done == 0:
-        raise FormatError(path, "no vectors after the header", line=first_line_no)
+    done, pos = _rows_parsed(path, parts, results, first_line_no)
     if n_header is not None:
-        if done < min(n_header, limit or n_header):
-            raise FormatError(path, f"the header says {n_header} words but the file ends after {done} "
-                                    f"vectors", line=first_line_no + done)
-        if n_rows == n_header and not k.rest_is_blank(buf, pos):
-            end = buf.shape[0]
-            while buf[end - 1] in b" \t\r\n":  # ends in non-blank data: terminates
-                end -= 1
-            total = done + _count_lines(buf[:end], pos)
-            raise FormatError(path, f"the header says {n_header} words but the file has {total} lines of "
-                                    "vectors", line=first_line_no + done)
+        _check_header_count(path, buf, pos, done, n_header, n_rows, limit, first_line_no)
     if done < n_rows:  # GloVe: trailing blank lines were counted as rows
         out = out[:done].copy() if done < 0.9 * n_rows else out[:done]
 
@@ -398,6 +338,97 @@ def _parse_text_from(path: Path, fmt: str, limit, dtype, progress, buf, stream) 
         raise FormatError(path, f"NaN or inf in the vector of {words[row]!r}", line=first_line_no + row)
     check_unique(words, path, first_line_no)
     return words, out
+
+
+def _first_line(path: Path, full, stream):
+    """The bytes available so far, the first line's start (after a BOM) and the first line; a FormatError
+    for an empty file or first line."""
+    from ..kernels import parse as k
+
+    buf = full
+    if stream is not None:  # the header and the first lines: the first MiB, or all if blank
+        buf = full[:stream.wait(1 << 20)]
+        if k.rest_is_blank(buf, 0):
+            buf = full[:stream.wait(full.shape[0])]
+    pos = 3 if buf[:3].tobytes() == b"\xef\xbb\xbf" else 0
+    if k.rest_is_blank(buf, pos):
+        raise FormatError(path, "the file is empty")
+    first = first_line(buf, pos)
+    if not first.strip():
+        raise FormatError(path, "empty first line", line=1)
+    return buf, pos, first
+
+
+def _glove_dim(path: Path, buf, pos: int, first: bytes) -> int:
+    """The dimension of a GloVe file: the count of numbers on its first line (a FormatError if none)."""
+    halves = first.split(b" ", 1)
+    dim = len(halves[1].split()) if len(halves) == 2 else 0
+    if dim == 0:
+        raise FormatError(path, f"a word without numbers: {first[:60]!r}"
+                                + _count_hint(buf, pos, 0, 1), line=1)
+    return dim
+
+
+def _rows_after_header(path: Path, full, buf, pos: int, n_header: int, dim: int, stream):
+    """The bytes available so far and the rows to allocate after a word2vec header that ends at ``pos``."""
+    from ..kernels import parse as k
+
+    if stream is not None and k.rest_is_blank(buf, pos):
+        buf = full[:stream.wait(full.shape[0])]
+    if k.rest_is_blank(buf, pos):
+        raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but no vectors "
+                                "follow it", line=2)
+    if 2 * dim > full.shape[0] - pos:  # never allocate what the data cannot hold
+        raise FormatError(path, f"the header says {n_header} words of {dim} dimensions but only "
+                                f"{full.shape[0] - pos} bytes follow it", line=1)
+    # never trust the header for the allocation: a wrong N must give an error, not a MemoryError
+    # (a streamed file's line count is not known yet: a line of D numbers takes >= 2·D bytes)
+    return buf, min(n_header, _count_lines(buf, pos) if stream is None else (full.shape[0] - pos) // (2 * dim) + 1)
+
+
+def _parse_parts(buf, ctx, pos: int, n_rows: int, dim: int):
+    """The parts of a file in memory and each part's (rows, end) result, parsed by one thread per part."""
+    parts = _split_rows(buf, pos, n_rows, dim)
+    if len(parts) == 1:
+        return parts, [_parse_part(buf, ctx, *parts[0])]
+    from concurrent.futures import ThreadPoolExecutor
+
+    # the kernel releases the GIL: each thread parses its own lines into its own rows
+    with ThreadPoolExecutor(len(parts)) as pool:
+        futures = [pool.submit(_parse_part, buf, ctx, *part) for part in parts]
+    return parts, [f.result() for f in futures]  # the first error (the lowest line) wins
+
+
+def _rows_parsed(path: Path, parts, results, first_line_no: int) -> tuple[int, int]:
+    """Rows parsed and the byte after the last, the parts joined; a FormatError for blank lines between
+    parts or no vector at all."""
+    done, pos = results[0]
+    for (row0, start, want), (got, end) in zip(parts[1:], results[1:]):
+        if got and done < row0:  # the previous part ended in blank lines, and data follow
+            raise FormatError(path, "empty line (blank lines are allowed only at the end)",
+                              line=first_line_no + done)
+        if got:
+            done, pos = row0 + got, end
+    if done == 0:
+        raise FormatError(path, "no vectors after the header", line=first_line_no)
+    return done, pos
+
+
+def _check_header_count(path: Path, buf, pos: int, done: int, n_header: int, n_rows: int, limit,
+                        first_line_no: int) -> None:
+    """A FormatError where the header's word count is not the file's (fewer vectors, or more lines after them)."""
+    from ..kernels import parse as k
+
+    if done < min(n_header, limit or n_header):
+        raise FormatError(path, f"the header says {n_header} words but the file ends after {done} "
+                                f"vectors", line=first_line_no + done)
+    if n_rows == n_header and not k.rest_is_blank(buf, pos):
+        end = buf.shape[0]
+        while buf[end - 1] in b" \t\r\n":  # ends in non-blank data: terminates
+            end -= 1
+        total = done + _count_lines(buf[:end], pos)
+        raise FormatError(path, f"the header says {n_header} words but the file has {total} lines of "
+                                "vectors", line=first_line_no + done)
 
 
 #: text smaller than this is parsed by one thread

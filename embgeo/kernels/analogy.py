@@ -72,6 +72,23 @@ def _enter(s, j, best, arg, ex_idx, e0, e1):
     arg[i] = j
 
 
+@njit(inline="always")
+def _gold(C, ra, rb, rc, c0, eps, mode, ex_idx, e0, e1, ans_idx, a0, a1):
+    """The best score of the accepted answers ``ans_idx[a0:a1]`` that are not excluded, and its column (the
+    lower one on a tie): (-inf, -1) when none can be ranked."""
+    gbest = -np.inf
+    garg = -1
+    for t in range(a0, a1):
+        j = ans_idx[t]
+        if _excluded(ex_idx, e0, e1, j):
+            continue
+        s = _score(C, ra, rb, rc, c0, eps, mode, j)
+        if s > gbest or (s == gbest and (garg < 0 or j < garg)):
+            gbest = s
+            garg = j
+    return gbest, garg
+
+
 @njit(cache=True, parallel=True)
 def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, top, rank):
     """Fill ``top[q]`` (the ``top.shape[1]`` best columns, best first, -1 past the last) and ``rank[q]``.
@@ -87,16 +104,7 @@ def analogy_scan(C, pos, consts, mode, eps, ex_ptr, ex_idx, ans_ptr, ans_idx, to
         ra, rb, rc = pos[q, 0], pos[q, 1], pos[q, 2]
         c0 = consts[q]
         e0, e1 = ex_ptr[q], ex_ptr[q + 1]
-        gbest = -np.inf
-        garg = -1
-        for t in range(ans_ptr[q], ans_ptr[q + 1]):
-            j = ans_idx[t]
-            if _excluded(ex_idx, e0, e1, j):
-                continue
-            s = _score(C, ra, rb, rc, c0, eps, mode, j)
-            if s > gbest or (s == gbest and (garg < 0 or j < garg)):
-                gbest = s
-                garg = j
+        gbest, garg = _gold(C, ra, rb, rc, c0, eps, mode, ex_idx, e0, e1, ans_idx, ans_ptr[q], ans_ptr[q + 1])
         # the row's scores first, one tight loop per mode; then separate tight passes over them, each
         # vectorised alone (fused into one loop, or factored into an inlined function, they ran 1.5-3x
         # slower): the count of columns ranked ahead of the gold answer, its ties among the lower

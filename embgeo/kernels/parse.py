@@ -86,39 +86,56 @@ def _scan_float(buf, s, n, pow10):
     if digits == 0:
         return False, 0.0, _token_end(buf, i, n)
     if i < n and (buf[i] == 101 or buf[i] == 69):  # 'e' / 'E'
-        i += 1
-        eneg = False
-        if i < n and (buf[i] == 45 or buf[i] == 43):
-            eneg = buf[i] == 45
-            i += 1
-        if i >= n or not (48 <= buf[i] <= 57):
+        exact, x, i = _scan_exponent(buf, i + 1, n)
+        if not exact:
             return False, 0.0, _token_end(buf, i, n)
-        x = 0
-        while i < n and 48 <= buf[i] <= 57:
-            if x < 100000:
-                x = x * 10 + (buf[i] - 48)
-            i += 1
-        exp10 += -x if eneg else x
+        exp10 += x
     if i < n and not _is_sep(buf[i]) and buf[i] != 10:
         return False, 0.0, _token_end(buf, i, n)
     if m == 0:
         return True, -0.0 if neg else 0.0, i
-    if m > _TWO53:
+    exact, v = _exact_value(m, exp10, pow10)
+    if not exact:
         return False, 0.0, i
+    return True, -v if neg else v, i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scan_exponent(buf, i, n):
+    """The signed exponent after an 'e' from ``buf[i]``: (ok, exponent, end); ``ok=False`` without digits.
+    Its magnitude stops growing past 10**5 (any such power is off the fast path anyway)."""
+    eneg = False
+    if i < n and (buf[i] == 45 or buf[i] == 43):
+        eneg = buf[i] == 45
+        i += 1
+    if i >= n or not (48 <= buf[i] <= 57):
+        return False, 0, i
+    x = 0
+    while i < n and 48 <= buf[i] <= 57:
+        if x < 100000:
+            x = x * 10 + (buf[i] - 48)
+        i += 1
+    return True, -x if eneg else x, i
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _exact_value(m, exp10, pow10):
+    """``m * 10**exp10`` by Clinger's fast path, (exact, value): one correctly rounded multiplication or
+    division of exact doubles; ``exact=False`` where the operands would not be exact."""
+    if m > _TWO53:
+        return False, 0.0
     if 0 <= exp10 <= 22:
-        v = float(m) * pow10[exp10]
-    elif -22 <= exp10 < 0:
-        v = float(m) / pow10[-exp10]
-    elif 22 < exp10 <= 22 + 15:
+        return True, float(m) * pow10[exp10]
+    if -22 <= exp10 < 0:
+        return True, float(m) / pow10[-exp10]
+    if 22 < exp10 <= 22 + 15:
         # move the excess power into the integer while it stays exact
         for _ in range(exp10 - 22):
             m *= 10
             if m > _TWO53:
-                return False, 0.0, i
-        v = float(m) * pow10[22]
-    else:
-        return False, 0.0, i
-    return True, -v if neg else v, i
+                return False, 0.0
+        return True, float(m) * pow10[22]
+    return False, 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -129,6 +146,37 @@ def rest_is_blank(buf, pos):
         if not (b == 32 or b == 9 or b == 13 or b == 10):
             return False
     return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _only_blanks(buf, start, end):
+    """True when ``buf[start:end]`` holds only spaces, tabs and carriage returns."""
+    for j in range(start, end):
+        if not _is_sep(buf[j]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _wordless_line(buf, ws, we, n, line_start):
+    """The status of a line whose word ``buf[ws:we]`` (ending at a space or newline) is blank or empty, and
+    where parsing stops: (OK, n) when only blanks follow, (BLANK, line_start) for a blank line before
+    more data, (EMPTY_WORD, line_start) for a line that starts with a space; (-1, we) for a line with a word."""
+    pos = we
+    # a word made only of '\r' / tabs means a blank line
+    if _only_blanks(buf, ws, we) and (pos >= n or buf[pos] == 10):
+        if rest_is_blank(buf, line_start):
+            return OK, n
+        return BLANK, line_start
+    if we == ws:  # the line starts with a space: an empty word (or a line of blanks)
+        e = pos
+        while e < n and buf[e] != 10:
+            e += 1
+        only_blanks = _only_blanks(buf, pos, e)
+        if only_blanks and rest_is_blank(buf, line_start):
+            return OK, n
+        return (BLANK if only_blanks else EMPTY_WORD), line_start
+    return -1, we
 
 
 @njit(cache=True, nogil=True)
@@ -163,28 +211,9 @@ def parse_rows(buf, pos, n_rows, out, row0, wstart, wend, fb_row, fb_col, fb_sta
         while pos < n and buf[pos] != 32 and buf[pos] != 10:
             pos += 1
         we = pos
-        # a word made only of '\r' / tabs means a blank line
-        blank = True
-        for j in range(ws, we):
-            if not _is_sep(buf[j]):
-                blank = False
-                break
-        if blank and (pos >= n or buf[pos] == 10):
-            if rest_is_blank(buf, line_start):
-                return OK, r, n, nfb, 0
-            return BLANK, r, line_start, nfb, 0
-        if we == ws:  # the line starts with a space: an empty word (or a line of blanks)
-            e = pos
-            while e < n and buf[e] != 10:
-                e += 1
-            only_blanks = True
-            for j in range(pos, e):
-                if not _is_sep(buf[j]):
-                    only_blanks = False
-                    break
-            if only_blanks and rest_is_blank(buf, line_start):
-                return OK, r, n, nfb, 0
-            return (BLANK if only_blanks else EMPTY_WORD), r, line_start, nfb, 0
+        status, at = _wordless_line(buf, ws, we, n, line_start)
+        if status >= 0:
+            return status, r, at, nfb, 0
         wstart[r] = ws
         wend[r] = we
         c = 0
