@@ -82,25 +82,17 @@ def _level(text):
     return v
 
 
-def _positive(text):
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return v
-
-
 def add_interval_arguments(parser: argparse.ArgumentParser, interval: bool = True) -> None:
     """``--ci``, ``--ci-method`` (with ``interval``), ``--n-resamples`` and ``--random-state``."""
+    from ..cli import positive_int
+
     if interval:
         parser.add_argument("--ci", nargs="?", type=_level, const=0.95, default=None, metavar="LEVEL",
                             help="add columns low and high: the bootstrap confidence interval over items of each "
                                  "row's score (Spearman or accuracy) at LEVEL (default 0.95)")
         parser.add_argument("--ci-method", choices=CI_METHODS, default="bca",
                             help="interval: bca (bias-corrected and accelerated, default) or percentile")
-    parser.add_argument("--n-resamples", type=_positive, default=9999, metavar="N",
+    parser.add_argument("--n-resamples", type=positive_int, default=9999, metavar="N",
                         help="bootstrap / permutation resamples (default 9999)")
     parser.add_argument("--random-state", type=int, default=None, metavar="INT",
                         help="random seed of the resamples, for reproducible numbers (default: fresh)")
