@@ -40,7 +40,10 @@ def _same_text(fresh: str, stored: str) -> bool:
     """The same words and, at the four significant digits shown, the same numbers. The last shown digit
     may differ: blocked sums run on as many threads as the machine gives, so their order (and the
     rounding of a value such as a centred space's mean cosine, near 0) varies with the load."""
-    if _NUMBER.sub("#", fresh) != _NUMBER.sub("#", stored):
+    def shape(text):  # the words, with every number, run of spaces and rule of dashes (widths follow the numbers) alike
+        return re.sub(r"\s+", " ", re.sub(r"-{2,}", "--", _NUMBER.sub("#", text)))
+
+    if shape(fresh) != shape(stored):
         return False
     for a, b in zip(map(float, _NUMBER.findall(fresh)), map(float, _NUMBER.findall(stored))):
         if abs(a - b) > 2e-3 * max(abs(a), abs(b)) + 1e-5:
