@@ -202,3 +202,23 @@ def yield_namespace_device_combinations():
 def array_namespace(request):
     """An :class:`ArrayNamespace` per library and device (skipped where one is not installed)."""
     return request.param()
+
+
+def kill_between_renames(path, new) -> None:
+    """Save ``new`` to ``path`` in a child process that dies (os._exit: no cleanup) right after its first
+    rename of a visible name: an interrupted save, as a crash or a kill leaves it."""
+    import subprocess
+
+    code = ("import os, numpy as np, embgeo, embgeo.io.atomic as a\n"
+            "def dying(real):\n"
+            "    def rename(src, dst):\n"
+            "        real(src, dst)\n"
+            "        if not (os.path.basename(src).startswith('.') and os.path.basename(dst).startswith('.')):\n"
+            "            os._exit(9)\n"
+            "    return rename\n"
+            "os.rename, os.replace = dying(os.rename), dying(os.replace)\n"
+            "a._rename = dying(a._rename)\n"
+            f"embgeo.save(embgeo.Embeddings({list(new.words)!r}, np.asarray({new.vectors.tolist()!r}, np.float32)), "
+            f"{str(path)!r})\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 9

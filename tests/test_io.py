@@ -17,7 +17,7 @@ from embgeo.io import _textparse as textparse
 from embgeo import Embeddings
 from embgeo.io import FormatError
 
-from conftest import fake_cores
+from conftest import fake_cores, kill_between_renames
 
 
 def _bits(X):
@@ -502,27 +502,12 @@ def test_failed_write_leaves_old_file_and_no_temp(tmp_path, emb, monkeypatch, na
 
 @pytest.mark.parametrize("name, counts", [("a.embgeo", False), ("a.npy", True)])
 def test_a_save_killed_between_its_renames_is_completed_by_load_and_the_next_save(tmp_path, name, counts):
-    import subprocess
-
     words = [f"w{i}" for i in range(6)]
     old = embgeo.Embeddings(words, np.arange(12.0, dtype=np.float32).reshape(6, 2),
                             counts=np.arange(6) if counts else None)
     new = embgeo.Embeddings(words[::-1], -np.arange(12.0, dtype=np.float32).reshape(6, 2))
     p = io.save(old, tmp_path / name)
-    # a writer that dies (os._exit: no cleanup) right after its first rename of a visible name
-    code = ("import os, numpy as np, embgeo, embgeo.io.atomic as a\n"
-            "def dying(real):\n"
-            "    def rename(src, dst):\n"
-            "        real(src, dst)\n"
-            "        if not (os.path.basename(src).startswith('.') and os.path.basename(dst).startswith('.')):\n"
-            "            os._exit(9)\n"
-            "    return rename\n"
-            "os.rename, os.replace = dying(os.rename), dying(os.replace)\n"
-            "a._rename = dying(getattr(a, '_rename', None))\n"
-            f"embgeo.save(embgeo.Embeddings({new.words!r}, -np.arange(12.0, dtype=np.float32).reshape(6, 2)), "
-            f"{str(p)!r})\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    assert subprocess.run([sys.executable, "-c", code], env=env).returncode == 9
+    kill_between_renames(p, new)
     assert_same(io.load(p), new)  # the new version, whole: the counts of the old one are gone too
     assert io.load(p).counts is None
     assert not [f for f in os.listdir(tmp_path) if f.startswith(".")]

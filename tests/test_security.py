@@ -26,6 +26,7 @@ from embgeo import io
 from embgeo.data import _registry as R
 from embgeo.errors import FormatError
 from embgeo.io import atomic
+from conftest import kill_between_renames
 
 
 def _snapshot(root: Path) -> dict:
@@ -69,10 +70,6 @@ def guard(tmp_path):
 @pytest.fixture
 def emb():
     return embgeo.Embeddings([f"w{i}" for i in range(6)], np.arange(12.0, dtype=np.float32).reshape(6, 2))
-
-
-def _env():
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
 
 
 # ------------------------------------------------------------------ 1. detection never unpickles
@@ -174,29 +171,13 @@ def test_only_a_journal_embgeo_wrote_is_replayed(guard, emb, header):
     guard.check()
 
 
-def _kill_between_renames(path: Path, new: embgeo.Embeddings) -> None:
-    """A writer of ``path`` that dies (os._exit: no cleanup) right after its first rename of a visible name."""
-    code = ("import os, numpy as np, embgeo, embgeo.io.atomic as a\n"
-            "def dying(real):\n"
-            "    def rename(src, dst):\n"
-            "        real(src, dst)\n"
-            "        if not (os.path.basename(src).startswith('.') and os.path.basename(dst).startswith('.')):\n"
-            "            os._exit(9)\n"
-            "    return rename\n"
-            "os.rename, os.replace = dying(os.rename), dying(os.replace)\n"
-            "a._rename = dying(a._rename)\n"
-            f"embgeo.save(embgeo.Embeddings({new.words!r}, np.asarray({new.vectors.tolist()!r}, np.float32)), "
-            f"{str(path)!r})\n")
-    assert subprocess.run([sys.executable, "-c", code], env=_env()).returncode == 9
-
-
 @pytest.mark.parametrize("name", ["b.npy", "b.embgeo"])
 def test_a_journal_is_replayed_only_for_the_file_it_writes(guard, emb, name):
     work = guard.work
     new = embgeo.Embeddings(emb.words[::-1], -emb.vectors)
     b = io.save(emb, work / name)
     a = io.save(emb, work / "a.vec")
-    _kill_between_renames(b, new)
+    kill_between_renames(b, new)
     journals = [f for f in os.listdir(work) if f.endswith(".swap")]
     left = sorted(os.listdir(work))
     assert len(journals) == 1
@@ -213,7 +194,7 @@ def test_a_journal_is_replayed_only_for_the_file_it_writes(guard, emb, name):
 
 def test_a_journal_is_replayed_by_the_next_write_of_its_file(guard, emb):
     b = io.save(emb, guard.work / "b.npy")
-    _kill_between_renames(b, embgeo.Embeddings(emb.words[::-1], -emb.vectors))
+    kill_between_renames(b, embgeo.Embeddings(emb.words[::-1], -emb.vectors))
     io.save(emb.subset(emb.words[:3]), b)
     assert embgeo.load(b).words == emb.words[:3]
     assert not [f for f in os.listdir(guard.work) if f.startswith(".")]
