@@ -137,9 +137,9 @@ class SynonymTable:
             try:
                 with np.load(path, allow_pickle=False) as z:
                     table = cls(tuple(z["words"].tolist()), z["indptr"], z["indices"], z["scores"])
+            except FileNotFoundError:
+                raise
             except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile) as exc:
-                if isinstance(exc, FileNotFoundError):
-                    raise
                 raise FormatError(path, f"not a synonym table written by SynonymTable.save ({exc})") from None
             if not np.isfinite(table.scores).all():
                 raise FormatError(path, "a synonym score is not finite")
