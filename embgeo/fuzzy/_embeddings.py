@@ -38,10 +38,26 @@ class FuzzyEmbeddings(Vocabulary):
         Values in [0, 1] (float32 storage by default).
     counts : array, optional
         Word frequencies (used by :func:`function_words`).
-    axis, base : optional
-        How the memberships were made (recorded for ``repr`` and reproducibility).
+    axis : {"vocabulary", "features"}, optional
+        The axis the memberships were normalised over (recorded for ``repr`` and reproducibility).
+    base : float, optional
+        The base the vectors were exponentiated in (recorded, as ``axis``).
+    l2_normalize : bool, default False
+        Whether the vectors were unit-normalised before exponentiating (recorded, as ``axis``).
     check : bool, default True
         Validate finiteness and the [0, 1] range.
+
+    Raises
+    ------
+    ValueError
+        With ``check``: memberships that are empty, hold NaN or inf, or lie outside [0, 1]; and
+        whatever :class:`~embgeo.Embeddings` refuses (duplicate words, a shape that does not match
+        the words).
+
+    See Also
+    --------
+    FuzzySet : one word's set, or a batch.
+    fuzzify : the construction of the memberships from word vectors.
 
     Examples
     --------
@@ -76,6 +92,51 @@ class FuzzyEmbeddings(Vocabulary):
         over the n most frequent words instead). ``construction`` names the settings of one of the
         released programs instead (:data:`CONSTRUCTIONS`), e.g. ``"released-simlex"`` for Table 8;
         it cannot be combined with ``axis``, ``base`` or ``l2_normalize``.
+
+        Parameters
+        ----------
+        e : Embeddings
+            The word vectors; words and counts carry over.
+        axis : {"vocabulary", "features"}, optional
+            Normalise each feature over the words (``"vocabulary"``, the paper's, the default) or
+            each word over its features (``"features"``, the released ``cli.cpp``).
+        base : float, optional
+            Base of the exponential, greater than 1 (default e, the paper's; the released programs
+            use 2).
+        construction : str, optional
+            A key of :data:`CONSTRUCTIONS` (``"paper"``, ``"released-cli"``, ``"released-simlex"``,
+            ``"released-composition"``) that sets ``axis``, ``base`` and ``l2_normalize`` together.
+        l2_normalize : bool, optional
+            Unit-normalise every vector before exponentiating (default False).
+        dtype : {"float32", "float64"}, optional
+            Storage dtype of the memberships (default: embgeo's default, float32).
+        memory_budget : int, optional
+            Bytes for one block of float64 rows on the array-API path (default 256 MiB).
+        progress : bool, optional
+            Progress bar over blocks (array-API path); None: automatic.
+
+        Returns
+        -------
+        FuzzyEmbeddings
+            One fuzzy set per word of ``e``, in ``e``'s order.
+
+        Raises
+        ------
+        TypeError
+            ``e`` is not an :class:`~embgeo.Embeddings`.
+        ValueError
+            An unknown ``construction``, ``construction`` combined with ``axis``, ``base`` or
+            ``l2_normalize``, or what :func:`fuzzify` refuses (unknown axis, ``base <= 1``, non-finite
+            vectors, a zero vector with ``l2_normalize``).
+
+        See Also
+        --------
+        fuzzify : the same construction on a plain matrix.
+
+        References
+        ----------
+        Bhat, Debnath, Banerjee & Shrivastava (2020), "Word Embeddings as Tuples of Feature
+        Probabilities", RepL4NLP, pp. 24-33, Sec. 4.1. doi:10.18653/v1/2020.repl4nlp-1.4
         """
         if not isinstance(e, Embeddings):
             raise TypeError(f"from_embeddings expects an embgeo.Embeddings, got {type(e).__name__}")
@@ -99,10 +160,12 @@ class FuzzyEmbeddings(Vocabulary):
 
     @property
     def counts(self):
+        """Word frequencies, shape (n_words,), or None when none were given."""
         return self._vocab.counts
 
     @property
     def dim(self) -> int:
+        """The number of features d (the dimension of the source vectors)."""
         return self._vocab.dim
 
     def __repr__(self) -> str:
@@ -159,18 +222,92 @@ class FuzzyEmbeddings(Vocabulary):
         return xp.take(v, idx if xb.is_numpy(v) else xp.asarray(idx), axis=0)
 
     def entropy(self, words=None, *, memory_budget: int | None = None):
-        """Fuzzy entropy of every word (or of ``words``; Sec. 3 and 4.3), float64 (same library as the memberships).
+        """Fuzzy entropy of every word, or of ``words`` (Bhat et al. 2020, Sec. 3 and 4.3).
 
-        Computed once for the whole vocabulary, in blocks of rows within ``memory_budget`` bytes, and kept."""
+        Computed once for the whole vocabulary, in blocks of rows within ``memory_budget`` bytes,
+        and kept with this object (with :meth:`cardinality`).
+
+        Parameters
+        ----------
+        words : sequence of str, optional
+            The words to report, in this order; None: every word, in vocabulary order.
+        memory_budget : int, optional
+            Bytes of working memory for the one blocked pass (default 256 MiB).
+
+        Returns
+        -------
+        array of float64, shape (n_words,) or (len(words),)
+            The entropy in nats, in the array library of the memberships.
+
+        Raises
+        ------
+        UnknownWordError
+            A word of ``words`` is not in the vocabulary.
+
+        See Also
+        --------
+        cardinality : the other per-word measure, computed in the same pass.
+        function_words : ranks words by this entropy (Sec. 4.3).
+        """
         return self._per_word("entropy", words, memory_budget)
 
     def cardinality(self, words=None, *, memory_budget: int | None = None):
-        """Fuzzy cardinality ``Σ µ`` of every word (or of ``words``; Sec. 3), float64 (kept as :meth:`entropy`)."""
+        """Fuzzy cardinality ``Σ µ`` of every word, or of ``words`` (Bhat et al. 2020, Sec. 3).
+
+        Computed and kept as :meth:`entropy` is.
+
+        Parameters
+        ----------
+        words : sequence of str, optional
+            The words to report, in this order; None: every word, in vocabulary order.
+        memory_budget : int, optional
+            Bytes of working memory for the one blocked pass (default 256 MiB).
+
+        Returns
+        -------
+        array of float64, shape (n_words,) or (len(words),)
+            The cardinalities, in the array library of the memberships.
+
+        Raises
+        ------
+        UnknownWordError
+            A word of ``words`` is not in the vocabulary.
+
+        See Also
+        --------
+        entropy : the other per-word measure, computed in the same pass.
+        """
         return self._per_word("cardinality", words, memory_budget)
 
     # ------------------------------------------------------------ pairs
     def similarity(self, w1: str, w2: str, measure: str = "cross_entropy", reverse: bool = False) -> float:
-        """Similarity of two words (a divergence negated; Bhat et al. 2020, Sec. 4.4); see :meth:`similarity_pairs`."""
+        """Similarity of two words (a divergence negated; Bhat et al. 2020, Sec. 4.4).
+
+        Parameters
+        ----------
+        w1, w2 : str
+            The two words; ``w1`` plays S and ``w2`` plays T.
+        measure : str, default "cross_entropy"
+            A name of :data:`FUZZY_MEASURES` (the table is in :meth:`similarity_pairs`).
+        reverse : bool, default False
+            Score ``m(w2, w1)`` instead (no effect on the symmetric measures).
+
+        Returns
+        -------
+        float
+            The similarity (higher = more similar; divergences are negated).
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            An unknown ``measure``.
+
+        See Also
+        --------
+        similarity_pairs : many pairs at once.
+        """
         return float(self.similarity_pairs([w1], [w2], measure=measure, reverse=reverse)[0])
 
     def similarity_pairs(self, words1, words2, measure: str | None = "cross_entropy", reverse: bool = False):
@@ -188,8 +325,39 @@ class FuzzyEmbeddings(Vocabulary):
         ``"intersection_ratio"``  |S ∩ T| / |S|
         ``"inclusion"``      share of features with µ_S ≤ µ_T (graded inclusion of S in T)
 
-        This is the evaluation protocol of :mod:`embgeo.evaluate`. Unknown words raise
-        :class:`~embgeo.errors.UnknownWordError`.
+        This is the evaluation protocol of :mod:`embgeo.evaluate`.
+
+        Parameters
+        ----------
+        words1, words2 : sequence of str
+            Aligned words, of equal length: pair j is ``(words1[j], words2[j])``.
+        measure : str, default "cross_entropy"
+            A name of :data:`FUZZY_MEASURES` (the table above); None: ``"cross_entropy"``.
+        reverse : bool, default False
+            Swap S and T in every pair.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (len(words1),)
+            One similarity per pair.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            An unknown ``measure``, or word lists of different lengths.
+
+        See Also
+        --------
+        similarity : one pair.
+        embgeo.evaluate.word_similarity : the benchmark protocol that calls this.
+
+        References
+        ----------
+        Bhat, Debnath, Banerjee & Shrivastava (2020), "Word Embeddings as Tuples of Feature
+        Probabilities", RepL4NLP, pp. 24-33, Sec. 3 and 4.4, Tables 5, 8, 9 and 11.
+        doi:10.18653/v1/2020.repl4nlp-1.4
         """
         measure = _resolve_measure(measure)
         words1, words2 = list(words1), list(words2)
@@ -332,9 +500,28 @@ class FuzzyEmbeddings(Vocabulary):
     def analogy_query(self, a, b, x) -> FuzzySet:
         """The set ``y = (b ⊔ x) \\ a`` answering a : b :: x : y (Bhat et al. 2020, Sec. 4.5).
 
-        ``a``, ``b``, ``x``: words, or equal-length lists of words (a batch). The paper's order of
-        operations: bounded sum first, then the difference. The released programs compute
-        ``clip((b + x) − min(b + x, a), 0, 1)``, which differs only on features where ``b + x > 1``.
+        The paper's order of operations: bounded sum first, then the difference. The released
+        programs compute ``clip((b + x) − min(b + x, a), 0, 1)``, which differs only on features
+        where ``b + x > 1``.
+
+        Parameters
+        ----------
+        a, b, x : str or list of str
+            The three words of the question, or equal-length lists of words (a batch).
+
+        Returns
+        -------
+        FuzzySet
+            The query set (a batch for lists), whose sources are a, b and x.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+
+        See Also
+        --------
+        analogy : the nearest words to this set.
         """
         if isinstance(a, str):
             return (self[b] + self[x]) - self[a]
@@ -345,10 +532,45 @@ class FuzzyEmbeddings(Vocabulary):
         """Set-theoretic analogy a : b :: x : y (Bhat et al. 2020, Sec. 4.5, Table 7): the ``topn``
         nearest words to :meth:`analogy_query` by ``measure`` (query as S), excluding a, b and x.
 
-        ``a``, ``b``, ``x`` are words or equal-length lists of words. Always returns
-        ``(scores, indices)`` of shape (m, topn), as :meth:`neighbors` does (m = 1 for single words);
         ``F.words[i]`` names an index. To score a question file, pass :meth:`analogy_scorer` to
         :func:`embgeo.evaluate.analogy`.
+
+        Parameters
+        ----------
+        a, b, x : str or list of str
+            The three words of the question, or equal-length lists of words (a batch of m).
+        topn : int, default 1
+            The number of answers per question.
+        measure : str, default "cross_entropy"
+            A searchable measure of :data:`FUZZY_MEASURES`.
+        reverse : bool, default False
+            Rank by ``m(candidate, query)`` instead.
+        restrict_vocab : int, optional
+            Search only the first ``restrict_vocab`` rows (the most frequent words, by convention).
+        memory_budget : int, optional
+            Bytes of extra working memory (default 256 MiB).
+        progress : bool, optional
+            Progress bar over blocks; None: automatic.
+
+        Returns
+        -------
+        scores : array of float64, shape (m, topn)
+            Similarities, best first (m = 1 for single words).
+        indices : array of int64, shape (m, topn)
+            Rows of the answers.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            A measure that is not searchable, or ``topn`` larger than the candidates.
+
+        See Also
+        --------
+        analogy_query : the query set.
+        neighbors : the search.
+        analogy_scorer : the same answers for a whole question file.
         """
         q = self.analogy_query(a, b, x)
         return self.neighbors(q, topn, measure=measure, reverse=reverse, restrict_vocab=restrict_vocab,
@@ -362,6 +584,34 @@ class FuzzyEmbeddings(Vocabulary):
         The released code's Table 9 protocol (``compute-accuracy-topn.c``) is
         ``evaluate.analogy(F, questions, scorer=F.analogy_scorer(), topn=5, restrict_vocab=None)``:
         Bernoulli cross-entropy ``H(y, w)`` with the query first, solved when the answer is in the top 5.
+
+        Parameters
+        ----------
+        measure : str, default "cross_entropy"
+            A searchable measure of :data:`FUZZY_MEASURES`.
+        reverse : bool, default False
+            Rank by ``m(candidate, query)`` instead.
+        memory_budget : int, optional
+            Bytes of extra working memory per batch of questions (default 256 MiB).
+        precompute : bool, optional
+            Keep the transformed vocabulary with this object (see :meth:`neighbors`).
+        progress : bool, optional
+            Progress bar over blocks; None: automatic.
+
+        Returns
+        -------
+        callable
+            ``scorer(ia, ib, ic, exclude, k, n)`` returning the top-k rows of each question, with
+            a ``label`` attribute (``"fuzzy-<measure>"``, ``"-rev"`` appended when reversed).
+
+        Raises
+        ------
+        ValueError
+            An unknown ``measure``.
+
+        See Also
+        --------
+        analogy : one question, or a batch, directly.
 
         Examples
         --------
@@ -788,6 +1038,39 @@ class FuzzyEmbeddings(Vocabulary):
         Examples: ``F.most_similar(F["north"] & F["korea"])``,
         ``F.most_similar("cat", measure="kl", reverse=True)``; ``backend="dask"`` searches on
         the current Dask client (:meth:`neighbors`).
+
+        Parameters
+        ----------
+        query : str or FuzzySet
+            A word, or a single set (e.g. ``F["north"] & F["korea"]``).
+        topn : int, default 10
+            The number of words returned.
+        measure : str, default "cross_entropy"
+            A searchable measure of :data:`FUZZY_MEASURES`.
+        reverse : bool, default False
+            Rank by ``m(candidate, query)`` instead.
+        exclude : sequence of str, optional
+            Further words never returned.
+        restrict_vocab : int, optional
+            Search only the first ``restrict_vocab`` rows.
+        backend : {"exact", "cuda", "dask"}, default "exact"
+            Where the search runs (see :meth:`neighbors`).
+
+        Returns
+        -------
+        list of (str, float)
+            The nearest words and their similarities, best first.
+
+        Raises
+        ------
+        ValueError
+            A batch query, a measure that is not searchable, or ``topn`` larger than the candidates.
+        UnknownWordError
+            An unknown query or excluded word.
+
+        See Also
+        --------
+        neighbors : batches of queries, as arrays.
         """
         q = self._as_query(query)
         if q.is_batch:

@@ -13,7 +13,9 @@ from ._embeddings import FuzzyEmbeddings
 class FunctionWordReport(Display):
     """Function-word detection by fuzzy entropy vs by frequency (Bhat et al. 2020, Table 10).
 
-    Attributes
+    Made by :func:`function_words`.
+
+    Parameters
     ----------
     by_entropy, by_frequency : list of str
         The top ``max(cutoffs)`` candidate words under each ranking.
@@ -23,6 +25,12 @@ class FunctionWordReport(Display):
         Words that passed the frequency threshold.
     frequency_source : str
         ``"counts"``, ``"user"`` or ``"rank"`` (row order as the frequency proxy).
+    highest : bool, default True
+        Whether ``by_entropy`` ranks by decreasing entropy (the paper's) or increasing.
+
+    See Also
+    --------
+    function_words : makes this report.
     """
 
     by_entropy: list
@@ -33,6 +41,13 @@ class FunctionWordReport(Display):
     highest: bool = True
 
     def table(self) -> str:
+        """The hits per cutoff as a Markdown table, the layout of the paper's Table 10.
+
+        Returns
+        -------
+        str
+            One row per cutoff K: the function words among the top K by entropy and by frequency.
+        """
         rows = ["top K | entropy hits | frequency hits", "----- | ------------ | --------------"]
         rows += [f"{k:5d} | {h[0]:12d} | {h[1]:14d}" for k, h in self.hits.items()]
         return "\n".join(rows)
@@ -54,20 +69,41 @@ def function_words(F: FuzzyEmbeddings, *, min_count=None, top_n: int | None = No
 
     Parameters
     ----------
+    F : FuzzyEmbeddings
+        The vocabulary of fuzzy sets; its entropies are computed once and kept.
     min_count : float, optional
         Keep words with frequency ≥ min_count (needs counts).
     top_n : int, optional
         Keep only the ``top_n`` most frequent words (works with any frequency source).
+    frequencies : dict str -> float or array, shape (n_words,), optional
+        Word frequencies (a dict, missing words count 0, or an array aligned with ``F.words``);
+        default ``F.counts``, else the row order.
     stopwords : iterable of str, optional
         The function-word list; default scikit-learn's ``ENGLISH_STOP_WORDS`` (318 words).
-    cutoffs : tuple of int
-    highest : bool
+    cutoffs : tuple of int, default (15, 30, 50)
+        The K of "function words among the top K" (Table 10's).
+    highest : bool, default True
         Rank by decreasing entropy (True) or increasing.
+
+    Returns
+    -------
+    FunctionWordReport
+        Both rankings and the hits per cutoff.
 
     Raises
     ------
     ValueError
-        ``min_count`` without any counts, or no word passing the threshold.
+        ``min_count`` without any counts, a ``frequencies`` array of the wrong shape, or no word
+        passing the threshold.
+
+    See Also
+    --------
+    FuzzyEmbeddings.entropy : the per-word entropies ranked here.
+
+    References
+    ----------
+    Bhat, Debnath, Banerjee & Shrivastava (2020), "Word Embeddings as Tuples of Feature
+    Probabilities", RepL4NLP, pp. 24-33, Sec. 4.3 and Table 10. doi:10.18653/v1/2020.repl4nlp-1.4
     """
     n = len(F)
     if frequencies is not None:

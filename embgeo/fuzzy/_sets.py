@@ -18,21 +18,25 @@ LOG_TINY = math.log(np.finfo(np.float64).tiny)
 class FuzzyMeasure:
     """One measure of :data:`FUZZY_MEASURES`: its one spelling and what kind of score it is.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The one spelling ``measure=`` of :meth:`FuzzyEmbeddings.similarity_pairs` and
         :meth:`FuzzyEmbeddings.neighbors` accepts (e.g. ``"cross_entropy"``). :mod:`embgeo.evaluate`
         writes it :attr:`evaluate_name`.
-    word_similarity : bool
+    word_similarity : bool, default True
         :func:`embgeo.evaluate.word_similarity` offers it (the pair measures ``inclusion`` and
         ``intersection_ratio`` are for entailment only).
-    divergence : bool
+    divergence : bool, default False
         A divergence (lower = more similar), negated wherever a similarity is expected.
-    symmetric : bool
+    symmetric : bool, default False
         ``m(S, T) = m(T, S)``: ``reverse=True`` changes nothing.
-    searchable : bool
+    searchable : bool, default True
         Vocabulary-wide search (:meth:`FuzzyEmbeddings.neighbors`) supports it.
+
+    See Also
+    --------
+    FUZZY_MEASURES : the table of all measures, by name.
     """
 
     name: str
@@ -415,27 +419,118 @@ symmetric_kl_divergence = _public_op("symmetric_kl_divergence", _m_symmetric_kl,
 
 
 def complement(A):
-    """Fuzzy complement ``¬A = 1 − A`` (Bhat et al. 2020, Sec. 3)."""
+    """Fuzzy complement ``¬A = 1 − A`` (Bhat et al. 2020, Sec. 3).
+
+    Parameters
+    ----------
+    A : array_like, shape (..., d)
+        Memberships in [0, 1] (NumPy, CuPy or array-API arrays; lists are read as NumPy).
+
+    Returns
+    -------
+    out : array, shape (..., d)
+        ``1 − A``, in the array library (and dtype) of ``A``.
+
+    Raises
+    ------
+    ValueError
+        ``A`` is empty, holds NaN or inf, or has a value outside [0, 1].
+
+    See Also
+    --------
+    union : dual of intersection under the complement (De Morgan).
+    difference : ``A \\ B``, which is not ``A ∩ ¬B`` under the product t-norm.
+
+    References
+    ----------
+    Bhat, Debnath, Banerjee & Shrivastava (2020), "Word Embeddings as Tuples of Feature
+    Probabilities", RepL4NLP, pp. 24-33, Sec. 3 (fuzzy set operations). doi:10.18653/v1/2020.repl4nlp-1.4
+    """
     A = _check_memberships(A, "A")
     return 1 - A
 
 
 def is_subset(S, T):
-    """Crisp inclusion test ``S ⊆ T``: every feature has ``µ_S ≤ µ_T`` (Bhat et al. 2020, Sec. 3; bool,
-    or bool array for batches)."""
+    """Crisp inclusion test ``S ⊆ T``: every feature has ``µ_S ≤ µ_T`` (Bhat et al. 2020, Sec. 3).
+
+    Parameters
+    ----------
+    S, T : array_like, shape (..., d)
+        Memberships in [0, 1] over the same d features; leading axes broadcast.
+
+    Returns
+    -------
+    bool or bool array, shape (...)
+        True where every feature of S is at most the same feature of T (a 0-d array for two
+        single sets).
+
+    Raises
+    ------
+    ValueError
+        An operand that is empty, holds NaN or inf, or has a value outside [0, 1], or operands over
+        different numbers of features.
+
+    See Also
+    --------
+    graded_inclusion : the share of features with ``µ_S ≤ µ_T`` (1 exactly when this holds).
+    FuzzySet.issubset : the same test on :class:`FuzzySet` objects.
+    """
     xp, S, T = _pair_arrays(S, T)
     return xp.all(S <= T, axis=-1)
 
 
 def cardinality(A):
-    """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (Bhat et al. 2020, Sec. 3; float64), over the last axis."""
+    """Fuzzy cardinality ``|A| = Σ_i µ_A[i]`` (Bhat et al. 2020, Sec. 3; float64), over the last axis.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., d)
+        Memberships in [0, 1] (NumPy, CuPy or array-API arrays; lists are read as NumPy).
+
+    Returns
+    -------
+    float64 array, shape (...)
+        The sum of the memberships of each set (a 0-d array for a single set).
+
+    Raises
+    ------
+    ValueError
+        ``A`` is empty, holds NaN or inf, or has a value outside [0, 1].
+
+    See Also
+    --------
+    entropy : the other single-set measure.
+    """
     A = _check_memberships(A, "A")
     return _m_cardinality(xb.get_namespace(A), A)
 
 
 def entropy(A):
-    """Fuzzy entropy ``H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)`` with ``0·ln 0 = 0``
-    (Bhat et al. 2020, Sec. 3 and 4.3), in nats, float64."""
+    """Fuzzy entropy ``H(A) = Σ_i −a_i ln a_i − (1 − a_i) ln(1 − a_i)`` with ``0·ln 0 = 0``.
+
+    The entropy of the per-feature Bernoulli variables (Bhat et al. 2020, Sec. 3 and 4.3), in nats,
+    float64; it is 0 for a crisp set and largest (``d ln 2``) when every membership is 0.5.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., d)
+        Memberships in [0, 1] (NumPy, CuPy or array-API arrays; lists are read as NumPy).
+
+    Returns
+    -------
+    float64 array, shape (...)
+        ``H(A)`` in nats, one per set (a 0-d array for a single set).
+
+    Raises
+    ------
+    ValueError
+        ``A`` is empty, holds NaN or inf, or has a value outside [0, 1].
+
+    See Also
+    --------
+    cross_entropy : ``H(A, B) = H(A) + D(A ‖ B)``.
+    cardinality : the other single-set measure.
+    """
     A = _check_memberships(A, "A")
     return _m_entropy(xb.get_namespace(A), A)
 
@@ -456,8 +551,22 @@ class FuzzySet:
     memberships : array, shape (d,) or (m, d)
         Values in [0, 1]; NumPy, CuPy or array-API.
     sources : tuple of str (single set) or list of tuples (batch), optional
+        The vocabulary words the set was built from (one tuple per set of a batch); None: none.
     label : str, optional
         A readable expression, e.g. ``"(north & korea)"``.
+    check : bool, default True
+        Validate ``memberships`` (floating, finite, in [0, 1], non-empty). False skips the pass, for
+        memberships an operation on valid sets has just produced.
+
+    Raises
+    ------
+    ValueError
+        Memberships that are empty, hold NaN or inf, lie outside [0, 1] or are not 1-d or 2-d; or a
+        number of source tuples that differs from the number of sets.
+
+    See Also
+    --------
+    FuzzyEmbeddings : the vocabulary whose rows are fuzzy sets.
     """
 
     __slots__ = ("_mu", "_single", "_sources", "label")
@@ -490,14 +599,17 @@ class FuzzySet:
 
     @property
     def dim(self) -> int:
+        """The number of features d."""
         return int(self._mu.shape[1])
 
     @property
     def is_batch(self) -> bool:
+        """Whether this is a batch of sets (memberships of shape (m, d)) rather than a single set."""
         return not self._single
 
     @property
     def n_sets(self) -> int:
+        """The number of sets m (1 for a single set)."""
         return int(self._mu.shape[0])
 
     @property
@@ -543,24 +655,123 @@ class FuzzySet:
         return out
 
     def intersection(self, other) -> "FuzzySet":
-        """``self ∩ other = µ_self · µ_other`` (also ``self & other``; Bhat et al. 2020, Sec. 3)."""
+        """``self ∩ other = µ_self · µ_other`` (also ``self & other``; Bhat et al. 2020, Sec. 3).
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The other operand, over the same d features; a single set broadcasts against a batch.
+
+        Returns
+        -------
+        FuzzySet
+            The intersection, with the sources of both operands (a batch if either is one).
+
+        Raises
+        ------
+        ValueError
+            Operands over different numbers of features, or batches of different sizes.
+        TypeError
+            ``other`` cannot be read as memberships.
+
+        See Also
+        --------
+        intersection : the function over membership arrays.
+        """
         return self._binary(other, _op_intersection, "&")
 
     def union(self, other) -> "FuzzySet":
-        """``self ∪ other = µ_self + µ_other − µ_self µ_other`` (also ``self | other``; Sec. 3)."""
+        """``self ∪ other = µ_self + µ_other − µ_self µ_other`` (also ``self | other``; Sec. 3).
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The other operand, over the same d features; a single set broadcasts against a batch.
+
+        Returns
+        -------
+        FuzzySet
+            The union, with the sources of both operands (a batch if either is one).
+
+        Raises
+        ------
+        ValueError
+            Operands over different numbers of features, or batches of different sizes.
+        TypeError
+            ``other`` cannot be read as memberships.
+
+        See Also
+        --------
+        union : the function over membership arrays.
+        """
         return self._binary(other, _op_union, "|")
 
     def disjoint_union(self, other) -> "FuzzySet":
-        """``self ⊔ other = min(1, max(0, µ_self + µ_other))`` (also ``self + other``; Sec. 3, corrected: see
-        :func:`disjoint_union`)."""
+        """``self ⊔ other = min(1, max(0, µ_self + µ_other))`` (also ``self + other``).
+
+        Bhat et al. 2020, Sec. 3, with the printed formula's typo corrected: see :func:`disjoint_union`.
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The other operand, over the same d features; a single set broadcasts against a batch.
+
+        Returns
+        -------
+        FuzzySet
+            The bounded sum, with the sources of both operands (a batch if either is one).
+
+        Raises
+        ------
+        ValueError
+            Operands over different numbers of features, or batches of different sizes.
+        TypeError
+            ``other`` cannot be read as memberships.
+
+        See Also
+        --------
+        disjoint_union : the function over membership arrays.
+        """
         return self._binary(other, _op_disjoint_union, "+")
 
     def difference(self, other) -> "FuzzySet":
-        """``self \\ other = µ_self − min(µ_self, µ_other)`` (also ``self - other``; Sec. 3)."""
+        """``self \\ other = µ_self − min(µ_self, µ_other)`` (also ``self - other``; Sec. 3).
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The set to take away, over the same d features; a single set broadcasts against a batch.
+
+        Returns
+        -------
+        FuzzySet
+            What ``self`` has beyond ``other``, with the sources of both operands.
+
+        Raises
+        ------
+        ValueError
+            Operands over different numbers of features, or batches of different sizes.
+        TypeError
+            ``other`` cannot be read as memberships.
+
+        See Also
+        --------
+        difference : the function over membership arrays.
+        """
         return self._binary(other, _op_difference, "-")
 
     def complement(self) -> "FuzzySet":
-        """``¬self = 1 − µ_self`` (also ``~self``; Sec. 3). Keeps the sources, so searches still exclude them."""
+        """``¬self = 1 − µ_self`` (also ``~self``; Sec. 3).
+
+        Returns
+        -------
+        FuzzySet
+            The complement. It keeps the sources, so searches still exclude them.
+
+        See Also
+        --------
+        complement : the function over membership arrays.
+        """
         out = FuzzySet(1 - self._mu, sources=self._sources, check=False)
         out._single = self._single
         out.label = f"~{self.label}" if self.label else None
@@ -589,15 +800,56 @@ class FuzzySet:
         return float(v[0]) if (self._single and o._single) else v
 
     def cardinality(self):
-        """``|A| = Σ µ`` (Sec. 3; float, a float64 array for a batch)."""
+        """``|A| = Σ µ`` (Bhat et al. 2020, Sec. 3).
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            The cardinality: a float for a single set, one value per set for a batch.
+
+        See Also
+        --------
+        cardinality : the function over membership arrays.
+        """
         return self._unary_value(_m_cardinality)
 
     def entropy(self):
-        """Fuzzy entropy ``Σ −a ln a − (1 − a) ln(1 − a)``, 0·ln 0 = 0 (nats; Sec. 3 and 4.3)."""
+        """Fuzzy entropy ``Σ −a ln a − (1 − a) ln(1 − a)``, 0·ln 0 = 0 (nats; Sec. 3 and 4.3).
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            The entropy in nats: a float for a single set, one value per set for a batch.
+
+        See Also
+        --------
+        entropy : the function over membership arrays.
+        """
         return self._unary_value(_m_entropy)
 
     def issubset(self, other):
-        """Crisp inclusion ``self ⊆ other`` (also ``self <= other``; Sec. 3)."""
+        """Crisp inclusion ``self ⊆ other`` (also ``self <= other``; Sec. 3).
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The candidate superset, over the same d features.
+
+        Returns
+        -------
+        bool or bool array, shape (m,)
+            A bool when both are single sets, one per pair otherwise.
+
+        Raises
+        ------
+        ValueError
+            Operands over different numbers of features, or batches of different sizes.
+
+        See Also
+        --------
+        inclusion : the graded form.
+        is_subset : the function over membership arrays.
+        """
         o = self._coerce(other)
         xp = xb.get_namespace(self._mu, o._mu)
         v = xp.all(self._mu <= o._mu, axis=-1)
@@ -606,21 +858,96 @@ class FuzzySet:
     __le__ = issubset
 
     def inclusion(self, other):
-        """Graded inclusion of ``self`` in ``other``: share of features with ``µ_self ≤ µ_other``."""
+        """Graded inclusion of ``self`` in ``other``: share of features with ``µ_self ≤ µ_other``.
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The candidate superset, over the same d features.
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            In [0, 1]: a float when both are single sets, one per pair otherwise.
+
+        See Also
+        --------
+        graded_inclusion : the function over membership arrays.
+        """
         return self._pair_value(other, _m_inclusion)
 
     def jaccard(self, other):
-        """Fuzzy Jaccard ``|self ∩ other| / |self ∪ other|``."""
+        """Fuzzy Jaccard ``|self ∩ other| / |self ∪ other|`` (symmetric, in [0, 1]).
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The other set, over the same d features.
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            A float when both are single sets, one per pair otherwise.
+
+        See Also
+        --------
+        jaccard : the function over membership arrays.
+        """
         return self._pair_value(other, _m_jaccard)
 
     def intersection_ratio(self, other):
-        """``|self ∩ other| / |self|``."""
+        """``|self ∩ other| / |self|``: Kosko's subsethood of ``self`` in ``other``.
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The other set, over the same d features.
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            In [0, 1]: a float when both are single sets, one per pair otherwise.
+
+        See Also
+        --------
+        intersection_ratio : the function over membership arrays.
+        """
         return self._pair_value(other, _m_intersection_ratio)
 
     def cross_entropy(self, other):
-        """Bernoulli cross-entropy ``H(self, other)`` (Sec. 4.4; :func:`cross_entropy`): self plays S."""
+        """Bernoulli cross-entropy ``H(self, other)`` (Sec. 4.4): self plays S.
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The set playing T, over the same d features.
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            In nats: a float when both are single sets, one per pair otherwise.
+
+        See Also
+        --------
+        cross_entropy : the function over membership arrays.
+        """
         return self._pair_value(other, _m_cross_entropy)
 
     def kl(self, other):
-        """Bernoulli KL ``D(self ‖ other)`` (Sec. 3-4.4; :func:`kl_divergence`)."""
+        """Bernoulli KL ``D(self ‖ other)`` (Sec. 3-4.4).
+
+        Parameters
+        ----------
+        other : FuzzySet or array_like, shape (d,) or (m, d)
+            The set playing T, over the same d features.
+
+        Returns
+        -------
+        float or float64 array, shape (m,)
+            In nats, ≥ 0: a float when both are single sets, one per pair otherwise.
+
+        See Also
+        --------
+        kl_divergence : the function over membership arrays.
+        """
         return self._pair_value(other, _m_kl)
