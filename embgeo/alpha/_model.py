@@ -51,7 +51,28 @@ def fisher_cosine(X, Y, fisher=None):
     """Cosine of aligned rows of ``X`` and ``Y`` in the metric ``fisher`` (eq. 5 of Volpi & Malagò 2020).
 
     sim(a, b) = ⟨x, y⟩_I / (‖x‖_I ‖y‖_I) with ⟨x, y⟩_I = xᵀ I y. ``fisher=None`` is the identity
-    (the Euclidean geometry). Returns a float64 NumPy array (one value per row); zero vectors give 0.
+    (the Euclidean geometry).
+
+    Parameters
+    ----------
+    X, Y : array_like, shape (m, d) or (d,)
+        Aligned rows (any array library; copied to NumPy float64). A single vector is one row.
+    fisher : array_like, shape (d, d), optional
+        The metric I (e.g. :attr:`AlphaEmbeddings.fisher`, symmetric positive definite); None: the
+        identity.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (m,)
+        One cosine per row pair; a pair with a zero vector gives 0.
+
+    See Also
+    --------
+    AlphaEmbeddings.similarity : eq. 5 for two words of a model.
+
+    References
+    ----------
+    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 5. arXiv:1912.02280
 
     Examples
     --------
@@ -98,6 +119,27 @@ class AlphaEmbeddings(Vocabulary):
     memory_budget : int, optional
         Bytes of the logits blocks of one pass (default
         :data:`embgeo.neighbors.DEFAULT_MEMORY_BUDGET`): vocabulary-wide work never holds more.
+    check_finite : bool, default True
+        Refuse U, V or ``context_bias`` holding NaN or inf (a pass over the matrices).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``p0`` or ``variant``; U and V of different shapes, not 2-d, or not finite; no
+        more words than dimensions (the Fisher matrix would be singular); words, counts or
+        ``context_bias`` whose length is not n; counts that are negative, not finite or all zero;
+        ``p0="u"`` or ``"ud"`` without counts; ``p0="ud"`` with a zero count (the word is named).
+        A gensim model or :class:`~embgeo.Embeddings` without output vectors is refused with the
+        way to get them.
+
+    See Also
+    --------
+    embgeo.alpha.sweeps.alpha_sweep : choose α on a similarity benchmark (Tables 2-3).
+    embgeo.alpha.sweeps.analogy_sweep : choose α on analogies (Table 11).
+
+    References
+    ----------
+    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 1-9. arXiv:1912.02280
 
     Attributes
     ----------
@@ -194,8 +236,28 @@ class AlphaEmbeddings(Vocabulary):
             ``X.bin`` (``-binary 1``/``2``: the raw float64 parameters; needs ``vocab``).
         vocab : str or Path, optional
             The vocabulary file given to ``glove -vocab-file``.
-        p0, variant, **kwargs
+        p0 : {"0", "u", "ud"}, default "0"
+            Reference measure, as :class:`AlphaEmbeddings`.
+        variant : {"U", "U+V"}, default "U"
             As :class:`AlphaEmbeddings`.
+        **kwargs
+            Further keywords of :class:`AlphaEmbeddings` (``dtype``, ``memory_budget``, ...).
+
+        Returns
+        -------
+        AlphaEmbeddings
+            The model, with GloVe's context biases in p_w.
+
+        Raises
+        ------
+        FormatError
+            A file that is not GloVe's ``-model 0`` output (the file and line are named).
+        ValueError
+            What :class:`AlphaEmbeddings` refuses.
+
+        See Also
+        --------
+        read_glove : the reader alone.
         """
         g = read_glove(path, vocab)
         return cls(g.word_vectors, g.context_vectors, counts=g.counts, words=g.words, p0=p0, variant=variant,
@@ -210,6 +272,7 @@ class AlphaEmbeddings(Vocabulary):
 
     @property
     def dim(self) -> int:
+        """The embedding dimension d."""
         return int(self._U.shape[1])
 
     @property
@@ -433,12 +496,26 @@ class AlphaEmbeddings(Vocabulary):
             norm in that geometry instead (``geometry="euclidean", normalize="fisher"`` is the
             paper's "nF-pI" of Table 11). Normalised rows are always finite, even where W^α overflows.
         progress : bool, optional
+            Progress bar over the blocks of rows; None: automatic.
+
+        Returns
+        -------
+        array of float64, shape (len(words), d) or (n, d)
+            The rows, in the model's array library.
 
         Raises
         ------
         ValueError
             α is NaN or +∞, or α = −∞ without ``normalize`` (W^α has no limit then, only its
-            direction has: α = −∞ with ``normalize`` gives ``limit(top=1)``, eq. 9, as the sweeps do).
+            direction has: α = −∞ with ``normalize`` gives ``limit(top=1)``, eq. 9, as the sweeps do);
+            an unknown geometry.
+        UnknownWordError
+            A word of ``words`` is not in the vocabulary.
+
+        See Also
+        --------
+        embed : the same rows as an :class:`~embgeo.Embeddings`.
+        limit : the α → −∞ limit (eq. 9).
         """
         geometry = _geometry(geometry)
         normalize = _normalization(normalize, geometry)
@@ -461,7 +538,9 @@ class AlphaEmbeddings(Vocabulary):
         Parameters
         ----------
         alpha : float
-        geometry : {"fisher", "euclidean"}
+            The deformation parameter α of eq. 3 (−∞ with ``normalize``: the limit of eq. 9).
+        geometry : {"fisher", "euclidean"}, default "fisher"
+            The frame of the rows (see :meth:`alpha_vectors`).
         words : sequence of str, optional
             Compute only these rows (each still sums over the whole vocabulary of contexts).
         normalize : bool or {"fisher", "euclidean"}
@@ -469,8 +548,29 @@ class AlphaEmbeddings(Vocabulary):
             ``embgeo.evaluate.analogy`` re-normalise rows in their own (Euclidean) frame; the
             paper's nF-pI analogy (eq. 6 with mixed geometries) is
             :func:`embgeo.alpha.sweeps.analogy_sweep`.
-        dtype_out : {"float32", "float64"}
+        dtype_out : {"float32", "float64"}, default "float32"
+            Storage dtype of the result.
         progress : bool, optional
+            Progress bar over the blocks of rows; None: automatic.
+
+        Returns
+        -------
+        Embeddings
+            One row per word (all words, or ``words`` in that order), with the model's counts.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`alpha_vectors`.
+        OverflowError
+            Rows that do not fit ``dtype_out`` (unnormalised W^α for large ``|α|``): pass
+            ``normalize=True`` or ``dtype_out="float64"``.
+        UnknownWordError
+            A word of ``words`` is not in the vocabulary.
+
+        See Also
+        --------
+        alpha_vectors : the rows as an array.
         """
         geometry = _geometry(geometry)
         rows = self._rows(words)
@@ -502,11 +602,38 @@ class AlphaEmbeddings(Vocabulary):
             Weight the rows by p_w(χ)/p0(χ) instead of 1.
         geometry : {"fisher", "euclidean"}
             As in :meth:`embed`.
+        words : sequence of str, optional
+            Compute only these rows (default: the whole vocabulary).
         natural : bool
             ``True`` (default) returns ``I(p0)⁻¹ Σ ΔV_χ``, eq. 9 as printed and the direction W^α
             tends to. ``False`` drops the I(p0)⁻¹ (``Σ ΔV_χ``, the bare rows of the clustering).
         normalize : bool or {"fisher", "euclidean"}
             As in :meth:`alpha_vectors` (default True: only the direction has a limit).
+        dtype_out : {"float32", "float64"}, default "float32"
+            Storage dtype of the result.
+        progress : bool, optional
+            Progress bar over the blocks of rows; None: automatic.
+
+        Returns
+        -------
+        Embeddings
+            One row per word, with the model's counts.
+
+        Raises
+        ------
+        ValueError
+            ``top`` outside [1, n], or an unknown geometry.
+        UnknownWordError
+            A word of ``words`` is not in the vocabulary.
+
+        See Also
+        --------
+        embed : finite α.
+
+        References
+        ----------
+        Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 8-9 and Sec. 3.2.
+        arXiv:1912.02280
         """
         geometry = _geometry(geometry)
         normalize = _normalization(normalize, geometry)
@@ -546,7 +673,33 @@ class AlphaEmbeddings(Vocabulary):
         return Y
 
     def similarity(self, w1: str, w2: str, alpha: float, geometry: str = "fisher") -> float:
-        """Cosine of W^α(w1) and W^α(w2) in ``geometry`` (eq. 5); computes only the two rows."""
+        """Cosine of W^α(w1) and W^α(w2) in ``geometry`` (eq. 5); computes only the two rows.
+
+        Parameters
+        ----------
+        w1, w2 : str
+            The two words.
+        alpha : float
+            The deformation parameter α of eq. 3 (−∞: the limit directions of eq. 9).
+        geometry : {"fisher", "euclidean"}, default "fisher"
+            The inner product: the Fisher metric I(p0) (eq. 5) or the identity.
+
+        Returns
+        -------
+        float
+            The cosine, in [−1, 1].
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            α is NaN or +∞, or an unknown geometry.
+
+        See Also
+        --------
+        fisher_cosine : the same cosine of given vectors.
+        """
         geometry = _geometry(geometry)
         Y = self.alpha_vectors(alpha, [w1, w2], geometry=geometry, normalize=True, progress=False)
         Y = xb.to_numpy(Y)

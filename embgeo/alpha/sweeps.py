@@ -153,8 +153,9 @@ class CrossValidation(Display):
     """α chosen by k-fold cross-validation, summarised as in Volpi & Malagò (2020), Tables 2–3.
 
     In each fold the ``top`` best α on the other folds (validation) are scored on the held-out fold.
+    Made by :meth:`from_folds` inside :func:`alpha_sweep` and :func:`analogy_sweep`.
 
-    Attributes
+    Parameters
     ----------
     alpha, alpha_std : float
         Mean and standard deviation over the ``top`` ranks of the fold-averaged chosen α
@@ -166,6 +167,10 @@ class CrossValidation(Display):
         Standard deviation over folds of each fold's mean held-out score.
     chosen_alphas, test_scores : ndarray (folds, top)
         The chosen α of each fold (best first) and their held-out scores.
+
+    References
+    ----------
+    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, Tables 2-3. arXiv:1912.02280
     """
 
     alpha: float
@@ -178,6 +183,23 @@ class CrossValidation(Display):
 
     @classmethod
     def from_folds(cls, alphas, chosen, test) -> "CrossValidation":
+        """The summary of the choices made in each fold.
+
+        Parameters
+        ----------
+        alphas : ndarray of float64, shape (n_alphas,)
+            The grid (``-inf`` for the limit embedding).
+        chosen : ndarray of int, shape (folds, top)
+            Per fold, the indices into ``alphas`` of the ``top`` best α on validation, best first.
+        test : ndarray of float, shape (folds, top)
+            Their scores on the held-out fold.
+
+        Returns
+        -------
+        CrossValidation
+            Means and standard deviations over the ``top`` ranks (a chosen −∞ gives ``alpha=-inf``
+            and ``alpha_std=nan``).
+        """
         ca = alphas[chosen]
         with np.errstate(invalid="ignore"):  # a chosen −∞ (the limit embedding): mean −∞, spread nan
             by_rank_a, by_rank_s = ca.mean(axis=0), test.mean(axis=0)
@@ -194,7 +216,7 @@ class CrossValidation(Display):
 class SweepResult(Display):
     """α sweep on a word-similarity benchmark (:func:`alpha_sweep`).
 
-    Attributes
+    Parameters
     ----------
     alphas : ndarray
         The grid.
@@ -208,6 +230,14 @@ class SweepResult(Display):
         ρ of the cosine of the plain input vectors (U, or U + V for the U+V variant), same pairs.
     n_pairs, n_total : int
         Covered pairs used, and pairs in the benchmark.
+    name : str, default ""
+        The benchmark's name (``"pairs"`` for a tuple of lists).
+    settings : dict, default {}
+        The settings of the sweep (``p0``, ``variant``, ``geometry``, ``normalize``, ``folds``, ``top``).
+
+    See Also
+    --------
+    AnalogySweepResult : the analogy sweep's result.
     """
 
     alphas: np.ndarray
@@ -242,7 +272,23 @@ class SweepResult(Display):
         return self.cv.test_scores[:, 0]
 
     def plot(self, ax=None):
-        """ρ against α, with the baseline and the cross-validated α; returns the matplotlib Axes."""
+        """ρ against α, with the baseline (dotted) and the cross-validated α (dashed).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
+        """
         plt = _pyplot()
         ax = plt.subplots()[1] if ax is None else ax
         label = " ".join(f"{k}={v}" for k, v in self.settings.items())
@@ -316,6 +362,8 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
         Fold assignment.
     lowercase : bool or None
         As :func:`embgeo.evaluate.word_similarity`: None looks words up as written, then lower-cased.
+    progress : bool, optional
+        Progress bar over the blocks of rows; None: automatic.
     client : distributed.Client, optional
         Run the α groups on this client. Default: the current client if there is one
         (:func:`embgeo.distributed.current_client`), else here.
@@ -323,6 +371,25 @@ def alpha_sweep(model, alphas: Sequence[float], benchmark, folds: int = 5, *, to
         True runs here whatever client exists.
     **kwargs
         Further :class:`AlphaEmbeddings` arguments (``dtype``, ``memory_budget``, ...).
+
+    Returns
+    -------
+    SweepResult
+        ρ per α on all pairs, the cross-validated α and ρ (``cv``), and the baseline.
+
+    Raises
+    ------
+    ValueError
+        An empty grid, NaN or +∞ in it, ``folds < 2``, ``top`` outside [1, len(alphas)], an unknown
+        geometry, or fewer than ``2 * folds`` pairs in the vocabulary.
+
+    See Also
+    --------
+    analogy_sweep : the paper's protocol (analogies).
+
+    References
+    ----------
+    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 2 and 5. arXiv:1912.02280
     """
     from scipy.stats import spearmanr
 
@@ -377,9 +444,10 @@ ANALOGY_GROUPS = ("semantic", "syntactic", "total")
 class AnalogySweepResult(Display):
     """α sweep on analogies with the paper's cross-validation (:func:`analogy_sweep`).
 
-    Attributes
+    Parameters
     ----------
     alphas : ndarray
+        The grid.
     accuracy : dict
         Per group (``"semantic"``, ``"syntactic"``, ``"total"``): accuracy of each α on all the
         group's covered questions (in-sample).
@@ -391,7 +459,17 @@ class AnalogySweepResult(Display):
     correct : ndarray of bool (n_alphas, n_evaluated)
         Per α and covered question, whether eq. 6 found the answer.
     n_evaluated, n_total : int
+        Questions with all four words among the candidates, and questions in the file.
     restrict_vocab : int
+        The number of candidate rows.
+    name : str, default ""
+        The question set's name.
+    settings : dict, default {}
+        The settings of the sweep (``p0``, ``variant``, ``geometry``, ``normalize``, ``folds``, ``top``).
+
+    See Also
+    --------
+    SweepResult : the similarity sweep's result.
     """
 
     alphas: np.ndarray
@@ -406,13 +484,37 @@ class AnalogySweepResult(Display):
     settings: dict = field(default_factory=dict)
 
     def table(self) -> list[dict]:
-        """Rows shaped like the paper's Table 11: per group, cross-validated α and accuracy (%)."""
+        """Rows shaped like the paper's Table 11: per group, cross-validated α and accuracy (%).
+
+        Returns
+        -------
+        list of dict
+            One dict per group (``"semantic"``, ``"syntactic"``, ``"total"``, those with enough
+            questions) with keys ``group``, ``alpha``, ``alpha_std``, ``accuracy``,
+            ``accuracy_std`` and ``baseline`` (the accuracies in %).
+        """
         return [{"group": g, "alpha": self.cv[g].alpha, "alpha_std": self.cv[g].alpha_std,
                  "accuracy": 100 * self.cv[g].score, "accuracy_std": 100 * self.cv[g].score_std,
                  "baseline": 100 * self.baseline[g]} for g in ANALOGY_GROUPS if g in self.cv]
 
     def plot(self, ax=None):
-        """Accuracy against α per group, baselines dotted; returns the matplotlib Axes."""
+        """Accuracy against α per group, baselines dotted.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
+        """
         plt = _pyplot()
         ax = plt.subplots()[1] if ax is None else ax
         for g in ANALOGY_GROUPS:
@@ -493,6 +595,8 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
         Fold assignment.
     lowercase : bool or None
         None: a word as written, else lower-cased; True: always lower-cased.
+    progress : bool, optional
+        Progress bar over the blocks of rows; None: automatic.
     client, local
         As in :func:`alpha_sweep`: the grid runs as Dask tasks (one group of α per worker) when a
         client exists, unless ``local=True``.
@@ -503,6 +607,22 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
     -------
     AnalogySweepResult
         ``.table()`` gives the rows of Table 11; ``.plot()`` the curves of Fig. 1 (bottom).
+
+    Raises
+    ------
+    ValueError
+        An empty grid, NaN or +∞ in it, ``folds < 2``, ``top`` outside [1, len(alphas)], an unknown
+        geometry, ``restrict_vocab`` leaving fewer than 4 candidates, or fewer than ``2 * folds``
+        covered questions.
+
+    See Also
+    --------
+    alpha_sweep : the same selection on a similarity benchmark.
+
+    References
+    ----------
+    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 6 and Tables 2, 3 and 11.
+    arXiv:1912.02280
 
     Notes
     -----
