@@ -250,10 +250,9 @@ class AlphaEmbeddings(Vocabulary):
 
         Raises
         ------
-        FormatError
-            A file that is not GloVe's ``-model 0`` output (the file and line are named).
         ValueError
-            What :class:`AlphaEmbeddings` refuses.
+            A malformed line (named by number), a size that does not fit the vocabulary, a binary
+            file without ``vocab`` (see :func:`read_glove`), or what :class:`AlphaEmbeddings` refuses.
 
         See Also
         --------
