@@ -106,6 +106,27 @@ def normalize(X, *steps: str, memory_budget: int | None = None, backend: str | N
         CPU). The kernels' float64 sums run in another order than NumPy's: results agree to the
         last bit of the storage dtype, not always bit for bit.
 
+    Returns
+    -------
+    array, shape (n_words, dim), or Embeddings
+        A new array in the library, device and dtype of ``X`` (integer input becomes floating);
+        a new :class:`~embgeo.embeddings.Embeddings` for an Embeddings.
+
+    Raises
+    ------
+    ValueError
+        An unknown step (the valid ones are listed), an unknown ``backend``, or an ``X`` that is
+        not 2-D.
+
+    See Also
+    --------
+    Normalizer : the same steps with statistics fitted once and reused on new rows.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). Generalizing and improving bilingual word embedding
+    mappings with a multi-step framework of linear transformations. AAAI, Section 3.1.
+
     Examples
     --------
     >>> import numpy as np
@@ -175,6 +196,15 @@ class Normalizer:
     memory_budget : int, optional
         As for :func:`normalize`.
 
+    Raises
+    ------
+    ValueError
+        An unknown step (the valid ones are listed).
+
+    See Also
+    --------
+    normalize : the steps with statistics computed from the rows given.
+
     Attributes
     ----------
     statistics_ : list
@@ -199,12 +229,44 @@ class Normalizer:
         self.memory_budget = memory_budget
 
     def fit(self, X) -> "Normalizer":
-        """Learn the statistics of every step on ``X`` (the steps before it applied)."""
+        """Learn the statistics of every step on ``X`` (the steps before it applied).
+
+        Parameters
+        ----------
+        X : array, shape (n_words, dim)
+            The training vocabulary's vectors (NumPy, CuPy or array-API).
+
+        Returns
+        -------
+        Normalizer
+            ``self``, fitted (:attr:`statistics_` set).
+
+        Raises
+        ------
+        ValueError
+            ``X`` is not 2-D.
+        """
         self.fit_transform(X)
         return self
 
     def fit_transform(self, X):
-        """Fit on ``X`` and return it normalised (one pass per step, as :func:`normalize`)."""
+        """Fit on ``X`` and return it normalised (one pass per step, as :func:`normalize`).
+
+        Parameters
+        ----------
+        X : array, shape (n_words, dim)
+            The training vocabulary's vectors (NumPy, CuPy or array-API).
+
+        Returns
+        -------
+        array, shape (n_words, dim)
+            ``X`` normalised, in its library and dtype: what :func:`normalize` gives.
+
+        Raises
+        ------
+        ValueError
+            ``X`` is not 2-D.
+        """
         X = _check(X)
         xp = xb.get_namespace(X)
         stats = []
@@ -220,7 +282,26 @@ class Normalizer:
         return X
 
     def transform(self, X):
-        """Normalise ``X`` with the fitted statistics."""
+        """Normalise ``X`` with the fitted statistics.
+
+        Parameters
+        ----------
+        X : array, shape (m, dim)
+            Rows to normalise, over the dimensions the statistics were fitted on (any library:
+            the statistics are moved to it).
+
+        Returns
+        -------
+        array, shape (m, dim)
+            The rows normalised as they would be inside the fitted vocabulary.
+
+        Raises
+        ------
+        NotFittedError
+            :meth:`fit` has not been called.
+        ValueError
+            ``X`` is not 2-D.
+        """
         if not hasattr(self, "statistics_"):
             from .errors import NotFittedError
 

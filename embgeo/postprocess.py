@@ -97,13 +97,27 @@ def apply_transform(e, T, offset=None):
     Parameters
     ----------
     e : Embeddings or array, shape (n, d)
+        The vectors to map (NumPy, CuPy, array-API or dask).
     T : array, shape (d, k)
-        E.g. the matrix returned by ``similarity_order(..., return_transform=True)``.
+        E.g. the matrix returned by ``similarity_order(..., return_transform=True)``; moved to the
+        array library of ``e`` if it comes from another.
     offset : array, shape (k,), optional
+        Subtracted from every mapped row (``mean @ matrix`` of an :class:`AffineTransform`).
 
     Returns
     -------
     Embeddings or array (the kind of ``e``), shape (n, k)
+        The mapped vectors, in ``e``'s dtype.
+
+    Raises
+    ------
+    ValueError
+        ``T`` not 2-D, ``T``'s rows not matching the dimension of ``e``, or ``offset`` not of
+        shape (k,).
+
+    See Also
+    --------
+    AffineTransform : a fitted transform that applies itself.
     """
     X, wrap = _unwrap(e)
     T = _as_matrix(T, X, "T")
@@ -120,11 +134,19 @@ def apply_transform(e, T, offset=None):
 class AffineTransform:
     """A fitted affine map ``x ↦ (x - mean) @ matrix``, applicable to held-out vectors.
 
-    Attributes
+    Returned by :func:`all_but_the_top` and :func:`ppa_pca_ppa` with ``return_transform=True``;
+    calling it is :meth:`apply`.
+
+    Parameters
     ----------
     matrix : array, shape (d_in, d_out), float64
+        The linear part.
     mean : array, shape (d_in,), float64
         The vector subtracted first (the fitted vocabulary's mean).
+
+    See Also
+    --------
+    apply_transform : the same map from a matrix and an offset.
     """
 
     matrix: Any
@@ -137,7 +159,23 @@ class AffineTransform:
         return xp.reshape(xp.reshape(self.mean, (1, -1)) @ self.matrix, (-1,))
 
     def apply(self, e):
-        """Transform an Embeddings or a (n, d_in) array, returning the same kind."""
+        """Transform an Embeddings or a (n, d_in) array, returning the same kind.
+
+        Parameters
+        ----------
+        e : Embeddings or array, shape (n, d_in)
+            Vectors in the space the transform was fitted on (held-out words too).
+
+        Returns
+        -------
+        Embeddings or array (the kind of ``e``), shape (n, d_out)
+            ``(x − mean) @ matrix`` for every row, in ``e``'s dtype.
+
+        Raises
+        ------
+        ValueError
+            Vectors whose dimension is not d_in.
+        """
         return apply_transform(e, self.matrix, self.offset)
 
     __call__ = apply
@@ -149,8 +187,10 @@ def similarity_order_transform(X, alpha: float, *, tol: float | None = None):
 
     Parameters
     ----------
-    X : array, shape (n, d)
+    X : array or Embeddings, shape (n, d)
+        The vectors whose Gram matrix ``XᵀX`` is decomposed.
     alpha : float
+        The power of the eigenvalues (``α = (n−1)/2`` for n-th order similarity).
     tol : float, optional
         Eigenvalues ``<= tol`` count as zero (default ``max eigenvalue · d · eps(float64)``).
 
@@ -158,6 +198,24 @@ def similarity_order_transform(X, alpha: float, *, tol: float | None = None):
     -------
     T : array, shape (d, d), float64
         Columns ordered by decreasing eigenvalue.
+
+    Raises
+    ------
+    TypeError
+        ``alpha`` is not a real number.
+    ValueError
+        ``alpha`` not finite, NaN/inf in ``X`` (the row is named), or ``alpha < 0`` with a
+        singular ``XᵀX``.
+
+    See Also
+    --------
+    similarity_order : applies this matrix.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, I. Lopez-Gazpio, E. Agirre (2018). Uncovering divergent linguistic
+    information in word embeddings with lessons for intrinsic and extrinsic evaluation. CoNLL,
+    Section 3. doi:10.18653/v1/K18-1028
     """
     X, _ = _unwrap(X, "X")
     alpha = _check_alpha(alpha)
@@ -222,8 +280,16 @@ def similarity_order(e, alpha: float, *, tol: float | None = None, return_transf
 
     Raises
     ------
+    TypeError
+        ``alpha`` is not a real number.
     ValueError
-        NaN/inf in ``e`` (the row is named); ``alpha < 0`` when ``XᵀX`` is singular.
+        NaN/inf in ``e`` (the row is named); ``alpha`` not finite; ``alpha < 0`` when ``XᵀX`` is
+        singular.
+
+    See Also
+    --------
+    similarity_order_transform : the matrix alone.
+    apply_transform : apply the returned matrix to held-out vectors.
 
     Notes
     -----
@@ -264,10 +330,31 @@ def whitening_transform(X):
     obtained from the blocked float64 Gram matrix by :func:`embgeo.linalg.sym_power`. VecMap
     whitens with the rows of the training dictionary only: pass those rows (``X[src_indices]``).
 
+    Parameters
+    ----------
+    X : array or Embeddings, shape (n, d)
+        The rows the statistics are estimated on.
+
+    Returns
+    -------
+    W : array, shape (d, d), float64
+        Symmetric; ``(X W)ᵀ (X W) = I``.
+
     Raises
     ------
     ValueError
-        If ``XᵀX`` is singular (fewer independent rows than dimensions, or a null direction).
+        If ``XᵀX`` is singular (fewer independent rows than dimensions, or a null direction), or
+        ``X`` holds NaN or inf (the row is named).
+
+    See Also
+    --------
+    whiten : whitens vectors with their own matrix.
+    dewhitening_transform : the inverse step's matrix.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). Generalizing and improving bilingual word embedding
+    mappings with a multi-step framework of linear transformations. AAAI, Section 3 (step 1).
     """
     X, _ = _unwrap(X, "X")
     G, _ = _statistics(X)
@@ -280,6 +367,33 @@ def dewhitening_transform(X, rotation=None):
     ``(XᵀX)^(1/2)`` is the inverse of :func:`whitening_transform` (VecMap writes ``inv(wx1)``);
     conjugating it with the orthogonal ``R`` applied after whitening (VecMap's ``wx2``) restores
     the original variances in the mapped basis.
+
+    Parameters
+    ----------
+    X : array or Embeddings, shape (n, d)
+        The un-whitened rows whose whitening is undone.
+    rotation : array, shape (d, d), optional
+        The orthogonal map applied after whitening; None: the identity.
+
+    Returns
+    -------
+    array, shape (d, d), float64
+        ``Rᵀ (XᵀX)^(1/2) R``.
+
+    Raises
+    ------
+    ValueError
+        ``X`` holds NaN or inf (the row is named), or ``rotation`` is not d×d.
+
+    See Also
+    --------
+    dewhiten : applies this matrix.
+    whitening_transform : the step it undoes.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). Generalizing and improving bilingual word embedding
+    mappings with a multi-step framework of linear transformations. AAAI, Section 3 (step 4).
     """
     X, _ = _unwrap(X, "X")
     G, _ = _statistics(X)
@@ -299,8 +413,21 @@ def whiten(e, *, return_transform: bool = False):
     Parameters
     ----------
     e : Embeddings or array, shape (n, d), with ``XᵀX`` non-singular
+        The vectors to whiten.
     return_transform : bool
         Also return ``W`` (d×d, float64); held-out rows map as ``X_new @ W``.
+
+    Returns
+    -------
+    result : Embeddings or array (the kind of ``e``), shape (n, d)
+        The whitened vectors, in ``e``'s dtype.
+    W : array, shape (d, d), float64
+        Only with ``return_transform=True``.
+
+    Raises
+    ------
+    ValueError
+        ``XᵀX`` is singular, or ``e`` holds NaN or inf (the row is named).
 
     See Also
     --------
@@ -326,6 +453,26 @@ def dewhiten(e, reference, *, rotation=None, return_transform: bool = False):
         before whitening, per ``src_dewhiten``/``trg_dewhiten``).
     rotation : array, shape (d, d), optional
         The orthogonal map applied after whitening (VecMap's ``wx2`` or ``wz2``).
+    return_transform : bool, default False
+        Also return the d×d matrix applied; held-out rows map as ``X_new @ M``.
+
+    Returns
+    -------
+    result : Embeddings or array (the kind of ``e``), shape (n, d)
+        The de-whitened vectors, in ``e``'s dtype.
+    M : array, shape (d, d), float64
+        Only with ``return_transform=True``.
+
+    Raises
+    ------
+    ValueError
+        ``reference`` and ``e`` of different dimensions, a ``rotation`` that is not d×d, or NaN or
+        inf in ``reference``.
+
+    See Also
+    --------
+    dewhitening_transform : the matrix alone.
+    whiten : the step this undoes.
 
     Examples
     --------
@@ -349,9 +496,35 @@ def cross_covariance_svd(X, Z):
     ``XᵀZ`` is accumulated in float64 by :func:`embgeo.linalg.gram`. VecMap maps the source with
     ``U`` (its ``wx2``) and the target with ``V`` (``wz2``); ``s`` feeds :func:`reweight`.
 
+    Parameters
+    ----------
+    X : array or Embeddings, shape (n, d1)
+        Source rows (VecMap: the dictionary's source words, whitened).
+    Z : array or Embeddings, shape (n, d2)
+        Target rows aligned with ``X``.
+
     Returns
     -------
-    U : (d1, k) float64, s : (k,) float64, descending, Vt : (k, d2) float64
+    U : array, shape (d1, k), float64
+        Left singular vectors, k = min(d1, d2).
+    s : array, shape (k,), float64
+        Singular values, descending.
+    Vt : array, shape (k, d2), float64
+        Right singular vectors, transposed.
+
+    Raises
+    ------
+    ValueError
+        ``X`` and ``Z`` with different numbers of rows, or NaN or inf in either (the row is named).
+
+    See Also
+    --------
+    reweight : the step that uses ``s``.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). Generalizing and improving bilingual word embedding
+    mappings with a multi-step framework of linear transformations. AAAI, Section 3 (step 2).
     """
     X, _ = _unwrap(X, "X")
     Z, _ = _unwrap(Z, "Z")
@@ -376,9 +549,33 @@ def reweight(e, s, alpha: float):
     Parameters
     ----------
     e : Embeddings or array, shape (n, d)
+        The vectors, already in the singular basis.
     s : array, shape (d,), non-negative
+        The weights (VecMap: singular values of the cross-covariance).
     alpha : float
         A zero entry of ``s`` gives 0 for ``α > 0`` and 1 for ``α = 0``; ``α < 0`` refuses it.
+
+    Returns
+    -------
+    Embeddings or array (the kind of ``e``), shape (n, d)
+        ``X · diag(s^α)``, in ``e``'s dtype.
+
+    Raises
+    ------
+    TypeError
+        ``alpha`` is not a real number.
+    ValueError
+        ``s`` of the wrong shape, negative or not finite; ``alpha`` not finite; ``alpha < 0``
+        with a zero in ``s``.
+
+    See Also
+    --------
+    cross_covariance_svd : where ``s`` comes from.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). Generalizing and improving bilingual word embedding
+    mappings with a multi-step framework of linear transformations. AAAI, Section 3 (step 3).
     """
     X, wrap = _unwrap(e)
     alpha = _check_alpha(alpha)
@@ -436,6 +633,7 @@ def all_but_the_top(e, D: int, *, mean: str = "vector", return_transform: bool =
     Parameters
     ----------
     e : Embeddings or array, shape (n, d)
+        The vectors (at least 2 rows).
     D : int, 0 <= D < d
         Number of dominating directions removed; the paper suggests about ``d/100``
         (D = 0 only centres).
@@ -452,8 +650,22 @@ def all_but_the_top(e, D: int, *, mean: str = "vector", return_transform: bool =
     Returns
     -------
     result : Embeddings or array, shape (n, d)
+        The post-processed vectors (the kind and dtype of ``e``).
     transform : AffineTransform
         Only with ``return_transform=True``.
+
+    Raises
+    ------
+    TypeError
+        ``D`` is not an integer.
+    ValueError
+        ``D`` outside [0, d), an unknown ``mean``, fewer than 2 rows, or NaN or inf in ``e``
+        (the row is named).
+
+    See Also
+    --------
+    ppa_pca_ppa : PPA around a PCA reduction.
+    embgeo.pca.variance_profile : the variance of the directions removed.
 
     References
     ----------
@@ -493,12 +705,32 @@ def ppa_pca_ppa(e, dim: int, D: int, *, return_transform: bool = False):
     Parameters
     ----------
     e : Embeddings or array, shape (n, d)
+        The vectors (at least 2 rows).
     dim : int, 1 <= dim <= d
         Output dimension (the paper halves it: 300 → 150).
     D : int, 0 <= D < dim
         Directions removed by each PPA step (the paper uses 7 for 300-d vectors).
     return_transform : bool
         Also return the fitted :class:`AffineTransform` (d → dim).
+
+    Returns
+    -------
+    result : Embeddings or array (the kind of ``e``), shape (n, dim)
+        The reduced vectors, in ``e``'s dtype.
+    transform : AffineTransform
+        Only with ``return_transform=True``.
+
+    Raises
+    ------
+    TypeError
+        ``D`` is not an integer.
+    ValueError
+        ``dim`` not an integer in [1, d], ``D`` outside [0, dim), fewer than 2 rows, or NaN or inf
+        in ``e`` (the row is named).
+
+    See Also
+    --------
+    all_but_the_top : one PPA step.
 
     Notes
     -----
@@ -537,21 +769,102 @@ def ppa_pca_ppa(e, dim: int, D: int, *, return_transform: bool = False):
 # ------------------------------------------------------------------ normalisations
 # :func:`embgeo.normalize.normalize` (Embeddings or arrays) is the one definition; these name its steps
 def unit(e):
-    """Rows to unit length (VecMap ``unit``): ``embgeo.normalize.normalize(e, "unit")``."""
+    """Rows to unit length (VecMap ``unit``): ``embgeo.normalize.normalize(e, "unit")``.
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d)
+        The vectors; a zero row stays zero.
+
+    Returns
+    -------
+    Embeddings or array (the kind of ``e``), shape (n, d)
+        A new object; ``e`` is unchanged.
+
+    Raises
+    ------
+    ValueError
+        An array that is not 2-D.
+
+    See Also
+    --------
+    embgeo.normalize.normalize : the one definition of the steps, chainable.
+    """
     return _normalize(e, "unit")
 
 
 def center(e):
-    """Subtract the mean vector (VecMap ``center``): ``embgeo.normalize.normalize(e, "center")``."""
+    """Subtract the mean vector (VecMap ``center``): ``embgeo.normalize.normalize(e, "center")``.
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d)
+        The vectors; the mean is taken over all their rows.
+
+    Returns
+    -------
+    Embeddings or array (the kind of ``e``), shape (n, d)
+        A new object; ``e`` is unchanged.
+
+    Raises
+    ------
+    ValueError
+        An array that is not 2-D.
+
+    See Also
+    --------
+    embgeo.normalize.Normalizer : the mean fitted once and reused on held-out rows.
+    """
     return _normalize(e, "center")
 
 
 def unitdim(e):
-    """Columns to unit length (VecMap ``unitdim``): ``embgeo.normalize.normalize(e, "unitdim")``."""
+    """Columns to unit length (VecMap ``unitdim``): ``embgeo.normalize.normalize(e, "unitdim")``.
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d)
+        The vectors; a zero column stays zero.
+
+    Returns
+    -------
+    Embeddings or array (the kind of ``e``), shape (n, d)
+        A new object; ``e`` is unchanged.
+
+    Raises
+    ------
+    ValueError
+        An array that is not 2-D.
+
+    See Also
+    --------
+    embgeo.normalize.normalize : the one definition of the steps, chainable.
+    """
     return _normalize(e, "unitdim")
 
 
 def centeremb(e):
-    """Subtract each vector's own mean over its dimensions (VecMap ``centeremb``):
-    ``embgeo.normalize.normalize(e, "centeremb")``."""
+    """Subtract each vector's own mean over its dimensions (VecMap ``centeremb``).
+
+    The same as ``embgeo.normalize.normalize(e, "centeremb")``.
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d)
+        The vectors.
+
+    Returns
+    -------
+    Embeddings or array (the kind of ``e``), shape (n, d)
+        A new object whose rows each sum to 0; ``e`` is unchanged.
+
+    Raises
+    ------
+    ValueError
+        An array that is not 2-D.
+
+    See Also
+    --------
+    embgeo.normalize.normalize : the one definition of the steps, chainable.
+    """
     return _normalize(e, "centeremb")
