@@ -32,12 +32,24 @@ def gram(X, Z=None, *, block_rows: int | None = None, dtype="float64", memory_bu
         Rows per block; each block is cast to float64 before its product. By default the float64
         blocks of ``X`` and ``Z`` together fit ``memory_budget``, at most
         :data:`~embgeo.blocking.PASS_ROWS` rows.
+    dtype : str or dtype, default "float64"
+        The accumulation (and result) dtype.
     memory_budget : int, optional
         Bytes for the float64 blocks (default :data:`~embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
 
     Returns
     -------
     G : array, shape (d1, d2), float64 (same array library as ``X``)
+        The product; NumPy for dask input (computed, on the current client if there is one).
+
+    Raises
+    ------
+    ValueError
+        ``X`` or ``Z`` not 2-D, or different numbers of rows.
+
+    See Also
+    --------
+    checked_gram : ``XᵀX`` with a finiteness check that names the bad row.
     """
     xp = xb.get_namespace(X, Z)
     if X.ndim != 2 or (Z is not None and Z.ndim != 2):
@@ -74,6 +86,29 @@ def sym_power(S, power: float, *, eps: float | None = None):
     Eigenvalues below ``eps`` (default: ``max_eig * d * machine epsilon``) are treated as zero:
     they stay zero for positive powers and raise ``ValueError`` for negative ones, whose result
     would otherwise be silently huge.
+
+    Parameters
+    ----------
+    S : array, shape (d, d)
+        Symmetric positive semi-definite (symmetrised as ``(S + Sᵀ)/2`` first).
+    power : float
+        The exponent, e.g. −0.5 for whitening.
+    eps : float, optional
+        Eigenvalues ``<= eps`` count as zero.
+
+    Returns
+    -------
+    array, shape (d, d)
+        ``Q · diag(w^power) · Qᵀ``, in ``S``'s library and dtype.
+
+    Raises
+    ------
+    ValueError
+        ``S`` is not square, or ``power < 0`` with a (numerically) zero eigenvalue.
+
+    See Also
+    --------
+    eigh_desc : the eigendecomposition, eigenvalues descending.
     """
     xp = xb.get_namespace(S)
     S = xp.asarray(S)
@@ -99,10 +134,31 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
     Checking finiteness on the Gram matrix costs O(d²) instead of an n×d mask; only when it fails
     is the bad row located, so that the message can name it.
 
+    Parameters
+    ----------
+    X : array, shape (n, d)
+        The vectors (NumPy, CuPy, array-API or dask).
+    name : str, default "X"
+        What the error message calls ``X``.
+    mean : bool, default False
+        Also return the mean row.
+
     Returns
     -------
     G : (d, d) float64
+        ``XᵀX``.
     mu : (d,) float64 or None
+        The mean row, or None without ``mean``.
+
+    Raises
+    ------
+    ValueError
+        ``X`` holds NaN or inf (the first bad row is named), or its Gram matrix overflows float64.
+
+    See Also
+    --------
+    gram : the unchecked product.
+    centred_scatter : the centred form.
     """
     G = gram(X)
     xp = xb.get_namespace(G)
@@ -119,11 +175,30 @@ def checked_gram(X, name: str = "X", *, mean: bool = False):
 def centred_scatter(X, name: str = "X"):
     """``Σ(x−μ)(x−μ)ᵀ = XᵀX − n μμᵀ`` in float64, and μ; no centred copy of X is made.
 
+    Parameters
+    ----------
+    X : array, shape (n, d)
+        The vectors, at least 2 rows.
+    name : str, default "X"
+        What the error messages call ``X``.
+
+    Returns
+    -------
+    C : array, shape (d, d), float64
+        The scatter matrix (n times the biased covariance).
+    mu : array, shape (d,), float64
+        The mean row.
+
     Raises
     ------
     ValueError
         ``X`` has fewer than 2 rows: one vector centred is zero, so its scatter holds no direction
-        (PCA, PPA and all-but-the-top would return zeros).
+        (PCA, PPA and all-but-the-top would return zeros); or NaN or inf in ``X`` (the row is
+        named).
+
+    See Also
+    --------
+    checked_gram : the uncentred product.
     """
     if X.shape[0] < 2:
         raise ValueError(f"{name} has {X.shape[0]} row(s): principal directions need at least 2 vectors "
@@ -136,6 +211,22 @@ def centred_scatter(X, name: str = "X"):
 
 def eigh_desc(S):
     """Eigenvalues (descending) and eigenvectors of a symmetric matrix (symmetrised first).
+
+    Parameters
+    ----------
+    S : array, shape (d, d)
+        A symmetric matrix; ``(S + Sᵀ)/2`` is decomposed.
+
+    Returns
+    -------
+    w : array, shape (d,)
+        Eigenvalues, largest first.
+    Q : array, shape (d, d)
+        The matching eigenvectors, as columns.
+
+    See Also
+    --------
+    sym_power : a matrix power from the same decomposition.
 
     Examples
     --------
@@ -150,8 +241,24 @@ def eigh_desc(S):
 
 
 def apply_matrix(X, M, offset=None):
-    """``X @ M − offset`` in X's dtype: one GEMM, no float64 copy of X; the result is the only
-    n-sized allocation."""
+    """``X @ M − offset`` in X's dtype: one GEMM, no float64 copy of X.
+
+    The result is the only n-sized allocation.
+
+    Parameters
+    ----------
+    X : array, shape (n, d)
+        The vectors (NumPy, CuPy, array-API, or dask: then mapped lazily over the chunks).
+    M : array, shape (d, k)
+        The matrix (cast to ``X``'s dtype).
+    offset : array, shape (k,), optional
+        Subtracted from every row of the product.
+
+    Returns
+    -------
+    array, shape (n, k)
+        In ``X``'s library and dtype.
+    """
     if xb.is_dask(X):
         # fitted d×d statistics come back as NumPy (see gram); dask maps them over the chunks lazily
         Y = X @ np.asarray(xb.to_numpy(M), dtype=X.dtype)
@@ -175,6 +282,20 @@ def unit_rows(B):
     The one row normalisation of embgeo, for a block already in memory (in ``B``'s array library
     and dtype: pass float64 for float64 accuracy). :func:`embgeo.normalize.normalize` applies it
     block by block for ``"unit"``; a zero norm divides by one, VecMap's rule.
+
+    Parameters
+    ----------
+    B : array, shape (..., d)
+        The rows.
+
+    Returns
+    -------
+    array, shape (..., d)
+        A new array in ``B``'s library and dtype.
+
+    See Also
+    --------
+    inverse_norms : the inverse norms alone, without a copy of the matrix.
 
     Examples
     --------
@@ -275,7 +396,20 @@ def derived(e, key, compute):
 
     How embgeo keeps what it derives from an :class:`~embgeo.embeddings.Embeddings`' vectors
     (inverse norms, screening and FAISS indexes) without a reference that would keep ``e`` alive.
-    ``key`` names the thing and its parameters; ``compute`` is called without arguments.
+
+    Parameters
+    ----------
+    e : object
+        The owner (weakly referenced), usually an :class:`~embgeo.embeddings.Embeddings`.
+    key : hashable
+        Names the thing and its parameters.
+    compute : callable
+        Called without arguments, on the first request for ``(e, key)`` only.
+
+    Returns
+    -------
+    object
+        What ``compute()`` returned, the first time or now.
     """
     per = _DERIVED.setdefault(e, {})
     if key not in per:
@@ -287,8 +421,24 @@ def cached_inverse_norms(e, memory_budget: int | None = None):
     """:func:`inverse_norms` of an :class:`~embgeo.embeddings.Embeddings`' vectors, computed once.
 
     Kept beside the Embeddings (and dropped with it): n numbers, where a unit-length copy
-    (``e.unit_vectors``) would cost the whole matrix again. ``memory_budget`` bounds the pass
-    that computes them (the first call's); the numbers do not depend on it.
+    (``e.unit_vectors``) would cost the whole matrix again.
+
+    Parameters
+    ----------
+    e : Embeddings
+        The vectors.
+    memory_budget : int, optional
+        Bytes for the pass that computes them (the first call's); the numbers do not depend on it.
+
+    Returns
+    -------
+    array, shape (n,)
+        1/‖x‖ of every row (0 for a zero row), in the library and dtype of ``e.vectors``.
+
+    Raises
+    ------
+    ValueError
+        ``e`` holds NaN or inf (the word is named).
     """
     # the pass below would not say which word is non-finite: Embeddings.check_finite does (once per object)
     e.check_finite()
