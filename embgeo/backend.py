@@ -52,6 +52,25 @@ def get_namespace(*arrays: Any):
 
     Python scalars and ``None`` are ignored. NumPy arrays (and array-likes such as lists) give
     ``array_api_compat.numpy``; mixing arrays of two libraries raises ``TypeError``.
+
+    Parameters
+    ----------
+    *arrays : array, list, scalar or None
+        The inputs of a call.
+
+    Returns
+    -------
+    module
+        The array-API namespace (``array_api_compat.numpy`` when no array is given).
+
+    Raises
+    ------
+    TypeError
+        Arrays of two different libraries.
+
+    See Also
+    --------
+    asarray : convert to the library of another array.
     """
     arrs = [a for a in arrays if a is not None and not isinstance(a, (int, float, bool, complex))]
     if not arrs:
@@ -61,33 +80,102 @@ def get_namespace(*arrays: Any):
 
 
 def is_numpy(x: Any) -> bool:
-    """True for NumPy arrays (and NumPy scalars)."""
+    """True for NumPy arrays (and NumPy scalars).
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        Whether the compiled (Numba) kernels can take ``x``.
+    """
     return isinstance(x, (np.ndarray, np.generic))
 
 
 def is_dask(x: Any) -> bool:
-    """True for dask arrays (lazy, chunked; computed on the current dask client if any)."""
+    """True for dask arrays (lazy, chunked; computed on the current dask client if any).
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        Whether ``x`` comes from the ``dask`` package (dask is not imported).
+    """
     return type(x).__module__.split(".")[0] == "dask"
 
 
 def is_cupy(x: Any) -> bool:
-    """True for CuPy arrays; never imports CuPy."""
+    """True for CuPy arrays; never imports CuPy.
+
+    Parameters
+    ----------
+    x : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        Whether ``x`` is a CuPy array.
+    """
     return array_api_compat.is_cupy_array(x)
 
 
 def device(x: Any):
-    """The device ``x`` lives on (``"cpu"`` for NumPy, a CuPy ``Device``, an array_api_strict device):
-    pass it as ``device=`` when creating arrays that meet ``x``."""
+    """The device ``x`` lives on: pass it as ``device=`` when creating arrays that meet ``x``.
+
+    Parameters
+    ----------
+    x : array
+        A NumPy, CuPy or array-API array.
+
+    Returns
+    -------
+    object
+        ``"cpu"`` for NumPy, a CuPy ``Device``, an array_api_strict device, ...
+    """
     return array_api_compat.device(x)
 
 
 def default_dtype() -> str:
-    """The floating dtype embgeo stores vectors in unless told otherwise (``"float32"``)."""
+    """The floating dtype embgeo stores vectors in unless told otherwise (``"float32"``).
+
+    Returns
+    -------
+    str
+        ``"float32"`` or ``"float64"``.
+
+    See Also
+    --------
+    set_default_dtype : change it.
+    """
     return _DEFAULT_DTYPE
 
 
 def set_default_dtype(dtype) -> None:
-    """Set the library-wide default floating dtype (``"float32"`` or ``"float64"``)."""
+    """Set the library-wide default floating dtype (``"float32"`` or ``"float64"``).
+
+    Parameters
+    ----------
+    dtype : str or dtype
+        ``"float32"``/``"float64"`` (or ``"single"``/``"double"``), or a dtype object of either;
+        None keeps the current default.
+
+    Raises
+    ------
+    ValueError
+        Any other dtype.
+
+    See Also
+    --------
+    default_dtype : the current default.
+    """
     global _DEFAULT_DTYPE
     _DEFAULT_DTYPE = _dtype_name(dtype)
 
@@ -112,7 +200,26 @@ def _dtype_name(dtype) -> str:
 
 
 def resolve_dtype(dtype=None, xp=None):
-    """Map ``dtype`` (None means the default, float32) to the namespace's dtype object."""
+    """Map ``dtype`` (None means the default, float32) to the namespace's dtype object.
+
+    Parameters
+    ----------
+    dtype : str or dtype, optional
+        ``"float32"``/``"float64"`` (or ``"single"``/``"double"``), or a dtype object of either;
+        None: :func:`default_dtype`.
+    xp : module, optional
+        The array-API namespace (default: NumPy's).
+
+    Returns
+    -------
+    dtype
+        ``xp.float32`` or ``xp.float64``.
+
+    Raises
+    ------
+    ValueError
+        A dtype that is neither float32 nor float64.
+    """
     name = _dtype_name(dtype)
     xp = xp if xp is not None else array_api_compat.numpy
     return getattr(xp, name)
@@ -125,6 +232,29 @@ def asarray(x: Any, like: Any = None, dtype=None, copy: bool | None = None):
     ``dtype`` accepts ``"float32"``/``"float64"`` names or dtype objects; ``None`` keeps float32
     and float64 input as it is and converts anything else (integers, booleans, float16) to the
     default float dtype.
+
+    Parameters
+    ----------
+    x : array_like
+        What to convert.
+    like : array, optional
+        The array whose library and device the result takes.
+    dtype : str or dtype, optional
+        float32 or float64; None as above.
+    copy : bool, optional
+        As the array API's ``asarray``: True always copies, False never, None when needed.
+
+    Returns
+    -------
+    array
+        A floating array (float32 or float64).
+
+    Raises
+    ------
+    TypeError
+        Complex values (word vectors are real).
+    ValueError
+        A ``dtype`` that is neither float32 nor float64.
     """
     if like is not None:
         xp = get_namespace(like)
@@ -159,7 +289,22 @@ def _is_complex(xp, dtype) -> bool:
 
 
 def to_numpy(x: Any) -> np.ndarray:
-    """Return ``x`` as a NumPy array (copying from the GPU when needed)."""
+    """Return ``x`` as a NumPy array (copying from the GPU when needed).
+
+    Parameters
+    ----------
+    x : array_like
+        A NumPy, CuPy or array-API array, or anything ``numpy.asarray`` takes.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``x`` itself for NumPy input; a host copy (or a DLPack view) otherwise.
+
+    See Also
+    --------
+    to_device : move to a named device.
+    """
     if is_numpy(x):
         return np.asarray(x)
     if is_cupy(x):
@@ -191,6 +336,13 @@ def cuda_library():
 
     Imports Numba (not ``numba.cuda``) and, on a GPU, CuPy.
 
+    Returns
+    -------
+    lib : module
+        CuPy, or NumPy under the simulator.
+    simulated : bool
+        True under the simulator.
+
     Raises
     ------
     ImportError
@@ -207,7 +359,31 @@ def cuda_library():
 
 
 def to_device(x: Any, device: str = "cpu"):
-    """Move ``x`` to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy)."""
+    """Move ``x`` to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy).
+
+    Parameters
+    ----------
+    x : array_like
+        The array to move.
+    device : {"cpu", "cuda", "gpu"}, default "cpu"
+        The target (``"gpu"`` is ``"cuda"``).
+
+    Returns
+    -------
+    array
+        A NumPy or CuPy array (``x`` itself when it is already there).
+
+    Raises
+    ------
+    ValueError
+        An unknown device.
+    ImportError
+        ``"cuda"`` without CuPy installed.
+
+    See Also
+    --------
+    to_numpy : the ``"cpu"`` case.
+    """
     if device == "cpu":
         return to_numpy(x)
     if device in ("cuda", "gpu"):
@@ -220,6 +396,18 @@ def take_rows(M, idx):
     """Rows ``idx`` (int sequence or NumPy array) of ``M``, in ``M``'s library.
 
     NumPy uses fancy indexing; other libraries get ``xp.take`` with the indices moved to them.
+
+    Parameters
+    ----------
+    M : array, shape (n, d)
+        The matrix.
+    idx : sequence of int or array
+        Row indices (any library; moved to ``M``'s).
+
+    Returns
+    -------
+    array, shape (len(idx), d)
+        A copy of the rows, in ``M``'s library and device.
     """
     idx = np.asarray(to_numpy(idx) if not isinstance(idx, (list, tuple)) else idx, dtype=np.int64)
     if is_numpy(M):
@@ -241,6 +429,11 @@ def check_same_device(**arrays: Any) -> None:
     sequences and other array libraries are not checked. Nothing is copied: a silent copy of a
     database between host and device is what this prevents.
 
+    Parameters
+    ----------
+    **arrays : array or None
+        The arrays of a call, by argument name (e.g. ``queries=Q, database=X``).
+
     Raises
     ------
     TypeError
@@ -256,6 +449,22 @@ def check_same_device(**arrays: Any) -> None:
 
 def check_matrix(X: Any, name: str = "X", *, check_finite: bool = True, allow_empty: bool = False):
     """Validate a 2-D floating matrix and return it (same library), raising clear errors.
+
+    Parameters
+    ----------
+    X : array_like
+        The matrix (NumPy, CuPy, array-API, or anything ``numpy.asarray`` takes).
+    name : str, default "X"
+        What the error messages call it.
+    check_finite : bool, default True
+        Refuse NaN and inf.
+    allow_empty : bool, default False
+        Accept a matrix with no rows or no columns.
+
+    Returns
+    -------
+    array, shape (n, d)
+        ``X`` as float32 or float64 (other dtypes become the default float dtype).
 
     Raises
     ------
@@ -289,6 +498,12 @@ def single_blas_thread():
     For work where BLAS threads cost more than they bring: small d×d factorisations, and GEMM
     tiles fed to a Numba kernel that has its own threads (two thread pools on the same cores
     fight each other).
+
+    Returns
+    -------
+    context manager
+        ``with single_blas_thread(): ...`` runs the block with one BLAS thread, and restores the
+        previous limits on exit.
     """
     global _BLAS_CONTROLLER
     if _BLAS_CONTROLLER is None:

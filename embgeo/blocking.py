@@ -49,9 +49,21 @@ MIN_MEMORY_BUDGET = TILE_ROWS * TILE_COLS * 4
 
 
 def n_jobs(n_jobs: int | None = None) -> int:
-    """Threads a blocked method runs on: ``n_jobs`` if given (at least 1), else the cores this
-    process may use (its CPU affinity, which containers and ``taskset`` narrow; ``os.cpu_count()``
-    where the platform has no affinity)."""
+    """Threads a blocked method runs on: ``n_jobs`` if given (at least 1), else the usable cores.
+
+    The usable cores are this process's CPU affinity, which containers and ``taskset`` narrow
+    (``os.cpu_count()`` where the platform has no affinity).
+
+    Parameters
+    ----------
+    n_jobs : int, optional
+        The caller's choice; values below 1 give 1. None: the usable cores.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     if n_jobs is not None:
         return max(1, int(n_jobs))
     try:
@@ -65,6 +77,21 @@ def budget_bytes(memory_budget: int | None = None) -> int:
 
     A budget below :data:`MIN_MEMORY_BUDGET` is raised to it, with a warning naming
     the floor: so small a budget cannot be held (see there).
+
+    Parameters
+    ----------
+    memory_budget : int, optional
+        Bytes given by the caller (or a part made by :func:`share`, which is not raised again).
+
+    Returns
+    -------
+    int
+        The budget in bytes.
+
+    Warns
+    -----
+    UserWarning
+        ``memory_budget`` is below :data:`MIN_MEMORY_BUDGET` (and was raised to it).
     """
     if memory_budget is None:
         return DEFAULT_MEMORY_BUDGET
@@ -88,6 +115,18 @@ def share(memory_budget: int | None, parts: int) -> int:
 
     Pass it on as ``memory_budget=``: unlike a budget given by a caller, it is not raised to
     :data:`MIN_MEMORY_BUDGET` again (which would give the step the whole floor, not its part).
+
+    Parameters
+    ----------
+    memory_budget : int, optional
+        The whole budget (None: :data:`DEFAULT_MEMORY_BUDGET`).
+    parts : int
+        Into how many parts it is cut.
+
+    Returns
+    -------
+    int
+        The part, at least 1 byte (an ``int`` subclass that :func:`budget_bytes` leaves as is).
     """
     return _Share(max(1, budget_bytes(memory_budget) // int(parts)))
 
@@ -108,6 +147,15 @@ def block_rows(n_columns: int, itemsize: int = 4, memory_budget: int | None = No
         Never return fewer rows than this (one row always fits by fiat).
     maximum : int, optional
         Never return more rows than this (e.g. :data:`PASS_ROWS` for a pass over a matrix).
+
+    Returns
+    -------
+    int
+        The number of rows, between ``minimum`` and ``maximum``.
+
+    See Also
+    --------
+    row_blocks : cuts the rows into blocks of about this height.
 
     Examples
     --------
@@ -199,6 +247,26 @@ def tile_shape(n: int, nq: int, n_jobs: int, itemsize: int, memory_budget: int |
     Each thread holds one tile, so ``n_jobs`` tiles fit ``memory_budget``; a tiny budget narrows
     the tile down to 16 columns (one chunk of the selection kernels). Few queries widen it, up to
     ``max_cols`` when the caller needs a tile to stay in cache.
+
+    Parameters
+    ----------
+    n : int
+        Database rows (candidates).
+    nq : int
+        Queries.
+    n_jobs : int
+        Threads, each holding one tile.
+    itemsize : int
+        Bytes per score (4 for float32).
+    memory_budget : int, optional
+        Bytes for all the threads' tiles (default :data:`DEFAULT_MEMORY_BUDGET`).
+    max_cols : int, optional
+        The widest tile allowed when few queries widen it (at least :data:`TILE_COLS`).
+
+    Returns
+    -------
+    rows, cols : int
+        At most :data:`TILE_ROWS` query rows and ``n`` database columns.
     """
     n_jobs = max(1, n_jobs)
     budget = budget_bytes(memory_budget)
@@ -221,6 +289,25 @@ def run_blocks(fn, starts, *, n_jobs: int = 1, desc=None, progress: bool | None 
     The blocked searches' one parallel level: ``fn`` releases the GIL in its GEMM and kernels,
     so threads, not processes, fill the cores, and BLAS runs one thread meanwhile — unless the
     whole job (``flops``, e.g. queries × rows × dimension) is too small to be worth the switch.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(start)`` computes one block and stores its result itself; its return value is ignored.
+    starts : sequence
+        The block starts (anything ``fn`` takes), one call each.
+    n_jobs : int, default 1
+        Threads; 1 runs the blocks in order here.
+    desc : str, optional
+        The progress bar's label.
+    progress : bool, optional
+        Show a progress bar over the blocks; None: automatic.
+    flops : float, default 0.0
+        The work of the whole job; from 2**24 on, BLAS is held to one thread meanwhile.
+
+    See Also
+    --------
+    n_jobs : the default number of threads of the blocked methods.
     """
     with progress_bar(total=len(starts), desc=desc, progress=progress, unit="block") as bar:
         with (xb.single_blas_thread() if flops >= 2**24 else nullcontext()):
