@@ -16,6 +16,18 @@ __all__ = ["check_k", "exclusion_csr", "max_excluded", "mask_excluded", "collect
 def check_k(k, n_candidates: int) -> int:
     """``k`` as an int, checked to lie in 1 … ``n_candidates``.
 
+    Parameters
+    ----------
+    k : int
+        The requested number of neighbours (a Python or NumPy integer).
+    n_candidates : int
+        The rows a query may still return (database rows less its exclusions).
+
+    Returns
+    -------
+    int
+        ``k``.
+
     Raises
     ------
     TypeError
@@ -111,7 +123,18 @@ def _csr_from_pairs(rows, cols, n_queries, n_database, offset=None):
 
 
 def max_excluded(ex) -> int:
-    """Most columns excluded for one query in CSR exclusions ``ex`` (0 for None)."""
+    """Most columns excluded for one query in CSR exclusions ``ex`` (0 for None).
+
+    Parameters
+    ----------
+    ex : (ptr, idx) or None
+        Exclusions as :func:`exclusion_csr` returns them.
+
+    Returns
+    -------
+    int
+        The largest number of excluded rows of any query: the k of a search must leave room for them.
+    """
     return 0 if ex is None or ex[0].size < 2 else int(np.diff(ex[0]).max())
 
 
@@ -126,6 +149,15 @@ def mask_excluded(S, rows, cols, *, in_place: bool = False):
         Positions within the block.
     in_place : bool
         Write into ``S`` (NumPy only; the caller owns the block) instead of returning a new array.
+
+    Returns
+    -------
+    array, shape (q, n)
+        ``S`` itself (``in_place``, or nothing to mask) or a new array in its library.
+
+    See Also
+    --------
+    exclusion_csr : per-query exclusions, whose pairs this masks block by block.
 
     Examples
     --------
@@ -151,8 +183,17 @@ def collection_input_tags(tags):
     :class:`~embgeo.meta.GeometricMetaEmbedding` (a list of aligned sources) and
     :class:`~embgeo.crosslingual.MultilingualMapper` (a dict of spaces) are such transformers: no
     2-D array input, so scikit-learn's array checks cannot apply; no NaN; no target; the output
-    keeps float32 or float64. ``tags`` is the estimator's ``super().__sklearn_tags__()``; it is
-    changed in place and returned.
+    keeps float32 or float64.
+
+    Parameters
+    ----------
+    tags : sklearn.utils.Tags
+        The estimator's ``super().__sklearn_tags__()``; it is changed in place.
+
+    Returns
+    -------
+    sklearn.utils.Tags
+        ``tags``, changed.
     """
     tags.input_tags.two_d_array = False
     tags.input_tags.allow_nan = False

@@ -19,7 +19,29 @@ _INSTALL = "pip install 'embgeo[distributed]'"
 
 
 def get_client(client=None):
-    """``client``, else the current ``dask.distributed`` client; a clear error when there is none."""
+    """``client``, else the current ``dask.distributed`` client; a clear error when there is none.
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        Returned as given when not None.
+
+    Returns
+    -------
+    distributed.Client
+        The client to run on.
+
+    Raises
+    ------
+    ImportError
+        ``dask.distributed`` is not installed (the extra to install is named).
+    RuntimeError
+        No client was given and none is running.
+
+    See Also
+    --------
+    current_client : the same question, answered None instead of raising.
+    """
     try:
         import distributed
     except ImportError:
@@ -42,6 +64,15 @@ def current_client():
     task (e.g. an α sweep per language pair of a :func:`map_grid`) runs within that task, since a
     task that waits on tasks of its own cluster can hold the thread they need (pass ``client=``
     to nest on purpose).
+
+    Returns
+    -------
+    distributed.Client or None
+        The client, or None (no dask, no client, or inside a task).
+
+    See Also
+    --------
+    get_client : raises when there is no client.
 
     Examples
     --------
@@ -69,16 +100,27 @@ def current_client():
 class ShardedDatabase:
     """A (n, d) matrix split by rows, each shard held by one Dask worker.
 
-    Attributes
+    Made by :func:`shard`; the search functions take it in place of the matrix, to search the
+    same shards again.
+
+    Parameters
     ----------
+    client : distributed.Client
+        The client whose workers hold the shards.
     shards : list of Future
         The raw rows of each shard, in order.
     bounds : list of (int, int)
         Row range ``[start, stop)`` of each shard.
     shape : (int, int)
+        The shape (n, d) of the whole matrix.
     dtype : numpy dtype
+        float32 or float64.
     workers : list of str
         The worker holding each shard.
+
+    See Also
+    --------
+    shard : makes one.
     """
 
     client: Any
@@ -87,11 +129,19 @@ class ShardedDatabase:
     shape: tuple
     dtype: Any
     workers: list
-    _inv: list | None = field(default=None, repr=False)
+    _inv: list | None = field(default=None, init=False, repr=False)
 
     def inverse_norms(self) -> list:
-        """Futures of each shard's inverse row norms (:func:`embgeo.linalg.inverse_norms`), computed
-        on (and kept by) its worker: what cosine search scales the raw rows by, as locally."""
+        """Futures of each shard's inverse row norms (:func:`embgeo.linalg.inverse_norms`).
+
+        Computed on (and kept by) each shard's worker on the first call: what cosine search scales
+        the raw rows by, as locally.
+
+        Returns
+        -------
+        list of Future
+            One per shard, in order; each resolves to an array of shape (rows of the shard,).
+        """
         if self._inv is None:
             self._inv = [self.client.submit(_inverse_norms, f, workers=[w], pure=False)
                          for f, w in zip(self.shards, self.workers)]
@@ -129,6 +179,18 @@ def shard(database, client=None, n_shards: int | None = None) -> ShardedDatabase
     Returns
     -------
     ShardedDatabase
+        The shards (``database`` itself when it is one).
+
+    Raises
+    ------
+    ImportError
+        ``dask.distributed`` is not installed.
+    RuntimeError
+        No client is running, or the cluster has no workers.
+    FileNotFoundError
+        A path that is neither a ``.npy`` file nor an embgeo cache directory.
+    ValueError
+        A matrix that is not 2-D, is empty, or holds NaN or inf (the row is named).
     """
     if isinstance(database, ShardedDatabase):
         return database

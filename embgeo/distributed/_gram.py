@@ -26,9 +26,30 @@ def gram(X, Z=None, *, client=None):
     along the same rows and sent to the workers holding ``X``'s shards. Only the order of the
     float64 additions differs from the local result.
 
+    Parameters
+    ----------
+    X : array (n, d1), dask array, memory-mapped array, path, or ShardedDatabase
+        The rows, sharded on the workers as :func:`shard` does (shards made before are reused).
+    Z : array, shape (n, d2), optional
+        Rows aligned with ``X`` (copied to NumPy and split like ``X``); None: ``X``.
+    client : distributed.Client, optional
+        Default: the current client.
+
     Returns
     -------
     ndarray of float64, shape (d1, d2)
+        ``XᵀZ``, as NumPy.
+
+    Raises
+    ------
+    ValueError
+        ``Z`` not 2-D or with a different number of rows, or what :func:`shard` refuses.
+    RuntimeError
+        No client is running, or the cluster has no workers.
+
+    See Also
+    --------
+    embgeo.linalg.gram : the local product.
     """
     client = get_client(client)
     sd = shard(X, client)
