@@ -68,6 +68,21 @@ class Table(Report):
     ``table.column("name")`` gives one column as a list, ``to_pandas()`` a DataFrame, and
     ``plot()`` (matplotlib) draws the numeric columns against the ``x`` column. ``meta`` holds
     extra numbers (e.g. a probe's majority-class ``baseline``).
+
+    Parameters
+    ----------
+    rows : iterable of dict, optional
+        One dict (column -> value) per row.
+    title : str, optional
+        Printed above the table and on its plot.
+    x : str, optional
+        The column :meth:`plot` draws the others against (default: the first column).
+    meta : dict, optional
+        Extra numbers and plotting hints (``"secondary"``, ``"no_plot"``, ``"ylabel"``).
+
+    See Also
+    --------
+    embgeo.evaluate.Report : printing and export.
     """
 
     def __init__(self, rows=(), *, title: str | None = None, x: str | None = None,
@@ -81,17 +96,60 @@ class Table(Report):
                              if any(isinstance(v, (float, np.floating)) for v in self.column(c))})
 
     def column(self, name: str) -> list:
+        """One column's values, in row order.
+
+        Parameters
+        ----------
+        name : str
+            The column.
+
+        Returns
+        -------
+        list
+            One value per row (None where a row lacks the column).
+        """
         return [r.get(name) for r in self.to_records()]
 
     def to_pandas(self):
+        """The rows as a pandas DataFrame, columns in this table's order.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per row of the table.
+
+        Raises
+        ------
+        ImportError
+            pandas is not installed.
+        """
         import pandas as pd
 
         return pd.DataFrame(self.to_records(), columns=self.columns)
 
     def plot(self, ax=None, *, y: Sequence[str] | None = None, secondary: str | None = None):
-        """Plot numeric columns against ``self.x`` (matplotlib); returns the Axes drawn on.
+        """Plot numeric columns against ``self.x`` (matplotlib).
 
-        ``secondary`` names a column drawn on a right-hand axis (e.g. the cumulative variance).
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new 6 × 4 inch figure.
+        y : sequence of str, optional
+            The columns drawn; default every numeric column but ``x``, ``secondary`` and those
+            ``meta["no_plot"]`` names.
+        secondary : str, optional
+            A column drawn on a right-hand axis from 0 to 1 (e.g. the cumulative variance);
+            default ``meta["secondary"]``.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The (left-hand) axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt
@@ -131,7 +189,9 @@ class Table(Report):
 class VarianceProfile(Display):
     """Principal components of a set of vectors, named as in scikit-learn's ``PCA``.
 
-    Attributes
+    Made by :func:`variance_profile`.
+
+    Parameters
     ----------
     components : array, shape (d, d), float64
         Principal axes as rows, by decreasing variance (the array library of the input).
@@ -141,10 +201,17 @@ class VarianceProfile(Display):
     explained_variance : ndarray, shape (d,), float64
         Variance along each axis, with the ``n − 1`` denominator (NumPy).
     explained_variance_ratio : ndarray, shape (d,)
+        Each axis's share of the total variance.
     cumulative : ndarray, shape (d,)
         Cumulative sum of ``explained_variance_ratio``.
     n_samples : int
-    centered : bool
+        The number of vectors fitted.
+    centered : bool, default True
+        Whether the mean was subtracted (False: the uncentred second-moment matrix).
+
+    See Also
+    --------
+    principal_space : project vectors onto chosen components.
     """
 
     components: Any
@@ -157,10 +224,12 @@ class VarianceProfile(Display):
 
     @property
     def n_components(self) -> int:
+        """The number of components d (all of them are kept)."""
         return int(self.explained_variance.shape[0])
 
     @property
     def singular_values(self) -> np.ndarray:
+        """Singular values of the centred data, ``sqrt(explained_variance · (n − 1))`` (scikit-learn's)."""
         return np.sqrt(self.explained_variance * max(self.n_samples - 1, 1))
 
     def _view(self) -> View:
@@ -172,7 +241,13 @@ class VarianceProfile(Display):
                                                     "table() lists every component"])
 
     def table(self) -> Table:
-        """One row per component: variance, ratio, cumulative ratio."""
+        """One row per component: variance, ratio, cumulative ratio.
+
+        Returns
+        -------
+        Table
+            Columns ``component``, ``explained_variance``, ``ratio``, ``cumulative``.
+        """
         return Table(({"component": i, "explained_variance": float(v), "ratio": float(r),
                        "cumulative": float(c)}
                       for i, (v, r, c) in enumerate(zip(self.explained_variance,
@@ -181,11 +256,40 @@ class VarianceProfile(Display):
                                                                       "ylabel": "ratio"})
 
     def plot(self, ax=None):
-        """Scree plot: ratio per component and the cumulative ratio."""
+        """Scree plot: ratio per component and the cumulative ratio.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+        """
         return self.table().plot(ax, y=["ratio"], secondary="cumulative")
 
     def transform_matrix(self, components=slice(None)):
-        """The (d, k) projection matrix of ``components`` (columns are principal axes)."""
+        """The (d, k) projection matrix of ``components`` (columns are principal axes).
+
+        Parameters
+        ----------
+        components : int, slice or sequence of int, default all
+            ``k`` → the first k components; a slice; or indices (in that order).
+
+        Returns
+        -------
+        array, shape (d, k), float64
+            In the array library of :attr:`components`.
+
+        Raises
+        ------
+        ValueError
+            A selection that is empty or out of range.
+        TypeError
+            ``components`` of another type.
+        """
         idx = _component_index(components, self.n_components)
         xp = xb.get_namespace(self.components)
         V = xp.matrix_transpose(self.components)
@@ -205,8 +309,23 @@ def variance_profile(e, *, center: bool = True) -> VarianceProfile:
     Parameters
     ----------
     e : Embeddings or array, shape (n, d), n >= 2
+        The vectors.
     center : bool, default True
         False analyses ``XᵀX`` of the raw vectors (the uncentred second-moment matrix).
+
+    Returns
+    -------
+    VarianceProfile
+        Every component, by decreasing variance.
+
+    Raises
+    ------
+    ValueError
+        Fewer than 2 vectors, or NaN or inf in them (the row is named).
+
+    See Also
+    --------
+    split_analysis : the T/M/B variance shares of Raunak et al. (2020), Table 3.
 
     Examples
     --------
@@ -280,7 +399,15 @@ def principal_space(e, components, *, profile: VarianceProfile | None = None, ce
 
     Returns
     -------
-    Embeddings or array (kind of ``e``), shape (n, len(components)), and the transform.
+    result : Embeddings or array (kind of ``e``), shape (n, len(components))
+        The projections.
+    transform : AffineTransform
+        Only with ``return_transform=True``.
+
+    Raises
+    ------
+    ValueError
+        A profile of another dimension, or a selection that is empty or out of range.
     """
     from .postprocess import AffineTransform
 
@@ -358,11 +485,29 @@ def cumulative_curve(e, step: int = 10, evaluate: Callable | None = None, *, dat
         Reuse a fitted profile.
     plot : bool
         Also return the matplotlib Axes of the figure (``(table, ax)``); or call ``table.plot()`` later.
+    progress : bool, optional
+        Progress bar over the prefixes; None: automatic.
 
     Returns
     -------
     Table
         Rows ``{"n_components", "cumulative_variance", <score columns>}``.
+
+    Raises
+    ------
+    ValueError
+        ``step`` not a positive integer.
+    TypeError
+        ``evaluate`` not callable, or returning something other than a number or a dict of numbers.
+
+    See Also
+    --------
+    split_analysis : contiguous groups of components instead of prefixes.
+
+    References
+    ----------
+    Raunak, Kumar, Gupta & Metze (2020), "On dimensional linguistic properties of the word
+    embedding space", RepL4NLP, Figures 1 and 2.
     """
     X, _ = _unwrap(e)
     d = X.shape[1]
@@ -396,12 +541,46 @@ def split_analysis(e, parts: int = 3, evaluate: Callable | None = None, *, datas
     near-equal size (``numpy.array_split``); with ``parts=3`` they are named T, M, B as in the
     paper. Each group's vectors are the projections onto its components only.
 
+    Parameters
+    ----------
+    e : Embeddings (or array, when ``evaluate`` accepts arrays), shape (n, d)
+        The vectors.
+    parts : int, default 3
+        The number of groups, 1 … d (3: T, M, B; 2: T, B; else P1, P2, ...).
+    evaluate : callable, optional
+        ``evaluate(model) -> float | dict[str, float]`` on each group's projected vectors.
+        Default: :func:`embgeo.evaluate.word_similarity` on each of ``datasets``.
+    datasets : str or sequence of str, optional
+        Dataset names/paths for the default evaluation (default :data:`DEFAULT_SIMILARITY_DATASETS`).
+    profile : VarianceProfile, optional
+        Reuse a fitted profile.
+    include_all : bool, default True
+        Add a last row ``"all"``.
+    progress : bool, optional
+        Progress bar over the groups; None: automatic.
+
     Returns
     -------
     Table
         Rows ``{"split", "components", "n_components", "variance_share", <scores>}`` — the
         variance shares of Table 3 and the scores of Tables 1/4; with ``include_all`` a last row
         ``"all"`` (every component; equals the centred, rotated original).
+
+    Raises
+    ------
+    ValueError
+        ``parts`` not an integer in [1, d].
+    TypeError
+        ``evaluate`` not callable, or returning something other than a number or a dict of numbers.
+
+    See Also
+    --------
+    cumulative_curve : prefixes of the components instead of groups.
+
+    References
+    ----------
+    Raunak, Kumar, Gupta & Metze (2020), "On dimensional linguistic properties of the word
+    embedding space", RepL4NLP, Tables 1, 3 and 4.
     """
     X, _ = _unwrap(e)
     d = X.shape[1]
@@ -450,17 +629,38 @@ def probe_components(e, words: Sequence[str], labels, *, components=None, classi
         Number of stratified folds (shuffled with ``random_state``).
     scoring : str
         Any scikit-learn scorer name.
+    profile : VarianceProfile, optional
+        Reuse a fitted profile (default: fit on all of ``e``).
     oov : {"raise", "skip"}
         What to do with labelled words absent from ``e``: raise
         :class:`~embgeo.errors.UnknownWordError`, or leave them out.
+    random_state : int, default 0
+        Shuffles the stratified folds.
     include_all : bool
         Add a last row ``"all"``: the classifier on the full projection (every component).
+    progress : bool, optional
+        Progress bar over the components; None: automatic.
 
     Returns
     -------
     Table
         Rows ``{"component", "variance_ratio", "score", "std"}`` plus ``meta["baseline"]``, the
         majority-class score under the same folds.
+
+    Raises
+    ------
+    TypeError
+        ``e`` is not an Embeddings, or ``words`` is one string.
+    ValueError
+        Labels not one per word, an unknown ``oov``, fewer than two classes, or a class with fewer
+        words than ``cv``.
+    UnknownWordError
+        With ``oov="raise"``, a labelled word not in ``e`` (named).
+
+    References
+    ----------
+    Raunak, Kumar, Gupta & Metze (2020), "On dimensional linguistic properties of the word
+    embedding space", RepL4NLP, Section 4 and Table 4.
 
     Examples
     --------
