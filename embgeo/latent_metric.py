@@ -55,9 +55,19 @@ class LatentMetricObjective:
     C : float
         Weight of ``‖B‖²_F``.
 
+    See Also
+    --------
+    fit_latent_metric : minimises it.
+
     Notes
     -----
     All methods cost O(d³) whatever the number of words.
+
+    References
+    ----------
+    Jawanpuria, Balgovind, Kunchukuttan & Mishra (2019), "Learning Multilingual Word Embeddings in
+    Latent Metric Space: A Geometric Approach", TACL 7, pp. 107-120. Jawanpuria, Dev, Kunchukuttan
+    & Mishra (2020), "Learning Geometric Word Meta-Embeddings", RepL4NLP, eq. 1.
     """
 
     def __init__(self, G, n, C):
@@ -68,13 +78,46 @@ class LatentMetricObjective:
         self.constants = {p: float(n[p] if isinstance(n, dict) else n) for p in self.pairs}
 
     def pair(self, M, B, i, j):
-        """``(A, C_iiAC_jj, C_ij)`` with ``A = M_iᵀBM_j``."""
+        """``(A, C_iiAC_jj, C_ij)`` with ``A = M_iᵀBM_j``: the parts of pair (i, j)'s term.
+
+        Parameters
+        ----------
+        M : list of arrays, shapes (d, d_i)
+            The maps.
+        B : array, shape (d, d)
+            The metric.
+        i, j : int
+            The pair of spaces.
+
+        Returns
+        -------
+        A : array, shape (d_i, d_j)
+            ``M_iᵀBM_j``.
+        Q : array, shape (d_i, d_j)
+            ``C_ii A C_jj``.
+        C_ij : array, shape (d_i, d_j)
+            The cross Gram block.
+        """
         Cii, Cjj, Cij = self.G[i][i], self.G[j][j], self.G[i][j]
         A = (M[i].T @ B) @ M[j]
         Q = (Cii @ A) @ Cjj
         return A, Q, Cij
 
     def cost(self, M, B):
+        """The objective ``Σ_{i<j} tr(AᵀC_iiAC_jj) − 2⟨A, C_ij⟩ + ‖Y_ij‖²_F + C‖B‖²_F``.
+
+        Parameters
+        ----------
+        M : list of arrays, shapes (d, d_i)
+            The maps.
+        B : array, shape (d, d)
+            The metric.
+
+        Returns
+        -------
+        float
+            The value.
+        """
         f = self.C * float(np.sum(B * B))
         for i, j in self.pairs:
             A, Q, Cij = self.pair(M, B, i, j)
@@ -82,8 +125,27 @@ class LatentMetricObjective:
         return f
 
     def grad(self, M, B):
-        """(cost, [∂f/∂M_i], ∂f/∂B); with ``G = 2(C_iiAC_jj − C_ij)``: ``∂/∂M_i = BM_jGᵀ``,
-        ``∂/∂M_j = BM_iG``, ``∂/∂B = sym(M_iGM_jᵀ) + 2CB``."""
+        """The cost and its Euclidean gradient.
+
+        With ``G = 2(C_iiAC_jj − C_ij)``: ``∂/∂M_i = BM_jGᵀ``, ``∂/∂M_j = BM_iG``,
+        ``∂/∂B = sym(M_iGM_jᵀ) + 2CB``, summed over the pairs.
+
+        Parameters
+        ----------
+        M : list of arrays, shapes (d, d_i)
+            The maps.
+        B : array, shape (d, d)
+            The metric.
+
+        Returns
+        -------
+        f : float
+            The cost.
+        gM : list of arrays, shapes (d, d_i)
+            ``∂f/∂M_i``.
+        gB : array, shape (d, d)
+            ``∂f/∂B`` (symmetric).
+        """
         f = self.C * float(np.sum(B * B))
         gM = [np.zeros_like(m) for m in M]
         gB = np.zeros_like(B)
@@ -98,7 +160,26 @@ class LatentMetricObjective:
         return f, gM, gB
 
     def hess(self, M, B, dM, dB):
-        """Directional derivative of :meth:`grad` along (dM, dB): the Euclidean Hessian."""
+        """Directional derivative of :meth:`grad` along (dM, dB): the Euclidean Hessian.
+
+        Parameters
+        ----------
+        M : list of arrays, shapes (d, d_i)
+            The maps.
+        B : array, shape (d, d)
+            The metric.
+        dM : list of arrays, shapes (d, d_i)
+            The direction in the maps.
+        dB : array, shape (d, d)
+            The direction in the metric.
+
+        Returns
+        -------
+        hM : list of arrays, shapes (d, d_i)
+            The derivative of each ``∂f/∂M_i``.
+        hB : array, shape (d, d)
+            The derivative of ``∂f/∂B`` (symmetric).
+        """
         hM = [np.zeros_like(m) for m in M]
         hB = np.zeros_like(B)
         for i, j in self.pairs:
@@ -119,7 +200,29 @@ def latent_metric_problem(obj, dims, d, *, on_gradient=None, hessian=True, retra
 
     Space i with d_i ≤ d has ``M_i = W_i ∈ St(d, d_i)``; with d_i > d, ``M_i = W_iᵀ`` and
     ``W_i ∈ St(d_i, d)``. With d_i = d the Stiefel manifold is the whole orthogonal group,
-    reflections included. Returns ``(problem, tall)`` with ``tall[i] = d_i <= d``.
+    reflections included.
+
+    Parameters
+    ----------
+    obj : LatentMetricObjective
+        The objective.
+    dims : list of int
+        The dimension d_i of each space.
+    d : int
+        The latent dimension.
+    on_gradient : callable, optional
+        Called with the cost at every gradient evaluation (progress and history).
+    hessian : bool, default True
+        Give pymanopt the analytic Euclidean Hessian (trust regions need it).
+    retraction : str, default "qr"
+        The Stiefel factors' retraction (pymanopt's name).
+
+    Returns
+    -------
+    problem : pymanopt.Problem
+        The problem on St × … × St × SPD(d).
+    tall : list of bool
+        ``tall[i] = d_i <= d``: whether the point's factor i is ``M_i`` itself (else ``M_iᵀ``).
     """
     import pymanopt
     from pymanopt.manifolds import Product, Stiefel, SymmetricPositiveDefinite
@@ -159,17 +262,20 @@ def latent_metric_problem(obj, dims, d, *, on_gradient=None, hessian=True, retra
 class LatentMetricFit:
     """What :func:`fit_latent_metric` learned.
 
-    Attributes
+    Parameters
     ----------
     maps : list of (d, d_i) arrays
         ``M_i``: a vector x of space i goes to ``M_i x`` (rows: ``E_i M_iᵀ``).
     B : (d, d) array
         The symmetric positive-definite ``B``.
     cost : float
+        The final cost.
     cost_history : list of float
         The cost at every iterate (one per gradient evaluation of CG, per accepted step of TR).
-    n_iter : int
-    stopping_criterion : str
+    n_iter : int, default 0
+        Iterations run.
+    stopping_criterion : str, default ""
+        pymanopt's reason for stopping.
     """
 
     maps: list
@@ -217,6 +323,7 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iter=300, tol=1e-6, init
     Parameters
     ----------
     obj : LatentMetricObjective
+        The objective on Gram blocks.
     dims : list of int
         The dimension d_i of each space.
     d : int
@@ -225,12 +332,14 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iter=300, tol=1e-6, init
         Riemannian conjugate gradients (the released code's ``ConjugateGradient``) or trust
         regions (with the analytic Hessian).
     max_iter : int
+        The most iterations.
     tol : float
         Stop when the Riemannian gradient norm falls below it.
     init : {"procrustes", "random"}
         Random orthonormal maps, the other spaces' maps then replaced ("procrustes") by the
         orthogonal Procrustes solution against space 0's; ``B = s·I`` with the best scale ``s``.
     random_state : int, Generator or None
+        Seeds the random orthonormal maps.
     progress : bool or None
         A progress bar over iterations (:func:`embgeo.progress.progress_bar`).
     desc : str
@@ -241,6 +350,12 @@ def fit_latent_metric(obj, dims, d, *, solver="cg", max_iter=300, tol=1e-6, init
     Returns
     -------
     LatentMetricFit
+        The maps, the metric and the cost history.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``solver`` or ``init``.
     """
     import pymanopt
 

@@ -187,10 +187,30 @@ def objective(sources, rotations, B, C: float = 0.0, *, progress=None) -> float:
         :class:`GeometricMetaEmbedding`).
     C : float
         Regularisation weight.
+    progress : bool, optional
+        Progress bar over the Gram blocks; None: automatic.
 
     Returns
     -------
     float
+        The value of the objective.
+
+    Raises
+    ------
+    TypeError
+        ``sources`` is not a list, or mixes Embeddings and arrays.
+    ValueError
+        Fewer than two sources, sources that do not align, NaN/inf in a source (named), a number
+        of rotations that differs from the sources, or a rotation of the wrong shape.
+
+    See Also
+    --------
+    GeometricMetaEmbedding : minimises it.
+
+    References
+    ----------
+    Jawanpuria, Dev, Kunchukuttan & Mishra (2020), "Learning Geometric Word Meta-Embeddings",
+    RepL4NLP, pp. 39-44, eq. 1. doi:10.18653/v1/2020.repl4nlp-1.6
     """
     arrays, _ = _aligned_sources(sources)
     if len(rotations) != len(arrays):
@@ -276,6 +296,18 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         Σ d_i, the features of all training sources together (the width of their
         concatenation): scikit-learn's count of the input features seen by ``fit``.
     dim_, n_iter_, stopping_criterion_ : int, int, str
+
+    See Also
+    --------
+    average : the AVG baseline.
+    concatenate : the CONC baseline.
+    concatenate_svd : the SVD baseline.
+    objective : the value of eq. 1 for given maps and metric.
+
+    References
+    ----------
+    Jawanpuria, Dev, Kunchukuttan & Mishra (2020), "Learning Geometric Word Meta-Embeddings",
+    RepL4NLP, pp. 39-44, eq. 1 and Section 2.2. doi:10.18653/v1/2020.repl4nlp-1.6
 
     Examples
     --------
@@ -444,7 +476,27 @@ class GeometricMetaEmbedding(TransformerMixin, BaseEstimator):
         return _wrap(out, words)
 
     def fit_transform(self, sources: Sequence, y=None, kind: str | None = None):
-        """``fit(sources).transform(sources, kind)``."""
+        """``fit(sources).transform(sources, kind)``.
+
+        Parameters
+        ----------
+        sources : list of Embeddings, or list of (n, d_i) arrays
+            As in :meth:`fit`.
+        y : None
+            Ignored (scikit-learn API).
+        kind : {"geo-avg", "geo-conc"}, optional
+            Default: the estimator's ``kind``.
+
+        Returns
+        -------
+        Embeddings or array
+            As :meth:`transform`.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`fit` and :meth:`transform`.
+        """
         return self.fit(sources).transform(sources, kind)
 
     def __sklearn_is_fitted__(self):
@@ -459,9 +511,31 @@ def concatenate(sources: Sequence, normalize="unit"):
     (default ``"unit"``: every word vector scaled to length one), so each contributes equally
     to cosine similarities.
 
+    Parameters
+    ----------
+    sources : list of Embeddings, or list of (n, d_i) arrays
+        Two or more sources; Embeddings are intersected (common vocabulary, in the first source's
+        order), arrays must be aligned row by row.
+    normalize : str or sequence of str or None, default "unit"
+        Normalisation steps (:mod:`embgeo.normalize`) applied to every source first; None: as given.
+
     Returns
     -------
-    Embeddings over the common vocabulary (dim Σd_i), or an array for array input.
+    Embeddings or array
+        Embeddings over the common vocabulary (dim Σd_i), or an array for array input.
+
+    Raises
+    ------
+    TypeError
+        ``sources`` is not a list, or mixes Embeddings and arrays.
+    ValueError
+        Fewer than two sources, sources that do not align, NaN/inf in a source (named), or an
+        unknown normalisation step.
+
+    See Also
+    --------
+    average : AVG.
+    concatenate_svd : CONC reduced by SVD.
     """
     arrays, words, xp = _prepared(sources, normalize)
     return _wrap(xp.concat(arrays, axis=1), words)
@@ -474,9 +548,31 @@ def average(sources: Sequence, normalize="unit"):
     dimension are zero-padded (trailing zeros) to the largest dimension before averaging.
     Each source is normalised first (default ``"unit"``).
 
+    Parameters
+    ----------
+    sources : list of Embeddings, or list of (n, d_i) arrays
+        Two or more sources; Embeddings are intersected (common vocabulary, in the first source's
+        order), arrays must be aligned row by row.
+    normalize : str or sequence of str or None, default "unit"
+        Normalisation steps (:mod:`embgeo.normalize`) applied to every source first; None: as given.
+
     Returns
     -------
-    Embeddings over the common vocabulary (dim max d_i), or an array for array input.
+    Embeddings or array
+        Embeddings over the common vocabulary (dim max d_i), or an array for array input.
+
+    Raises
+    ------
+    TypeError
+        ``sources`` is not a list, or mixes Embeddings and arrays.
+    ValueError
+        Fewer than two sources, sources that do not align, NaN/inf in a source (named), or an
+        unknown normalisation step.
+
+    See Also
+    --------
+    concatenate : CONC.
+    GeometricMetaEmbedding : Geo-AVG, the average in a learned latent space.
     """
     arrays, words, xp = _prepared(sources, normalize)
     D = max(int(X.shape[1]) for X in arrays)
@@ -499,12 +595,32 @@ def concatenate_svd(sources: Sequence, dim: int | None = None, normalize="unit",
 
     Parameters
     ----------
+    sources : list of Embeddings, or list of (n, d_i) arrays
+        Two or more sources; Embeddings are intersected (common vocabulary, in the first source's
+        order), arrays must be aligned row by row.
     dim : int, optional
         Output dimension (default: the largest source dimension), at most Σd_i.
+    normalize : str or sequence of str or None, default "unit"
+        Normalisation steps (:mod:`embgeo.normalize`) applied to every source first; None: as given.
+    progress : bool, optional
+        Progress bar over the Gram blocks; None: automatic.
 
     Returns
     -------
-    Embeddings over the common vocabulary (dim ``dim``), or an array for array input.
+    Embeddings or array
+        Embeddings over the common vocabulary (dim ``dim``), or an array for array input.
+
+    Raises
+    ------
+    TypeError
+        ``sources`` is not a list, or mixes Embeddings and arrays.
+    ValueError
+        ``dim`` outside [1, Σd_i], fewer than two sources, sources that do not align, NaN/inf in a
+        source (named), or an unknown normalisation step.
+
+    See Also
+    --------
+    concatenate : CONC itself.
     """
     arrays, words, _ = _prepared(sources, normalize)
     dims = [int(X.shape[1]) for X in arrays]
