@@ -93,7 +93,28 @@ def _check_index_pairs(P, ns, nt):
 
 
 def identical_dictionary(src: Embeddings, tgt: Embeddings):
-    """Pairs of identical strings in both vocabularies (VecMap's ``--init_identical``)."""
+    """Pairs of identical strings in both vocabularies (VecMap's ``--init_identical``).
+
+    Parameters
+    ----------
+    src, tgt : Embeddings
+        The source and target vocabularies.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(w, w)`` for every word of ``src`` also in ``tgt``, in ``src``'s order.
+
+    Raises
+    ------
+    ValueError
+        The vocabularies share no string.
+
+    See Also
+    --------
+    numeral_dictionary : the numerals only.
+    dictionary_indices : resolves the pairs to rows.
+    """
     pairs = [(w, w) for w in src.words if w in tgt]
     if not pairs:
         raise ValueError("the two vocabularies share no identical string")
@@ -101,7 +122,32 @@ def identical_dictionary(src: Embeddings, tgt: Embeddings):
 
 
 def numeral_dictionary(src: Embeddings, tgt: Embeddings):
-    """Pairs of identical Latin numerals ``[0-9]+`` (VecMap's ``--init_numerals``, ACL 2017)."""
+    """Pairs of identical Latin numerals ``[0-9]+`` (VecMap's ``--init_numerals``, ACL 2017).
+
+    Parameters
+    ----------
+    src, tgt : Embeddings
+        The source and target vocabularies.
+
+    Returns
+    -------
+    list of (str, str)
+        ``(w, w)`` for every numeral of ``src`` also in ``tgt``, in ``src``'s order.
+
+    Raises
+    ------
+    ValueError
+        No numeral occurs in both vocabularies.
+
+    See Also
+    --------
+    identical_dictionary : every shared string.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2017). Learning bilingual word embeddings with (almost) no
+    bilingual data. ACL.
+    """
     pairs = [(w, w) for w in src.words if _NUMERAL.match(w) and w in tgt]
     if not pairs:
         raise ValueError("no numeral ([0-9]+) occurs in both vocabularies")

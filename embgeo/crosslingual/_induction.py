@@ -222,6 +222,12 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         Stochastic dictionary induction: each similarity is zeroed with probability 1 − p
         (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic. p is resolved in steps of
         1/256 (at least 1/256). Ignored for ``direction="mutual"``.
+    random_state : int, Generator or None
+        Seeds the dropout of stochastic induction (``keep_prob < 1``).
+    memory_budget : int, optional
+        Bytes of working memory for the score tiles (default 256 MiB).
+    return_objective : bool, default False
+        Also return VecMap's objective.
 
     Returns
     -------
@@ -230,6 +236,22 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         duplicates, as VecMap does, which weights pairs found twice).
     objective : float, if ``return_objective``
         Mean best similarity (averaged over the directions used), VecMap's objective.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``direction`` or ``retrieval``, ``csls_knn < 1`` with CSLS, ``keep_prob``
+        outside (0, 1], or spaces of different dimensions.
+
+    See Also
+    --------
+    unsupervised_dictionary : the seed-free initial dictionary.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). A robust self-learning method for fully unsupervised
+    cross-lingual mappings of word embeddings. ACL, Section 3.3. A. Conneau, G. Lample,
+    M. Ranzato, L. Denoyer, H. Jégou (2018). Word translation without parallel data. ICLR, eq. 3.
 
     Notes
     -----
@@ -313,10 +335,36 @@ def unsupervised_dictionary(X, Z, *, vocabulary: int | None = 4000, normalize=("
         Normalised source and target vectors, rows in frequency order.
     vocabulary : int or None
         n; ``None`` uses min(n_s, n_t). Memory and time are O(n²) and O(n² d): n is capped at 20000.
+    normalize : str or sequence of str, default ("unit", "center", "unit")
+        The :mod:`embgeo.normalize` steps applied to the sorted signature rows.
+    direction : {"forward", "backward", "union", "mutual"}, default "union"
+        As :func:`induce_dictionary`.
+    retrieval : {"nn", "csls"}, default "csls"
+        As :func:`induce_dictionary`.
+    csls_knn : int, default 10
+        K of CSLS's r terms.
+    memory_budget : int, optional
+        Bytes of working memory for the induction's score tiles (default 256 MiB).
 
     Returns
     -------
     pairs : int64 array (m, 2) of (source_row, target_row)
+        The induced dictionary, rows among the first n of each space.
+
+    Raises
+    ------
+    ValueError
+        n above 20000, NaN or inf in a space (the row is named), or what
+        :func:`induce_dictionary` refuses.
+
+    See Also
+    --------
+    induce_dictionary : the nearest-neighbour step it ends with.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). A robust self-learning method for fully unsupervised
+    cross-lingual mappings of word embeddings. ACL, Section 3.2.
     """
     X = xb.check_matrix(X, "X")
     Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")

@@ -100,7 +100,16 @@ RECIPE_HELP = {
 
 
 class History(Display, list):
-    """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
+    """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot.
+
+    A list: ``history[i]["objective"]`` and so on; in a notebook it renders as a table.
+
+    Parameters
+    ----------
+    iterable : iterable of dict, optional
+        The records: ``"iteration"``, ``"objective"`` and, when recorded, ``"mean_cosine"`` and
+        ``"val_accuracy"``.
+    """
 
     def _view(self) -> View:
         columns = list(dict.fromkeys(k for r in self for k in r)) or ["iteration"]
@@ -109,9 +118,26 @@ class History(Display, list):
                     columns=columns, notes=notes)
 
     def plot(self, ax=None):
-        """Objective and, when recorded, MUSE's mean cosine and validation P@1 per iteration; returns the Axes.
+        """Objective and, when recorded, MUSE's mean cosine and validation P@1 per iteration.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes of the objective (validation P@1 is on a twin axis).
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
+        ValueError
+            No iteration was recorded (self-learning did not run).
         """
         try:
             import matplotlib.pyplot as plt

@@ -178,10 +178,19 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
             Bilingual dictionaries, each between two languages of ``spaces`` (either direction).
             Pairs with a word outside a vocabulary are skipped; a dictionary with none left is an
             error naming its coverage.
+        y : None
+            Ignored (scikit-learn API).
 
         Returns
         -------
         self
+            The fitted mapper.
+
+        Raises
+        ------
+        ValueError
+            Fewer than three languages, no dictionaries, an unknown pivot, a dictionary with no
+            usable pair, or a language no dictionary path links to the pivot (named).
         """
         self._validate_params()
         if not isinstance(spaces, dict) or len(spaces) < 3:
@@ -341,7 +350,32 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
         """Map one language's vectors (Embeddings or an (n, d) array) into the shared space.
 
         The normalisation and PCA statistics fitted on that language's training space are reused,
-        so transforming a few words equals transforming the vocabulary. Returns the same kind.
+        so transforming a few words equals transforming the vocabulary.
+
+        Parameters
+        ----------
+        language : str
+            One of the fitted languages (:attr:`languages_`).
+        embeddings : Embeddings or array, shape (n, d)
+            That language's vectors, of the dimension it was fitted on.
+
+        Returns
+        -------
+        Embeddings or array
+            The same kind as ``embeddings``, in the shared space.
+
+        Raises
+        ------
+        NotFittedError
+            The mapper is not fitted.
+        TypeError
+            ``embeddings`` is missing.
+        ValueError
+            An unknown language, or vectors of another dimension.
+
+        See Also
+        --------
+        pair : two languages at once.
         """
         self._check_fitted()
         if embeddings is None:
@@ -358,11 +392,30 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
         return embeddings.with_vectors(Y, check_finite=False) if isinstance(embeddings, Embeddings) else Y
 
     def pair(self, spaces, source, target):
-        """``(transform(source, spaces[source]), transform(target, spaces[target]))``: two languages in
-        the shared space, any pair (two non-pivot languages included).
+        """Two languages in the shared space, any pair (two non-pivot languages included).
 
-        BLI of the pair is ``embgeo.evaluate.bli(*mm.pair(spaces, "de", "fi"), test, retrieval="csls")``
-        (the evaluation layer sits above this package, so the estimator does not call it itself).
+        ``(transform(source, spaces[source]), transform(target, spaces[target]))``. BLI of the pair
+        is ``embgeo.evaluate.bli(*mm.pair(spaces, "de", "fi"), test, retrieval="csls")`` (the
+        evaluation layer sits above this package, so the estimator does not call it itself).
+
+        Parameters
+        ----------
+        spaces : dict of str → Embeddings or arrays
+            The vectors of the languages (e.g. the dict given to :meth:`fit`).
+        source, target : str
+            The two languages.
+
+        Returns
+        -------
+        source_mapped, target_mapped : Embeddings or arrays
+            Both in the shared space, each the kind of its input.
+
+        Raises
+        ------
+        KeyError
+            A language missing from ``spaces``.
+        ValueError
+            A language the mapper was not fitted on.
         """
         return self.transform(source, spaces[source]), self.transform(target, spaces[target])
 

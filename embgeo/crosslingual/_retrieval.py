@@ -30,16 +30,48 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     ``"invnn"`` ranks by an inverted rank, not by a score of the pair: it has no factors
     (:func:`retrieve` and :func:`embgeo.evaluate.bli` rank by it).
 
+    Parameters
+    ----------
+    queries : array, shape (q, d) or (d,)
+        Mapped query vectors.
+    target : array, shape (n_t, d)
+        The target space.
+    retrieval : {"nn", "dot", "csls", "isf"}, default "nn"
+        The score.
+    source : array, shape (n_s, d), optional
+        The mapped source vocabulary; required for ``"csls"`` and ``"isf"``.
+    csls_knn : int, default 10
+        The neighbourhood size of CSLS's r_S.
+    isf_beta : float, default 30.0
+        The inverse temperature β of the inverted softmax.
+    memory_budget : int, optional
+        Bytes of working memory for the blocked passes over the target rows (default 256 MiB).
+    progress : bool, optional
+        Progress bar over the blocks; None: automatic.
+
+    Returns
+    -------
+    Qa : array (q, d + 1)
+        The query factors.
+    Ta : array (n_t, d + 1)
+        The target factors; ``Qa @ Ta.T`` ranks the targets of each query.
+
     Raises
     ------
     ValueError
         Unknown ``retrieval`` or ``"invnn"``; ``source`` missing for ``"csls"``/``"isf"``;
         ``csls_knn < 1``; dimensions that disagree.
 
-    Returns
-    -------
-    Qa : array (q, d + 1)
-    Ta : array (n_t, d + 1)
+    See Also
+    --------
+    retrieve : the top-k targets by the same scores.
+
+    References
+    ----------
+    A. Conneau, G. Lample, M. Ranzato, L. Denoyer, H. Jégou (2018). Word translation without
+    parallel data. ICLR, eq. 3 (CSLS). S. L. Smith, D. H. P. Turban, S. Hamblin, N. Y. Hammerla
+    (2017). Offline bilingual word vectors, orthogonal transformations and the inverted softmax.
+    ICLR, eq. 4.
     """
     if retrieval == "invnn":
         raise ValueError("retrieval='invnn' ranks by inverted ranks, not by a score with factors: use "
@@ -118,12 +150,49 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
     factors for ``"nn"``); ties go to the lower target row. The accepted criteria are
     :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
 
+    Parameters
+    ----------
+    queries : array, shape (q, d) or (d,)
+        Mapped query vectors.
+    target : array, shape (n_t, d)
+        The target space.
+    k : int, default 10
+        Targets returned per query.
+    retrieval : {"nn", "dot", "csls", "isf", "invnn"}, default "nn"
+        The ranking criterion.
+    source : array, shape (n_s, d), optional
+        The mapped source vocabulary; required for ``"csls"``, ``"isf"`` and ``"invnn"``.
+    csls_knn : int, default 10
+        The neighbourhood size of CSLS's r_S.
+    isf_beta : float, default 30.0
+        The inverse temperature β of the inverted softmax.
+    memory_budget : int, optional
+        Bytes of working memory for the blocked search (default 256 MiB).
+    progress : bool, optional
+        Progress bar over the blocks; None: automatic.
+
     Returns
     -------
     scores, indices : arrays (q, k)
         Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``,
         2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x); log P(y | x) for ``"isf"``; x·y
         for ``"dot"``; minus the inverted rank for ``"invnn"``).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``retrieval``, ``source`` missing where it is needed, ``csls_knn < 1``,
+        dimensions that disagree, or ``k`` larger than the target rows.
+
+    See Also
+    --------
+    retrieval_factors : the scores as two factor matrices.
+    invnn_ranks : the exact rank of gold targets under ``"invnn"``.
+
+    References
+    ----------
+    G. Dinu, A. Lazaridou, M. Baroni (2015). Improving zero-shot learning by mitigating the hubness
+    problem. ICLR workshop (``"invnn"``). For ``"csls"`` and ``"isf"`` see :func:`retrieval_factors`.
     """
     if retrieval == "csls":
         # one CSLS path: embgeo.neighbors.csls_topk ranks by 2 cos − r_S with the r_S of
@@ -155,14 +224,30 @@ def invnn_ranks(queries, target, gold, *, source, memory_budget: int | None = No
 
     Parameters
     ----------
-    queries, target, source : arrays (q, d), (n_t, d), (n_s, d)
-        Mapped query, target and source vectors (cosines: rows are length-normalised here).
+    queries, target : arrays (q, d), (n_t, d)
+        Mapped query and target vectors (cosines: rows are length-normalised here).
     gold : list of int arrays
         Gold target rows of each query (at least one each).
+    source : array (n_s, d)
+        The mapped source vocabulary the inverted ranks are taken in (length-normalised here).
+    memory_budget : int, optional
+        Bytes of working memory for the blocked passes (default 256 MiB).
+    progress : bool, optional
+        Progress bar over the blocks; None: automatic.
 
     Returns
     -------
     ranks : int64 NumPy array (q,)
+        The rank of each query's best gold target, 1 = first.
+
+    Raises
+    ------
+    ValueError
+        A number of gold lists that differs from the queries, or dimensions that disagree.
+
+    See Also
+    --------
+    retrieve : the ``"invnn"`` top k itself.
     """
     _, Q, T, S = _unit_spaces(queries, target, "invnn", source, 1)
     if len(gold) != Q.shape[0]:

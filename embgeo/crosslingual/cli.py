@@ -38,6 +38,18 @@ def add_mapper_arguments(parser, default_recipe: str | None = None) -> None:
     """The :class:`~embgeo.crosslingual.Mapper` options shared by ``bli`` and ``map``, and the recipe list.
 
     The list (the epilog of ``--help``) is :data:`embgeo.crosslingual.RECIPE_HELP`, one line per recipe.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; options and the epilog are added to it.
+    default_recipe : str, optional
+        The ``--recipe`` default; None lets :func:`mapper_from_arguments` choose (supervised, or
+        semi_supervised with ``--self-learning``).
+
+    See Also
+    --------
+    mapper_from_arguments : reads these options back.
     """
     width = max(map(len, RECIPES))
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -67,7 +79,22 @@ def _pca(text: str):
 
 
 def mapper_from_arguments(args):
-    """(recipe name, the overrides, an unfitted Mapper) from the options of :func:`add_mapper_arguments`."""
+    """(recipe name, the overrides, an unfitted Mapper) from the options of :func:`add_mapper_arguments`.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    recipe : str
+        The recipe's name.
+    overrides : dict
+        The options given on the command line that change the recipe.
+    mapper : Mapper
+        The unfitted Mapper of the recipe with the overrides.
+    """
     recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
     over: dict = {}
     if args.self_learning:
@@ -84,7 +111,13 @@ def mapper_from_arguments(args):
 
 
 def add_arguments(parser) -> None:
-    """Arguments of ``python -m embgeo map``."""
+    """Arguments of ``python -m embgeo map``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``map`` subcommand's parser; the options are added to it.
+    """
     parser.add_argument("--src", required=True, metavar="NAME|PATH",
                         help="source vectors: a file embgeo.load reads, or a registry name")
     parser.add_argument("--tgt", required=True, metavar="NAME|PATH", help="target vectors: a file or a registry name")
@@ -128,7 +161,27 @@ def _check_paths(args) -> tuple[Path, Path]:
 
 
 def run(args) -> int:
-    """Run ``python -m embgeo map``: load, fit the recipe, write both mapped spaces."""
+    """Run ``python -m embgeo map``: load, fit the recipe, write both mapped spaces.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (the options of :func:`add_arguments`, ``quiet`` and ``json``).
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+
+    Raises
+    ------
+    ValueError
+        An output that would overwrite an input or the other output, a recipe that needs
+        ``--train`` without it, a vectors file given as a dictionary, or an output name or
+        format that cannot be written.
+    FileNotFoundError
+        An output directory that does not exist.
+    """
     import time
 
     from .. import io

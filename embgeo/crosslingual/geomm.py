@@ -69,9 +69,9 @@ logger = logging.getLogger(__name__)
 
 @dataclass(repr=False)
 class GeoMMResult(Display):
-    """A fitted GeoMM model.
+    """A fitted GeoMM model, made by :func:`geomm`.
 
-    Attributes
+    Parameters
     ----------
     U : (d_s, d) array
         The source map (``geomm.py``'s ``U1``, saved as ``U_src.csv``).
@@ -84,8 +84,15 @@ class GeoMMResult(Display):
     cost : float
         The objective at the returned point (``‖A‖²_F`` included).
     cost_history : list of float
-    n_iter : int
-    stopping_criterion : str
+        The cost at every iterate.
+    n_iter : int, default 0
+        Iterations run.
+    stopping_criterion : str, default ""
+        pymanopt's reason for stopping.
+
+    See Also
+    --------
+    geomm_objective : the cost at any point.
     """
 
     _call = "geomm(…, C={C:g})"
@@ -100,7 +107,15 @@ class GeoMMResult(Display):
     stopping_criterion: str = ""
 
     def transforms(self):
-        """``(U B^½, V B^½)``: source rows ``x`` map to ``x U B^½``, target rows to ``z V B^½``."""
+        """``(U B^½, V B^½)``: source rows ``x`` map to ``x U B^½``, target rows to ``z V B^½``.
+
+        Returns
+        -------
+        source_map : ndarray, shape (d_s, d), float64
+            ``U B^½``.
+        target_map : ndarray, shape (d_t, d), float64
+            ``V B^½``; the inner product of the mapped rows is the model's similarity.
+        """
         with xb.single_blas_thread():
             Bh = sym_power(self.B, 0.5)
         return self.U @ Bh, self.V @ Bh
@@ -172,17 +187,30 @@ def geomm(X, Z, src_idx, tgt_idx, *, C: float = 50.0, dim: int | None = None, ma
     init : {"procrustes", "random"}
         Starting maps (see :func:`embgeo.latent_metric.fit_latent_metric`).
     random_state : int, Generator or None
+        Seeds the random initial maps.
     progress : bool or None
+        Progress bar over the iterations; None: automatic.
 
     Returns
     -------
     GeoMMResult
+        The maps, the metric and the cost history.
 
     Raises
     ------
     ValueError
         NaN/inf in a dictionary row (the row is named), an empty dictionary, indices out of range,
         mismatched pair lists, C < 0, dim < 1.
+
+    See Also
+    --------
+    geomm_objective : the cost at any point.
+
+    References
+    ----------
+    Jawanpuria, Balgovind, Kunchukuttan & Mishra (2019), "Learning Multilingual Word Embeddings in
+    Latent Metric Space: A Geometric Approach", TACL 7, pp. 107-120, Section 3.
+    doi:10.1162/tacl_a_00257
     """
     X, Z = _check(X, Z)
     if not C >= 0:
@@ -206,7 +234,33 @@ def geomm_objective(X, Z, src_idx, tgt_idx, U, V, B, C: float = 50.0) -> float:
     """The released ``geomm.py`` cost ``‖X_D U B Vᵀ Z_Dᵀ − A‖²_F + C‖B‖²_F`` at (U, V, B).
 
     Computed from the Gram matrices of the dictionary rows (the |D_s| × |D_t| residual is never
-    formed). ``U`` is (d_s, d), ``V`` (d_t, d), ``B`` (d, d), as :func:`geomm` returns them.
+    formed).
+
+    Parameters
+    ----------
+    X, Z : arrays (n_s, d_s), (n_t, d_t)
+        Source and target vectors; only the dictionary rows are read.
+    src_idx, tgt_idx : int arrays (m,)
+        Row pairs of the dictionary; repeated pairs count once.
+    U : array, shape (d_s, d)
+        The source map, as :func:`geomm` returns it.
+    V : array, shape (d_t, d)
+        The target map.
+    B : array, shape (d, d)
+        The metric.
+    C : float, default 50.0
+        Weight of ``‖B‖²_F``.
+
+    Returns
+    -------
+    float
+        The cost, ``‖A‖²_F`` included.
+
+    Raises
+    ------
+    ValueError
+        Shapes of U, V, B that do not fit the spaces, or what :func:`geomm` refuses of the
+        dictionary.
     """
     X, Z = _check(X, Z)
     U, V, B = (np.asarray(xb.to_numpy(a), dtype=np.float64) for a in (U, V, B))
