@@ -42,7 +42,27 @@ class SynonymTable:
 
     Row ``i`` lists the ids ``indices[indptr[i]:indptr[i+1]]`` (best first) with their cosine
     ``scores``; ids and rows index :attr:`words` (e.g. a tokenizer's vocabulary). A word absent
-    from the embeddings has an empty row.
+    from the embeddings has an empty row. Made by :func:`synonym_table` or :meth:`load`.
+
+    Parameters
+    ----------
+    words : tuple of str
+        The index space, n words.
+    indptr : ndarray of int64, shape (n + 1,)
+        Row ``i`` spans ``indices[indptr[i]:indptr[i + 1]]``.
+    indices : ndarray of int64, shape (nnz,)
+        The similar words' ids, best first within each row.
+    scores : ndarray of float32, shape (nnz,)
+        Their cosines.
+
+    Raises
+    ------
+    ValueError
+        Arrays that do not describe n rows, or ids outside [0, n).
+
+    See Also
+    --------
+    false_negative_mask : the hard correction that looks predictions up in it.
     """
 
     words: tuple
@@ -88,7 +108,20 @@ class SynonymTable:
             yield w, [(self.words[j], float(v)) for j, v in zip(self.indices[s:e], self.scores[s:e])]
 
     def to_padded(self, width: int | None = None, fill: int = -1) -> np.ndarray:
-        """A dense (n_words, width) int array of ids, padded with ``fill`` (for GPU lookups)."""
+        """A dense (n_words, width) int array of ids, padded with ``fill`` (for GPU lookups).
+
+        Parameters
+        ----------
+        width : int, optional
+            Columns kept per row (longer rows are cut, best first kept); default the longest row.
+        fill : int, default -1
+            The id of empty cells.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_words, max(width, 1))
+            Row ``i`` holds word i's similar ids, then ``fill``.
+        """
         lengths = np.diff(self.indptr)
         width = int(lengths.max(initial=0)) if width is None else int(width)
         out = np.full((len(self.words), max(width, 1)), fill, dtype=np.int64)
@@ -100,8 +133,27 @@ class SynonymTable:
 
     # --------------------------------------------------------------- export / import
     def save(self, path, format: str | None = None) -> None:
-        """Write as JSON (``{"word": [["syn", score], ...]}``), TSV (``word<TAB>syn<TAB>score``
-        per line) or NPZ (the CSR arrays), chosen by ``format`` or the file extension. Atomic."""
+        """Write as JSON, TSV or NPZ, chosen by ``format`` or the file extension. Atomic.
+
+        JSON is ``{"word": [["syn", score], ...]}``, TSV one ``word<TAB>syn<TAB>score`` per line,
+        NPZ the CSR arrays.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write (replaced only once complete).
+        format : {"json", "tsv", "npz"}, optional
+            Default: the extension of ``path``.
+
+        Raises
+        ------
+        ValueError
+            An unknown format.
+
+        See Also
+        --------
+        load : reads the file back.
+        """
         path = Path(path)
         fmt = (format or path.suffix.lstrip(".")).lower()
         if fmt == "json":
@@ -120,12 +172,29 @@ class SynonymTable:
 
     @classmethod
     def load(cls, path, format: str | None = None, words: Sequence[str] | None = None) -> "SynonymTable":
-        """Read a table written by :meth:`save`. For TSV/JSON, ``words`` fixes the index space
-        (e.g. a tokenizer's vocabulary); by default it is every word in the file, in order of
-        first appearance.
+        """Read a table written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file.
+        format : {"json", "tsv", "npz"}, optional
+            Default: the extension of ``path``.
+        words : sequence of str, optional
+            For TSV/JSON, the index space (e.g. a tokenizer's vocabulary; pairs with other words
+            are left out); by default every word in the file, in order of first appearance.
+
+        Returns
+        -------
+        SynonymTable
+            The table.
 
         Raises
         ------
+        ValueError
+            An unknown format.
+        FileNotFoundError
+            No such file.
         FormatError
             The file is not such a table: bytes that are not UTF-8, a TSV line without three fields
             or with a score that is not a number, JSON that does not parse, a non-finite score
@@ -221,7 +290,10 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         Keep ``j`` in the list of ``i`` only if ``i`` is also in the list of ``j``.
     vocabulary : sequence of str, optional
         The index space of the table. Words missing from ``e`` get empty rows.
-
+    memory_budget : int, optional
+        Bytes of working memory for the blocked search (default 256 MiB).
+    progress : bool, optional
+        Progress bar over the blocks; None: automatic.
     backend : {"exact", "dask"}
         ``"dask"`` shards the rows across the workers of the current Dask client (or ``client``)
         and joins them with themselves shard by shard (:mod:`embgeo.distributed`); the table is
@@ -236,6 +308,23 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     Returns
     -------
     SynonymTable
+        One row per word of the index space.
+
+    Raises
+    ------
+    ValueError
+        ``k`` < 1 or larger than the other known words, duplicate words in ``vocabulary``, no word
+        of it in ``e``, NaN or inf in the vectors (the word is named), or an unknown ``backend``.
+
+    See Also
+    --------
+    false_negative_mask : the hard correction.
+    embgeo.neighbors.self_topk : the search.
+
+    References
+    ----------
+    Zhang, Zhao, Utiyama & Sumita (2023), "Language Model Pre-training on True Negatives", AAAI
+    (the embedding-based synonym lookup of the hard correction).
     """
     from .neighbors import self_topk
 
@@ -392,6 +481,31 @@ class PhraseIndex:
     are approximate FAISS indexes (:class:`embgeo.neighbors.faiss_index.FaissIndex`, cosine or
     dot only).
 
+    Parameters
+    ----------
+    phrases : sequence of str
+        The indexed phrases, unique.
+    vectors : array, shape (len(phrases), dim)
+        Their vectors (stored as float32).
+    metric : {"l2", "cosine", "dot"}, default "l2"
+        The ranking (see above).
+    kind : {"flat", "hnsw", "ivf"}, default "flat"
+        Exact search, or an approximate FAISS index.
+    index : FaissIndex, optional
+        The FAISS index of an approximate ``kind`` (``build`` makes it).
+
+    Raises
+    ------
+    ValueError
+        An unknown metric, ``"l2"`` with an approximate kind, an approximate kind without its
+        index, vectors that do not match the phrases, or a phrase given twice (its rows named).
+
+    See Also
+    --------
+    candidate_negatives : NegatER's candidate step over this index.
+
+    Notes
+    -----
     Self-exclusion: an indexed phrase queried against the index never finds itself; its own row
     is removed, whatever its rank. The released code instead searches ``k + 1`` neighbours and
     drops the *first* hit. The two differ only where another phrase is at distance 0 (a phrase
@@ -400,6 +514,11 @@ class PhraseIndex:
     candidate short; here the twin stays. Ties are ordered by the lower row (FAISS leaves the
     order of equal distances to its heap). Phrases must be unique: a phrase given twice is
     refused, naming its rows.
+
+    References
+    ----------
+    Safavi, Zhu & Koutra (2021), "NegatER: Unsupervised Discovery of Negatives in Commonsense
+    Knowledge Bases", EMNLP, Section 3.1.
 
     Examples
     --------
@@ -438,11 +557,30 @@ class PhraseIndex:
 
     @property
     def dim(self) -> int:
+        """The dimension of the phrase vectors."""
         return self.vectors.shape[1]
 
     @staticmethod
     def embed(e: Embeddings, phrases: Iterable[str]) -> np.ndarray:
-        """Mean word vector of each phrase, float32 NumPy (n_phrases, dim)."""
+        """Mean word vector of each phrase, float32 NumPy (n_phrases, dim).
+
+        Parameters
+        ----------
+        e : Embeddings
+            The word vectors.
+        phrases : iterable of str
+            Words joined by spaces or underscores; unknown words are skipped.
+
+        Returns
+        -------
+        ndarray of float32, shape (n_phrases, dim)
+            The means, accumulated in float64.
+
+        Raises
+        ------
+        ValueError
+            A phrase with no word in the vocabulary (named).
+        """
         phrases = list(phrases)
         V = xb.to_numpy(e.vectors)
         out = np.empty((len(phrases), e.dim), dtype=np.float32)
@@ -456,8 +594,37 @@ class PhraseIndex:
     @classmethod
     def build(cls, e: Embeddings | None, phrases: Sequence[str], vectors=None, kind: str = "flat",
               metric: str = "l2", **params) -> "PhraseIndex":
-        """Embed ``phrases`` (or take ``vectors``) and index them (``params``: the FAISS index's,
-        for ``kind="hnsw"`` or ``"ivf"``)."""
+        """Embed ``phrases`` (or take ``vectors``) and index them.
+
+        Parameters
+        ----------
+        e : Embeddings or None
+            The word vectors to embed the phrases with (None when ``vectors`` are given).
+        phrases : sequence of str
+            The phrases, unique.
+        vectors : array, shape (len(phrases), dim), optional
+            The phrases' vectors, instead of their mean word vectors.
+        kind : {"flat", "hnsw", "ivf"}, default "flat"
+            Exact search, or an approximate FAISS index.
+        metric : {"l2", "cosine", "dot"}, default "l2"
+            The ranking; the approximate kinds take ``"cosine"`` or ``"dot"``.
+        **params
+            The FAISS index's parameters, for ``kind="hnsw"`` or ``"ivf"`` (see
+            :class:`embgeo.neighbors.faiss_index.FaissIndex`).
+
+        Returns
+        -------
+        PhraseIndex
+            The index.
+
+        Raises
+        ------
+        ValueError
+            No phrases, a phrase given twice, neither ``e`` nor ``vectors``, vectors that do not
+            match the phrases, a phrase with no known word, or ``"l2"`` with an approximate kind.
+        TypeError
+            Index parameters with ``kind="flat"``.
+        """
         phrases = list(phrases)
         if not phrases:
             raise ValueError("no phrases to index")
@@ -487,10 +654,28 @@ class PhraseIndex:
 
     # ------------------------------------------------------------------ search
     def search(self, Q, k: int, self_ids=None):
-        """Scores and rows of the ``k`` nearest indexed phrases of each row of ``Q`` (q, dim).
+        """Scores and rows of the ``k`` nearest indexed phrases of each row of ``Q``.
 
-        ``self_ids`` (q,) names each query's own row (-1: none), never returned. Scores are squared
-        distances (``l2``, ascending) or similarities (descending); rows are int64.
+        Parameters
+        ----------
+        Q : array, shape (q, dim)
+            Query vectors.
+        k : int
+            Neighbours per query.
+        self_ids : array of int, shape (q,), optional
+            Each query's own row (-1: none), never returned.
+
+        Returns
+        -------
+        scores : ndarray of float32, shape (q, k)
+            Squared distances (``l2``, ascending) or similarities (descending).
+        rows : ndarray of int64, shape (q, k)
+            The indexed phrases' rows.
+
+        Raises
+        ------
+        ValueError
+            Queries of another dimension, or ``k`` larger than the phrases available.
         """
         from .neighbors import topk
 
@@ -535,9 +720,29 @@ class PhraseIndex:
     def query(self, queries, k: int = 10, e: Embeddings | None = None, exclude_self: bool = True):
         """The ``k`` nearest indexed phrases of each query.
 
-        ``queries`` are indexed phrases (their own vectors are used; they are excluded from their
-        own lists), or new phrases with ``e`` to embed them, or a (q, dim) matrix.
-        Returns a list (one per query) of (phrase, score) lists, nearest first.
+        Parameters
+        ----------
+        queries : str, sequence of str, or array (q, dim)
+            Indexed phrases (their own vectors are used; they are excluded from their own lists),
+            or new phrases with ``e`` to embed them, or a (q, dim) matrix.
+        k : int, default 10
+            Neighbours per query.
+        e : Embeddings, optional
+            Embeds the queries that are not indexed phrases.
+        exclude_self : bool, default True
+            Leave an indexed query out of its own list.
+
+        Returns
+        -------
+        list of list of (str, float)
+            One list per query of (phrase, score), nearest first.
+
+        Raises
+        ------
+        ValueError
+            ``k`` < 1 or larger than the phrases available, or queries of another dimension.
+        UnknownWordError
+            A query that is not an indexed phrase, without ``e`` (the missing ones are named).
         """
         k = int(k)
         if k < 1:
@@ -557,8 +762,18 @@ class PhraseIndex:
                 for r in range(idx.shape[0])]
 
     def save(self, path) -> None:
-        """Save to the directory ``path`` (phrases, vectors, metric; the FAISS index of an approximate
-        kind), atomically."""
+        """Save to the directory ``path``, atomically.
+
+        Parameters
+        ----------
+        path : str or Path
+            The directory: phrases, vectors, metric and kind, and the FAISS index of an
+            approximate kind.
+
+        See Also
+        --------
+        load : reads it back.
+        """
         with atomic_dir(path) as tmp:
             np.save(tmp / "vectors.npy", self.vectors)
             if self.index is not None:
@@ -569,7 +784,23 @@ class PhraseIndex:
 
     @classmethod
     def load(cls, path) -> "PhraseIndex":
-        """Load an index written by :meth:`save`."""
+        """Load an index written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The directory :meth:`save` wrote.
+
+        Returns
+        -------
+        PhraseIndex
+            The index.
+
+        Raises
+        ------
+        FileNotFoundError
+            ``path`` is not a saved PhraseIndex.
+        """
         path = Path(path)
         if not (path / "phrases.json").is_file() or not (path / "meta.json").is_file():
             raise FileNotFoundError(f"{path} is not a saved PhraseIndex (no phrases.json and meta.json)")
@@ -597,7 +828,23 @@ class NegativeCandidates:
     index score was ``score[i]`` (squared L2 distance for ``metric="l2"``).
 
     Candidates come grouped by source triple, head replacements first, each slot in neighbour
-    order. A negative made from two positives appears twice, as in the released code.
+    order. A negative made from two positives appears twice, as in the released code. Made by
+    :func:`candidate_negatives`.
+
+    Parameters
+    ----------
+    phrases : tuple of str
+        The phrase vocabulary that ``head`` and ``tail`` index.
+    relations : tuple of str
+        The relation names that ``relation`` indexes.
+    head, relation, tail : ndarray of int64, shape (m,)
+        The candidate triples.
+    source : ndarray of int64, shape (m,)
+        The input triple each candidate was made from.
+    slot : ndarray of int64, shape (m,)
+        The position replaced: :data:`HEAD` (0) or :data:`TAIL` (2).
+    score : ndarray of float32, shape (m,)
+        The index score of the replacing neighbour.
     """
 
     phrases: tuple
@@ -623,7 +870,13 @@ class NegativeCandidates:
                 f"{int((self.slot == HEAD).sum())} heads, {int((self.slot == TAIL).sum())} tails)")
 
     def counts(self) -> dict:
-        """``{(relation, "head" | "tail"): number of candidates}``."""
+        """The number of candidates per relation and replaced slot.
+
+        Returns
+        -------
+        dict
+            ``{(relation, "head" | "tail"): number of candidates}``, every pair included (0 too).
+        """
         out = {}
         for slot, name in ((HEAD, "head"), (TAIL, "tail")):
             n = np.bincount(self.relation[self.slot == slot], minlength=len(self.relations))

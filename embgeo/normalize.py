@@ -196,6 +196,12 @@ class Normalizer:
     memory_budget : int, optional
         As for :func:`normalize`.
 
+    Attributes
+    ----------
+    statistics_ : list
+        One entry per step: the float64 mean (1, d) for ``center``, the float64 column norms
+        (1, d) for ``unitdim``, ``None`` otherwise.
+
     Raises
     ------
     ValueError
@@ -204,12 +210,6 @@ class Normalizer:
     See Also
     --------
     normalize : the steps with statistics computed from the rows given.
-
-    Attributes
-    ----------
-    statistics_ : list
-        One entry per step: the float64 mean (1, d) for ``center``, the float64 column norms
-        (1, d) for ``unitdim``, ``None`` otherwise.
 
     Examples
     --------

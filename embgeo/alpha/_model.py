@@ -122,6 +122,13 @@ class AlphaEmbeddings(Vocabulary):
     check_finite : bool, default True
         Refuse U, V or ``context_bias`` holding NaN or inf (a pass over the matrices).
 
+    Attributes
+    ----------
+    p0 : array (n,)
+        The reference measure, float64 (computed on first use for ``"u"``).
+    fisher : array (d, d)
+        I(p0), float64, symmetric positive definite (eq. 4).
+
     Raises
     ------
     ValueError
@@ -140,13 +147,6 @@ class AlphaEmbeddings(Vocabulary):
     References
     ----------
     Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 1-9. arXiv:1912.02280
-
-    Attributes
-    ----------
-    p0 : array (n,)
-        The reference measure, float64 (computed on first use for ``"u"``).
-    fisher : array (d, d)
-        I(p0), float64, symmetric positive definite (eq. 4).
 
     Examples
     --------

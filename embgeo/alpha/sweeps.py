@@ -619,17 +619,17 @@ def analogy_sweep(model, alphas: Sequence[float], questions="google-analogy", fo
     --------
     alpha_sweep : the same selection on a similarity benchmark.
 
-    References
-    ----------
-    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 6 and Tables 2, 3 and 11.
-    arXiv:1912.02280
-
     Notes
     -----
     Memory: the candidate rows for a chunk of α (n_r × d float64 each, chunked to fit
     ``memory_budget``) plus the blocked logits of :class:`AlphaEmbeddings`; the question batches
     of eq. 6 are bounded by ``memory_budget`` too. Questions with a word outside the candidates are
     left out (``oov="skip"``), as in gensim; the coverage is reported.
+
+    References
+    ----------
+    Volpi & Malagò (2020), "Natural Alpha Embeddings", RepL4NLP, eq. 6 and Tables 2, 3 and 11.
+    arXiv:1912.02280
     """
     from ..data import as_dataset
 

@@ -247,12 +247,6 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     --------
     unsupervised_dictionary : the seed-free initial dictionary.
 
-    References
-    ----------
-    M. Artetxe, G. Labaka, E. Agirre (2018). A robust self-learning method for fully unsupervised
-    cross-lingual mappings of word embeddings. ACL, Section 3.3. A. Conneau, G. Lample,
-    M. Ranzato, L. Denoyer, H. Jégou (2018). Word translation without parallel data. ICLR, eq. 3.
-
     Notes
     -----
     NumPy inputs are scored in float32 (VecMap's default ``--precision fp32``; float64 inputs
@@ -261,6 +255,12 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     columns (VecMap computes it four times). CuPy inputs run both directions on the GPU (full-row
     score blocks, the dropout argmax as a CUDA kernel with the same masks); other array libraries run
     each direction by itself.
+
+    References
+    ----------
+    M. Artetxe, G. Labaka, E. Agirre (2018). A robust self-learning method for fully unsupervised
+    cross-lingual mappings of word embeddings. ACL, Section 3.3. A. Conneau, G. Lample,
+    M. Ranzato, L. Denoyer, H. Jégou (2018). Word translation without parallel data. ICLR, eq. 3.
     """
     if direction not in ("forward", "backward", "union", "mutual"):
         raise ValueError(f"direction must be forward, backward, union or mutual, got {direction!r}")
