@@ -37,7 +37,7 @@ CHANGE_MEASURES = ("displacement", "neighborhood_change", "overlap")
 class SemanticChangeResult(Display):
     """Per-word change between two spaces of one language (:func:`align_same_language`).
 
-    Attributes
+    Parameters
     ----------
     words : list of str
         The shared vocabulary, in the first space's row order.
@@ -56,6 +56,13 @@ class SemanticChangeResult(Display):
         Neighbours per word.
     n_anchors : int
         Words the final Procrustes fit used (all shared words unless refined).
+
+    References
+    ----------
+    W. L. Hamilton, J. Leskovec, D. Jurafsky (2016). Diachronic word embeddings reveal statistical
+    laws of semantic change. ACL (displacement). W. L. Hamilton, J. Leskovec, D. Jurafsky (2016).
+    Cultural shift or linguistic drift? Comparing two computational measures of semantic change.
+    EMNLP (neighbourhood change).
     """
 
     words: list
@@ -85,12 +92,48 @@ class SemanticChangeResult(Display):
         return -self.overlap if by == "overlap" else getattr(self, by)
 
     def most_changed(self, n: int = 20, by: str = "displacement") -> list:
-        """The ``n`` words that changed most by ``by`` (ties: the earlier row first)."""
+        """The ``n`` words that changed most by ``by`` (ties: the earlier row first).
+
+        Parameters
+        ----------
+        n : int, default 20
+            How many words.
+        by : {"displacement", "neighborhood_change", "overlap"}, default "displacement"
+            The measure (a low overlap is a large change).
+
+        Returns
+        -------
+        list of str
+            The words, most changed first.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``by``.
+        """
         order = np.argsort(-self._column(by), kind="stable")[:int(n)]
         return [self.words[i] for i in order]
 
     def table(self, n: int | None = 20, by: str = "displacement") -> list:
-        """Rows ``{"word", "displacement", "neighborhood_change", "overlap", "rank_<by>"}``, most changed first."""
+        """Rows ``{"word", "displacement", "neighborhood_change", "overlap", "rank_<by>"}``, most changed first.
+
+        Parameters
+        ----------
+        n : int or None, default 20
+            How many rows; None: every word.
+        by : {"displacement", "neighborhood_change", "overlap"}, default "displacement"
+            The measure that orders the rows.
+
+        Returns
+        -------
+        list of dict
+            One dict per word.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``by``.
+        """
         order = np.argsort(-self._column(by), kind="stable")
         order = order if n is None else order[:int(n)]
         return [{"word": self.words[i], "displacement": float(self.displacement[i]),
@@ -100,7 +143,24 @@ class SemanticChangeResult(Display):
     def plot(self, ax=None, *, annotate: int = 10):
         """Displacement against neighbourhood change, one point per word, the ``annotate`` most displaced named.
 
-        Returns the Axes. Needs matplotlib (``pip install embgeo[plot]``).
+        Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+        annotate : int, default 10
+            How many of the most displaced words are named.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt
@@ -216,6 +276,8 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
     backend : {"exact", "dask", "cuda"}
         Engine of the two vocabulary-wide k-NN searches (:mod:`embgeo.neighbors`): ``"dask"`` runs
         them as sharded searches on ``client`` (default: the current ``dask.distributed`` client).
+    client : distributed.Client, optional
+        With ``backend="dask"``: the client to use.
 
     Returns
     -------

@@ -29,9 +29,10 @@ __all__ = ["HubnessResult", "hubness"]
 class HubnessResult(Display):
     """The k-occurrence distribution of a space and its hubness measures (:func:`hubness`).
 
-    Attributes
+    Parameters
     ----------
     k : int
+        The length of every query's neighbour list.
     retrieval : str
         The criterion that built the lists ("nn", "csls", "isf", or ``"fuzzy:<measure>"``).
     k_occurrence : ndarray of int64, shape (n_database,)
@@ -48,9 +49,20 @@ class HubnessResult(Display):
         The Robin Hood (Hoover) index ½ Σ|N_k − mean N_k| / Σ N_k: the share of list slots that
         would have to move for every row to be equally often a neighbour (0 = no hubness).
     hub_size : float
+        The threshold of a hub, in multiples of k.
     n_queries : int
+        The number of neighbour lists counted.
     words : list of str or None
         The database's words, when it has them (for :meth:`top_hubs`).
+
+    See Also
+    --------
+    hubness_measures : the measures from a k-occurrence array.
+
+    References
+    ----------
+    M. Radovanović, A. Nanopoulos, M. Ivanović (2010). Hubs in space: popular nearest neighbors in
+    high-dimensional data. JMLR 11, pp. 2487-2531, eq. 1.
     """
 
     _call = "hubness(…, k={k}, retrieval={retrieval!r}, hub_size={hub_size:g})"
@@ -78,16 +90,42 @@ class HubnessResult(Display):
         return np.flatnonzero(self.k_occurrence == 0)
 
     def top_hubs(self, n: int = 10) -> list:
-        """The ``n`` rows with the largest N_k as ``(word, N_k)`` pairs (row numbers without words)."""
+        """The ``n`` rows with the largest N_k as ``(word, N_k)`` pairs (row numbers without words).
+
+        Parameters
+        ----------
+        n : int, default 10
+            How many rows.
+
+        Returns
+        -------
+        list of (str or int, int)
+            Word (or row) and N_k, largest N_k first, ties to the lower row.
+        """
         rows = np.argsort(-self.k_occurrence, kind="stable")[:n]
         names = rows.tolist() if self.words is None else [self.words[i] for i in rows]
         return [(w, int(self.k_occurrence[i])) for w, i in zip(names, rows)]
 
     def plot(self, ax=None):
-        """The N_k distribution on log-log axes (how many rows occur N_k times); returns the Axes.
+        """The N_k distribution on log-log axes (how many rows occur N_k times).
 
         Needs matplotlib (``pip install embgeo[plot]``). Rows with N_k = 0 (the antihubs) cannot
         sit on a log axis: their share is given in the title.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt

@@ -47,6 +47,20 @@ class ConditionNumbers(Display):
     κ(X) = σ₁/σ_r over the r = min(n, d) singular values; the effective condition number
     κ_eff(X) = σ₁/σ_er with the effective rank er(X) = ⌊exp H(σ/Σσ)⌋ (Roy & Vetterli 2007);
     the pair's score is the harmonic mean of the two (COND-HM, ECOND-HM). Lower is better.
+
+    Parameters
+    ----------
+    source, target : float
+        κ of the source and of the target sample.
+    source_effective, target_effective : float
+        κ_eff of each sample.
+    source_effective_rank, target_effective_rank : int
+        er of each sample.
+
+    References
+    ----------
+    H. Dubossarsky, I. Vulić, R. Reichart, A. Korhonen (2020). The secret is in the spectra:
+    predicting cross-lingual task performance with spectral similarity measures. EMNLP, Section 3.
     """
 
     source: float
@@ -77,7 +91,7 @@ class IsomorphismResult(Display):
 
     A measure that could not be computed is ``None`` and its reason is in ``skipped``.
 
-    Attributes
+    Parameters
     ----------
     eigenvector_similarity : float or None
         Δ = Σ_{i≤k} (λ¹_i − λ²_i)² over the Laplacian eigenvalues of the two k-NN graphs
@@ -89,6 +103,7 @@ class IsomorphismResult(Display):
         Σ_i (log σ¹_i − log σ²_i)² over the singular values (0 for isospectral samples; lower is
         more alike). Needs spaces of one dimension.
     condition_numbers : ConditionNumbers or None
+        κ and κ_eff of both samples (None where skipped).
     gromov_hausdorff : float or None
         Bottleneck distance between the 0-dimensional Rips persistence diagrams (0 for
         isometric samples; lower is more alike). Needs gudhi or persim.
@@ -103,6 +118,10 @@ class IsomorphismResult(Display):
     spectra : dict
         ``laplacian_source``, ``laplacian_target`` (ascending), ``singular_source``,
         ``singular_target`` (descending) and ``k`` (the eigenvalues Δ sums over), for ``plot``.
+
+    See Also
+    --------
+    ConditionNumbers : the condition numbers' record.
     """
 
     _call = "isomorphism(…, n={n})"
@@ -119,7 +138,14 @@ class IsomorphismResult(Display):
     spectra: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
-        """One flat table row: every measure (None where skipped), COND-HM, ECOND-HM, n, coverage."""
+        """One flat table row: every measure (None where skipped), COND-HM, ECOND-HM, n, coverage.
+
+        Returns
+        -------
+        dict
+            Keys ``eigenvector_similarity``, ``relational_similarity``, ``eigenvalue_divergence``,
+            ``cond_hm``, ``econd_hm``, ``gromov_hausdorff``, ``n`` and ``coverage``.
+        """
         c = self.condition_numbers
         return {"eigenvector_similarity": self.eigenvector_similarity,
                 "relational_similarity": self.relational_similarity,
@@ -129,9 +155,25 @@ class IsomorphismResult(Display):
                 "gromov_hausdorff": self.gromov_hausdorff, "n": self.n, "coverage": self.coverage}
 
     def plot(self, ax=None):
-        """The two Laplacian spectra and the two singular-value spectra, side by side; returns the Axes.
+        """The two Laplacian spectra and the two singular-value spectra, side by side.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes or array of two, optional
+            Where to draw (the Laplacians on the first, the singular values on the second);
+            None: a new figure of two panels.
+
+        Returns
+        -------
+        ndarray of matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt

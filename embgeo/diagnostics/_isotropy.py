@@ -52,7 +52,7 @@ MEASURES = ("isoscore", "isoscore_star", "partition_isotropy", "mean_cosine", "v
 class IsotropyResult(Display):
     """The isotropy measures of one space (:func:`isotropy`).
 
-    Attributes
+    Parameters
     ----------
     isoscore : float
         IsoScore of Rudman et al. (2022, Algorithm 1), in [0, 1]: how uniformly the centred rows
@@ -68,10 +68,6 @@ class IsotropyResult(Display):
         takes both; it does not depend on the sign the eigensolver returns. The common reading of Mu &
         Viswanath (2018) takes one sign per eigenvector: that is :attr:`partition_isotropy_one_sign`,
         never smaller (GloVe 6B 50d: 0.1037 here, 0.3716 with one sign).
-    partition_isotropy_one_sign : float
-        I(W) over the d eigenvectors c of WᵀW, each with the sign NumPy's ``eigh`` (LAPACK) gives it:
-        min_c Z(c) / max_c Z(c) over ``log_partition[:d]``. Another eigensolver may return other signs,
-        and so another value; compare numbers of this reading only when the signs are the same.
     mean_cosine : float
         The mean cosine of distinct pairs of rows (zero rows count as cosine 0).
     variance_share : float
@@ -79,6 +75,7 @@ class IsotropyResult(Display):
     effective_rank : float
         exp of the entropy of the normalised singular values of W, in [1, d].
     D : int
+        The number of top principal directions of ``variance_share``.
     explained_variance_ratio : ndarray (d,)
         Centred variance of each principal direction over the total, descending.
     singular_values : ndarray (d,)
@@ -87,7 +84,17 @@ class IsotropyResult(Display):
         ln Z(c) of each eigenvector c of WᵀW (in the order of ``singular_values``, with NumPy's signs),
         then of each −c.
     n : int
+        The number of rows.
     dim : int
+        The dimension d.
+    partition_isotropy_one_sign : float
+        I(W) over the d eigenvectors c of WᵀW, each with the sign NumPy's ``eigh`` (LAPACK) gives it:
+        min_c Z(c) / max_c Z(c) over ``log_partition[:d]``. Another eigensolver may return other signs,
+        and so another value; compare numbers of this reading only when the signs are the same.
+
+    See Also
+    --------
+    isotropy_table : the measures of several transforms of a space, side by side.
     """
 
     _call = "isotropy(…, D={D}, zeta={zeta})"
@@ -108,14 +115,36 @@ class IsotropyResult(Display):
     partition_isotropy_one_sign: float
 
     def as_row(self) -> dict:
-        """The six measures as a dict (a row of :func:`isotropy_table`)."""
+        """The six measures as a dict (a row of :func:`isotropy_table`).
+
+        Returns
+        -------
+        dict
+            ``isoscore``, ``isoscore_star``, ``partition_isotropy``, ``mean_cosine``,
+            ``variance_share`` and ``effective_rank``.
+        """
         return {m: getattr(self, m) for m in MEASURES}
 
     def plot(self, ax=None):
-        """The spectrum: centred explained-variance ratio and normalised singular values per
-        direction (log scale), the four measures in the title; returns the Axes.
+        """The spectrum: centred explained-variance ratio and normalised singular values per direction.
 
-        Needs matplotlib (``pip install embgeo[plot]``).
+        Log scale, with four of the measures in the title. Needs matplotlib
+        (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt
@@ -453,10 +482,23 @@ TRANSFORMS: dict[str, Callable[..., Any]] = {"all_but_the_top": _abtt, "similari
 
 
 class IsotropyTable(Report):
-    """:class:`embgeo.evaluate.Report` of :func:`isotropy_table`, :func:`isotropy_bands` and
-    :func:`isotropy_clusters`: one row per space (a transform, a frequency band, a cluster), one
-    column per measure, with ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results``
-    (and, from :func:`isotropy_clusters`, each row's cluster in ``labels``)."""
+    """The results of :func:`isotropy_table`, :func:`isotropy_bands` and :func:`isotropy_clusters`.
+
+    An :class:`embgeo.evaluate.Report`: one row per space (a transform, a frequency band, a cluster), one column per measure, with
+    ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results`` (and, from
+    :func:`isotropy_clusters`, each row's cluster in ``labels``).
+
+    Parameters
+    ----------
+    rows : iterable of dict, optional
+        One dict per space: its name first, then the measures.
+    title : str, optional
+        Printed above the table.
+    results : dict, optional
+        The :class:`IsotropyResult` of each row, by the row's name.
+    labels : array of int, optional
+        Each word's cluster (:func:`isotropy_clusters`).
+    """
 
     def __init__(self, rows=(), title=None, results=None, labels=None):
         super().__init__(rows, title=title, formats={m: "{:.4g}" for m in MEASURES})
@@ -464,7 +506,23 @@ class IsotropyTable(Report):
         self.labels = labels
 
     def plot(self, axes=None):
-        """One bar panel per measure, a bar per transform; returns the Axes array."""
+        """One bar panel per measure, a bar per row (transform, band or cluster).
+
+        Parameters
+        ----------
+        axes : array of matplotlib.axes.Axes, optional
+            One per measure; None: a new figure with one row of panels.
+
+        Returns
+        -------
+        array of matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
+        """
         try:
             import matplotlib.pyplot as plt
         except ImportError:

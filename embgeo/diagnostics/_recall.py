@@ -25,12 +25,17 @@ def recall(index, model, k: int = 10, queries=1000, *, random_state=0, memory_bu
         (``M``, ``ef_construction``, ``ef_search``; ``nlist``, ``nprobe``), timed, and kept with
         an Embeddings as ``e.neighbors(..., backend="faiss")`` keeps it.
     model : Embeddings or array (n, d)
+        The indexed vectors (words name the queries).
     k : int
+        The length of the lists compared.
     queries : int, list of str, int array or array (q, d)
         An int: that many words drawn at random (``random_state``; default 1000); words or rows
         of ``model``: those, each left out of its own lists; a matrix: outside queries.
     random_state, memory_budget, progress
         As in :meth:`~embgeo.neighbors.faiss_index.FaissIndex.recall`.
+    **params
+        The index's parameters when ``index`` is a kind (``M``, ``ef_construction``,
+        ``ef_search``; ``nlist``, ``nprobe``).
 
     Returns
     -------

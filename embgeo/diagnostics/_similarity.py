@@ -42,7 +42,7 @@ SIMILARITY_MEASURES = ("cka", "mutual_knn", "rsa")
 class SpaceSimilarityResult(Display):
     """How alike two spaces are on their shared words (:func:`similarity`).
 
-    Attributes
+    Parameters
     ----------
     measure : str
         "cka", "mutual_knn" or "rsa".
@@ -52,6 +52,7 @@ class SpaceSimilarityResult(Display):
     p_value : float or None
         (1 + #{null ≥ raw}) / (1 + n_permutations), one-sided; None without calibration.
     raw_score : float
+        The measure itself, before calibration.
     null_mean, null_std : float or None
         Of the permutation null; None without calibration.
     n_words : int
@@ -64,6 +65,10 @@ class SpaceSimilarityResult(Display):
         0 without calibration.
     null : ndarray (n_permutations,) or None
         The raw score of each permutation; None without calibration.
+
+    See Also
+    --------
+    similarity : makes it.
     """
 
     _call = "similarity(…, measure={measure!r}, n_permutations={n_permutations})"
