@@ -60,7 +60,25 @@ def choices(names) -> str:
 
 
 def check_backend(backend: str, backends=tuple(VALID_METRICS)) -> str:
-    """``backend`` if it is one of ``backends``; a ValueError naming the choices otherwise."""
+    """``backend`` if it is one of ``backends``; a ValueError naming the choices otherwise.
+
+    Parameters
+    ----------
+    backend : str
+        The engine asked for.
+    backends : tuple of str, default the engines of :data:`VALID_METRICS`
+        The engines the caller offers (e.g. :data:`ARRAY_BACKENDS`).
+
+    Returns
+    -------
+    str
+        ``backend``.
+
+    Raises
+    ------
+    ValueError
+        ``backend`` is not one of ``backends`` (they are listed).
+    """
     if backend not in backends:
         raise ValueError(f"backend must be {choices(backends)}, got {backend!r}")
     return backend
@@ -68,6 +86,20 @@ def check_backend(backend: str, backends=tuple(VALID_METRICS)) -> str:
 
 def check_metric(metric: str, backend: str = "exact", *, metrics=None) -> str:
     """``metric`` if engine ``backend`` accepts it (:data:`VALID_METRICS`, or the tuple ``metrics``).
+
+    Parameters
+    ----------
+    metric : str
+        The ``metric=`` asked for.
+    backend : str, default "exact"
+        The engine, a key of :data:`VALID_METRICS`.
+    metrics : tuple of str, optional
+        The metrics the caller accepts, instead of the engine's row of :data:`VALID_METRICS`.
+
+    Returns
+    -------
+    str
+        ``metric``.
 
     Raises
     ------
@@ -92,6 +124,18 @@ def check_metric(metric: str, backend: str = "exact", *, metrics=None) -> str:
 
 def check_retrieval(retrieval: str, engine: str = "exact") -> str:
     """``retrieval`` if the cross-lingual ``engine`` accepts it (:data:`VALID_RETRIEVALS`).
+
+    Parameters
+    ----------
+    retrieval : str
+        The ``retrieval=`` criterion asked for.
+    engine : {"exact", "induction"}, default "exact"
+        The cross-lingual engine, a key of :data:`VALID_RETRIEVALS`.
+
+    Returns
+    -------
+    str
+        ``retrieval``.
 
     Raises
     ------

@@ -122,9 +122,31 @@ def select_topk(S, k: int, exclude=None):
     :func:`exclusion_csr` takes — on NumPy (the Numba heap kernel) or any array-API array.
     A NumPy ``S`` is overwritten at the excluded entries (only there).
 
+    Parameters
+    ----------
+    S : array, shape (rows, n)
+        The block of scores, larger is better.
+    k : int
+        Columns kept per row, at most n less the most excluded in one row.
+    exclude : None, int array or sequence of int sequences, optional
+        Columns never selected, per row (any form :func:`exclusion_csr` takes).
+
     Returns
     -------
     scores, columns : arrays, shape (rows, k)
+        Best first; columns are int64.
+
+    Raises
+    ------
+    TypeError
+        ``k`` is not an integer.
+    ValueError
+        ``k`` < 1 or larger than the candidates left, or ``exclude`` with the wrong number of rows
+        or a column outside the block.
+
+    See Also
+    --------
+    topk : the same selection on the scores of a GEMM it computes.
     """
     n_rows, n_cols = S.shape
     ex = exclusion_csr(exclude, n_rows, n_cols)

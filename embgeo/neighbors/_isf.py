@@ -31,6 +31,10 @@ def isf_log_partition(database, source, isf_beta: float = 30.0, *, memory_budget
         The source space S of the denominators (the whole mapped source vocabulary in BLI).
     isf_beta : float
         The inverse temperature β (Smith et al. use 30 for BLI).
+    memory_budget : int, optional
+        Bytes of working memory for one block of scores (default 256 MiB).
+    progress : bool, optional
+        Progress bar over the blocks; None: automatic.
     unit_rows : bool
         Both sides are unit-length rows of one array library and dtype already (as
         :func:`embgeo.crosslingual.retrieval_factors` holds them): spares their unit copies.
@@ -38,6 +42,17 @@ def isf_log_partition(database, source, isf_beta: float = 30.0, *, memory_budget
     Returns
     -------
     array of float64, shape (n,)
+        log Z(y) of every database row, in the database's array library.
+
+    Raises
+    ------
+    ValueError
+        NaN or inf in either matrix (the row is named), or a source of another dimension.
+
+    References
+    ----------
+    S. L. Smith, D. H. P. Turban, S. Hamblin, N. Y. Hammerla (2017). Offline bilingual word
+    vectors, orthogonal transformations and the inverted softmax. ICLR, eq. 4.
     """
     if unit_rows:
         return _log_partition(database, source, float(isf_beta), memory_budget, progress)

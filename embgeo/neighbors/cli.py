@@ -19,7 +19,13 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``embgeo neighbors``."""
+    """Options of ``embgeo neighbors``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``neighbors`` subcommand's parser; the options are added to it.
+    """
     parser.add_argument("words", nargs="+", metavar="WORD", help="the query words")
     parser.add_argument("--embeddings", "-e", default="glove-6b-50d", metavar="NAME|PATH",
                         help="embeddings to search: 'glove-6b-50d' (default, needs embgeo[data]), a registry "
@@ -34,7 +40,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    """Print each word's neighbours; returns the exit code."""
+    """Print each word's neighbours.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (the options of :func:`add_arguments`).
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+
+    Raises
+    ------
+    UnknownWordError
+        A query word that is not in the embeddings (named, before the search).
+    """
     from ..cli import load_embeddings
 
     e = load_embeddings(args.embeddings, args.limit)

@@ -178,15 +178,22 @@ class FaissIndex:
 
     # ------------------------------------------------------------------ build
     def to_gpu(self) -> "FaissIndex":
-        """Move the index to GPU 0 (FAISS's GPU indexes: ``GpuIndexFlatIP`` for "flat", ``GpuIndexIVFFlat``
-        for "ivf"); rows added from CuPy arrays do this by themselves. Returns the index.
+        """Move the index to GPU 0 (``GpuIndexFlatIP`` for "flat", ``GpuIndexIVFFlat`` for "ivf").
+
+        Rows added from CuPy arrays do this by themselves.
+
+        Returns
+        -------
+        FaissIndex
+            ``self``, now on the GPU.
 
         Raises
         ------
         ImportError
             The installed faiss has no GPU support (names faiss-gpu).
         ValueError
-            ``kind="hnsw"``: FAISS has no GPU HNSW index.
+            ``kind="hnsw"``: FAISS has no GPU HNSW index; or an IVF index before its first
+            :meth:`add`.
         """
         faiss = _faiss_gpu()
         if self.kind == "hnsw":
@@ -200,7 +207,21 @@ class FaissIndex:
 
     def add(self, X) -> None:
         """Append the rows of ``X`` (ids continue from :attr:`ntotal`). IVF trains on the first call.
-        CuPy rows move the index to the GPU first (:meth:`to_gpu`)."""
+
+        CuPy rows move the index to the GPU first (:meth:`to_gpu`). Rows are scaled to unit length
+        for ``metric="cosine"``; the time spent is added to ``build_seconds``.
+
+        Parameters
+        ----------
+        X : array, shape (m, dim)
+            The rows (NumPy or CuPy; stored as float32).
+
+        Raises
+        ------
+        ValueError
+            Rows of another dimension, NaN or inf, or fewer rows than ``nlist`` on an IVF index's
+            first add.
+        """
         on_gpu = xb.is_cupy(X)
         X = _as_float32(X, "vectors", self.dim)
         if X.shape[0] == 0:
@@ -227,7 +248,23 @@ class FaissIndex:
         self._index.add(X)
 
     def reconstruct(self, ids):
-        """Stored vectors of rows ``ids`` (unit length for cosine), shape (len(ids), dim)."""
+        """Stored vectors of rows ``ids`` (unit length for cosine).
+
+        Parameters
+        ----------
+        ids : int or sequence of int
+            Row ids, in [0, :attr:`ntotal`).
+
+        Returns
+        -------
+        ndarray of float32, shape (len(ids), dim)
+            The vectors as the index holds them.
+
+        Raises
+        ------
+        IndexError
+            An id outside [0, :attr:`ntotal`).
+        """
         ids = np.asarray(ids, dtype=np.int64).ravel()
         if ids.size and (ids.min() < 0 or ids.max() >= self.ntotal):
             raise IndexError(f"ids must lie in [0, {self.ntotal}), got {ids.min()}..{ids.max()}")
@@ -346,6 +383,13 @@ class FaissIndex:
     def check_matches(self, e, metric: str | None = None) -> None:
         """Refuse to search ``e`` (an Embeddings) with an index built over other rows.
 
+        Parameters
+        ----------
+        e : Embeddings
+            The embeddings about to be searched with this index.
+        metric : {"cosine", "dot"}, optional
+            The metric the search asks for; None: not checked.
+
         Raises
         ------
         ValueError
@@ -364,7 +408,22 @@ class FaissIndex:
 
     # ------------------------------------------------------------------ persistence
     def save(self, path) -> None:
-        """Write the index to ``path`` and its settings to ``path + ".json"``, together atomically."""
+        """Write the index to ``path`` and its settings to ``path + ".json"``, together atomically.
+
+        Parameters
+        ----------
+        path : str or Path
+            The index file; the settings (dim, metric, kind, parameters, words) go beside it.
+
+        Raises
+        ------
+        ValueError
+            An IVF index before its first :meth:`add` (nothing to save).
+
+        See Also
+        --------
+        load : reads it back.
+        """
         if self._index is None:
             raise ValueError("nothing to save: an IVF index is built on its first add")
         faiss = _faiss()
@@ -471,17 +530,22 @@ class FaissIndex:
 
 @dataclass(frozen=True, repr=False)
 class RecallResult(Display):
-    """Recall@k of an approximate index against the exact lists (:meth:`FaissIndex.recall`,
-    :func:`embgeo.diagnostics.recall`).
+    """Recall@k of an approximate index against the exact lists.
 
-    Attributes
+    Made by :meth:`FaissIndex.recall` and :func:`embgeo.diagnostics.recall`.
+
+    Parameters
     ----------
     recall : float
         Mean over the queries of the share of their k results that are in the exact top-k.
     per_query : ndarray (q,)
+        Each query's share.
     k, n_queries : int
+        The list length and the number of queries.
     kind : str
-        "flat", "hnsw" or "ivf"; ``params`` its parameters.
+        "flat", "hnsw" or "ivf".
+    params : dict
+        The index's parameters (``M``, ``ef_search``, ``nlist``, ``nprobe``, ...).
     build_seconds, query_seconds, exact_seconds : float
         Wall time of the index's build (NaN for a loaded index), of its search of the queries,
         and of the exact engine's search of the same queries.
@@ -500,7 +564,23 @@ class RecallResult(Display):
     exact_seconds: float
 
     def plot(self, ax=None):
-        """Histogram of the per-query recall; returns the Axes (needs matplotlib)."""
+        """Histogram of the per-query recall.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None: a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
+        """
         try:
             import matplotlib.pyplot as plt
         except ImportError:
@@ -544,10 +624,27 @@ def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", *, progres
     Parameters
     ----------
     e : Embeddings
-    kind, metric, **params
+        The vectors to index.
+    kind, metric
         As for :class:`FaissIndex`.
     progress : bool, optional
         Progress of the build (an HNSW graph over 400k words takes about a minute), in blocks of rows.
+    **params
+        The kind's parameters, as for :class:`FaissIndex`.
+
+    Returns
+    -------
+    FaissIndex
+        The index over ``e``'s rows, with ``e``'s words (the same object on later calls).
+
+    Raises
+    ------
+    ValueError
+        An unknown kind or metric.
+    TypeError
+        Parameters the kind does not take (the accepted ones are listed).
+    ImportError
+        faiss is not installed.
     """
     _check_kind(kind, params)
     key = ("faiss index", kind, metric, tuple(sorted({**_PARAMS[kind], **params}.items())))
@@ -578,6 +675,44 @@ def faiss_search(queries, database, k: int = 10, metric: str = "cosine", exclude
     ``(scores, indices)`` of shape (q, k), best first, ties to the lower row, ``exclude`` honoured.
     With ``kind="flat"`` the answer equals :func:`~embgeo.neighbors.topk` up to float32 rounding
     (rows can swap only at near-ties). Results come back in the array library of ``queries``.
+
+    Parameters
+    ----------
+    queries : array, shape (q, d)
+        The query vectors.
+    database : array, shape (n, d)
+        The rows to index and search.
+    k : int, default 10
+        Neighbours per query.
+    metric : {"cosine", "dot"}, default "cosine"
+        The similarity.
+    exclude : None, int array or sequence of int sequences, optional
+        Database rows never returned, per query (as :func:`embgeo.validation.exclusion_csr` takes).
+    kind : {"flat", "hnsw", "ivf"}, default "flat"
+        The FAISS index.
+    **params
+        The kind's parameters, as for :class:`FaissIndex`.
+
+    Returns
+    -------
+    scores : array of float32, shape (q, k)
+        Similarities, best first.
+    indices : array of int64, shape (q, k)
+        Database rows.
+
+    Raises
+    ------
+    ValueError
+        An empty database, dimensions that disagree, an unknown kind or metric, or ``k`` larger
+        than the candidates.
+    TypeError
+        Parameters the kind does not take (the accepted ones are listed).
+    ImportError
+        faiss is not installed.
+
+    See Also
+    --------
+    FaissIndex : keep the index to search it again.
     """
     like = queries if not xb.is_numpy(queries) and not isinstance(queries, (list, tuple)) else None
     D = _as_float32(database, "database")
