@@ -111,6 +111,10 @@ class History(Display, list):
         ``"val_accuracy"``.
     """
 
+    def __init__(self, iterable=(), /):
+        # list's own signature, spelled out so that documentation tools see the parameter
+        super().__init__(iterable)
+
     def _view(self) -> View:
         columns = list(dict.fromkeys(k for r in self for k in r)) or ["iteration"]
         notes = [] if self else ["no self-learning iteration was recorded (self_learning=False?)"]
