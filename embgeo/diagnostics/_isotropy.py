@@ -484,9 +484,9 @@ TRANSFORMS: dict[str, Callable[..., Any]] = {"all_but_the_top": _abtt, "similari
 class IsotropyTable(Report):
     """The results of :func:`isotropy_table`, :func:`isotropy_bands` and :func:`isotropy_clusters`.
 
-    An :class:`embgeo.evaluate.Report`: one row per space (a transform, a frequency band, a cluster), one column per measure, with
-    ``.plot()`` and the full :class:`IsotropyResult` of each row in ``results`` (and, from
-    :func:`isotropy_clusters`, each row's cluster in ``labels``).
+    An :class:`embgeo.evaluate.Report`: one row per space (a transform, a frequency band, a
+    cluster), one column per measure, with ``.plot()`` and the full :class:`IsotropyResult` of each
+    row in ``results`` (and, from :func:`isotropy_clusters`, each word's cluster in ``labels``).
 
     Parameters
     ----------
