@@ -179,6 +179,27 @@ def detect_format(path) -> str:
     when the first 64 KiB (or the whole file, if smaller) split into binary records
     ``word<space><4·D bytes>`` with non-empty words, and text when neither fits, so that the
     text reader's error names the line and the token.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file, or an embgeo cache directory.
+
+    Returns
+    -------
+    str
+        One of the names of :data:`FORMATS`.
+
+    Raises
+    ------
+    FormatError
+        The file is a pickle (gensim's native format: pass ``format="gensim"`` for a trusted one).
+    FileNotFoundError
+        ``path`` does not exist.
+
+    See Also
+    --------
+    load : Reads the file in the format found.
     """
     probe = _Probe(Path(path))
     detectors = [(f.detect, f.name) for f in _REGISTRY.values() if f.detect is not None]
