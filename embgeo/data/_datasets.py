@@ -98,16 +98,27 @@ _SUFFIXES = ("", ".txt", ".tsv", ".csv")
 class WordPairs:
     """Word pairs with human similarity scores.
 
-    Attributes
+    Parameters
     ----------
     words1, words2 : list of str
         The pairs, aligned.
-    scores : ndarray of float64
-        The human judgements (any scale; only ranks matter for Spearman's rho).
-    name : str
+    scores : array-like of float, shape (n_pairs,)
+        The human judgements (any scale; only ranks matter for Spearman's rho), kept as a float64
+        array.
+    name : str, default "pairs"
         Short name used in reports (the built-in name or the file stem).
-    path : str or None
+    path : str, optional
         Where the pairs were read from.
+
+    Raises
+    ------
+    ValueError
+        The three sequences differ in length, or a score is not finite (the pair is named).
+
+    See Also
+    --------
+    read_word_pairs : Reads them from a file.
+    load_dataset : Reads any dataset by name or path.
     """
 
     words1: list
@@ -139,7 +150,13 @@ class WordPairs:
         return f"WordPairs({self.name!r}, {len(self)} pairs)"
 
     def lower(self) -> "WordPairs":
-        """The same pairs with lower-cased words."""
+        """The same pairs with lower-cased words.
+
+        Returns
+        -------
+        WordPairs
+            A new object; scores, name and path are kept.
+        """
         return WordPairs([w.lower() for w in self.words1], [w.lower() for w in self.words2],
                          self.scores, self.name, self.path)
 
@@ -148,11 +165,19 @@ class WordPairs:
 class AnalogyQuestions:
     """Analogy questions ``a : b :: c : d`` grouped in sections.
 
-    Attributes
+    Parameters
     ----------
     sections : dict of str to ndarray of str, shape (n_i, 4)
         Each row is ``(a, b, c, d)``; ``d`` is the expected answer. Insertion order is file order.
-    name, path : str
+    name : str, default "analogy"
+        Short name used in reports.
+    path : str, optional
+        Where the questions were read from.
+
+    See Also
+    --------
+    read_analogies : Reads them from a ``questions-words.txt`` file.
+    embgeo.evaluate.analogy : Answers them.
     """
 
     sections: dict = field(default_factory=dict)
@@ -167,6 +192,7 @@ class AnalogyQuestions:
 
     @property
     def section_names(self) -> list[str]:
+        """The sections' names, in file order."""
         return list(self.sections)
 
     @property
@@ -183,6 +209,13 @@ class AnalogyQuestions:
         return np.repeat(np.arange(len(self.sections)), [len(q) for q in self.sections.values()])
 
     def lower(self) -> "AnalogyQuestions":
+        """The same questions with lower-cased words.
+
+        Returns
+        -------
+        AnalogyQuestions
+            A new object; section names, name and path are kept.
+        """
         return AnalogyQuestions({k: np.char.lower(v) for k, v in self.sections.items()}, self.name, self.path)
 
 
@@ -201,12 +234,27 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
 
     Order: an existing path; a built-in name (:data:`BUILTIN`, gensim's test data); a file in the
     data directory (``data_dir`` or ``$EMBGEO_DATA``, and its ``wordsim/`` folder) whose name, with or
-    without ``.txt``/``.tsv``/``.csv``, matches case-insensitively.
+    without ``.txt``/``.tsv``/``.csv``, matches case-insensitively. A name of the registry
+    (:func:`registry`) is fetched (downloaded once, then read from the cache).
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A file, a built-in or registry name, or a file name of the data directory.
+    data_dir : str or path-like, optional
+        The data directory; None means ``$EMBGEO_DATA``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file.
 
     Raises
     ------
     FileNotFoundError
-        Naming the dataset and where it was looked for.
+        Naming the dataset and where it was looked for (with the nearest names).
+    IsADirectoryError
+        ``name_or_path`` is a directory.
     """
     s = os.fspath(name_or_path)
     p = Path(s).expanduser()
@@ -245,7 +293,22 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
 
 
 def list_datasets(data_dir=None) -> list[str]:
-    """Built-in names plus the files found in the data directory (``data_dir`` or ``$EMBGEO_DATA``)."""
+    """Built-in names plus the files found in the data directory (``data_dir`` or ``$EMBGEO_DATA``).
+
+    Parameters
+    ----------
+    data_dir : str or path-like, optional
+        The data directory; None means ``$EMBGEO_DATA``.
+
+    Returns
+    -------
+    list of str
+        Names :func:`load_dataset` accepts: the built-in ones, then the file stems found.
+
+    See Also
+    --------
+    registry : The datasets embgeo can download.
+    """
     names = ["wordsim353", "simlex999", "google-analogy"]
     for d in _data_dirs(data_dir):
         if d.is_dir():
@@ -307,10 +370,19 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
     Parameters
     ----------
     name_or_path : str or Path
+        A built-in or registry name, a file name of the data directory, or a path
+        (:func:`dataset_path`).
     data_dir : str or Path, optional
-    lowercase : bool
+        The data directory; None means ``$EMBGEO_DATA``.
+    lowercase : bool, default False
+        Lower-case every word as it is read.
     format : {"pairs", "analogy", "msr", "categories", "outliers", "entailment"}, optional
         Read the file with this reader instead of guessing from its content.
+
+    Returns
+    -------
+    WordPairs, AnalogyQuestions, AnalogyPairs, Categories, OutlierSets or EntailmentPairs
+        The dataset, named by its built-in or registry name or its file stem.
 
     Raises
     ------
@@ -342,9 +414,31 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
 
 
 def as_dataset(data, kind: str, data_dir=None):
-    """``data`` if it already is a dataset of ``kind`` (``"pairs"``, ``"analogy"``: questions or
-    :class:`AnalogyPairs`, ``"categories"``, ``"outliers"`` or ``"entailment"``), else read it by name or
-    path; ValueError if it holds another kind."""
+    """``data`` if it already is a dataset of ``kind``, else read it by name or path.
+
+    What an evaluation calls at its door, so that it takes a dataset object, a name or a path.
+
+    Parameters
+    ----------
+    data : dataset, str or path-like
+        A dataset object, or what :func:`load_dataset` reads.
+    kind : {"pairs", "analogy", "categories", "outliers", "entailment"}
+        The kind expected (``"analogy"``: :class:`AnalogyQuestions` or :class:`AnalogyPairs`).
+    data_dir : str or path-like, optional
+        The data directory for names; None means ``$EMBGEO_DATA``.
+
+    Returns
+    -------
+    WordPairs, AnalogyQuestions, AnalogyPairs, Categories, OutlierSets or EntailmentPairs
+        The dataset, of ``kind``.
+
+    Raises
+    ------
+    ValueError
+        ``data`` holds another kind of dataset (both are named).
+    KeyError
+        ``kind`` is not one of the five.
+    """
     if kind not in _CONTAINERS:
         raise KeyError(kind)
     cls = _CONTAINERS[kind]
@@ -384,6 +478,11 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
         with ``columns`` it must have at least ``max(columns) + 1``.
     name : str, optional
         Name for reports (default: the file stem).
+
+    Returns
+    -------
+    WordPairs
+        The pairs, in file order (a header line, when there is one, skipped).
 
     Raises
     ------
@@ -447,6 +546,26 @@ def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, scor
     ``F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition")``; its ``spearman`` and
     ``pearson`` are the table's two rows.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The tab-separated file.
+    head_column : int, default 3
+        Column (from 0) of the head lemma.
+    modifier_column : int, default 4
+        Column of the modifier lemma.
+    score_column : int, default 10
+        Column of the compositionality score.
+    n_columns : int or None, default 13
+        The number of columns every line must have; None accepts any line long enough.
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    WordPairs
+        ``(head, modifier, score)`` of each compound, in file order.
+
     Raises
     ------
     FormatError
@@ -474,6 +593,20 @@ def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, scor
 
 def read_analogies(path, *, lowercase: bool = False, name: str | None = None) -> AnalogyQuestions:
     """Read an analogy file in the word2vec ``questions-words.txt`` format.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file: ``: section`` header lines, then questions of four words ``a b c d``.
+    lowercase : bool, default False
+        Lower-case the words.
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    AnalogyQuestions
+        The questions by section, in file order.
 
     Raises
     ------
@@ -594,9 +727,17 @@ def read_semeval2017(path, language: str | None = None, *, split: str = "test", 
         ``"en"``, ``"de"``, ``"es"``, ``"fa"``, ``"it"`` (subtask 1) or a pair such as ``"en-de"``
         (subtask 2). Needed for an archive or folder; taken from ``name`` when that is a registry name
         (``"semeval2017-task2-en-de"``).
-    split : {"test", "trial"}
-    lowercase : bool
+    split : {"test", "trial"}, default "test"
+        Which of the task's two sets.
+    lowercase : bool, default False
+        Lower-case the terms.
     name : str, optional
+        Name for reports; a registry name also gives ``language``.
+
+    Returns
+    -------
+    WordPairs
+        The term pairs with their gold scores (0-4).
 
     Raises
     ------

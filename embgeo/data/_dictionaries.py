@@ -71,7 +71,19 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
 
 
 def group_dictionary(pairs):
-    """{source word: [gold translations]} in first-seen order."""
+    """{source word: [gold translations]} in first-seen order.
+
+    Parameters
+    ----------
+    pairs : iterable of (str, str)
+        ``(source, target)`` translation pairs, as :func:`read_dictionary` gives them.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each source word's translations, without repeats; a word counts as translated correctly
+        when any of them is found (the BLI protocol).
+    """
     out = {}
     for s, t in pairs:
         lst = out.setdefault(s, [])

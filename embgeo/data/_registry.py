@@ -122,7 +122,7 @@ _CHUNK = 1 << 20
 class Resource:
     """One registered file.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Registry name (lower case).
@@ -158,7 +158,7 @@ class Resource:
     install : str
         The command that installs ``package`` (shown when it is missing).
     description : str
-        One line saying what the resource is (listed by :func:`embgeo.io.available`).
+        One line saying what the resource is (listed by ``python -m embgeo datasets``).
     loader : callable or None
         For vectors registered at run time with a function that builds them:
         ``loader(limit=, dtype=, mmap=)`` returns the
@@ -298,6 +298,16 @@ def registry(kind: str | None = None) -> dict[str, Resource]:
     kind : str, optional
         Keep only one of :data:`KINDS`.
 
+    Returns
+    -------
+    dict of str to Resource
+        The entries by name, in the catalogue's order.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not one of :data:`KINDS`.
+
     Examples
     --------
     >>> from embgeo import data
@@ -417,7 +427,14 @@ def _not_a_file(r: Resource) -> ValueError:
 
 # ------------------------------------------------------------------ cache
 def cache_dir() -> Path:
-    """The cache root: ``$EMBGEO_DATA``, else ``embgeo`` in the user's cache directory."""
+    """The cache root: ``$EMBGEO_DATA``, else ``embgeo`` in the user's cache directory.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory (``~/.cache/embgeo`` on Linux, ``$XDG_CACHE_HOME/embgeo`` where that is set);
+        it may not exist yet.
+    """
     env = os.environ.get("EMBGEO_DATA")
     if env:
         return Path(env).expanduser()
@@ -434,8 +451,20 @@ def cache_path(name: str) -> Path:
     """Where resource ``name`` is cached, and where a user may place it by hand (the archive, for
     resources that live in a zip).
 
+    Parameters
+    ----------
+    name : str
+        A registry name (case-insensitive).
+
+    Returns
+    -------
+    pathlib.Path
+        ``cache_dir() / group / filename``; the file may not exist yet.
+
     Raises
     ------
+    LookupError
+        ``name`` is not registered (the nearest names are suggested).
     ValueError
         The resource is not a file of the cache (it comes with a Python package, or a loader builds it).
     """
@@ -511,8 +540,28 @@ def _matches(path: Path, sha: str | None, md5: str | None, lock: dict, name: str
 
 
 def find_local(name: str, search_dirs=()) -> Path | None:
-    """A verified local copy of ``name`` outside the cache path (gensim's test data, ``search_dirs``,
-    the cache root itself), or None. Only resources with a known checksum are matched."""
+    """A verified local copy of ``name`` outside the cache path, or None.
+
+    Looks in ``search_dirs``, the cache root itself and gensim's test data; only resources with a
+    known checksum are matched, and a file counts only when its checksum matches.
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+    search_dirs : iterable of str or path-like, default ()
+        Further directories to look in, first.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The first matching file.
+
+    Raises
+    ------
+    LookupError
+        ``name`` is not registered.
+    """
     r = _resource(name)
     if not r.verified:
         return None
@@ -530,7 +579,13 @@ def find_local(name: str, search_dirs=()) -> Path | None:
 
 
 def cached() -> dict[str, Path]:
-    """Registered resources present in the cache (without re-hashing), by name."""
+    """Registered resources present in the cache (without re-hashing), by name.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Each cached resource's file (for an archive, the extracted member when present).
+    """
     out = {}
     for name, r in registry().items():
         if r.package is not None or r.loader is not None:

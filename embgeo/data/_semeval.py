@@ -28,7 +28,7 @@ _RATED_LINE = re.compile(r'^\s*(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s+"?([^\s":]+):([
 class SemEvalCategory:
     """One relation category of SemEval-2012 Task 2.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The category id, e.g. ``"1a"``.
