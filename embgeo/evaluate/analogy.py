@@ -29,15 +29,19 @@ _LRCOS_SOURCE_WEIGHT = 4
 class AnalogyResult(Resampled):
     """Outcome of :func:`analogy`.
 
-    Attributes
+    Parameters
     ----------
-    dataset, method : str
+    dataset : str
+        The dataset's name.
+    method : str
+        The solver, one of :data:`METHODS`.
     accuracy : float
         Correct answers among the covered questions (gensim's ``evaluate_word_analogies`` score).
     accuracy_all : float
         Correct answers among all questions: an uncovered question counts as wrong
         (gensim's ``dummy4unknown=True``).
     n_correct, n_evaluated, n_total : int
+        Questions answered correctly, questions covered (and answered), questions in the dataset.
     coverage : float
         ``n_evaluated / n_total``: questions whose 4 words are all in the restricted vocabulary.
     restrict_vocab : int
@@ -49,13 +53,13 @@ class AnalogyResult(Resampled):
     topn : int
         A question counts as solved when the answer is among the ``topn`` best candidates (1: the usual
         accuracy; Bhat et al. 2020 count the top 5 in their Table 9).
+    per_item : dict of ndarray
+        One row per covered question: ``correct`` (bool), ``item`` (the question's row in the
+        dataset) and ``rank`` (its gold rank), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
     ranks : ndarray of int64
         Per question, the gold answer's rank: how many candidates (the excluded words left out) rank
         before the best accepted answer, so 0 means solved; -1 for an uncovered question (and for a
         question answered by a ``scorer``, which returns no scores).
-    per_item : dict of ndarray
-        One row per covered question: ``correct`` (bool), ``item`` (the question's row in the
-        dataset) and ``rank`` (its gold rank), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
     item_sections : ndarray of int64
         Per question (indexed by ``per_item["item"]``), the position of its section in
         :attr:`sections`; :meth:`section` uses it.

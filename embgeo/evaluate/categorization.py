@@ -61,7 +61,7 @@ def purity(categories, clusters) -> float:
 class CategorizationResult(Resampled):
     """Outcome of :func:`categorization`.
 
-    Attributes
+    Parameters
     ----------
     dataset, clustering, linkage, metric : str
         ``linkage`` and ``metric`` are those of the agglomerative clustering (k-means: ``""``, Euclidean).
@@ -81,6 +81,7 @@ class CategorizationResult(Resampled):
     coverage : float
         ``n_found / n_total``.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     categories : dict
         Per category (in file order): ``n`` words, ``n_found`` in the vocabulary, ``cluster`` (the
         cluster holding most of its words, -1 when none was clustered) and ``share`` (the share of
@@ -90,6 +91,7 @@ class CategorizationResult(Resampled):
     per_item : dict of str to ndarray
         ``{"category": int codes (into category_names), "cluster": cluster labels, "item": row in the dataset}``.
     category_names : list of str
+        The categories, in file order: the names of ``per_item["category"]``'s codes.
     """
 
     _call = "categorization(…, {dataset!r}, {method!r}, {linkage!r}, {metric!r}, oov={oov!r})"

@@ -137,9 +137,14 @@ def _seeded_masks(n: int, n_trials: int, val_fraction: float, seed: int):
 class EntailmentResult(Resampled):
     """Outcome of :func:`entailment`.
 
-    Attributes
+    Parameters
     ----------
-    dataset, measure, task : str
+    dataset : str
+        The dataset's name.
+    measure : str
+        The asymmetric (or symmetric) score s(x, y) of the pairs.
+    task : str
+        One of :data:`~embgeo.data.ENTAILMENT_TASKS`.
     score : float
         The headline number: ``accuracy`` (direction, detection, bidirectional) or ``spearman`` (graded).
     accuracy, spearman : float
@@ -152,6 +157,7 @@ class EntailmentResult(Resampled):
     n_ties : int
         Pairs with ``s(x, y) == s(y, x)`` (direction, bidirectional): all of them for a symmetric measure.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     n_trials, val_fraction, random_state
         The threshold tuning (detection, bidirectional).
     items : list of (str, str)

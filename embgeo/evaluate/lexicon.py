@@ -43,7 +43,7 @@ __all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_G
 class BLIResult(Resampled):
     """Scores of one BLI evaluation (:func:`bli`).
 
-    Attributes
+    Parameters
     ----------
     retrieval : str
         "nn", "csls", "isf", "dot" or "invnn".
@@ -329,7 +329,7 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
 class GridResult(Display):
     """Result of :func:`postproc_grid_search`.
 
-    Attributes
+    Parameters
     ----------
     best : (float, float)
         The selected (αs, αt).

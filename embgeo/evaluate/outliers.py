@@ -42,9 +42,10 @@ _OOV = ("skip", "mean", "raise")
 class OutlierResult(Resampled):
     """Outcome of :func:`outlier_detection`.
 
-    Attributes
+    Parameters
     ----------
     dataset : str
+        The dataset's name.
     accuracy : float
         Share of sets whose outlier has the highest compactness score (the paper's accuracy / 100).
     opp : float
@@ -54,6 +55,7 @@ class OutlierResult(Resampled):
     coverage : float
         ``n_found / n_total``.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     clusters : dict
         Per cluster (file order): ``n_words`` known (or clustered), ``n_sets``, ``accuracy``, ``opp``.
     items : list of (cluster, outlier)

@@ -42,9 +42,10 @@ __all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdi
 class RelationalSimilarityResult(Resampled):
     """Outcome of :func:`semeval2012`.
 
-    Attributes
+    Parameters
     ----------
     dataset : str
+        The dataset's name.
     spearman : float
         Mean over the scored categories of Spearman's ρ (system ratings vs gold ratings).
     maxdiff : float
@@ -56,6 +57,7 @@ class RelationalSimilarityResult(Resampled):
     coverage : float
         ``n_found / n_total``.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     categories : dict
         Per category: ``{"spearman", "maxdiff", "n_rated", "n_pairs", "n_answers", "n_questions"}``
         (``n_answers`` Turker answers and ``n_questions`` unique questions scored).

@@ -77,12 +77,16 @@ def _check_oov(oov: str, allowed: tuple = _OOV[:3]) -> None:
 class SimilarityResult(Resampled):
     """Outcome of :func:`word_similarity`.
 
-    Attributes
+    Parameters
     ----------
-    dataset, measure : str
+    dataset : str
+        The dataset's name.
+    measure : str
+        The similarity measure of the model (``"cosine"``, ...).
     spearman, spearman_pvalue : float
         Spearman's rank correlation (the usual headline number) and its two-sided p-value.
     pearson, pearson_pvalue : float
+        Pearson's linear correlation and its two-sided p-value.
     n_pairs : int
         Pairs that entered the correlation (covered pairs, plus OOV pairs under ``oov="zero"``).
     n_found, n_total : int

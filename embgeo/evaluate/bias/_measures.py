@@ -107,13 +107,17 @@ BIAS_MEASURES = {"weat": "effect_size", "ripa": "ripa", "ect": "ect", "rnd": "rn
 class BiasResult(Display):
     """Outcome of a bias measure (:func:`weat`, :func:`ripa`, :func:`ect`, :func:`rnd`, :func:`rnsb`, :func:`mac`).
 
-    Attributes
+    Parameters
     ----------
-    query, measure : str
+    query : str
+        The query's name.
+    measure : str
+        The measure (``"weat"``, ``"ripa"``, ``"ect"``, ``"rnd"``, ``"rnsb"``, ``"mac"``).
     score : float
         The headline number: WEAT's effect size, RIPA's mean, ECT's Spearman ρ, RND's mean distance
         difference, RNSB's KL divergence, MAC's mean cosine distance (``score_name`` says which).
     score_name : str
+        What ``score`` is (the values of :data:`BIAS_MEASURES`: ``"effect_size"`` for WEAT).
     set_names : tuple of str
         Targets first, then attributes.
     words : tuple of tuple of str
@@ -132,7 +136,10 @@ class BiasResult(Display):
         WEAT's permutation p-value (``alternative``), from ``p_method``: ``"exact"`` (every partition of the
         target words, ``n_permutations`` of them) or ``"permutation"`` (``n_permutations`` random ones).
     p_method, alternative : str or None
+        How ``p_value`` was computed, and its alternative hypothesis (one of :data:`ALTERNATIVES`);
+        None without a p-value.
     n_permutations : int or None
+        Partitions the p-value was computed from.
     details : dict
         Per-word values: WEAT ``association`` (s(w, A, B) of each target word); RIPA ``mean`` and ``std``
         (over the base pairs, for each attribute word: the spread the paper reports); RND ``distance``
@@ -142,6 +149,14 @@ class BiasResult(Display):
     vectors : tuple of ndarray
         The rows each set contributed (float32 vectors; RNSB: the target words' probabilities), for
         :meth:`ci` and :func:`compare_bias`.
+    strata : tuple of tuple of int
+        The sets resampled together, as indices into ``vectors`` (each set alone, or RIPA's target
+        pairs as one stratum): the independent samples of :meth:`ci`.
+    params : dict
+        Options of the measure that its score needs again on a resample (RND's ``distance``, MAC's
+        ``n_targets``).
+    intervals : dict
+        The intervals :meth:`ci` computed, by ``(level, ci_method)``; shown by ``repr``.
     """
 
     query: str
@@ -187,7 +202,22 @@ class BiasResult(Display):
 
     def bootstrap_distribution(self, n_resamples: int = 9999, random_state=None, *,
                                batch: int | None = None) -> np.ndarray:
-        """The score of ``n_resamples`` stratified bootstrap resamples of the words (see :meth:`ci`)."""
+        """The score of ``n_resamples`` stratified bootstrap resamples of the words (see :meth:`ci`).
+
+        Parameters
+        ----------
+        n_resamples : int, default 9999
+            How many resamples.
+        random_state : int or numpy.random.Generator, optional
+            Seed or generator of the draws (scipy's draws for the same seed and ``batch``).
+        batch : int, optional
+            Resamples drawn at a time (default: as many as fit 32 MiB of indices).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_resamples,)
+            The score of each resample.
+        """
         rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
         out = []
         for idx in self._draws(int(n_resamples), rng, batch):
@@ -198,7 +228,14 @@ class BiasResult(Display):
         return np.concatenate(out)
 
     def jackknife(self) -> list:
-        """Leave-one-out scores: one array per stratum (a word, or a pair, left out at a time)."""
+        """Leave-one-out scores: one array per stratum (a word, or a pair, left out at a time).
+
+        Returns
+        -------
+        list of numpy.ndarray
+            Per stratum, the score with each of its words (or pairs) left out: the jackknife values
+            of BCa's acceleration (:func:`~embgeo.evaluate.stats.bootstrap_interval`).
+        """
         out = []
         for j, stratum in enumerate(self.strata):
             n = len(self.vectors[stratum[0]])
@@ -224,11 +261,20 @@ class BiasResult(Display):
         Parameters
         ----------
         level : float, default 0.95
-        ci_method : {"bca", "percentile"}
+            Confidence level, in (0, 1).
+        ci_method : {"bca", "percentile"}, default "bca"
+            Bias-corrected and accelerated, or plain percentile.
         n_resamples : int, default 9999
+            Bootstrap resamples.
         random_state : int or numpy.random.Generator, optional
+            Seed or generator of the draws.
         batch : int, optional
             Resamples drawn at a time (default: as many as fit 32 MiB of indices).
+
+        Returns
+        -------
+        (low, high) : tuple of float
+            The interval.
 
         Raises
         ------
@@ -252,7 +298,13 @@ class BiasResult(Display):
 
     # ----------------------------------------------------------- display
     def to_dict(self) -> dict:
-        """The scalar fields and per-set coverage as plain Python values (JSON-ready)."""
+        """The scalar fields and per-set coverage as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            The scalar fields, ``sets`` (per set: name, sizes, coverage, missing words) and the intervals.
+        """
         keys = ("query", "measure", "score", "score_name", "statistic", "p_value", "p_method", "alternative",
                 "n_permutations", "oov")
         out = {k: getattr(self, k) for k in keys}

@@ -39,7 +39,7 @@ def word_set(name: str) -> tuple:
 class Query:
     """Target and attribute word sets, with names for messages and tables.
 
-    Attributes
+    Parameters
     ----------
     targets, attributes : tuple of tuple of str
         The word sets, e.g. ``targets=(X, Y)``, ``attributes=(A, B)`` for WEAT.

@@ -18,12 +18,13 @@ __all__ = ["QueryTranslation", "translate_query"]
 class QueryTranslation(Display):
     """Outcome of :func:`translate_query`.
 
-    Attributes
+    Parameters
     ----------
     query : Query
         The translated query (its sets hold the translations found, each word once), named
         ``"<name>@<language>"``.
     source : Query
+        The query as given, in the source language.
     translations : tuple of tuple of (str, str or None)
         For each set, each source word with its translation (None: not translated).
     coverage : tuple of float
