@@ -86,13 +86,24 @@ class AnalogyResult(Resampled):
     item_sections: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def section(self, name: str) -> "AnalogyResult":
-        """The result of one section alone (its accuracy, counts and per-item rows), e.g. for its
-        :meth:`ci`; ``dataset`` becomes ``"dataset/section"``.
+        """The result of one section alone (its accuracy, counts and per-item rows), e.g. for its :meth:`ci`.
+
+        Parameters
+        ----------
+        name : str
+            A key of :attr:`sections`.
+
+        Returns
+        -------
+        AnalogyResult
+            The section's result; ``dataset`` becomes ``"dataset/section"``.
 
         Raises
         ------
         KeyError
             ``name`` is not one of :attr:`sections` (they are listed).
+        ValueError
+            The result does not know its questions' sections.
         """
         if name not in self.sections:
             raise KeyError(f"no section {name!r} in {self.dataset}; sections: {', '.join(self.sections)}")
@@ -110,7 +121,18 @@ class AnalogyResult(Resampled):
                        per_item={key: v[keep] for key, v in self.per_item.items()})
 
     def statistic(self, per_item: dict) -> float:
-        """Share of ``per_item["correct"]`` (the accuracy over covered questions)."""
+        """Share of ``per_item["correct"]`` (the accuracy over covered questions).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["correct"]))
 
     def _group(self, syntactic: bool):
@@ -129,6 +151,14 @@ class AnalogyResult(Resampled):
         return self._group(True)
 
     def to_dict(self) -> dict:
+        """The scalar fields and the sections as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            ``dataset``, ``method``, the accuracies, counts, ``coverage``, ``restrict_vocab``, ``topn`` and
+            ``sections``; the per-question arrays are left out.
+        """
         out = {k: getattr(self, k) for k in ("dataset", "method", "accuracy", "accuracy_all", "n_correct",
                                              "n_evaluated", "n_total", "coverage", "restrict_vocab", "topn")}
         out["sections"] = {k: dict(v) for k, v in self.sections.items()}

@@ -116,25 +116,60 @@ class CategorizationResult(Resampled):
 
     @property
     def score(self) -> float:
+        """The headline score: :attr:`purity`."""
         return self.purity
 
     def statistic(self, per_item: dict) -> float:
-        """Purity of a (resampled) ``per_item`` dict."""
+        """Purity of a (resampled) ``per_item`` dict.
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return purity(per_item["category"], per_item["cluster"])
 
     def table(self) -> list:
-        """One row per category: ``category, n, n_found, cluster, share``."""
+        """One row per category: ``category, n, n_found, cluster, share``.
+
+        Returns
+        -------
+        list of dict
+            The rows, in file order (see :attr:`categories`).
+        """
         return [{"category": c, **v} for c, v in self.categories.items()]
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item``'s arrays as lists).
+        """
         d = asdict(self)
         d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
         return d
 
     def plot(self, ax=None):
-        """Bar chart: each category's share of words in its majority cluster; returns the Axes.
+        """Bar chart: each category's share of words in its majority cluster, the purity marked.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None makes a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
         """
         try:
             import matplotlib.pyplot as plt

@@ -190,10 +190,25 @@ class EntailmentResult(Resampled):
 
     @property  # one result type for the four tasks: the score's name follows the task
     def score_name(self) -> str:  # type: ignore[override]
+        """``"spearman"`` for the graded task, else ``"accuracy"``."""
         return "spearman" if self.task == "graded" else "accuracy"
 
     def statistic(self, per_item: dict) -> float:
-        """The headline score of a (resampled) ``per_item`` dict."""
+        """The headline score of a (resampled) ``per_item`` dict.
+
+        Direction: the share of pairs scored higher forwards; graded: Spearman's ρ; detection and
+        bidirectional: the accuracy of a tuned threshold (:func:`tuned_accuracy`).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         if self.task == "direction":
             return float(np.mean(per_item["correct"]))
         if self.task == "graded":
@@ -208,6 +223,13 @@ class EntailmentResult(Resampled):
                               n_trials=self.n_trials, val_fraction=self.val_fraction, random_state=self.random_state)
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item``'s arrays as lists, a generator ``random_state`` as its repr).
+        """
         d = asdict(self)
         d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
         d["random_state"] = self.random_state if isinstance(self.random_state, (int, type(None))) else repr(self.random_state)

@@ -84,7 +84,18 @@ class BLIResult(Resampled):
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
 
     def statistic(self, per_item: dict) -> float:
-        """P@1 from the per-query ranks."""
+        """P@1 from the per-query ranks.
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["rank"] <= 1))
 
     def _values(self, score, per_item):
@@ -97,11 +108,47 @@ class BLIResult(Resampled):
         raise ValueError(f"unknown BLI score {score!r}: use 'p@K' (e.g. 'p@1', 'p@5') or 'mrr'")
 
     def item_values(self, score=None, per_item=None):
-        """Per query: 1/rank for ``"mrr"``, whether the rank is at most k for ``"p@k"``."""
+        """Per query: 1/rank for ``"mrr"``, whether the rank is at most k for ``"p@k"``.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"p@k"`` (any k) or ``"mrr"``; None means the headline score.
+        per_item : dict of str to ndarray, optional
+            Per-item data; None means the result's own.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_items,)
+            One value per query; their mean is the score.
+
+        Raises
+        ------
+        ValueError
+            An unknown score.
+        """
         return self._values(score, self.per_item if per_item is None else per_item)
 
     def score_function(self, score=None):
-        """``"p@k"`` (any k) or ``"mrr"``, as means of :meth:`item_values`."""
+        """``"p@k"`` (any k) or ``"mrr"``, as means of :meth:`item_values`.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"p@k"`` (any k) or ``"mrr"``; None means the headline score.
+
+        Returns
+        -------
+        scalar : callable
+            ``scalar(per_item) -> float``.
+        weighted : callable
+            ``weighted(per_item, W) -> array``, the score under each row of item weights ``W``.
+
+        Raises
+        ------
+        ValueError
+            An unknown score.
+        """
         self._values(score, {"rank": np.ones(1)})          # an unknown score fails here
         key = "value"
         scalar, weighted = mean_score(key)
@@ -109,11 +156,34 @@ class BLIResult(Resampled):
                 (lambda p, W: weighted({key: self._values(score, p)}, W)))
 
     def p_at(self, k: int) -> float:
-        """P@k (KeyError for a k that was not computed)."""
+        """P@k, the share of queries with a gold translation among the k best.
+
+        Parameters
+        ----------
+        k : int
+            One of the ``ks`` the evaluation computed.
+
+        Returns
+        -------
+        float
+            P@k.
+
+        Raises
+        ------
+        KeyError
+            ``k`` was not computed.
+        """
         return self.precision[int(k)]
 
     def to_dict(self) -> dict:
-        """Flat dict with the column names of the reports: ``P@1`` …, ``MRR``, ``coverage``, ``n_queries``."""
+        """Flat dict with the column names of the reports: ``P@1`` …, ``MRR``, ``coverage``, ``n_queries``.
+
+        Returns
+        -------
+        dict
+            ``retrieval``, ``P@k`` for each k, ``MRR``, ``coverage``, ``n_queries``, ``n_test``,
+            ``n_pairs``, ``oov``.
+        """
         out: dict = {"retrieval": self.retrieval}
         out.update({f"P@{k}": v for k, v in self.precision.items()})
         out.update({"MRR": self.mrr, "coverage": self.coverage, "n_queries": self.n,
@@ -354,7 +424,20 @@ class GridResult(Display):
                     notes=["from postproc_grid_search(…)"])
 
     def grid(self, score: str | None = None):
-        """(alphas_src, alphas_tgt, S) with ``S[i, j]`` the ``score`` (default: the criterion) of cell (i, j)."""
+        """(alphas_src, alphas_tgt, S) with ``S[i, j]`` the ``score`` of cell (i, j).
+
+        Parameters
+        ----------
+        score : str, optional
+            A column of :attr:`table` (``"MRR"``, ``"P@1"``...); None means :attr:`criterion`.
+
+        Returns
+        -------
+        alphas_src, alphas_tgt : list of float
+            The grid's values of αs and αt, sorted.
+        S : numpy.ndarray of float64, shape (len(alphas_src), len(alphas_tgt))
+            The score of each cell (NaN where the grid has no cell).
+        """
         score = score or self.criterion
         a_s = sorted({r["alpha_src"] for r in self.table})
         a_t = sorted({r["alpha_tgt"] for r in self.table})
@@ -364,9 +447,21 @@ class GridResult(Display):
         return a_s, a_t, S
 
     def plot(self, score: str | None = None, ax=None):
-        """Heat map of ``score`` over the (αs, αt) grid, the best cell outlined; returns the Axes.
+        """Heat map of ``score`` over the (αs, αt) grid, the best cell outlined.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        score : str, optional
+            A column of :attr:`table`; None means :attr:`criterion`.
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None makes a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
         """
         try:
             import matplotlib.pyplot as plt

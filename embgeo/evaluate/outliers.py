@@ -83,17 +83,42 @@ class OutlierResult(Resampled):
 
     @property
     def score(self) -> float:
+        """The headline score: :attr:`accuracy`."""
         return self.accuracy
 
     def statistic(self, per_item: dict) -> float:
-        """Accuracy of a (resampled) ``per_item`` dict."""
+        """Accuracy of a (resampled) ``per_item`` dict (NaN when empty).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["correct"])) if len(per_item["correct"]) else float("nan")
 
     def table(self) -> list:
-        """One row per cluster: ``cluster, n_words, n_sets, accuracy, opp``."""
+        """One row per cluster: ``cluster, n_words, n_sets, accuracy, opp``.
+
+        Returns
+        -------
+        list of dict
+            The rows, in file order (see :attr:`clusters`).
+        """
         return [{"cluster": c, **v} for c, v in self.clusters.items()]
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item``'s arrays as lists).
+        """
         d = asdict(self)
         d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
         return d

@@ -83,7 +83,18 @@ class RelationalSimilarityResult(Resampled):
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
 
     def statistic(self, per_item: dict) -> float:
-        """Mean over categories of Spearman's ρ."""
+        """Mean over categories of Spearman's ρ.
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["spearman"]))
 
     def _key(self, score):
@@ -93,11 +104,42 @@ class RelationalSimilarityResult(Resampled):
         return key
 
     def item_values(self, score=None, per_item=None):
-        """Per category: its Spearman's ρ or MaxDiff accuracy."""
+        """Per category: its Spearman's ρ or MaxDiff accuracy.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"spearman"`` or ``"maxdiff"``; None means the headline score.
+        per_item : dict of str to ndarray, optional
+            Per-item data; None means the result's own.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_items,)
+            One value per category; their mean is the score.
+        """
         return np.asarray((self.per_item if per_item is None else per_item)[self._key(score)])
 
     def score_function(self, score=None):
-        """``"spearman"`` or ``"maxdiff"``, means over categories."""
+        """``"spearman"`` or ``"maxdiff"``, means over categories.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"spearman"`` or ``"maxdiff"``; None means the headline score.
+
+        Returns
+        -------
+        scalar : callable
+            ``scalar(per_item) -> float``.
+        weighted : callable
+            ``weighted(per_item, W) -> array``, the score under each row of item weights ``W``.
+
+        Raises
+        ------
+        ValueError
+            An unknown score.
+        """
         return mean_score(self._key(score))
 
 

@@ -123,15 +123,34 @@ class SimilarityResult(Resampled):
 
     @property
     def correlation(self) -> float:
+        """The headline correlation: :attr:`spearman`."""
         return self.spearman
 
     def statistic(self, per_item: dict) -> float:
-        """Spearman's ρ of ``per_item["gold"]`` and ``per_item["predicted"]`` (the headline score)."""
+        """Spearman's ρ of ``per_item["gold"]`` and ``per_item["predicted"]`` (the headline score).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         from scipy import stats
 
         return float(stats.spearmanr(per_item["gold"], per_item["predicted"])[0])
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item`` left out).
+        """
         out = asdict(self)
         out.pop("per_item")
         return out
