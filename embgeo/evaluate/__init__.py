@@ -98,6 +98,11 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     sections : bool, default False
         Add one row per analogy section, named ``dataset/section`` (:meth:`AnalogyResult.section`;
         with ``ci``, each has its own interval over the section's questions).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    title : str, optional
+        The report's title.
     progress : bool, optional
         Progress bars (default: the global setting, see :func:`embgeo.set_progress`).
     ci : float, optional

@@ -292,6 +292,12 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
         Where the cells are stored (created if missing). A stored cell run with other settings
         (Mapper parameters, retrieval, ks, source_size, lowercase) is an error, not silently reused;
         the data behind a pair name are not checked: use a new directory for new data.
+    client : distributed.Client, optional
+        Run the cells on this client; default: the current client, if any.
+    local : bool, optional
+        True runs every cell here even when a client exists.
+    progress : bool, optional
+        Progress bar over the cells.
 
     Returns
     -------

@@ -320,6 +320,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB).
     random_state : int, Generator or None
         LRCos's random negative words (drawn with replacement from the candidates, one per source word).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
     progress : bool, optional
         Progress bar over batches.
 

@@ -41,6 +41,11 @@ def purity(categories, clusters) -> float:
     categories, clusters : array-like of int, shape (n,)
         Gold category and assigned cluster of each item (any non-negative codes).
 
+    Returns
+    -------
+    float
+        (1/n) Σ_clusters max_category |cluster ∩ category|, in (0, 1].
+
     Examples
     --------
     >>> purity([0, 0, 1, 1, 1], [0, 0, 0, 1, 1])
@@ -228,6 +233,11 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
         As in :func:`~embgeo.evaluate.word_similarity`: None looks a word up as written, then lower-cased.
     random_state : int, None or numpy Generator, default 0
         k-means' initialisations.
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
 
     Returns
     -------

@@ -47,6 +47,11 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
         For the permutation and bootstrap tests.
     labels : (str, str)
         Names of the two models in the result and its messages.
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    **kwargs
+        Passed to the evaluation that scores the models (``measure=``, ``method=``, ``oov=``...).
 
     Returns
     -------

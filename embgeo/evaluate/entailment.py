@@ -71,12 +71,16 @@ def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float 
         Detection scores (higher = entails).
     labels : ndarray, shape (n,)
         Gold: bool (detection), or 1 / -1 / 0 with ``direction`` (bidirectional).
-    direction : ndarray of {1, -1}, optional
-        Predicted direction of each pair: the prediction is then ``detected * direction``, compared
-        with ``labels``, while the threshold is tuned on ``labels != 0``.
+    n_trials : int, default 1000
+        Random validation splits; the accuracy is the mean over them.
+    val_fraction : float, default 0.02
+        Probability of each pair to be in a trial's validation split.
     random_state : int, None or numpy Generator, default 42
         An int seeds NumPy's legacy ``RandomState``, as hypernymysuite does, so that its splits are
         reproduced.
+    direction : ndarray of {1, -1}, optional
+        Predicted direction of each pair: the prediction is then ``detected * direction``, compared
+        with ``labels``, while the threshold is tuned on ``labels != 0``.
 
     Returns
     -------
@@ -276,8 +280,16 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
         Pairs with a word outside the vocabulary are left out (hypernymysuite's ``*_inv`` numbers), or
         raise :class:`~embgeo.errors.UnknownWordError`. A fuzzy measure has no score for a mean vector, so
         ``"mean"`` is not offered.
+    lowercase : bool or None, default None
+        True lower-cases the dataset's words; False looks them up as written; None looks them up as
+        written and falls back to the lower-case form.
     n_trials, val_fraction, random_state
         The threshold tuning of detection and bidirectional (hypernymysuite: 1000, 0.02, 42).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
     cache : dict, optional
         Fuzzy sets built for ``fuzzy-*`` measures, kept across calls (as in :func:`resolve_measure`).
 

@@ -201,12 +201,21 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
 
     Parameters
     ----------
+    query_factors : array, shape (q, d)
+        The queries' factors (NumPy or CuPy).
+    target_factors : array, shape (n_t, d)
+        The targets' factors.
     gold : list of int arrays
         Gold target rows of each query (at least one each).
+    memory_budget : int, optional
+        Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
+    progress : bool, optional
+        Progress bar over blocks of queries.
 
     Returns
     -------
-    ranks : int64 NumPy array (q,)
+    ranks : numpy.ndarray of int64, shape (q,)
+        1 + the number of targets that score above the best gold target (or tie it from a lower row).
     """
     xp = xb.get_namespace(target_factors)
     nq, n = query_factors.shape[0], target_factors.shape[0]
@@ -257,6 +266,10 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         :func:`embgeo.crosslingual.invnn_ranks`): :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
     ks : tuple of int
         The P@k reported.
+    csls_knn : int, default 10
+        K of CSLS's neighbourhood terms r_S (``retrieval="csls"``).
+    isf_beta : float, default 30.0
+        The inverted softmax's inverse temperature β (``retrieval="isf"``).
     oov : {"skip", "zero", "raise"}
         Queries whose source word, or all of whose gold translations, are out of vocabulary:
         excluded (coverage < 1 reported), counted as failures (scores over the whole test set,
@@ -266,6 +279,11 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         over the first ``source_size`` source rows (all by default; MUSE uses 200k).
     lowercase : bool
         Lower-case the dictionary when reading it from a path.
+    memory_budget : int, optional
+        Bytes of working memory for the blocked ranking (default
+        :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
+    progress : bool, optional
+        Progress bar over blocks of queries.
 
     Returns
     -------
@@ -367,8 +385,25 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
 
     Parameters
     ----------
-    criterion : {"MRR", "P@1", "P@5", "P@10"}
-        The score the best cell maximises (default MRR, as the paper).
+    src, tgt : Embeddings
+        The source and target spaces, before POSTPROC and mapping.
+    train : list of (str, str) or path
+        The seed dictionary the mapper is fitted on.
+    validation : list of (str, str) or path
+        The held-out pairs that score each cell.
+    alphas_src, alphas_tgt : sequence of float, default :data:`POSTPROC_GRID`
+        The values of αs (source space) and αt (target space) tried.
+    retrieval : str, default "csls"
+        BLI retrieval of the validation (:func:`bli`).
+    criterion : {"MRR", "P@1", "P@5", "P@10"}, default "MRR"
+        The score the best cell maximises (MRR, as the paper).
+    mapper : Mapper, optional
+        The mapping fitted in each cell (its ``postproc`` set to the cell's (αs, αt)); default: the
+        ``"supervised"`` recipe.
+    source_size : int, optional
+        As :func:`bli`.
+    progress : bool, optional
+        Progress bar over the cells.
     client : distributed.Client, optional
         Run the cells on this client. Default: the current client if there is one, else locally.
 

@@ -175,6 +175,11 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
         one token, as the paper's phrase vectors hold them, and otherwise follow this policy.
     lowercase : bool or None
         None looks a word up as written, then lower-cased (the datasets are cased; GloVe is not).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
 
     Returns
     -------

@@ -157,6 +157,15 @@ def _unit_word_vectors(e, words):
 def offset_ratings(e, prototypes, pairs):
     """Ratings ``cos(b̂ − â, r)`` of ``pairs``, r the mean offset of the covered ``prototypes``.
 
+    Parameters
+    ----------
+    e : Embeddings
+        The embeddings (hats: unit vectors).
+    prototypes : list of (str, str)
+        The category's prototypical pairs (Phase 1 of SemEval-2012 Task 2).
+    pairs : list of (str, str)
+        The pairs to rate.
+
     Returns
     -------
     ratings : ndarray of float, shape (len(pairs),)

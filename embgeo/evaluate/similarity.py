@@ -205,6 +205,11 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
         :class:`~embgeo.errors.UnknownWordError`; "mean" scores a missing word as the mean of the model's
         vectors (word-embeddings-benchmarks' policy; for embeddings with ``cosine`` or ``dot`` only, not with
         ``target``). ``coverage`` is reported whatever the policy.
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
     target : Embeddings, optional
         The second language's vectors: ``word2`` of each pair is looked up there (``measure`` must then be
         None or ``"cosine"``).
@@ -324,6 +329,25 @@ def resolve_measure(e, name: str, cache: dict | None = None, progress: bool | No
     Fuzzy measures build ``embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)`` once per construction (kept in
     ``cache`` under ``"fuzzy"``, or ``"fuzzy@<construction>"`` for an ``@construction`` spelling) and fix
     the measure's direction.
+
+    Parameters
+    ----------
+    e : Embeddings
+        The embeddings evaluated.
+    name : str
+        A measure of :data:`MEASURES` (``"cosine"``, ``"dot"``, a fuzzy measure, ``"fuzzy-...@construction"``).
+    cache : dict, optional
+        Where the fuzzy embeddings built from ``e`` are kept between calls (one evaluation of several
+        measures passes the same dict).
+    progress : bool, optional
+        Progress bar while fuzzy embeddings are built.
+
+    Returns
+    -------
+    model : object
+        ``e``, or the fuzzy (possibly direction-reversing) model to pass to :func:`word_similarity`.
+    measure : str or None
+        The measure to pass with it.
 
     Raises
     ------
