@@ -457,6 +457,7 @@ def _singletons(n):
 
 _COMMON_DOC = """
     e : Embeddings
+        The embeddings measured.
     targets, attributes : list of list of str, optional
         The word sets (``targets=[X, Y], attributes=[A, B]``).
     query : Query or str, optional
@@ -642,8 +643,8 @@ def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
 
 
 @_with_common_doc
-def rnd(e, targets=None, attributes=None, *, query=None, distance: str = "norm", lowercase: bool | None = None,
-        oov: str = "skip", min_coverage: float = 0.8) -> BiasResult:
+def rnd(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
+        min_coverage: float = 0.8, distance: str = "norm") -> BiasResult:
     """Relative Norm Distance (Garg, Schiebinger, Jurafsky & Zou 2018, PNAS): the mean over attribute words a
     of ‖a − mean(X)‖ − ‖a − mean(Y)‖ (WEFE's mean; the paper sums, which scales by the attribute count).
 
@@ -707,8 +708,8 @@ def mac(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
 
 
 @_with_common_doc
-def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, random_state=None,
-         lowercase: bool | None = None, oov: str = "skip", min_coverage: float = 0.8) -> BiasResult:
+def rnsb(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
+         min_coverage: float = 0.8, holdout: bool = True, random_state=None) -> BiasResult:
     """Relative Negative Sentiment Bias (Sweeney & Najafian 2019, ACL): the KL divergence of the normalised
     negative-sentiment probabilities of the target words from the uniform distribution.
 
@@ -724,6 +725,7 @@ def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, 
     holdout : bool, default True
         Hold out 20 %% of the attribute words (the classifier's ``accuracy`` is measured on them).
     random_state : int, optional
+        Seeds the split and the classifier; None draws new ones on each call.
 
     Returns
     -------
@@ -805,6 +807,17 @@ def compare_bias(a: BiasResult, b: BiasResult, *, n_resamples: int = 9999, rando
     ≤ 0, share ≥ 0), capped at 1 (as :func:`~embgeo.evaluate.stats.compare_results` does for scores that are
     not means). :func:`embgeo.evaluate.compare` calls this for two :class:`BiasResult`.
 
+    Parameters
+    ----------
+    a, b : BiasResult
+        The same measure of the same query in two spaces.
+    n_resamples : int, default 9999
+        Bootstrap resamples.
+    random_state : int or numpy.random.Generator, optional
+        Seed or generator of the resamples.
+    labels : (str, str), default ("a", "b")
+        Names of the two spaces in the result and its messages.
+
     Returns
     -------
     Comparison
@@ -815,6 +828,8 @@ def compare_bias(a: BiasResult, b: BiasResult, *, n_resamples: int = 9999, rando
     ------
     ValueError
         Results of different queries or measures, or a set with fewer than 2 words common to both.
+    TypeError
+        ``a`` or ``b`` is not a :class:`BiasResult`.
     """
     if not isinstance(a, BiasResult) or not isinstance(b, BiasResult):
         raise TypeError(f"compare_bias takes two BiasResult, got {type(a).__name__} and {type(b).__name__}")
@@ -875,6 +890,8 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         :meth:`~embgeo.evaluate.Report.plot_intervals` then draws the forest plot.
     ci_method, n_resamples, random_state
         For the intervals (and WEAT's random partitions).
+    title : str, optional
+        The report's title.
     lowercase, oov, min_coverage
         Passed to every measure (see :func:`weat`).
     alternative : {"greater", "two-sided"}

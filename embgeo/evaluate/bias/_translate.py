@@ -40,7 +40,13 @@ class QueryTranslation(Display):
     how: str
 
     def to_report(self) -> Report:
-        """One row per source word: ``set``, ``word``, ``translation``."""
+        """One row per source word: ``set``, ``word``, ``translation``.
+
+        Returns
+        -------
+        Report
+            The table, titled with the query and how it was translated.
+        """
         rows = [{"set": name, "word": w, "translation": t}
                 for name, pairs in zip(self.source.set_names, self.translations) for w, t in pairs]
         return Report(rows, columns=["set", "word", "translation"], title=f"{self.source.name} ({self.how})")
