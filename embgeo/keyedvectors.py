@@ -329,8 +329,8 @@ class KeyedVectors(GensimKeyedVectors):
 
         References
         ----------
-        .. [1] O. Levy and Y. Goldberg, "Linguistic regularities in sparse and explicit word
-           representations", CoNLL 2014, eq. 4.
+        O. Levy and Y. Goldberg, "Linguistic regularities in sparse and explicit word
+        representations", CoNLL 2014, eq. 4.
         """
         view = self._view()
         pos, neg = _as_list(positive), _as_list(negative)

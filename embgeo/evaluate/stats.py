@@ -290,8 +290,8 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, ci_method="bca", jackknif
 
     References
     ----------
-    .. [1] B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993,
-       ch. 13 and §14.3 (eqs. 14.10, 14.14, 14.15), §15.3 (eq. 15.36).
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993,
+    ch. 13 and §14.3 (eqs. 14.10, 14.14, 14.15), §15.3 (eq. 15.36).
     """
     from scipy.special import ndtr, ndtri
 
@@ -561,8 +561,8 @@ def steiger_test(r_a: float, r_b: float, r_ab: float, n: int) -> tuple[float, fl
 
     References
     ----------
-    .. [1] J. H. Steiger, "Tests for comparing elements of a correlation matrix", Psychological
-       Bulletin 87(2), 245-251, 1980, eqs. 10-15.
+    J. H. Steiger, "Tests for comparing elements of a correlation matrix", Psychological
+    Bulletin 87(2), 245-251, 1980, eqs. 10-15.
     """
     from scipy.special import ndtr
 
@@ -598,8 +598,8 @@ def mcnemar_test(correct_a, correct_b) -> tuple[int, int, float]:
 
     References
     ----------
-    .. [1] Q. McNemar, "Note on the sampling error of the difference between correlated proportions
-       or percentages", Psychometrika 12(2), 153-157, 1947.
+    Q. McNemar, "Note on the sampling error of the difference between correlated proportions
+    or percentages", Psychometrika 12(2), 153-157, 1947.
     """
     from scipy.stats import binom
 

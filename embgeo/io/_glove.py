@@ -40,8 +40,8 @@ class GloveModel:
 
     References
     ----------
-    .. [1] J. Pennington, R. Socher and C. D. Manning, "GloVe: Global vectors for word
-       representation", EMNLP 2014.
+    J. Pennington, R. Socher and C. D. Manning, "GloVe: Global vectors for word
+    representation", EMNLP 2014.
     """
 
     words: list
