@@ -571,6 +571,14 @@ def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, scor
     FormatError
         A line with another number of columns (``n_columns=None`` accepts any number that reaches the
         columns used), or a score that is not a number, naming the line.
+
+    References
+    ----------
+    Bhat et al. (2020). Word embeddings as tuples of feature probabilities. RepL4NLP workshop,
+    Sec. 5.3, Table 11.
+
+    C. Ramisch, S. Cordeiro, L. Zilio, M. Idiart and A. Villavicencio (2016). How naked is the naked
+    truth? A multilingual lexicon of nominal compound compositionality. ACL, pp. 156–161 (the data).
     """
     path = Path(path)
     heads, mods, scores = [], [], []

@@ -119,6 +119,11 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         when categorisation or outlier datasets are run (then ``low, high`` with ``ci``); ``report.results``
         holds the result objects. Entailment fills ``accuracy`` (direction, detection, bidirectional) or
         ``spearman`` (graded); its task is ``entailment-<task>``.
+
+    See Also
+    --------
+    word_similarity, analogy, categorization, outlier_detection, entailment : The evaluations run.
+    compare : Two models on one dataset, with a paired test.
     """
     datasets = list(DEFAULT_DATASETS if datasets is None else datasets)
     measures = check_names(measures or ["cosine"], MEASURE_NAMES, "measure")

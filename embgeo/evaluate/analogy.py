@@ -332,6 +332,12 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         Overall and per-section accuracy with coverage, and each question's prediction and gold
         rank; the accuracy equals gensim's ``KeyedVectors.evaluate_word_analogies`` for 3CosAdd.
 
+    See Also
+    --------
+    embgeo.data.read_analogies : Reads questions in the word2vec format.
+    embgeo.data.read_bats : Reads BATS pairs (the set methods' data).
+    embgeo.KeyedVectors.evaluate_word_analogies : gensim's interface to the same 3CosAdd.
+
     Notes
     -----
     One GEMM per batch of questions against the restricted vocabulary (3CosAdd and 3CosMul: one row per
@@ -345,6 +351,17 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     as vecto's ``is_pair_missing``; vecto's pairwise accuracy counts those questions as wrong (our
     ``accuracy_all``), its set-based accuracy leaves them out (our ``accuracy``). vecto's scores are
     computed on unit vectors (its default ``normalize=True``), as here.
+
+    References
+    ----------
+    T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
+    representations. NAACL-HLT, pp. 746–751 (3CosAdd).
+
+    O. Levy and Y. Goldberg (2014). Linguistic regularities in sparse and explicit word representations.
+    CoNLL, pp. 171–180: eq. 4 (3CosMul), Sec. 3 (PairDirection).
+
+    A. Drozd, A. Gladkova and S. Matsuoka (2016). Word embeddings, analogies, and machine learning:
+    beyond king − man + woman = queen. COLING, pp. 3519–3530 (3CosAvg, LRCos).
     """
     method, topn = _checked_method(method, topn, scorer)
     questions = as_dataset(questions, "analogy", data_dir)

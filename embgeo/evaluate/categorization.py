@@ -243,6 +243,11 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
     -------
     CategorizationResult
 
+    See Also
+    --------
+    purity : The score of the clustering.
+    embgeo.data.read_categories : Reads the datasets.
+
     Notes
     -----
     The number of clusters is the number of categories among the items clustered (with
@@ -263,6 +268,15 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
         (no clustering to score).
     UnknownWordError
         With ``oov="raise"``, naming the first unknown word.
+
+    References
+    ----------
+    S. Jastrzębski, D. Leśniak and W. M. Czarnecki (2017). How to evaluate word embeddings? On
+    importance of data efficiency and simple supervised tasks. arXiv:1702.02170 (the protocol,
+    word-embeddings-benchmarks).
+
+    C. D. Manning, P. Raghavan and H. Schütze (2008). Introduction to Information Retrieval. Cambridge
+    University Press, eq. 16.1 (purity).
     """
     for value, allowed, what in ((clustering, CLUSTERINGS, "clustering"), (linkage, LINKAGES, "linkage"),
                                  (metric, _METRICS, "metric")):

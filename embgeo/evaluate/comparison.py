@@ -64,6 +64,11 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     ValueError
         No dataset for two models; results of different datasets or scores; fewer than 3 items covered
         by both models (the message names each model's coverage); a test that does not fit the score.
+
+    See Also
+    --------
+    embgeo.evaluate.stats.compare_results : The tests on two results.
+    embgeo.evaluate.bias.compare_bias : The test of two bias results.
     """
     if isinstance(a, BiasResult) or isinstance(b, BiasResult):
         if kwargs or dataset is not None or test not in ("auto", "bootstrap"):

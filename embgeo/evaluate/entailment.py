@@ -297,6 +297,11 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
     -------
     EntailmentResult
 
+    See Also
+    --------
+    tuned_accuracy : The threshold tuning of detection and bidirectional.
+    embgeo.data.read_entailment : Reads the datasets.
+
     Notes
     -----
     hypernymysuite keeps nouns only (HyperLex's 2,163 of 2,616 pairs) and lemmatises words with WordNet;
@@ -308,6 +313,17 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
     ValueError
         An unknown measure, task or ``oov``, a dataset without pairs for the task (direction: no
         hypernymy pair; graded: no scores), or no pair in the vocabulary.
+
+    References
+    ----------
+    D. Kiela, L. Rimell, I. Vulić and S. Clark (2015). Exploiting image generality for lexical
+    entailment detection. ACL (the direction, detection and bidirectional protocols).
+
+    S. Roller, D. Kiela and M. Nickel (2018). Hearst patterns revisited: automatic hypernym detection
+    from large text corpora. ACL (hypernymysuite, whose evaluation this follows).
+
+    I. Vulić, D. Gerz, D. Kiela, F. Hill and A. Korhonen (2017). HyperLex: a large-scale evaluation of
+    graded lexical entailment. Computational Linguistics 43(4) (graded).
     """
     check_oov(oov, _OOV, "entailment")
     data = as_dataset(dataset, "entailment", data_dir)

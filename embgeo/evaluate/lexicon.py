@@ -294,6 +294,26 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     ------
     ValueError
         Empty dictionary, no covered query, mismatched dimensions, unknown options.
+
+    See Also
+    --------
+    embgeo.crosslingual.Mapper : Maps the two spaces into one.
+    embgeo.crosslingual.retrieval_factors : The retrieval scores as factors.
+    bli_grid : BLI over language pairs, methods and POSTPROC settings.
+
+    References
+    ----------
+    A. Conneau, G. Lample, M. Ranzato, L. Denoyer and H. Jégou (2018). Word translation without
+    parallel data. ICLR (CSLS).
+
+    S. L. Smith, D. H. P. Turban, S. Hamblin and N. Y. Hammerla (2017). Offline bilingual word
+    vectors, orthogonal transformations and the inverted softmax. ICLR, eq. 4 (inverted softmax).
+
+    G. Dinu, A. Lazaridou and M. Baroni (2015). Improving zero-shot learning by mitigating the hubness
+    problem. ICLR workshop track (inverted nearest neighbour).
+
+    G. Glavaš, R. Litschko, S. Ruder and I. Vulić (2019). How to (properly) evaluate cross-lingual word
+    embeddings: on strong baselines, comparative analyses, and some misconceptions. ACL (MRR).
     """
     _check_oov(oov)
     if isinstance(test_dictionary, (str, Path)):
@@ -413,6 +433,17 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
         ``best`` (αs, αt) with the highest ``criterion`` (ties: the first in grid order) and
         ``table`` (one dict per cell: ``alpha_src``, ``alpha_tgt`` and the BLI scores);
         unpacks as ``best, table = ...``; ``plot()`` draws the heat map.
+
+    See Also
+    --------
+    embgeo.postprocess.similarity_order : The POSTPROC transform of one space.
+    bli : The score of each cell.
+
+    References
+    ----------
+    I. Vulić, A. Korhonen and G. Glavaš (2020). Improving bilingual lexicon induction with unsupervised
+    post-processing of monolingual word vector spaces. RepL4NLP workshop, Sec. 2 (X′ = X R_αs,
+    Z′ = Z R_αt with R_α = Q Δ^α) and Sec. 3 (the grid of αs and αt).
     """
     from .. import distributed as dd  # lazily: embgeo.distributed must not import the evaluators
 

@@ -191,6 +191,16 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
         An unknown ``oov``, or no set that can be scored.
     UnknownWordError
         With ``oov="raise"``, naming the first unknown word.
+
+    See Also
+    --------
+    embgeo.data.read_outlier_sets : Reads the datasets.
+
+    References
+    ----------
+    J. Camacho-Collados and R. Navigli (2016). Find the word that does not belong: a framework for an
+    intrinsic evaluation of word vector representations. RepEval workshop, Sec. 2: eq. 1 (compactness
+    score), eq. 2 (pseudo-inverted compactness), OPP and accuracy.
     """
     check_oov(oov, _OOV, "outlier_detection")
     data = as_dataset(dataset, "outliers", data_dir)

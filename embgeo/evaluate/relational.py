@@ -285,6 +285,20 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     Returns
     -------
     RelationalSimilarityResult
+
+    See Also
+    --------
+    offset_ratings : The ratings of one category.
+    maxdiff_accuracy : The MaxDiff score of the ratings.
+    embgeo.data.read_semeval2012 : Reads the task's files.
+
+    References
+    ----------
+    D. A. Jurgens, S. M. Mohammad, P. D. Turney and K. J. Holyoak (2012). SemEval-2012 Task 2:
+    measuring degrees of relational similarity. *SEM, pp. 356–364.
+
+    T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
+    representations. NAACL-HLT (rating by vector offsets).
     """
     _check_oov(oov)
     if isinstance(data, (str, Path)):

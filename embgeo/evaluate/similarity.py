@@ -222,6 +222,12 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     -------
     SimilarityResult
 
+    See Also
+    --------
+    resolve_measure : The model and measure behind a measure name.
+    embgeo.evaluate.evaluate : Several datasets and measures in one report.
+    embgeo.KeyedVectors.evaluate_word_pairs : gensim's interface to the same protocol.
+
     Notes
     -----
     Spearman's rho with the two-sided p-value of :func:`scipy.stats.spearmanr` (ties get average ranks),

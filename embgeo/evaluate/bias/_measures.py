@@ -518,11 +518,25 @@ def weat(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
     UnknownWordError
         With ``oov="raise"``.
 
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
     Notes
     -----
     WEFE 1.0.1 (``WEAT().run_query``) gives the same effect size and statistic on the same words. Its
     p-value draws "permutations" with replacement (``rng.choice`` without ``replace=False``) and unseeded,
     so it is not compared.
+
+    References
+    ----------
+    A. Caliskan, J. J. Bryson and A. Narayanan (2017). Semantics derived automatically from language
+    corpora contain human-like biases. Science 356(6334), pp. 183–186 (Methods: the test statistic,
+    effect size and permutation test).
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
 
     Examples
     --------
@@ -605,6 +619,19 @@ def ripa(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
     ValueError
         Not two target sets and one attribute set, target sets of unequal size (they are paired), an empty
         or overlapping set; a pair is left out when either of its words is missing.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    K. Ethayarajh, D. Duvenaud and G. Hirst (2019). Understanding undesirable word embedding
+    associations. ACL, pp. 1696–1705, eq. 4.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     q, vectors, common = _prepare(e, targets, attributes, query, "ripa", 2, 1, lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage, paired=True)
@@ -634,6 +661,18 @@ def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     ------
     ValueError
         Not two target sets and one attribute set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    S. Dev and J. M. Phillips (2019). Attenuating bias in word vectors. AISTATS, PMLR 89, §4.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     q, vectors, common = _prepare(e, targets, attributes, query, "ect", 2, 1, lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage)
@@ -662,6 +701,19 @@ def rnd(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     ------
     ValueError
         Not two target sets and one attribute set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    N. Garg, L. Schiebinger, D. Jurafsky and J. Zou (2018). Word embeddings quantify 100 years of
+    gender and ethnic stereotypes. PNAS 115(16), E3635–E3644.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     if distance not in RND_DISTANCES:
         raise ValueError(f"distance must be one of {', '.join(RND_DISTANCES)}, got {distance!r}")
@@ -692,6 +744,19 @@ def mac(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     ------
     ValueError
         No target or no attribute set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    T. Manzini, Y. C. Lim, Y. Tsvetkov and A. W. Black (2019). Black is to criminal as caucasian is to
+    police: detecting and removing multiclass bias in word embeddings. NAACL-HLT, pp. 615–621, eq. 6.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     q, vectors, common = _prepare(e, targets, attributes, query, "mac", "n", "n", lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage)
@@ -737,6 +802,19 @@ def rnsb(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
     ------
     ValueError
         Not two attribute sets or no target set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    C. Sweeney and M. Najafian (2019). A transparent framework for evaluating unintended demographic
+    bias in word embeddings. ACL, pp. 1662–1667.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
@@ -905,6 +983,11 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         Columns ``dataset`` (the query), ``measure``, ``score_name``, ``score``, ``p_value``, ``p_method``,
         ``n`` (words found), ``coverage`` (of all the query's words), then ``low``, ``high``; ``report.results``
         holds the :class:`BiasResult` of each row.
+
+    See Also
+    --------
+    weat, ripa, ect, rnd, rnsb, mac : The measures.
+    load_query : The shipped WEAT queries.
     """
     from ..stats import CI_METHODS as _methods
 

@@ -94,6 +94,11 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     ValueError
         Neither or both of ``dictionary`` and ``source``/``target``; spaces of different dimension without a
         mapper; a set with no word translated (named).
+
+    See Also
+    --------
+    embgeo.crosslingual.retrieve : The retrieval of translations in a mapped space.
+    embgeo.data.read_dictionary : Reads a bilingual dictionary.
     """
     q = load_query(query) if isinstance(query, str) else query
     if (dictionary is None) == (source is None and target is None):
