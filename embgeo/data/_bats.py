@@ -116,6 +116,12 @@ def read_bats(path, *, lowercase: bool = True, name: str | None = None) -> Analo
     FormatError
         A line with one field, an empty answer (naming the file and line), or no file.
 
+    References
+    ----------
+    A. Gladkova, A. Drozd and S. Matsuoka (2016). Analogy-based detection of morphological and
+    semantic relations with word embeddings: what works and what doesn't. NAACL Student Research
+    Workshop, pp. 8–15 (BATS).
+
     Examples
     --------
     >>> import tempfile, pathlib

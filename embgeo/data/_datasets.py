@@ -667,6 +667,11 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
         as in the Google set, so ``syntactic_accuracy`` covers them all); a four-word file gives
         one section ``gram-msr``.
 
+    References
+    ----------
+    T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
+    representations. NAACL-HLT, pp. 746–751 (the test set).
+
     Examples
     --------
     >>> import tempfile, pathlib
@@ -752,6 +757,11 @@ def read_semeval2017(path, language: str | None = None, *, split: str = "test", 
     FormatError
         Data and gold files of different lengths, a data line without two tab-separated terms, or a
         gold score that is not a number (naming the file and line).
+
+    References
+    ----------
+    J. Camacho-Collados, M. T. Pilehvar, N. Collier and R. Navigli (2017). SemEval-2017 Task 2:
+    multilingual and cross-lingual semantic word similarity. SemEval, pp. 15–26.
     """
     return WordPairs(*semeval2017_pairs(path, language, split, lowercase, name))
 

@@ -102,13 +102,16 @@ def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0):
     Parameters
     ----------
     pairs : list of (source, target)
-    test_size : float in (0, 1)
-    random_state : int
+        The dictionary's translation pairs.
+    test_size : float in (0, 1), default 0.2
+        The expected share of source words held out.
+    random_state : int, default 0
         Salt of the hash (an int: the split is a hash, not a random draw).
 
     Returns
     -------
     train, test : lists of (source, target) pairs
+        The pairs of the kept and of the held-out source words, each in the input order.
     """
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be an int (the hash salt), got {random_state!r}")

@@ -170,6 +170,11 @@ def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:
     -------
     dict of str to SemEvalCategory
         In natural order (``1a``, ``1b``, …, ``10a``).
+
+    References
+    ----------
+    D. A. Jurgens, S. M. Mohammad, P. D. Turney and K. J. Holyoak (2012). SemEval-2012 Task 2:
+    measuring degrees of relational similarity. *SEM, pp. 356–364.
     """
     root = Path(root)
     if not root.is_dir():

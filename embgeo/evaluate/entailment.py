@@ -85,6 +85,11 @@ def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float 
     Returns
     -------
     float
+
+    References
+    ----------
+    D. Kiela, L. Rimell, I. Vulić and S. Clark (2015). Exploiting image generality for lexical
+    entailment detection. ACL (the threshold tuned on small random validation splits).
     """
     from ..kernels.threshold import tuned_accuracies
 
