@@ -54,6 +54,7 @@ class KeyedVectors(GensimKeyedVectors):
     count : int, default 0
         Rows to preallocate (gensim's loaders fill them with ``add_vector``).
     dtype : NumPy dtype, default float32
+        The vectors' dtype.
     mapfile_path : str, optional
         Unused, as in gensim.
 
@@ -618,14 +619,18 @@ class KeyedVectors(GensimKeyedVectors):
         Parameters
         ----------
         fname : str or path
+            The file (gzipped or not).
         fvocab : str, optional
             A ``word count`` file: counts become the ``"count"`` attribute.
         binary : bool, default False
+            The word2vec binary format (else text).
         encoding : str, default "utf8"
+            The words' encoding.
         unicode_errors : {"strict", "replace", "ignore"}, default "strict"
         limit : int, optional
             Read at most this many vectors.
         datatype : NumPy dtype, default float32
+            The vectors' dtype in memory.
         no_header : bool, default False
             The text file has no ``n_words dim`` first line (text only).
 

@@ -469,6 +469,7 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
     Parameters
     ----------
     path : str or Path
+        The file: one pair a line, ``word1 word2 score`` (a header line is skipped).
     lowercase : bool, default False
         Lower-case the words (for lower-cased vectors such as GloVe; some files have mixed case).
     delimiter : str, optional
@@ -658,7 +659,9 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     answers : str or Path, optional
         The ``word_relationship.answers`` file, when it is not beside the questions.
     lowercase : bool
+        Lower-case the words.
     name : str
+        Name for reports.
 
     Returns
     -------

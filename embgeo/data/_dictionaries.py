@@ -23,6 +23,7 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
     Parameters
     ----------
     path : str or Path
+        The dictionary file.
     format : {"auto", "muse", "vecmap", "tsv"}
         ``"muse"`` and ``"vecmap"``: two whitespace-separated words a line (MUSE's files use a
         space or a tab, VecMap splits on any whitespace); ``"tsv"``: exactly two tab-separated
@@ -32,6 +33,7 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
         Lower-case both words (for lower-cased vectors such as GloVe; some dictionaries capitalise
         entries). Pairs that become identical are kept once.
     encoding : str
+        Its encoding.
 
     Returns
     -------

@@ -165,6 +165,7 @@ def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:
     categories : list of str, optional
         Category ids to read (default: every ``Phase2Answers-*.txt`` found).
     lowercase : bool
+        Lower-case the words of the pairs.
 
     Returns
     -------

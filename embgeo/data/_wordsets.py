@@ -291,6 +291,7 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
     Parameters
     ----------
     path : str or Path
+        A hypernymysuite TSV file or the BLESS relations CSV.
     task : str, optional
         One of :data:`ENTAILMENT_TASKS`. By default from the content: ``"graded"`` with a ``score``
         column (HyperLex), ``"bidirectional"`` with reversed pairs (label -1: BIBLESS),

@@ -76,6 +76,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     Parameters
     ----------
     e : Embeddings
+        The embeddings evaluated.
     datasets : iterable of str / Path / WordPairs / AnalogyQuestions / Categories / OutlierSets / EntailmentPairs
         Names (``"wordsim353"``, ``"simlex999"``, ``"google-analogy"``, registry names such as ``"ap"``,
         ``"8-8-8"``, ``"wbless"``, ``"hyperlex"``, or files in ``data_dir``) or paths.

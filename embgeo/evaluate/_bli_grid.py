@@ -280,6 +280,7 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
         :func:`embgeo.load` where the cell runs: prefer these on a cluster); ``train``/``test``:
         word pairs or a dictionary file (:func:`embgeo.data.read_dictionary`).
     methods : recipe name(s), or mapping of name -> recipe name, Mapper or dict of Mapper parameters
+        The mapping methods compared, one table row each per pair (named by their recipe or key).
     postproc : iterable of (αs, αt) or None, optional
         The POSTPROC axis (:data:`embgeo.evaluate.lexicon.POSTPROC_GRID` values, the paper's
         (−0.25, 0.15), ...); ``None`` in it means no POSTPROC. It overrides a method's own

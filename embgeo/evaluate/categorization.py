@@ -242,6 +242,7 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
     Returns
     -------
     CategorizationResult
+        The purity, per-category shares and coverage; ``ci()`` resamples the words.
 
     See Also
     --------

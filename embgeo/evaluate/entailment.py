@@ -85,6 +85,7 @@ def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float 
     Returns
     -------
     float
+        The mean over trials of the accuracy on the pairs outside the validation split.
 
     References
     ----------
@@ -301,6 +302,7 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
     Returns
     -------
     EntailmentResult
+        The task's score (accuracy or Spearman's ρ), coverage and per-pair scores.
 
     See Also
     --------

@@ -258,6 +258,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     src, tgt : Embeddings
         Source and target vectors **in the shared space** (e.g. ``Mapper.transform(src, tgt)``).
     test_dictionary : list of (source, target) pairs, or a path (:func:`read_dictionary`)
+        The gold translations; the queries are its distinct source words.
     retrieval : {"nn", "csls", "isf", "dot", "invnn"}
         Nearest neighbour (cosine), CSLS with ``csls_knn`` neighbours (Conneau et al. 2018, eq. 3),
         inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4), the raw

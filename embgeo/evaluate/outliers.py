@@ -184,6 +184,7 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
     Returns
     -------
     OutlierResult
+        Accuracy and OPP over the scored sets, per cluster, with coverage.
 
     Raises
     ------

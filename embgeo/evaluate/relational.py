@@ -199,6 +199,7 @@ def maxdiff_accuracy(ratings, questions, least, most):
     Parameters
     ----------
     ratings : ndarray of float, shape (n_pairs,)
+        The system's rating of each pair (higher: more illustrative of the relation).
     questions : ndarray of int, shape (m, 4)
         One row per Turker answer (indices into ``ratings``).
     least, most : ndarray of int, shape (m,)
@@ -209,6 +210,7 @@ def maxdiff_accuracy(ratings, questions, least, most):
     accuracy : float
         ``(most_right + least_right) / (2 · unique questions)``; NaN without questions.
     most_right, least_right, n_questions : int
+        Unique questions whose most (least) illustrative pair the system guessed right, and unique questions scored.
 
     Examples
     --------
@@ -271,6 +273,7 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     Parameters
     ----------
     e : Embeddings
+        The embeddings scored.
     data : path or dict of SemEvalCategory
         The published directory (:func:`embgeo.data.read_semeval2012`) or what it returned.
     categories : list of str, optional
@@ -281,10 +284,12 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     lowercase : bool
         Lower-case the files' words when reading them from a path.
     name : str, optional
+        The dataset's name in the result (default: the directory name).
 
     Returns
     -------
     RelationalSimilarityResult
+        The mean Spearman's ρ and MaxDiff accuracy over the scored categories, per-category scores and coverage.
 
     See Also
     --------

@@ -339,12 +339,14 @@ class Report(Display):
             More reports (other models) to draw beside this one; rows are matched by dataset and
             measure.
         ax : matplotlib Axes, optional
+            Where to draw; None makes a new figure.
         labels : list of str, optional
             Legend names of the reports (default: their titles).
 
         Returns
         -------
         matplotlib Axes
+            The Axes drawn on.
 
         Raises
         ------

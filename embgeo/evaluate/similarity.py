@@ -221,6 +221,7 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     Returns
     -------
     SimilarityResult
+        Spearman's and Pearson's correlations with their p-values, coverage and per-pair values.
 
     See Also
     --------

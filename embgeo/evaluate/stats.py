@@ -783,6 +783,7 @@ def compare_results(a, b, *, test: str = "auto", score: str | None = None, n_res
     Returns
     -------
     Comparison
+        The test, the two scores on the common items, the p-value and the effect size.
 
     Raises
     ------

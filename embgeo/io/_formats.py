@@ -642,6 +642,7 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
     Parameters
     ----------
     e : Embeddings
+        The embeddings to write (counts are written where the format has a place for them).
     path : str or path-like
         ``.vec``/``.txt``/``.w2v`` -> word2vec text, ``.bin`` -> word2vec binary,
         ``.embgeo``/``.npy``/an existing cache directory -> embgeo cache; ``.gz`` compresses text

@@ -95,6 +95,7 @@ def read_glove(path, vocab=None) -> GloveModel:
     Returns
     -------
     GloveModel
+        Every parameter set of the model, float64 (counts when ``vocab`` is given).
 
     Raises
     ------

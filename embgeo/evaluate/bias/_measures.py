@@ -656,6 +656,7 @@ def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     Returns
     -------
     BiasResult
+        The score is Spearman's ρ (1: no bias).
 
     Raises
     ------
@@ -958,6 +959,7 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
     Parameters
     ----------
     e : Embeddings
+        The embeddings measured.
     queries : iterable of str or Query, optional
         Default: the ten WEAT queries (``"weat1"`` … ``"weat10"``).
     measures : iterable of str

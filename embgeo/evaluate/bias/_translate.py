@@ -72,6 +72,7 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     Parameters
     ----------
     query : Query or str
+        The query to translate, or the name of a shipped one (``"weat1"`` …).
     dictionary : iterable of (str, str), optional
         Source → target pairs (e.g. :func:`embgeo.data.read_dictionary`).
     source, target : Embeddings, optional
@@ -79,6 +80,7 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     mapper : fitted Mapper, optional
         Maps ``source`` and ``target`` into one space (``mapper.transform(source, target)``).
     retrieval : {"nn", "csls", "isf", "invnn", "dot"}, default "nn"
+        How a mapped source word retrieves its translation (:func:`embgeo.crosslingual.retrieve`).
     language : str, default "translated"
         Appended to the query's name (``"weat6@fi"``).
     lowercase : bool or None, default None
@@ -88,6 +90,7 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     Returns
     -------
     QueryTranslation
+        The translated query, with each word's translation and each set's coverage.
 
     Raises
     ------
