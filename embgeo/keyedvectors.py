@@ -460,6 +460,11 @@ class KeyedVectors(GensimKeyedVectors):
             gensim's: ``{"section", "correct", "incorrect"}`` per section (4-tuples, upper-cased
             with ``case_insensitive``), then ``"Total accuracy"``.
 
+        Raises
+        ------
+        ValueError
+            A question before any section header (gensim's error).
+
         Notes
         -----
         Falls back to gensim's code when the rows are not an Embeddings (see

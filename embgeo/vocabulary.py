@@ -180,6 +180,13 @@ class Vocabulary:
         str, None, or nested lists of str
             One word for a scalar id, else lists shaped like ``ids`` (as ``ids.tolist()`` with words).
 
+        Raises
+        ------
+        IndexError
+            An id beyond the vocabulary.
+        TypeError
+            Ids that are not integers.
+
         Examples
         --------
         >>> import numpy as np

@@ -114,6 +114,13 @@ def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0):
     -------
     train, test : lists of (source, target) pairs
         The pairs of the kept and of the held-out source words, each in the input order.
+
+    Raises
+    ------
+    ValueError
+        ``test_size`` outside (0, 1), or a split that leaves one part empty.
+    TypeError
+        ``random_state`` is not an int.
     """
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be an int (the hash salt), got {random_state!r}")

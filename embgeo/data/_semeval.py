@@ -172,6 +172,13 @@ def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:
     dict of str to SemEvalCategory
         In natural order (``1a``, ``1b``, …, ``10a``).
 
+    Raises
+    ------
+    FileNotFoundError
+        ``root`` is not a directory holding the task's files.
+    FormatError
+        No ``Phase2Answers-*.txt`` file, or a malformed line (naming the file and line).
+
     References
     ----------
     D. A. Jurgens, S. M. Mohammad, P. D. Turney and K. J. Holyoak (2012). SemEval-2012 Task 2:

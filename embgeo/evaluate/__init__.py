@@ -121,6 +121,12 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         holds the result objects. Entailment fills ``accuracy`` (direction, detection, bidirectional) or
         ``spearman`` (graded); its task is ``entailment-<task>``.
 
+    Raises
+    ------
+    ValueError
+        No dataset to evaluate, or ``ci`` outside (0, 1); an evaluation's own errors (an unknown measure,
+        a dataset the model does not cover) pass through.
+
     See Also
     --------
     word_similarity, analogy, categorization, outlier_detection, entailment : The evaluations run.

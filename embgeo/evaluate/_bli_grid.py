@@ -101,6 +101,11 @@ class BLIGrid(Report):
         -------
         matplotlib.axes.Axes
             The Axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt

@@ -332,6 +332,12 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         Overall and per-section accuracy with coverage, and each question's prediction and gold
         rank; the accuracy equals gensim's ``KeyedVectors.evaluate_word_analogies`` for 3CosAdd.
 
+    Raises
+    ------
+    ValueError
+        An unknown ``method``, ``topn`` below 1, a ``restrict_vocab`` that leaves fewer than 4 candidate
+        words, or a ``scorer`` answer of the wrong shape.
+
     See Also
     --------
     embgeo.data.read_analogies : Reads questions in the word2vec format.

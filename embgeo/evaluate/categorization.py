@@ -46,6 +46,11 @@ def purity(categories, clusters) -> float:
     float
         (1/n) Σ_clusters max_category |cluster ∩ category|, in (0, 1].
 
+    Raises
+    ------
+    ValueError
+        ``categories`` and ``clusters`` are not two 1-d arrays of one length.
+
     Examples
     --------
     >>> purity([0, 0, 1, 1, 1], [0, 0, 0, 1, 1])
@@ -175,6 +180,11 @@ class CategorizationResult(Resampled):
         -------
         matplotlib.axes.Axes
             The Axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt

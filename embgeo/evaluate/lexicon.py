@@ -216,6 +216,11 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
     -------
     ranks : numpy.ndarray of int64, shape (q,)
         1 + the number of targets that score above the best gold target (or tie it from a lower row).
+
+    Raises
+    ------
+    ValueError
+        ``gold`` does not have one list per query.
     """
     xp = xb.get_namespace(target_factors)
     nq, n = query_factors.shape[0], target_factors.shape[0]
@@ -435,6 +440,11 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
         ``table`` (one dict per cell: ``alpha_src``, ``alpha_tgt`` and the BLI scores);
         unpacks as ``best, table = ...``; ``plot()`` draws the heat map.
 
+    Raises
+    ------
+    ValueError
+        An unknown ``criterion``.
+
     See Also
     --------
     embgeo.postprocess.similarity_order : The POSTPROC transform of one space.
@@ -529,6 +539,11 @@ class GridResult(Display):
         -------
         matplotlib.axes.Axes
             The Axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt

@@ -291,6 +291,11 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     RelationalSimilarityResult
         The mean Spearman's ρ and MaxDiff accuracy over the scored categories, per-category scores and coverage.
 
+    Raises
+    ------
+    ValueError
+        No category can be scored (none requested, or none covered).
+
     See Also
     --------
     offset_ratings : The ratings of one category.

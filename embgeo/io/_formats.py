@@ -495,6 +495,11 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
         keyed vectors, whose ``get_vector(word)`` composes a vector for any word, in the
         vocabulary or not, from its character n-grams.
 
+    Raises
+    ------
+    FormatError
+        The file is not a valid fastText binary model.
+
     Notes
     -----
     ``load(path)`` detects the format by fastText's magic number and returns the Embeddings
@@ -656,6 +661,13 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
     -------
     Path
         The path written.
+
+    Raises
+    ------
+    TypeError
+        ``e`` is not an :class:`~embgeo.embeddings.Embeddings`.
+    ValueError
+        An unknown ``format`` (or a name that gives none), or words the format cannot hold.
 
     Notes
     -----

@@ -502,6 +502,11 @@ def atomic_paths(paths, remove=()):
     ------
     list of pathlib.Path
         One temporary path per entry of ``paths``, in order.
+
+    Raises
+    ------
+    ValueError
+        The paths are not all in one directory.
     """
     paths = [Path(p) for p in paths]
     parents = {_check_parent(p) for p in paths}

@@ -986,6 +986,12 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         ``n`` (words found), ``coverage`` (of all the query's words), then ``low``, ``high``; ``report.results``
         holds the :class:`BiasResult` of each row.
 
+    Raises
+    ------
+    ValueError
+        An unknown measure or ``ci_method``, ``ci`` outside (0, 1), or what a measure refuses (a query of
+        the wrong shape, a set not covered).
+
     See Also
     --------
     weat, ripa, ect, rnd, rnsb, mac : The measures.
