@@ -595,7 +595,7 @@ class Embeddings(Vocabulary):
         See Also
         --------
         embgeo.neighbors.most_similar : The implementation.
-        neighbors : k nearest neighbours of many queries.
+        neighbors : The k nearest neighbours of many queries.
 
         Examples
         --------

@@ -255,6 +255,10 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
         Naming the dataset and where it was looked for (with the nearest names).
     IsADirectoryError
         ``name_or_path`` is a directory.
+
+    See Also
+    --------
+    load_dataset : Reads the file found.
     """
     s = os.fspath(name_or_path)
     p = Path(s).expanduser()
@@ -388,6 +392,12 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
     ------
     ValueError
         A registry entry that is not word pairs or analogies (e.g. a dictionary), an unknown ``format``.
+
+    See Also
+    --------
+    dataset_path : How a name is resolved to a file.
+    list_datasets : The names available locally.
+    registry : The datasets embgeo can download.
     """
     if format is not None and format not in _READERS:
         raise ValueError(f"format must be one of {', '.join(_READERS)}, got {format!r}")
@@ -492,6 +502,11 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
         starts ``path, line N:``), or a file without any pair.
     ValueError
         ``columns`` does not give three column numbers.
+
+    See Also
+    --------
+    load_dataset : Reads any dataset by name or path, guessing its kind.
+    embgeo.evaluate.word_similarity : Scores a model on the pairs.
     """
     path = Path(path)
     if columns is not None:
@@ -622,6 +637,12 @@ def read_analogies(path, *, lowercase: bool = False, name: str | None = None) ->
     FormatError
         A question before any ``: section`` header, a line without exactly 4 words, an empty section
         name (the message starts ``path, line N:``), or a file without questions.
+
+    See Also
+    --------
+    read_msr_analogies : The MSR test set.
+    read_bats : BATS pairs.
+    embgeo.evaluate.analogy : Answers the questions.
     """
     path = Path(path)
     sections: dict[str, list] = {}
@@ -670,6 +691,12 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
         as in the Google set, so ``syntactic_accuracy`` covers them all); a four-word file gives
         one section ``gram-msr``.
 
+    Raises
+    ------
+    FormatError
+        Question and answer files of different lengths, or a malformed line (the message starts
+        ``path, line N:``).
+
     References
     ----------
     T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
@@ -683,12 +710,6 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     >>> q = read_msr_analogies(f)
     >>> sorted(q.sections), q.questions.tolist()[0]
     (['gram-JJ_JJR', 'gram-NN_NNS'], ['good', 'better', 'rough', 'rougher'])
-
-    Raises
-    ------
-    FormatError
-        Question and answer files of different lengths, or a malformed line (the message starts
-        ``path, line N:``).
     """
     path = Path(path)
     if path.is_dir():

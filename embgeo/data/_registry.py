@@ -308,6 +308,11 @@ def registry(kind: str | None = None) -> dict[str, Resource]:
     ValueError
         ``kind`` is not one of :data:`KINDS`.
 
+    See Also
+    --------
+    fetch : Downloads an entry's file into the cache.
+    register : Adds an entry for the session.
+
     Examples
     --------
     >>> from embgeo import data
@@ -348,6 +353,11 @@ def register(resource: Resource, *, replace: bool = False) -> None:
         The name is taken (and ``replace`` is False), the kind is not one of :data:`KINDS`, or
         ``group``, ``filename`` or ``member`` would place a file outside the cache (an absolute
         path, a ``..``, a backslash; ``filename`` is a plain file name).
+
+    See Also
+    --------
+    registry : The entries.
+    fetch : Downloads a registered file.
 
     Examples
     --------
@@ -434,6 +444,10 @@ def cache_dir() -> Path:
     pathlib.Path
         The directory (``~/.cache/embgeo`` on Linux, ``$XDG_CACHE_HOME/embgeo`` where that is set);
         it may not exist yet.
+
+    See Also
+    --------
+    cache_path : Where one resource is cached.
     """
     env = os.environ.get("EMBGEO_DATA")
     if env:
@@ -467,6 +481,11 @@ def cache_path(name: str) -> Path:
         ``name`` is not registered (the nearest names are suggested).
     ValueError
         The resource is not a file of the cache (it comes with a Python package, or a loader builds it).
+
+    See Also
+    --------
+    cache_dir : The cache root.
+    fetch : Puts the file there.
     """
     r = _resource(name)
     if r.package is not None:
@@ -561,6 +580,10 @@ def find_local(name: str, search_dirs=()) -> Path | None:
     ------
     LookupError
         ``name`` is not registered.
+
+    See Also
+    --------
+    fetch : Uses it before downloading.
     """
     r = _resource(name)
     if not r.verified:
@@ -585,6 +608,10 @@ def cached() -> dict[str, Path]:
     -------
     dict of str to pathlib.Path
         Each cached resource's file (for an archive, the extracted member when present).
+
+    See Also
+    --------
+    registry : Every registered resource, cached or not.
     """
     out = {}
     for name, r in registry().items():
@@ -641,6 +668,12 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
         No network, HTTP error, timeout or truncated transfer; the message names the URL and the
         path where the file may be placed by hand. A partial download is kept as ``<file>.part``
         and resumed by the next call.
+
+    See Also
+    --------
+    registry : What can be fetched.
+    cached : What the cache holds.
+    cache_path : Where a resource is (or would be) cached.
     """
     r = _resource(name)
     if r.package is not None:

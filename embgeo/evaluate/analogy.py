@@ -342,7 +342,7 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     --------
     embgeo.data.read_analogies : Reads questions in the word2vec format.
     embgeo.data.read_bats : Reads BATS pairs (the set methods' data).
-    embgeo.KeyedVectors.evaluate_word_analogies : gensim's interface to the same 3CosAdd.
+    embgeo.KeyedVectors.evaluate_word_analogies : The same 3CosAdd behind gensim's interface.
 
     Notes
     -----

@@ -254,6 +254,15 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
     CategorizationResult
         The purity, per-category shares and coverage; ``ci()`` resamples the words.
 
+    Raises
+    ------
+    ValueError
+        An unknown ``clustering``, ``linkage``, ``metric`` or ``oov``, Ward linkage with a distance other than
+        Euclidean, k-means with ``metric="cosine"``, or fewer than two words in the vocabulary
+        (no clustering to score).
+    UnknownWordError
+        With ``oov="raise"``, naming the first unknown word.
+
     See Also
     --------
     purity : The score of the clustering.
@@ -270,15 +279,6 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
     A category of one word is kept, as word-embeddings-benchmarks keeps it (it is a category like
     any other for purity); it is often a sign of a truncated file, so a warning names such categories.
     A word listed in two categories (Battig) is two items.
-
-    Raises
-    ------
-    ValueError
-        An unknown ``clustering``, ``linkage``, ``metric`` or ``oov``, Ward linkage with a distance other than
-        Euclidean, k-means with ``metric="cosine"``, or fewer than two words in the vocabulary
-        (no clustering to score).
-    UnknownWordError
-        With ``oov="raise"``, naming the first unknown word.
 
     References
     ----------

@@ -304,6 +304,12 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
     EntailmentResult
         The task's score (accuracy or Spearman's ρ), coverage and per-pair scores.
 
+    Raises
+    ------
+    ValueError
+        An unknown measure, task or ``oov``, a dataset without pairs for the task (direction: no
+        hypernymy pair; graded: no scores), or no pair in the vocabulary.
+
     See Also
     --------
     tuned_accuracy : The threshold tuning of detection and bidirectional.
@@ -314,12 +320,6 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
     hypernymysuite keeps nouns only (HyperLex's 2,163 of 2,616 pairs) and lemmatises words with WordNet;
     here every pair is scored as written (falling back to lower case), so HyperLex's ρ is over all
     parts of speech.
-
-    Raises
-    ------
-    ValueError
-        An unknown measure, task or ``oov``, a dataset without pairs for the task (direction: no
-        hypernymy pair; graded: no scores), or no pair in the vocabulary.
 
     References
     ----------

@@ -223,11 +223,18 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     SimilarityResult
         Spearman's and Pearson's correlations with their p-values, coverage and per-pair values.
 
+    Raises
+    ------
+    ValueError
+        Unknown ``oov`` policy, or no pair covered by the model (nothing to correlate).
+    UnknownWordError
+        With ``oov="raise"``, naming the first missing word.
+
     See Also
     --------
     resolve_measure : The model and measure behind a measure name.
     embgeo.evaluate.evaluate : Several datasets and measures in one report.
-    embgeo.KeyedVectors.evaluate_word_pairs : gensim's interface to the same protocol.
+    embgeo.KeyedVectors.evaluate_word_pairs : The same protocol behind gensim's interface.
 
     Notes
     -----
@@ -235,13 +242,6 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     as gensim's ``KeyedVectors.evaluate_word_pairs`` reports. Fewer than 3 usable pairs give NaN.
     VecMap's ``eval_similarity.py`` looks words up as written (``lowercase=False``; its ``-l`` is
     ``lowercase=True``) and reports the same Pearson and Spearman coefficients.
-
-    Raises
-    ------
-    ValueError
-        Unknown ``oov`` policy, or no pair covered by the model (nothing to correlate).
-    UnknownWordError
-        With ``oov="raise"``, naming the first missing word.
     """
     from scipy import stats
 

@@ -85,6 +85,12 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     ImportError
         A named embedding whose Python package is not installed (the message says what to install).
 
+    See Also
+    --------
+    save : The way back.
+    detect_format : How the format is recognised.
+    embgeo.data.registry : The names of downloadable vectors (``kind="vectors"``).
+
     Examples
     --------
     >>> import embgeo
@@ -668,6 +674,10 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
         ``e`` is not an :class:`~embgeo.embeddings.Embeddings`.
     ValueError
         An unknown ``format`` (or a name that gives none), or words the format cannot hold.
+
+    See Also
+    --------
+    load : The way back.
 
     Notes
     -----
