@@ -98,7 +98,21 @@ class _CommandUnavailable(Exception):
 
 
 def main(argv=None) -> int:
-    """Run the ``embgeo`` command line with ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    """Run the ``embgeo`` command line with ``argv``; return the exit code.
+
+    Errors of the user's making (a missing file, a malformed one, an unknown word or name) print one
+    line, ``embgeo COMMAND: error: ...``, instead of a traceback (``--debug`` shows it).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments after the program name; None means ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, 1 for an error, 2 for a usage error, 130 when interrupted.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     top = _top_parser()
     try:
@@ -175,6 +189,16 @@ _CLI_HINTS = (
 def cli_hints(message: str) -> str:
     """``message`` with the Python calls its hints name replaced by the commands that do the same.
 
+    Parameters
+    ----------
+    message : str
+        An error message of the library.
+
+    Returns
+    -------
+    str
+        The message as a command-line user reads it.
+
     Examples
     --------
     >>> cli_hints("unknown dataset 'x' (see embgeo.data.registry())")
@@ -191,6 +215,18 @@ def cli_hints(message: str) -> str:
 
 def did_you_mean(name: str, valid) -> str:
     """``"; did you mean 'a' or 'b'?"`` for the valid names nearest ``name`` (difflib), else ``""``.
+
+    Parameters
+    ----------
+    name : str
+        The name given.
+    valid : iterable
+        The names accepted.
+
+    Returns
+    -------
+    str
+        The suggestion (up to three names, nearest first) to append to an error message, or ``""``.
 
     Examples
     --------
@@ -210,6 +246,19 @@ def choice(valid, what: str):
 
     Used instead of ``choices=`` so that a misspelt value is answered with "did you mean ...?"
     (argparse only lists every choice).
+
+    Parameters
+    ----------
+    valid : iterable of str
+        The accepted values.
+    what : str
+        What a value is (``"measure"``, ``"dataset"``), for the message.
+
+    Returns
+    -------
+    callable
+        ``parse(text) -> str`` for ``add_argument(type=...)``; it raises
+        :class:`argparse.ArgumentTypeError` for a value not in ``valid``.
     """
     valid = list(valid)
 
@@ -225,7 +274,23 @@ def choice(valid, what: str):
 
 
 def positive_int(text: str) -> int:
-    """An argparse ``type``: an integer of at least 1."""
+    """An argparse ``type``: an integer of at least 1.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+
+    Returns
+    -------
+    int
+        The integer.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        ``text`` is not an integer, or is below 1.
+    """
     try:
         v = int(text)
     except ValueError:
@@ -243,6 +308,20 @@ def check_not_vectors(path, option: str, expected: str) -> None:
     headerless text). A dictionary (``word word``), a similarity dataset (``word word score ...``) or an
     analogy file (four words) never looks like either. A missing or unreadable file is left to the
     reader, whose message names it.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file given.
+    option : str
+        The option it was given to (``"--dictionary"``), for the message.
+    expected : str
+        What belongs there (``"a dictionary"``), for the message.
+
+    Raises
+    ------
+    ValueError
+        The file looks like word vectors.
     """
     p = Path(path).expanduser()
     if not p.is_file():
@@ -303,7 +382,28 @@ def _code(exc: SystemExit) -> int:
 
 
 def load_embeddings(source: str, limit: int | None = None):
-    """The embeddings a command's ``--embeddings NAME|PATH`` names (a registry name or a file)."""
+    """The embeddings a command's ``--embeddings NAME|PATH`` names (a registry name or a file).
+
+    Parameters
+    ----------
+    source : str
+        A file or an embgeo cache (anything :func:`embgeo.io.load` reads), or a name of the
+        ``vectors`` registry.
+    limit : int, optional
+        Read only the first ``limit`` words.
+
+    Returns
+    -------
+    Embeddings
+        The vectors.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``source`` looks like a path (a separator or a suffix) and does not exist.
+    ValueError
+        ``limit`` is below 1.
+    """
     import os
     from pathlib import Path
 

@@ -36,6 +36,7 @@ def number(value) -> str:
     Parameters
     ----------
     value : int, float, NumPy scalar, str or None
+        The cell's value.
 
     Returns
     -------
@@ -73,6 +74,7 @@ class Interval:
     Parameters
     ----------
     value, low, high : float
+        The point estimate and the interval's ends.
     label : str, optional
         How it was computed (level and method).
     """
@@ -128,10 +130,12 @@ class View:
     Parameters
     ----------
     title : str
+        The heading: the result type and what it was computed on.
     rows : list of list
         With ``columns`` None, each row is ``(name, value)`` (a result's fields, the names as row
         headers); otherwise one value per column.
     columns : list of str, optional
+        Column headings; None for a two-column table of names and values.
     notes : list of str, optional
         Lines under the table: what produced the result, what the table leaves out.
     """
@@ -167,6 +171,7 @@ class View:
         Returns
         -------
         str
+            The aligned table (monospaced), the title above and the notes below.
         """
         rows, notes = self._cut(max_rows)
         body = [[_cell(v) for v in r] for r in rows]
@@ -198,6 +203,7 @@ class View:
         Returns
         -------
         str
+            The fragment, for ``_repr_html_``.
         """
         rows, notes = self._cut(max_rows)
         numeric = self._numeric(rows)

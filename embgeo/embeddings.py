@@ -129,18 +129,22 @@ class Embeddings(Vocabulary):
 
     @property
     def dim(self) -> int:
+        """Number of dimensions of the vectors (columns)."""
         return int(self._vectors.shape[1])
 
     @property
     def shape(self) -> tuple[int, int]:
+        """``(n_words, dim)``, the shape of :attr:`vectors`."""
         return (len(self._words), self.dim)
 
     @property
     def dtype(self):
+        """The vectors' dtype (float32 unless the input was float64)."""
         return self._vectors.dtype
 
     @property
     def device(self) -> str:
+        """``"cuda"`` when the vectors are a CuPy array, else ``"cpu"``."""
         return "cuda" if xb.is_cupy(self._vectors) else "cpu"
 
     def __repr__(self) -> str:
@@ -184,7 +188,35 @@ class Embeddings(Vocabulary):
         return new
 
     def subset(self, words: Iterable[str], oov: str = "raise") -> "Embeddings":
-        """A new Embeddings holding ``words`` in the given order (``oov``: "raise" or "skip")."""
+        """A new Embeddings holding ``words`` in the given order.
+
+        Counts and output vectors are carried along with their rows.
+
+        Parameters
+        ----------
+        words : iterable of str
+            The words to keep, in the order wanted.
+        oov : {"raise", "skip"}, default "raise"
+            A word not in the vocabulary raises :class:`~embgeo.errors.UnknownWordError`, or is
+            dropped.
+
+        Returns
+        -------
+        Embeddings
+            The rows of ``words``.
+
+        Raises
+        ------
+        UnknownWordError
+            With ``oov="raise"``, a word is not in the vocabulary.
+        ValueError
+            ``oov="mark"``, or no word is left.
+
+        See Also
+        --------
+        top : The most frequent words.
+        intersect : Two embeddings restricted to their common words.
+        """
         if oov == "mark":
             raise ValueError("subset() takes oov='raise' or 'skip'; 'mark' is for index lookups")
         idx = self.indices(list(words), oov=oov)
@@ -193,7 +225,23 @@ class Embeddings(Vocabulary):
         return self._take_rows(idx)
 
     def top(self, n: int) -> "Embeddings":
-        """The ``n`` most frequent words: by ``counts`` when present, else by row order."""
+        """The ``n`` most frequent words: by ``counts`` when present, else by row order.
+
+        Parameters
+        ----------
+        n : int
+            How many words to keep (all of them when ``n`` exceeds the vocabulary).
+
+        Returns
+        -------
+        Embeddings
+            The ``n`` words, most frequent first (equal counts in row order).
+
+        Raises
+        ------
+        ValueError
+            ``n`` is not positive.
+        """
         n = int(n)
         if n <= 0:
             raise ValueError(f"n must be positive, got {n}")
@@ -205,7 +253,24 @@ class Embeddings(Vocabulary):
         return self._take_rows(idx)
 
     def intersect(self, other: "Embeddings") -> tuple["Embeddings", "Embeddings"]:
-        """Restrict both to their common vocabulary, aligned row by row (in ``self``'s order)."""
+        """Restrict both to their common vocabulary, aligned row by row (in ``self``'s order).
+
+        Parameters
+        ----------
+        other : Embeddings
+            The other space (its dimension may differ).
+
+        Returns
+        -------
+        tuple of (Embeddings, Embeddings)
+            ``self`` and ``other`` restricted to the words they share, row ``i`` of both holding the
+            same word.
+
+        Raises
+        ------
+        ValueError
+            The vocabularies share no word.
+        """
         common = [w for w in self._words if w in other._index]
         if not common:
             raise ValueError("the two vocabularies share no word")
@@ -216,6 +281,24 @@ class Embeddings(Vocabulary):
 
         The word index is shared, not rebuilt, so this costs only the checks on ``vectors``.
         Output vectors are dropped: they belong to the original input space.
+
+        Parameters
+        ----------
+        vectors : array, shape (n_words, d)
+            NumPy or CuPy matrix, one row per word in the same order; ``d`` may differ from
+            :attr:`dim`. Not copied.
+        check_finite : bool, default True
+            Refuse NaN and inf now; with False the check is deferred (see :meth:`check_finite`).
+
+        Returns
+        -------
+        Embeddings
+            The same words and counts with ``vectors``.
+
+        Raises
+        ------
+        ValueError
+            ``vectors`` is not 2-D with one row per word, or (with ``check_finite``) holds NaN or inf.
         """
         vectors = xb.asarray(vectors)
         if vectors.ndim != 2 or vectors.shape[0] != len(self._words) or vectors.shape[1] == 0:
@@ -231,13 +314,38 @@ class Embeddings(Vocabulary):
         return new
 
     def to(self, device: str) -> "Embeddings":
-        """Copy to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy)."""
+        """Copy to ``"cpu"`` (NumPy) or ``"cuda"`` (CuPy).
+
+        Parameters
+        ----------
+        device : {"cpu", "cuda"}
+            Where the vectors (and output vectors) go.
+
+        Returns
+        -------
+        Embeddings
+            The same words with vectors on ``device``.
+
+        See Also
+        --------
+        embgeo.to_device : The same for an array.
+        """
         vec = xb.to_device(self._vectors, device)
         out = None if self._output_vectors is None else xb.to_device(self._output_vectors, device)
         return self._pass_finite(Embeddings(self._words, vec, self._counts, output_vectors=out, check_finite=False))
 
     def astype(self, dtype) -> "Embeddings":
         """The same words with vectors cast to ``dtype`` (``"float32"`` or ``"float64"``).
+
+        Parameters
+        ----------
+        dtype : str or dtype
+            ``"float32"`` or ``"float64"`` (or the NumPy/CuPy dtype).
+
+        Returns
+        -------
+        Embeddings
+            The same words, counts and output vectors, cast.
 
         Raises
         ------
@@ -310,8 +418,24 @@ class Embeddings(Vocabulary):
             _raise_nonfinite(self._vectors, self._words, int(rows[sub]))
 
     def normalize(self, *steps: str) -> "Embeddings":
-        """Apply VecMap normalisation steps in order (``"unit"``, ``"center"``, ``"unitdim"``,
-        ``"centeremb"``, ``"none"``) and return a new Embeddings; see :mod:`embgeo.normalize`."""
+        """Apply VecMap normalisation steps in order and return a new Embeddings.
+
+        Parameters
+        ----------
+        *steps : str
+            ``"unit"`` (rows to unit length), ``"center"`` (subtract the mean word vector),
+            ``"unitdim"`` (columns to unit length), ``"centeremb"`` (subtract each row's own mean) or
+            ``"none"``, applied left to right (VecMap's ``--normalize``; Artetxe et al. 2018).
+
+        Returns
+        -------
+        Embeddings
+            The same words with normalised vectors (output vectors dropped).
+
+        See Also
+        --------
+        embgeo.normalize.normalize : The same on an array.
+        """
         from .normalize import normalize
 
         return self.with_vectors(normalize(self._vectors, *steps), check_finite=False)
@@ -334,6 +458,25 @@ class Embeddings(Vocabulary):
         """Cosine similarity of two words, in float64 from their two rows (0 if either is zero).
 
         Reads the two rows only: no unit-length copy of the vectors is made or kept.
+
+        Parameters
+        ----------
+        w1, w2 : str
+            Two words of the vocabulary.
+
+        Returns
+        -------
+        float
+            Their cosine similarity, in [-1, 1].
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+
+        See Also
+        --------
+        similarity_pairs : Many pairs at once.
         """
         i, j = np.array([self.index(w1)]), np.array([self.index(w2)])
         self.check_finite(np.concatenate([i, j]))
@@ -346,6 +489,25 @@ class Embeddings(Vocabulary):
         (fuzzy sets, alpha embeddings) implement the same method with their own measures.
         Computed in float64 from the rows of the pairs, a block of pairs at a time (a zero row
         has cosine 0): the cost and memory follow the number of pairs, not the vocabulary.
+
+        Parameters
+        ----------
+        words1, words2 : sequence of str
+            The pairs' first and second words, aligned (same length).
+        measure : {"cosine", "dot"}, optional
+            The similarity; None means ``"cosine"``.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_pairs,)
+            The similarity of ``words1[i]`` and ``words2[i]``.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            An unknown ``measure``, or word lists of different lengths.
         """
         measure = measure or "cosine"
         if measure not in ("cosine", "dot"):
@@ -364,6 +526,28 @@ class Embeddings(Vocabulary):
         their own lists unless ``exclude_self=False``. See :func:`embgeo.neighbors.search`;
         ``backend="dask"`` runs the search on the current Dask client, the vectors sharded by rows
         across its workers (same results).
+
+        Parameters
+        ----------
+        queries : str, list of str, or array of shape (q, dim)
+            Query words or vectors.
+        k : int, default 10
+            Neighbours per query.
+        metric : {"cosine", "dot", "csls", "isf"}, default "cosine"
+            The score (see :func:`embgeo.neighbors.search`).
+        backend : {"exact", "faiss", "dask", "cuda"}, default "exact"
+            The engine that searches.
+        exclude_self : bool, default True
+            Drop each query word from its own list (ignored for vector queries).
+        **kwargs
+            Passed on to :func:`embgeo.neighbors.search` (``memory_budget``, ``progress``, ...).
+
+        Returns
+        -------
+        scores : array, shape (q, k)
+            Best first (NumPy, or CuPy on the GPU).
+        indices : array of int, shape (q, k)
+            The neighbours' rows; :meth:`words_at` turns them into words.
         """
         from .neighbors import search
 
@@ -379,8 +563,39 @@ class Embeddings(Vocabulary):
         ``(key, weight)`` tuple's weight replaces the list's sign, in either list, as in gensim:
         ``("man", 1.0)`` in ``negative`` *adds* man, ``("man", -1.0)`` subtracts it. Words are
         ranked by cosine over rows ``clip_start:clip_end`` (``restrict_vocab=n`` overrides both
-        with ``0:n``), the input words excluded. Parameters, returns and errors are those of
-        :func:`embgeo.neighbors.most_similar`.
+        with ``0:n``), the input words excluded.
+
+        Parameters
+        ----------
+        positive, negative : str, int, vector, (key, weight) tuple, or a list of them, optional
+            The entries added to and subtracted from the query.
+        topn : int or None, default 10
+            How many words; None gives the cosines to every row of the clipped range as an array.
+        clip_start : int, default 0
+            First row searched.
+        clip_end : int, optional
+            End (exclusive) of the rows searched; None means the whole vocabulary.
+        restrict_vocab : int, optional
+            Search rows ``0:restrict_vocab`` only (overrides ``clip_start`` and ``clip_end``).
+        indexer : object with ``most_similar(vector, topn)``, optional
+            An approximate index (e.g. gensim's ``AnnoyIndexer``), used as gensim does.
+
+        Returns
+        -------
+        list of (str, float), or numpy.ndarray when ``topn`` is None
+            Words and cosines, best first (ties to the lower row).
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            No positive or negative entry, or a vector of the wrong dimension.
+
+        See Also
+        --------
+        embgeo.neighbors.most_similar : The implementation.
+        neighbors : The k nearest neighbours of many queries.
 
         Examples
         --------
@@ -402,6 +617,20 @@ class Embeddings(Vocabulary):
 
         A ``Word2Vec`` trained with negative sampling keeps its output vectors (``syn1neg``) as
         ``output_vectors``; counts come from the vocabulary's ``"count"`` attribute when present.
+
+        Parameters
+        ----------
+        model : gensim.models.KeyedVectors, Word2Vec or FastText
+            The model (its ``wv`` when it has one).
+
+        Returns
+        -------
+        Embeddings
+            A copy of the words, vectors, counts and output vectors.
+
+        See Also
+        --------
+        to_gensim : The way back.
         """
         kv = getattr(model, "wv", model)
         words = list(kv.index_to_key)
@@ -422,6 +651,15 @@ class Embeddings(Vocabulary):
 
         The genuine gensim class, so that results can be compared with gensim's
         implementation; :meth:`embgeo.KeyedVectors.from_embeddings` gives embgeo's subclass.
+
+        Returns
+        -------
+        gensim.models.KeyedVectors
+            A new gensim object (gensim must be installed).
+
+        See Also
+        --------
+        from_gensim : The way back.
         """
         from gensim.models import KeyedVectors
 
@@ -514,6 +752,22 @@ def _check_rows_finite(M, words, name):
 
 def unwrap(e, name: str = "e"):
     """``(matrix, wrap)`` where ``wrap(Y)`` gives back the caller's kind (Embeddings or array).
+
+    What a function that accepts either an :class:`Embeddings` or a matrix calls at its door.
+
+    Parameters
+    ----------
+    e : Embeddings or array, shape (n, d)
+        The caller's input.
+    name : str, default "e"
+        The argument's name, for error messages.
+
+    Returns
+    -------
+    matrix : array, shape (n, d)
+        The vectors (NumPy, CuPy or another array-API array).
+    wrap : callable
+        ``wrap(Y)`` returns ``e.with_vectors(Y)`` for an Embeddings, ``Y`` itself for an array.
 
     Raises
     ------

@@ -20,6 +20,19 @@ __all__ = ["UnknownWordError", "NotFittedError", "FormatError", "ChecksumError",
 class UnknownWordError(KeyError):
     """A word is not in the vocabulary. Subclass of KeyError, with a readable message.
 
+    Parameters
+    ----------
+    word : str
+        The (first) missing word, kept as the attribute ``word``.
+    context : str, optional
+        What was being looked up, appended to the message (the dataset, the call).
+    n_missing : int, default 1
+        How many words were missing in all, when ``word`` is the first of several.
+
+    See Also
+    --------
+    embgeo.vocabulary.Vocabulary.index : Raises it for a word out of vocabulary.
+
     Examples
     --------
     >>> err = UnknownWordError("zebra", n_missing=3)
@@ -49,8 +62,21 @@ class FormatError(ValueError):
     :mod:`embgeo.data`). The message starts with where: ``path, line N:`` (text),
     ``path, record N (byte offset B):`` (binary) or ``path:``.
 
-    Attributes ``path``, ``line`` (1-based, text), ``record`` (1-based, binary) and ``offset``
-    (byte offset in the decompressed data) hold the location; those that do not apply are None.
+    The arguments are kept as attributes of the same names (``path`` as a string); those that do
+    not apply are None.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The malformed file.
+    message : str
+        What is wrong, after the location (kept as ``message``).
+    line : int, optional
+        1-based line number, for a text file.
+    record : int, optional
+        1-based record number, for a binary file.
+    offset : int, optional
+        Byte offset in the (decompressed) data.
     """
 
     def __init__(self, path, message: str, line: int | None = None, *, record: int | None = None,

@@ -54,6 +54,7 @@ class KeyedVectors(GensimKeyedVectors):
     count : int, default 0
         Rows to preallocate (gensim's loaders fill them with ``add_vector``).
     dtype : NumPy dtype, default float32
+        The vectors' dtype.
     mapfile_path : str, optional
         Unused, as in gensim.
 
@@ -92,6 +93,18 @@ class KeyedVectors(GensimKeyedVectors):
     def get_index(self, key, default=None):
         """Row of ``key`` (an int below ``len(self)`` that is not a key is its own row).
 
+        Parameters
+        ----------
+        key : str or int
+            A key, or a row number.
+        default : int, optional
+            Returned when ``key`` is absent.
+
+        Returns
+        -------
+        int
+            The row.
+
         Raises
         ------
         UnknownWordError
@@ -108,8 +121,22 @@ class KeyedVectors(GensimKeyedVectors):
 
     # ----------------------------------------------------------------- mutation
     def add_vector(self, key, vector):
-        """gensim's ``add_vector``; cached norms and the embgeo view are dropped (gensim keeps
-        its norms, stale)."""
+        """gensim's ``add_vector``; cached norms and the embgeo view are dropped.
+
+        gensim keeps its norms, stale; embgeo recomputes them on the next query.
+
+        Parameters
+        ----------
+        key : str
+            The new key (an existing key's vector is replaced).
+        vector : array of shape (vector_size,)
+            Its vector.
+
+        Returns
+        -------
+        int
+            The key's row.
+        """
         self._forget()
         return super().add_vector(key, vector)
 
@@ -119,6 +146,17 @@ class KeyedVectors(GensimKeyedVectors):
         gensim keeps its cached norms here, so a query after ``kv["word"] = v`` divides by the old
         norms (or fails on the new length); embgeo recomputes them, and its cached
         :class:`~embgeo.embeddings.Embeddings` view, on the next query.
+
+        Parameters
+        ----------
+        keys : list of str
+            The keys to add.
+        weights : array of shape (len(keys), vector_size)
+            Their vectors, one row per key.
+        extras : dict of str to array, optional
+            Per-key attributes (as ``{"count": counts}``), stored with ``set_vecattr``.
+        replace : bool, default False
+            Overwrite the vectors of keys already present (otherwise they are left as they are).
         """
         self._forget()
         super().add_vectors(keys, weights, extras=extras, replace=replace)
@@ -127,6 +165,11 @@ class KeyedVectors(GensimKeyedVectors):
         """gensim's ``fill_norms``; with ``force=True`` the cached embgeo view is rebuilt too.
 
         Call ``kv.fill_norms(force=True)`` after writing into ``kv.vectors`` directly, as in gensim.
+
+        Parameters
+        ----------
+        force : bool, default False
+            Recompute the norms (and the view) even when they are cached.
         """
         if force:
             self.__dict__.pop("_embgeo_view", None)
@@ -215,6 +258,38 @@ class KeyedVectors(GensimKeyedVectors):
         unfilled preallocated rows, NaN/inf rows, float16 vectors).
 
         Differences: ties go to the lower row, and an all-zero row scores 0 (gensim: NaN).
+
+        Parameters
+        ----------
+        positive, negative : str, int, vector, (key, weight) tuple, or a list of them, optional
+            The entries added to and subtracted from the query.
+        topn : int or None, default 10
+            How many keys; None gives the cosines to every row of the clipped range as an array.
+        clip_start : int, default 0
+            First row searched.
+        clip_end : int, optional
+            End (exclusive) of the rows searched; None means all rows.
+        restrict_vocab : int, optional
+            Search rows ``0:restrict_vocab`` only (overrides ``clip_start`` and ``clip_end``).
+        indexer : object with ``most_similar(vector, topn)``, optional
+            An approximate index (e.g. gensim's ``AnnoyIndexer``); gensim's code runs it.
+
+        Returns
+        -------
+        list of (str, float), or numpy.ndarray when ``topn`` is None
+            Keys and cosines, best first.
+
+        Raises
+        ------
+        UnknownWordError
+            A key is absent (a KeyError, as gensim raises).
+        ValueError
+            No positive or negative entry.
+
+        See Also
+        --------
+        embgeo.neighbors.most_similar : The implementation.
+        most_similar_cosmul : The multiplicative objective.
         """
         # embgeo's top-k engine is built for small k (its cost grows faster than k): a long list
         # is gensim's full sort
@@ -233,6 +308,30 @@ class KeyedVectors(GensimKeyedVectors):
         Words enter as unit vectors and raw vectors as given, as in gensim; like gensim's,
         ``restrict_vocab`` is accepted and ignored. Falls back to gensim's code for an integer
         row, a ``(key, weight)`` tuple or rows that are not an Embeddings (see :meth:`most_similar`).
+
+        Parameters
+        ----------
+        positive, negative : str, vector, or a list of them, optional
+            The words whose shifted cosines multiply the numerator and the denominator.
+        topn : int or None, default 10
+            How many keys; None gives the score of every row as an array.
+        restrict_vocab : int, optional
+            Ignored, as in gensim.
+
+        Returns
+        -------
+        list of (str, float), or numpy.ndarray when ``topn`` is None
+            Keys and 3CosMul scores, best first (input words excluded).
+
+        Raises
+        ------
+        ValueError
+            No positive entry.
+
+        References
+        ----------
+        O. Levy and Y. Goldberg, "Linguistic regularities in sparse and explicit word
+        representations", CoNLL 2014, eq. 4.
         """
         view = self._view()
         pos, neg = _as_list(positive), _as_list(negative)
@@ -264,6 +363,21 @@ class KeyedVectors(GensimKeyedVectors):
 
         Keys absent from the vocabulary are ignored, as in gensim. Falls back to gensim's code for
         anything but lists of str keys (ints, vectors) or rows that are not an Embeddings.
+
+        Parameters
+        ----------
+        ws1, ws2 : list of str
+            The two key lists (non-empty).
+
+        Returns
+        -------
+        float
+            The cosine of the two mean vectors.
+
+        Raises
+        ------
+        ZeroDivisionError
+            A list is empty (gensim's error).
         """
         if not (len(ws1) and len(ws2)):
             raise ZeroDivisionError("At least one of the passed list is empty.")
@@ -284,6 +398,18 @@ class KeyedVectors(GensimKeyedVectors):
         Uses embgeo's cached inverse row norms where gensim recomputes every row's norm on each call.
         Falls back to gensim's code when the rows are not an Embeddings. ``closer_than`` and
         ``rank`` call this method. Difference: an all-zero row is at distance 1 (gensim: NaN).
+
+        Parameters
+        ----------
+        word_or_vector : str, int or array of shape (vector_size,)
+            The key (or row) or vector measured from.
+        other_words : sequence of str, optional
+            The keys measured to; empty (the default) means every row.
+
+        Returns
+        -------
+        numpy.ndarray of shape (len(other_words),) or (n_keys,)
+            Cosine distances.
         """
         view = self._view()
         if view is None:
@@ -313,6 +439,19 @@ class KeyedVectors(GensimKeyedVectors):
         :func:`embgeo.evaluate.analogy.analogy`, one GEMM per batch of questions, where gensim runs
         one ``most_similar`` per question.
 
+        Parameters
+        ----------
+        analogies : str or path-like
+            A file in the word2vec ``questions-words.txt`` format.
+        restrict_vocab : int, default 300000
+            Only the first ``restrict_vocab`` rows are candidates and cover questions.
+        case_insensitive : bool, default True
+            Compare upper-cased words (a key then means its first row).
+        dummy4unknown : bool, default False
+            Count uncovered questions as incorrect in the score (instead of leaving them out).
+        similarity_function : str, default "most_similar"
+            Ignored, as in gensim.
+
         Returns
         -------
         score : float
@@ -320,6 +459,11 @@ class KeyedVectors(GensimKeyedVectors):
         sections : list of dict
             gensim's: ``{"section", "correct", "incorrect"}`` per section (4-tuples, upper-cased
             with ``case_insensitive``), then ``"Total accuracy"``.
+
+        Raises
+        ------
+        ValueError
+            A question before any section header (gensim's error).
 
         Notes
         -----
@@ -395,6 +539,21 @@ class KeyedVectors(GensimKeyedVectors):
         row); pairs with an unknown word are skipped, or scored 0 with ``dummy4unknown`` (embgeo's
         ``oov="zero"``).
 
+        Parameters
+        ----------
+        pairs : str or path-like
+            A file of ``word word score`` lines (WordSim-353's layout).
+        delimiter : str, default tab
+            The field separator.
+        encoding : str, default "utf8"
+            The file's encoding.
+        restrict_vocab : int, default 300000
+            Only the first ``restrict_vocab`` rows count as known.
+        case_insensitive : bool, default True
+            Compare upper-cased words.
+        dummy4unknown : bool, default False
+            Score pairs with an unknown word 0 instead of skipping them.
+
         Returns
         -------
         pearson, spearman : (statistic, pvalue) named tuples
@@ -465,14 +624,18 @@ class KeyedVectors(GensimKeyedVectors):
         Parameters
         ----------
         fname : str or path
+            The file (gzipped or not).
         fvocab : str, optional
             A ``word count`` file: counts become the ``"count"`` attribute.
         binary : bool, default False
+            The word2vec binary format (else text).
         encoding : str, default "utf8"
+            The words' encoding.
         unicode_errors : {"strict", "replace", "ignore"}, default "strict"
         limit : int, optional
             Read at most this many vectors.
         datatype : NumPy dtype, default float32
+            The vectors' dtype in memory.
         no_header : bool, default False
             The text file has no ``n_words dim`` first line (text only).
 
@@ -515,6 +678,18 @@ class KeyedVectors(GensimKeyedVectors):
         A plain gensim ``KeyedVectors`` comes back as this class; other gensim objects (a whole
         ``Word2Vec`` model, ``FastTextKeyedVectors``) come back as they are.
 
+        Parameters
+        ----------
+        fname : str or path-like
+            The file written by ``save``.
+        mmap : {None, "r", "r+"}, optional
+            Memory-map the large arrays (as :func:`numpy.load`'s ``mmap_mode``).
+
+        Returns
+        -------
+        KeyedVectors or the gensim object stored
+            What the file holds.
+
         Warnings
         --------
         The file is a pickle: loading it runs whatever code the file names, as gensim's own
@@ -542,6 +717,20 @@ class KeyedVectors(GensimKeyedVectors):
     def from_embeddings(cls, e) -> "KeyedVectors":
         """A KeyedVectors holding a copy of ``e``'s words, vectors (on CPU) and counts.
 
+        Parameters
+        ----------
+        e : Embeddings
+            The embeddings copied.
+
+        Returns
+        -------
+        KeyedVectors
+            A mutable copy (counts as the ``"count"`` attribute).
+
+        See Also
+        --------
+        to_embeddings : The way back.
+
         Examples
         --------
         >>> import numpy as np
@@ -567,6 +756,11 @@ class KeyedVectors(GensimKeyedVectors):
             side): it assumes the rows do not change, so do not edit this KeyedVectors in place
             while you use it, or pass ``copy=True``. Adding keys replaces ``kv.vectors`` with a new
             array and leaves an earlier Embeddings untouched.
+
+        Returns
+        -------
+        Embeddings
+            The words, vectors and counts (``"count"`` attribute) of the filled rows.
 
         Raises
         ------
@@ -596,7 +790,15 @@ class KeyedVectors(GensimKeyedVectors):
 
 
 class Correlation(NamedTuple):
-    """A correlation and its two-sided p-value, indexable as scipy's results are (``r[0]``, ``r[1]``)."""
+    """A correlation and its two-sided p-value, indexable as scipy's results are (``r[0]``, ``r[1]``).
+
+    Parameters
+    ----------
+    statistic : float
+        The correlation coefficient.
+    pvalue : float
+        Its two-sided p-value.
+    """
 
     statistic: float
     pvalue: float

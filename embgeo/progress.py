@@ -27,13 +27,35 @@ _ENABLED = os.environ.get("EMBGEO_QUIET", "").strip().lower() in ("", "0", "fals
 
 
 def set_progress(enabled: bool) -> None:
-    """Turn embgeo's progress bars on or off for the whole process."""
+    """Turn embgeo's progress bars on or off for the whole process.
+
+    Parameters
+    ----------
+    enabled : bool
+        The new global setting; a call's own ``progress=True`` or ``False`` still wins.
+
+    See Also
+    --------
+    progress_enabled : The setting a call follows.
+    """
     global _ENABLED
     _ENABLED = bool(enabled)
 
 
 def progress_enabled(progress: bool | None = None) -> bool:
-    """Resolve a per-call ``progress`` argument against the global setting."""
+    """Resolve a per-call ``progress`` argument against the global setting.
+
+    Parameters
+    ----------
+    progress : bool, optional
+        A call's ``progress`` argument; None follows the global setting (:func:`set_progress`,
+        ``EMBGEO_QUIET``).
+
+    Returns
+    -------
+    bool
+        Whether the call shows progress.
+    """
     return _ENABLED if progress is None else bool(progress)
 
 
@@ -48,6 +70,26 @@ def progress_bar(iterable=None, *, total=None, desc=None, progress: bool | None 
     one summary line per task when ``file`` (default standard error) is not a terminal; the bare
     iterable (with a no-op ``update``) when progress is off. Every kind is a context manager: leaving the
     block closes it, complete at its count unless an exception left it (see the module's docstring).
+
+    Parameters
+    ----------
+    iterable : iterable, optional
+        The loop's iterable; None for a bar advanced by ``update(n)``.
+    total : int, optional
+        The number of steps (taken from ``len(iterable)`` by tqdm when it has one).
+    desc : str, optional
+        The task's name, shown before the bar.
+    progress : bool, optional
+        The call's ``progress`` argument (:func:`progress_enabled`).
+    unit : str, default "it"
+        The unit of a step.
+    file : file-like, optional
+        Where the display goes; None means standard error (or the notebook's widget).
+
+    Returns
+    -------
+    tqdm or context manager
+        Iterate over it, or call ``update(n)``; use it as a context manager to end it.
     """
     if not progress_enabled(progress):
         return _Silent(iterable)

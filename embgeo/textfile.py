@@ -32,6 +32,20 @@ def split_lines(text: str) -> list[str]:
 
     A final line end does not open another (empty) line.
 
+    Parameters
+    ----------
+    text : str
+        Decoded text; lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r``.
+
+    Returns
+    -------
+    list of str
+        The lines, in order, without their line ends.
+
+    See Also
+    --------
+    decode_lines : The same from bytes, with decoding errors named by line.
+
     Examples
     --------
     >>> split_lines("\\ufeffcat\\r\\ndog\\rfish\\n")
@@ -50,6 +64,22 @@ def split_lines(text: str) -> list[str]:
 
 def decode_lines(raw: bytes, path, encoding: str = "utf-8", errors: str = "strict") -> list[str]:
     """:func:`split_lines` of ``raw`` decoded; bytes that do not decode are a FormatError naming the line.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's content.
+    path : str or path-like
+        The file ``raw`` came from, for the error message only.
+    encoding : str, default "utf-8"
+        The text encoding.
+    errors : str, default "strict"
+        How undecodable bytes are handled, as for :meth:`bytes.decode`; with ``"strict"`` they raise.
+
+    Returns
+    -------
+    list of str
+        The lines without their ends (:func:`split_lines`).
 
     Raises
     ------
@@ -70,17 +100,57 @@ def decode_lines(raw: bytes, path, encoding: str = "utf-8", errors: str = "stric
 def read_lines(path, encoding: str = "utf-8", errors: str = "strict") -> Iterator[tuple[int, str]]:
     """``(line number from 1, line without its end)`` for each line of the file ``path``.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The text file.
+    encoding : str, default "utf-8"
+        Its encoding.
+    errors : str, default "strict"
+        How undecodable bytes are handled, as for :meth:`bytes.decode`.
+
+    Yields
+    ------
+    tuple of (int, str)
+        The line number (from 1) and the line without its end.
+
     Raises
     ------
     FormatError
         The file is not text in ``encoding`` (naming the line).
+
+    See Also
+    --------
+    data_lines : The same without blank and comment lines.
     """
     yield from enumerate(decode_lines(Path(path).read_bytes(), path, encoding, errors), start=1)
 
 
 def data_lines(path, encoding: str = "utf-8", comment: str | None = "#") -> Iterator[tuple[int, str]]:
-    """:func:`read_lines` without blank lines and, unless ``comment`` is None, without lines whose
-    first non-blank character is ``comment``; each line keeps its inner and outer white space."""
+    """:func:`read_lines` without blank lines and comment lines.
+
+    Each line keeps its inner and outer white space; line numbers are those of the file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The text file.
+    encoding : str, default "utf-8"
+        Its encoding.
+    comment : str or None, default "#"
+        A line whose first non-blank character(s) are ``comment`` is skipped; None keeps every
+        non-blank line.
+
+    Yields
+    ------
+    tuple of (int, str)
+        The line number (from 1) and the line without its end.
+
+    Raises
+    ------
+    FormatError
+        The file is not text in ``encoding`` (naming the line).
+    """
     for no, line in read_lines(path, encoding):
         s = line.strip()
         if s and (comment is None or not s.startswith(comment)):
@@ -88,7 +158,21 @@ def data_lines(path, encoding: str = "utf-8", comment: str | None = "#") -> Iter
 
 
 def csv_rows(path, encoding: str = "utf-8", **fmtparams) -> Iterator[tuple[int, list[str]]]:
-    """``(line number, fields)`` of each non-blank row of a CSV file (``fmtparams`` as for :func:`csv.reader`).
+    """``(line number, fields)`` of each non-blank row of a CSV file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    encoding : str, default "utf-8"
+        Its encoding.
+    **fmtparams
+        Dialect options passed to :func:`csv.reader` (``delimiter``, ``quotechar``, ``strict``...).
+
+    Yields
+    ------
+    tuple of (int, list of str)
+        The line number where the row ends (from 1) and its fields.
 
     Raises
     ------

@@ -20,6 +20,21 @@ __all__ = ["Vocabulary", "word_index"]
 def word_index(words: Sequence[str]) -> dict[str, int]:
     """``{word: row}`` of a vocabulary in row order; a duplicate word is a ValueError naming both rows.
 
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary, row 0 first.
+
+    Returns
+    -------
+    dict of str to int
+        Each word's row.
+
+    Raises
+    ------
+    ValueError
+        A word occurs twice (the message names it and both rows).
+
     Examples
     --------
     >>> word_index(["a", "b"])
@@ -70,7 +85,28 @@ class Vocabulary:
         return iter(self._words)
 
     def index(self, word: str) -> int:
-        """Row of ``word``; :class:`~embgeo.errors.UnknownWordError` (a KeyError) names it if absent."""
+        """Row of ``word``.
+
+        Parameters
+        ----------
+        word : str
+            A word of the vocabulary.
+
+        Returns
+        -------
+        int
+            Its row.
+
+        Raises
+        ------
+        UnknownWordError
+            ``word`` is not in the vocabulary (a KeyError; the message names it).
+
+        See Also
+        --------
+        indices : The rows of many words, with a choice for unknown ones.
+        words_at : The inverse, rows to words.
+        """
         try:
             return self._index[word]
         except KeyError:
@@ -82,9 +118,24 @@ class Vocabulary:
         Parameters
         ----------
         words : iterable of str
+            The words to look up (not a single string: use :meth:`index` for one word).
         oov : {"raise", "skip", "mark"}, default "raise"
             Unknown words raise :class:`~embgeo.errors.UnknownWordError` naming the first one
             (and how many are missing), are dropped, or are marked with -1.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (n,)
+            The rows, in the order of ``words`` (``n`` is fewer than the words with ``oov="skip"``).
+
+        Raises
+        ------
+        UnknownWordError
+            With ``oov="raise"``, a word is not in the vocabulary.
+        TypeError
+            ``words`` is a single string.
+        ValueError
+            ``oov`` is none of the three choices.
 
         Examples
         --------
@@ -128,6 +179,13 @@ class Vocabulary:
         -------
         str, None, or nested lists of str
             One word for a scalar id, else lists shaped like ``ids`` (as ``ids.tolist()`` with words).
+
+        Raises
+        ------
+        IndexError
+            An id beyond the vocabulary.
+        TypeError
+            Ids that are not integers.
 
         Examples
         --------

@@ -21,12 +21,20 @@ __all__ = ["AnalogyPairs", "read_bats"]
 class AnalogyPairs:
     """Word pairs ``a : a'`` grouped by relation, each with one or more accepted ``a'``.
 
-    Attributes
+    Parameters
     ----------
     sections : dict of str to list of (str, tuple of str)
         Per relation, in file order, ``(word, answers)``; ``answers[0]`` is the pair's own target (the
         one a question's ``a'`` uses), every answer counts as correct.
-    name, path : str
+    name : str, default "pairs"
+        Short name used in reports.
+    path : str, optional
+        Where the pairs were read from.
+
+    See Also
+    --------
+    read_bats : Reads them.
+    embgeo.evaluate.analogy : Makes questions of every two pairs of a relation and answers them.
     """
 
     sections: dict = field(default_factory=dict)
@@ -41,9 +49,17 @@ class AnalogyPairs:
 
     @property
     def section_names(self) -> list[str]:
+        """The relations' names, in file order."""
         return list(self.sections)
 
     def lower(self) -> "AnalogyPairs":
+        """The same pairs with lower-cased words.
+
+        Returns
+        -------
+        AnalogyPairs
+            A new object; relation names, name and path are kept.
+        """
         return AnalogyPairs({k: [(w.lower(), tuple(a.lower() for a in ans)) for w, ans in v]
                              for k, v in self.sections.items()}, self.name, self.path)
 
@@ -99,6 +115,12 @@ def read_bats(path, *, lowercase: bool = True, name: str | None = None) -> Analo
     ------
     FormatError
         A line with one field, an empty answer (naming the file and line), or no file.
+
+    References
+    ----------
+    A. Gladkova, A. Drozd and S. Matsuoka (2016). Analogy-based detection of morphological and
+    semantic relations with word embeddings: what works and what doesn't. NAACL Student Research
+    Workshop, pp. 8–15 (BATS).
 
     Examples
     --------

@@ -98,16 +98,27 @@ _SUFFIXES = ("", ".txt", ".tsv", ".csv")
 class WordPairs:
     """Word pairs with human similarity scores.
 
-    Attributes
+    Parameters
     ----------
     words1, words2 : list of str
         The pairs, aligned.
-    scores : ndarray of float64
-        The human judgements (any scale; only ranks matter for Spearman's rho).
-    name : str
+    scores : array-like of float, shape (n_pairs,)
+        The human judgements (any scale; only ranks matter for Spearman's rho), kept as a float64
+        array.
+    name : str, default "pairs"
         Short name used in reports (the built-in name or the file stem).
-    path : str or None
+    path : str, optional
         Where the pairs were read from.
+
+    Raises
+    ------
+    ValueError
+        The three sequences differ in length, or a score is not finite (the pair is named).
+
+    See Also
+    --------
+    read_word_pairs : Reads them from a file.
+    load_dataset : Reads any dataset by name or path.
     """
 
     words1: list
@@ -139,7 +150,13 @@ class WordPairs:
         return f"WordPairs({self.name!r}, {len(self)} pairs)"
 
     def lower(self) -> "WordPairs":
-        """The same pairs with lower-cased words."""
+        """The same pairs with lower-cased words.
+
+        Returns
+        -------
+        WordPairs
+            A new object; scores, name and path are kept.
+        """
         return WordPairs([w.lower() for w in self.words1], [w.lower() for w in self.words2],
                          self.scores, self.name, self.path)
 
@@ -148,11 +165,19 @@ class WordPairs:
 class AnalogyQuestions:
     """Analogy questions ``a : b :: c : d`` grouped in sections.
 
-    Attributes
+    Parameters
     ----------
     sections : dict of str to ndarray of str, shape (n_i, 4)
         Each row is ``(a, b, c, d)``; ``d`` is the expected answer. Insertion order is file order.
-    name, path : str
+    name : str, default "analogy"
+        Short name used in reports.
+    path : str, optional
+        Where the questions were read from.
+
+    See Also
+    --------
+    read_analogies : Reads them from a ``questions-words.txt`` file.
+    embgeo.evaluate.analogy : Answers them.
     """
 
     sections: dict = field(default_factory=dict)
@@ -167,6 +192,7 @@ class AnalogyQuestions:
 
     @property
     def section_names(self) -> list[str]:
+        """The sections' names, in file order."""
         return list(self.sections)
 
     @property
@@ -183,6 +209,13 @@ class AnalogyQuestions:
         return np.repeat(np.arange(len(self.sections)), [len(q) for q in self.sections.values()])
 
     def lower(self) -> "AnalogyQuestions":
+        """The same questions with lower-cased words.
+
+        Returns
+        -------
+        AnalogyQuestions
+            A new object; section names, name and path are kept.
+        """
         return AnalogyQuestions({k: np.char.lower(v) for k, v in self.sections.items()}, self.name, self.path)
 
 
@@ -201,12 +234,31 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
 
     Order: an existing path; a built-in name (:data:`BUILTIN`, gensim's test data); a file in the
     data directory (``data_dir`` or ``$EMBGEO_DATA``, and its ``wordsim/`` folder) whose name, with or
-    without ``.txt``/``.tsv``/``.csv``, matches case-insensitively.
+    without ``.txt``/``.tsv``/``.csv``, matches case-insensitively. A name of the registry
+    (:func:`registry`) is fetched (downloaded once, then read from the cache).
+
+    Parameters
+    ----------
+    name_or_path : str or path-like
+        A file, a built-in or registry name, or a file name of the data directory.
+    data_dir : str or path-like, optional
+        The data directory; None means ``$EMBGEO_DATA``.
+
+    Returns
+    -------
+    pathlib.Path
+        The file.
 
     Raises
     ------
     FileNotFoundError
-        Naming the dataset and where it was looked for.
+        Naming the dataset and where it was looked for (with the nearest names).
+    IsADirectoryError
+        ``name_or_path`` is a directory.
+
+    See Also
+    --------
+    load_dataset : Reads the file found.
     """
     s = os.fspath(name_or_path)
     p = Path(s).expanduser()
@@ -245,7 +297,22 @@ def dataset_path(name_or_path, data_dir=None) -> Path:
 
 
 def list_datasets(data_dir=None) -> list[str]:
-    """Built-in names plus the files found in the data directory (``data_dir`` or ``$EMBGEO_DATA``)."""
+    """Built-in names plus the files found in the data directory (``data_dir`` or ``$EMBGEO_DATA``).
+
+    Parameters
+    ----------
+    data_dir : str or path-like, optional
+        The data directory; None means ``$EMBGEO_DATA``.
+
+    Returns
+    -------
+    list of str
+        Names :func:`load_dataset` accepts: the built-in ones, then the file stems found.
+
+    See Also
+    --------
+    registry : The datasets embgeo can download.
+    """
     names = ["wordsim353", "simlex999", "google-analogy"]
     for d in _data_dirs(data_dir):
         if d.is_dir():
@@ -307,15 +374,30 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
     Parameters
     ----------
     name_or_path : str or Path
+        A built-in or registry name, a file name of the data directory, or a path
+        (:func:`dataset_path`).
     data_dir : str or Path, optional
-    lowercase : bool
+        The data directory; None means ``$EMBGEO_DATA``.
+    lowercase : bool, default False
+        Lower-case every word as it is read.
     format : {"pairs", "analogy", "msr", "categories", "outliers", "entailment"}, optional
         Read the file with this reader instead of guessing from its content.
+
+    Returns
+    -------
+    WordPairs, AnalogyQuestions, AnalogyPairs, Categories, OutlierSets or EntailmentPairs
+        The dataset, named by its built-in or registry name or its file stem.
 
     Raises
     ------
     ValueError
         A registry entry that is not word pairs or analogies (e.g. a dictionary), an unknown ``format``.
+
+    See Also
+    --------
+    dataset_path : How a name is resolved to a file.
+    list_datasets : The names available locally.
+    registry : The datasets embgeo can download.
     """
     if format is not None and format not in _READERS:
         raise ValueError(f"format must be one of {', '.join(_READERS)}, got {format!r}")
@@ -342,9 +424,31 @@ def load_dataset(name_or_path, data_dir=None, lowercase: bool = False, *, format
 
 
 def as_dataset(data, kind: str, data_dir=None):
-    """``data`` if it already is a dataset of ``kind`` (``"pairs"``, ``"analogy"``: questions or
-    :class:`AnalogyPairs`, ``"categories"``, ``"outliers"`` or ``"entailment"``), else read it by name or
-    path; ValueError if it holds another kind."""
+    """``data`` if it already is a dataset of ``kind``, else read it by name or path.
+
+    What an evaluation calls at its door, so that it takes a dataset object, a name or a path.
+
+    Parameters
+    ----------
+    data : dataset, str or path-like
+        A dataset object, or what :func:`load_dataset` reads.
+    kind : {"pairs", "analogy", "categories", "outliers", "entailment"}
+        The kind expected (``"analogy"``: :class:`AnalogyQuestions` or :class:`AnalogyPairs`).
+    data_dir : str or path-like, optional
+        The data directory for names; None means ``$EMBGEO_DATA``.
+
+    Returns
+    -------
+    WordPairs, AnalogyQuestions, AnalogyPairs, Categories, OutlierSets or EntailmentPairs
+        The dataset, of ``kind``.
+
+    Raises
+    ------
+    ValueError
+        ``data`` holds another kind of dataset (both are named).
+    KeyError
+        ``kind`` is not one of the five.
+    """
     if kind not in _CONTAINERS:
         raise KeyError(kind)
     cls = _CONTAINERS[kind]
@@ -375,6 +479,7 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
     Parameters
     ----------
     path : str or Path
+        The file: one pair a line, ``word1 word2 score`` (a header line is skipped).
     lowercase : bool, default False
         Lower-case the words (for lower-cased vectors such as GloVe; some files have mixed case).
     delimiter : str, optional
@@ -385,6 +490,11 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
     name : str, optional
         Name for reports (default: the file stem).
 
+    Returns
+    -------
+    WordPairs
+        The pairs, in file order (a header line, when there is one, skipped).
+
     Raises
     ------
     FormatError
@@ -392,6 +502,11 @@ def read_word_pairs(path, *, lowercase: bool = False, delimiter: str | None = No
         starts ``path, line N:``), or a file without any pair.
     ValueError
         ``columns`` does not give three column numbers.
+
+    See Also
+    --------
+    load_dataset : Reads any dataset by name or path, guessing its kind.
+    embgeo.evaluate.word_similarity : Scores a model on the pairs.
     """
     path = Path(path)
     if columns is not None:
@@ -447,11 +562,39 @@ def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, scor
     ``F = FuzzyEmbeddings.from_embeddings(e, construction="released-composition")``; its ``spearman`` and
     ``pearson`` are the table's two rows.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The tab-separated file.
+    head_column : int, default 3
+        Column (from 0) of the head lemma.
+    modifier_column : int, default 4
+        Column of the modifier lemma.
+    score_column : int, default 10
+        Column of the compositionality score.
+    n_columns : int or None, default 13
+        The number of columns every line must have; None accepts any line long enough.
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    WordPairs
+        ``(head, modifier, score)`` of each compound, in file order.
+
     Raises
     ------
     FormatError
         A line with another number of columns (``n_columns=None`` accepts any number that reaches the
         columns used), or a score that is not a number, naming the line.
+
+    References
+    ----------
+    Bhat et al. (2020). Word embeddings as tuples of feature probabilities. RepL4NLP workshop,
+    Sec. 5.3, Table 11.
+
+    C. Ramisch, S. Cordeiro, L. Zilio, M. Idiart and A. Villavicencio (2016). How naked is the naked
+    truth? A multilingual lexicon of nominal compound compositionality. ACL, pp. 156–161 (the data).
     """
     path = Path(path)
     heads, mods, scores = [], [], []
@@ -475,11 +618,31 @@ def read_compounds(path, *, head_column: int = 3, modifier_column: int = 4, scor
 def read_analogies(path, *, lowercase: bool = False, name: str | None = None) -> AnalogyQuestions:
     """Read an analogy file in the word2vec ``questions-words.txt`` format.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file: ``: section`` header lines, then questions of four words ``a b c d``.
+    lowercase : bool, default False
+        Lower-case the words.
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    AnalogyQuestions
+        The questions by section, in file order.
+
     Raises
     ------
     FormatError
         A question before any ``: section`` header, a line without exactly 4 words, an empty section
         name (the message starts ``path, line N:``), or a file without questions.
+
+    See Also
+    --------
+    read_msr_analogies : The MSR test set.
+    read_bats : BATS pairs.
+    embgeo.evaluate.analogy : Answers the questions.
     """
     path = Path(path)
     sections: dict[str, list] = {}
@@ -517,7 +680,9 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     answers : str or Path, optional
         The ``word_relationship.answers`` file, when it is not beside the questions.
     lowercase : bool
+        Lower-case the words.
     name : str
+        Name for reports.
 
     Returns
     -------
@@ -525,6 +690,17 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
         One section per tag pair (``gram-JJ_JJR``, …; the ``gram`` prefix marks them syntactic,
         as in the Google set, so ``syntactic_accuracy`` covers them all); a four-word file gives
         one section ``gram-msr``.
+
+    Raises
+    ------
+    FormatError
+        Question and answer files of different lengths, or a malformed line (the message starts
+        ``path, line N:``).
+
+    References
+    ----------
+    T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
+    representations. NAACL-HLT, pp. 746–751 (the test set).
 
     Examples
     --------
@@ -534,12 +710,6 @@ def read_msr_analogies(path, answers=None, *, lowercase: bool = False, name: str
     >>> q = read_msr_analogies(f)
     >>> sorted(q.sections), q.questions.tolist()[0]
     (['gram-JJ_JJR', 'gram-NN_NNS'], ['good', 'better', 'rough', 'rougher'])
-
-    Raises
-    ------
-    FormatError
-        Question and answer files of different lengths, or a malformed line (the message starts
-        ``path, line N:``).
     """
     path = Path(path)
     if path.is_dir():
@@ -594,15 +764,28 @@ def read_semeval2017(path, language: str | None = None, *, split: str = "test", 
         ``"en"``, ``"de"``, ``"es"``, ``"fa"``, ``"it"`` (subtask 1) or a pair such as ``"en-de"``
         (subtask 2). Needed for an archive or folder; taken from ``name`` when that is a registry name
         (``"semeval2017-task2-en-de"``).
-    split : {"test", "trial"}
-    lowercase : bool
+    split : {"test", "trial"}, default "test"
+        Which of the task's two sets.
+    lowercase : bool, default False
+        Lower-case the terms.
     name : str, optional
+        Name for reports; a registry name also gives ``language``.
+
+    Returns
+    -------
+    WordPairs
+        The term pairs with their gold scores (0-4).
 
     Raises
     ------
     FormatError
         Data and gold files of different lengths, a data line without two tab-separated terms, or a
         gold score that is not a number (naming the file and line).
+
+    References
+    ----------
+    J. Camacho-Collados, M. T. Pilehvar, N. Collier and R. Navigli (2017). SemEval-2017 Task 2:
+    multilingual and cross-lingual semantic word similarity. SemEval, pp. 15–26.
     """
     return WordPairs(*semeval2017_pairs(path, language, split, lowercase, name))
 

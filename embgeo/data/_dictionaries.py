@@ -23,6 +23,7 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
     Parameters
     ----------
     path : str or Path
+        The dictionary file.
     format : {"auto", "muse", "vecmap", "tsv"}
         ``"muse"`` and ``"vecmap"``: two whitespace-separated words a line (MUSE's files use a
         space or a tab, VecMap splits on any whitespace); ``"tsv"``: exactly two tab-separated
@@ -32,6 +33,7 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
         Lower-case both words (for lower-cased vectors such as GloVe; some dictionaries capitalise
         entries). Pairs that become identical are kept once.
     encoding : str
+        Its encoding.
 
     Returns
     -------
@@ -71,7 +73,19 @@ def read_dictionary(path, *, format: str = "auto", lowercase: bool = False, enco
 
 
 def group_dictionary(pairs):
-    """{source word: [gold translations]} in first-seen order."""
+    """{source word: [gold translations]} in first-seen order.
+
+    Parameters
+    ----------
+    pairs : iterable of (str, str)
+        ``(source, target)`` translation pairs, as :func:`read_dictionary` gives them.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each source word's translations, without repeats; a word counts as translated correctly
+        when any of them is found (the BLI protocol).
+    """
     out = {}
     for s, t in pairs:
         lst = out.setdefault(s, [])
@@ -90,13 +104,23 @@ def split_dictionary(pairs, test_size: float = 0.2, *, random_state: int = 0):
     Parameters
     ----------
     pairs : list of (source, target)
-    test_size : float in (0, 1)
-    random_state : int
+        The dictionary's translation pairs.
+    test_size : float in (0, 1), default 0.2
+        The expected share of source words held out.
+    random_state : int, default 0
         Salt of the hash (an int: the split is a hash, not a random draw).
 
     Returns
     -------
     train, test : lists of (source, target) pairs
+        The pairs of the kept and of the held-out source words, each in the input order.
+
+    Raises
+    ------
+    ValueError
+        ``test_size`` outside (0, 1), or a split that leaves one part empty.
+    TypeError
+        ``random_state`` is not an int.
     """
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)):
         raise TypeError(f"random_state must be an int (the hash salt), got {random_state!r}")

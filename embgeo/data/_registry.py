@@ -122,7 +122,7 @@ _CHUNK = 1 << 20
 class Resource:
     """One registered file.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Registry name (lower case).
@@ -158,7 +158,7 @@ class Resource:
     install : str
         The command that installs ``package`` (shown when it is missing).
     description : str
-        One line saying what the resource is (listed by :func:`embgeo.io.available`).
+        One line saying what the resource is (listed by ``python -m embgeo datasets``).
     loader : callable or None
         For vectors registered at run time with a function that builds them:
         ``loader(limit=, dtype=, mmap=)`` returns the
@@ -298,6 +298,21 @@ def registry(kind: str | None = None) -> dict[str, Resource]:
     kind : str, optional
         Keep only one of :data:`KINDS`.
 
+    Returns
+    -------
+    dict of str to Resource
+        The entries by name, in the catalogue's order.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not one of :data:`KINDS`.
+
+    See Also
+    --------
+    fetch : Downloads an entry's file into the cache.
+    register : Adds an entry for the session.
+
     Examples
     --------
     >>> from embgeo import data
@@ -338,6 +353,11 @@ def register(resource: Resource, *, replace: bool = False) -> None:
         The name is taken (and ``replace`` is False), the kind is not one of :data:`KINDS`, or
         ``group``, ``filename`` or ``member`` would place a file outside the cache (an absolute
         path, a ``..``, a backslash; ``filename`` is a plain file name).
+
+    See Also
+    --------
+    registry : The entries.
+    fetch : Downloads a registered file.
 
     Examples
     --------
@@ -417,7 +437,18 @@ def _not_a_file(r: Resource) -> ValueError:
 
 # ------------------------------------------------------------------ cache
 def cache_dir() -> Path:
-    """The cache root: ``$EMBGEO_DATA``, else ``embgeo`` in the user's cache directory."""
+    """The cache root: ``$EMBGEO_DATA``, else ``embgeo`` in the user's cache directory.
+
+    Returns
+    -------
+    pathlib.Path
+        The directory (``~/.cache/embgeo`` on Linux, ``$XDG_CACHE_HOME/embgeo`` where that is set);
+        it may not exist yet.
+
+    See Also
+    --------
+    cache_path : Where one resource is cached.
+    """
     env = os.environ.get("EMBGEO_DATA")
     if env:
         return Path(env).expanduser()
@@ -434,10 +465,27 @@ def cache_path(name: str) -> Path:
     """Where resource ``name`` is cached, and where a user may place it by hand (the archive, for
     resources that live in a zip).
 
+    Parameters
+    ----------
+    name : str
+        A registry name (case-insensitive).
+
+    Returns
+    -------
+    pathlib.Path
+        ``cache_dir() / group / filename``; the file may not exist yet.
+
     Raises
     ------
+    LookupError
+        ``name`` is not registered (the nearest names are suggested).
     ValueError
         The resource is not a file of the cache (it comes with a Python package, or a loader builds it).
+
+    See Also
+    --------
+    cache_dir : The cache root.
+    fetch : Puts the file there.
     """
     r = _resource(name)
     if r.package is not None:
@@ -511,8 +559,32 @@ def _matches(path: Path, sha: str | None, md5: str | None, lock: dict, name: str
 
 
 def find_local(name: str, search_dirs=()) -> Path | None:
-    """A verified local copy of ``name`` outside the cache path (gensim's test data, ``search_dirs``,
-    the cache root itself), or None. Only resources with a known checksum are matched."""
+    """A verified local copy of ``name`` outside the cache path, or None.
+
+    Looks in ``search_dirs``, the cache root itself and gensim's test data; only resources with a
+    known checksum are matched, and a file counts only when its checksum matches.
+
+    Parameters
+    ----------
+    name : str
+        A registry name.
+    search_dirs : iterable of str or path-like, default ()
+        Further directories to look in, first.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The first matching file.
+
+    Raises
+    ------
+    LookupError
+        ``name`` is not registered.
+
+    See Also
+    --------
+    fetch : Uses it before downloading.
+    """
     r = _resource(name)
     if not r.verified:
         return None
@@ -530,7 +602,17 @@ def find_local(name: str, search_dirs=()) -> Path | None:
 
 
 def cached() -> dict[str, Path]:
-    """Registered resources present in the cache (without re-hashing), by name."""
+    """Registered resources present in the cache (without re-hashing), by name.
+
+    Returns
+    -------
+    dict of str to pathlib.Path
+        Each cached resource's file (for an archive, the extracted member when present).
+
+    See Also
+    --------
+    registry : Every registered resource, cached or not.
+    """
     out = {}
     for name, r in registry().items():
         if r.package is not None or r.loader is not None:
@@ -586,6 +668,12 @@ def fetch(name: str, *, verify: bool = True, progress: bool | None = None, timeo
         No network, HTTP error, timeout or truncated transfer; the message names the URL and the
         path where the file may be placed by hand. A partial download is kept as ``<file>.part``
         and resumed by the next call.
+
+    See Also
+    --------
+    registry : What can be fetched.
+    cached : What the cache holds.
+    cache_path : Where a resource is (or would be) cached.
     """
     r = _resource(name)
     if r.package is not None:

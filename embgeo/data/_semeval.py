@@ -28,7 +28,7 @@ _RATED_LINE = re.compile(r'^\s*(-?[0-9.]+(?:[eE][-+]?[0-9]+)?)\s+"?([^\s":]+):([
 class SemEvalCategory:
     """One relation category of SemEval-2012 Task 2.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The category id, e.g. ``"1a"``.
@@ -165,11 +165,24 @@ def read_semeval2012(root, categories=None, *, lowercase: bool = False) -> dict:
     categories : list of str, optional
         Category ids to read (default: every ``Phase2Answers-*.txt`` found).
     lowercase : bool
+        Lower-case the words of the pairs.
 
     Returns
     -------
     dict of str to SemEvalCategory
         In natural order (``1a``, ``1b``, …, ``10a``).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``root`` is not a directory holding the task's files.
+    FormatError
+        No ``Phase2Answers-*.txt`` file, or a malformed line (naming the file and line).
+
+    References
+    ----------
+    D. A. Jurgens, S. M. Mohammad, P. D. Turney and K. J. Holyoak (2012). SemEval-2012 Task 2:
+    measuring degrees of relational similarity. *SEM, pp. 356–364.
     """
     root = Path(root)
     if not root.is_dir():

@@ -43,11 +43,24 @@ ENTAILMENT_TASKS = ("direction", "detection", "bidirectional", "graded")
 class Categories:
     """Words with their gold category (concept categorisation).
 
-    Attributes
+    Parameters
     ----------
     words, categories : list of str
-        One item a row, aligned.
-    name, path : str
+        One item a row, aligned: ``categories[i]`` is the gold category of ``words[i]``.
+    name : str, default "categories"
+        Short name used in reports.
+    path : str, optional
+        Where the items were read from.
+
+    Raises
+    ------
+    ValueError
+        ``words`` and ``categories`` differ in length, or are empty.
+
+    See Also
+    --------
+    read_categories : Reads them.
+    embgeo.evaluate.categorization : Clusters the words and scores the clusters.
     """
 
     words: list
@@ -77,11 +90,19 @@ class Categories:
 class OutlierSets:
     """Clusters of words, each with its outliers (Camacho-Collados & Navigli 2016).
 
-    Attributes
+    Parameters
     ----------
-    groups : list of (category, words, outliers)
-        ``words`` and ``outliers`` are lists of str; each outlier added to ``words`` makes one set W.
-    name, path : str
+    groups : list of (str, list of str, list of str)
+        ``(category, words, outliers)`` per cluster; each outlier added to ``words`` makes one set W.
+    name : str, default "outliers"
+        Short name used in reports.
+    path : str, optional
+        Where the clusters were read from.
+
+    See Also
+    --------
+    read_outlier_sets : Reads them.
+    embgeo.evaluate.outlier_detection : Scores the embeddings on them.
     """
 
     groups: list
@@ -100,20 +121,34 @@ class OutlierSets:
 class EntailmentPairs:
     """(hyponym, hypernym) candidate pairs with their relation, direction label or graded score.
 
-    Attributes
+    Parameters
     ----------
     words1, words2 : list of str
         The pairs, aligned: ``words1[i]`` is the candidate hyponym of ``words2[i]``.
     relations : list of str
         The relation of each pair (``"hyper"``, ``"rhyper"`` for a reversed pair, ``"other"``, BLESS's
         ``"coord"``, ``"mero"``..., HyperLex's ``"hyp-1"``...; ``""`` when a graded file gives scores alone).
-    labels : ndarray of int8
-        1 for a hypernymy pair in the written direction, -1 for a reversed one, 0 otherwise.
-    scores : ndarray of float64 or None
-        Graded entailment (HyperLex), or None.
-    task : str
+    labels : array-like of int, shape (n_pairs,)
+        1 for a hypernymy pair in the written direction, -1 for a reversed one, 0 otherwise (kept as
+        int8).
+    scores : array-like of float, shape (n_pairs,), optional
+        Graded entailment (HyperLex), kept as float64; None for the other tasks.
+    task : str, default "direction"
         What the set measures by default, one of :data:`ENTAILMENT_TASKS`.
-    name, path : str
+    name : str, default "entailment"
+        Short name used in reports.
+    path : str, optional
+        Where the pairs were read from.
+
+    Raises
+    ------
+    ValueError
+        The columns differ in length, or ``task`` is unknown.
+
+    See Also
+    --------
+    read_entailment : Reads them.
+    embgeo.evaluate.entailment : Scores a model on them.
     """
 
     words1: list
@@ -157,6 +192,20 @@ def _header(path: Path, rows, want: tuple) -> None:
 def read_categories(path, *, lowercase: bool = False, name: str | None = None) -> Categories:
     """Read a concept-categorisation CSV (``,category,word``; see the module's formats).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file (an unnamed index column, then ``category`` and ``word``).
+    lowercase : bool, default False
+        Lower-case the words.
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    Categories
+        The words and their categories, in file order.
+
     Raises
     ------
     FormatError
@@ -195,6 +244,18 @@ def _word_list(path: Path, text: str, what: str, no: int) -> list:
 def read_outlier_sets(path, *, name: str | None = None) -> OutlierSets:
     """Read an outlier-detection CSV (``,category,outliers,words``; see the module's formats).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file; ``outliers`` and ``words`` are Python lists of strings.
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    OutlierSets
+        The clusters, in file order.
+
     Raises
     ------
     FormatError
@@ -230,11 +291,19 @@ def read_entailment(path, *, task: str | None = None, name: str | None = None) -
     Parameters
     ----------
     path : str or Path
+        A hypernymysuite TSV file or the BLESS relations CSV.
     task : str, optional
         One of :data:`ENTAILMENT_TASKS`. By default from the content: ``"graded"`` with a ``score``
         column (HyperLex), ``"bidirectional"`` with reversed pairs (label -1: BIBLESS),
         ``"detection"`` when the relations are ``hyper`` and ``other`` (WBLESS), else ``"direction"``
         (BLESS: the hypernymy pairs, asked which way they point).
+    name : str, optional
+        Name for reports (default: the file stem).
+
+    Returns
+    -------
+    EntailmentPairs
+        The pairs, in file order.
 
     Raises
     ------

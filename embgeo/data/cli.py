@@ -21,7 +21,13 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser) -> None:
-    """Options of ``embgeo datasets``."""
+    """Options of ``embgeo datasets``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; the options are added to it.
+    """
     parser.description = ("List the registered datasets and vectors, whether each is cached, and where; "
                           "with --fetch, download (and verify) one.")
     parser.add_argument("--kind", type=choice(KINDS, "kind"), metavar="{" + ",".join(KINDS) + "}",
@@ -48,7 +54,18 @@ def _installed(r) -> str | None:
 
 
 def run(args) -> int:
-    """Run ``embgeo datasets``."""
+    """Run ``embgeo datasets``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options (with ``--json`` from :func:`embgeo.cli.main`).
+
+    Returns
+    -------
+    int
+        The exit code, 0.
+    """
     if args.fetch:
         path = fetch(args.fetch, verify=not args.no_verify)
         print(json.dumps({"name": args.fetch, "path": str(path)}) if args.json else path)

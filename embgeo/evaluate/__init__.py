@@ -76,6 +76,7 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     Parameters
     ----------
     e : Embeddings
+        The embeddings evaluated.
     datasets : iterable of str / Path / WordPairs / AnalogyQuestions / Categories / OutlierSets / EntailmentPairs
         Names (``"wordsim353"``, ``"simlex999"``, ``"google-analogy"``, registry names such as ``"ap"``,
         ``"8-8-8"``, ``"wbless"``, ``"hyperlex"``, or files in ``data_dir``) or paths.
@@ -98,6 +99,11 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
     sections : bool, default False
         Add one row per analogy section, named ``dataset/section`` (:meth:`AnalogyResult.section`;
         with ``ci``, each has its own interval over the section's questions).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    title : str, optional
+        The report's title.
     progress : bool, optional
         Progress bars (default: the global setting, see :func:`embgeo.set_progress`).
     ci : float, optional
@@ -114,6 +120,17 @@ def evaluate(e, datasets=None, measures=None, *, analogy_methods=("3cosadd",), r
         when categorisation or outlier datasets are run (then ``low, high`` with ``ci``); ``report.results``
         holds the result objects. Entailment fills ``accuracy`` (direction, detection, bidirectional) or
         ``spearman`` (graded); its task is ``entailment-<task>``.
+
+    Raises
+    ------
+    ValueError
+        No dataset to evaluate, or ``ci`` outside (0, 1); an evaluation's own errors (an unknown measure,
+        a dataset the model does not cover) pass through.
+
+    See Also
+    --------
+    word_similarity, analogy, categorization, outlier_detection, entailment : The evaluations run.
+    compare : Two models on one dataset, with a paired test.
     """
     datasets = list(DEFAULT_DATASETS if datasets is None else datasets)
     measures = check_names(measures or ["cosine"], MEASURE_NAMES, "measure")

@@ -27,13 +27,43 @@ class BLIGrid(Report):
 
     A :class:`~embgeo.evaluate.Report` (printing, ``to_frame``, ``to_markdown``, ``to_records``)
     with :meth:`pivot` and :meth:`plot` added.
+
+    Parameters
+    ----------
+    rows : iterable of dict, optional
+        One row per (pair, method, POSTPROC, retrieval): ``pair``, ``method``, ``postproc``,
+        ``retrieval`` and the scores (``P@1``, ``MRR``...).
+    columns : list of str, optional
+        Column order; by default the keys in order of first appearance.
+    title : str, optional
+        A line printed above the table.
+    formats : dict, optional
+        Per-column format strings.
     """
 
     def pivot(self, score: str = "MRR", retrieval: str | None = None):
         """(row labels, column labels, S): pairs down, methods (with their POSTPROC) across.
 
-        ``retrieval`` picks the criterion (default: the first in the table); a cell not in the
-        table is NaN.
+        Parameters
+        ----------
+        score : str, default "MRR"
+            The column shown (``"P@1"``, ``"MRR"``...).
+        retrieval : str, optional
+            The retrieval criterion whose rows are shown; None means the first in the table.
+
+        Returns
+        -------
+        rows : list of str
+            The language pairs, in table order.
+        columns : list of str
+            The methods (with their POSTPROC when several occur), in table order.
+        S : numpy.ndarray of float64, shape (len(rows), len(columns))
+            The scores; a cell not in the table is NaN.
+
+        Raises
+        ------
+        ValueError
+            The grid is empty, has no column ``score``, or no row with ``retrieval``.
         """
         rows = self.to_records()
         if not rows:
@@ -54,9 +84,28 @@ class BLIGrid(Report):
         return pairs, cols, S
 
     def plot(self, score: str = "MRR", retrieval: str | None = None, ax=None):
-        """Heat map of ``score`` (in %), pairs down and methods across, for one retrieval; returns the Axes.
+        """Heat map of ``score`` (in %), pairs down and methods across, for one retrieval.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        score : str, default "MRR"
+            The column shown.
+        retrieval : str, optional
+            The retrieval criterion whose rows are shown; None means the first in the table.
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None makes a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt
@@ -236,6 +285,7 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
         :func:`embgeo.load` where the cell runs: prefer these on a cluster); ``train``/``test``:
         word pairs or a dictionary file (:func:`embgeo.data.read_dictionary`).
     methods : recipe name(s), or mapping of name -> recipe name, Mapper or dict of Mapper parameters
+        The mapping methods compared, one table row each per pair (named by their recipe or key).
     postproc : iterable of (αs, αt) or None, optional
         The POSTPROC axis (:data:`embgeo.evaluate.lexicon.POSTPROC_GRID` values, the paper's
         (−0.25, 0.15), ...); ``None`` in it means no POSTPROC. It overrides a method's own
@@ -248,6 +298,12 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
         Where the cells are stored (created if missing). A stored cell run with other settings
         (Mapper parameters, retrieval, ks, source_size, lowercase) is an error, not silently reused;
         the data behind a pair name are not checked: use a new directory for new data.
+    client : distributed.Client, optional
+        Run the cells on this client; default: the current client, if any.
+    local : bool, optional
+        True runs every cell here even when a client exists.
+    progress : bool, optional
+        Progress bar over the cells.
 
     Returns
     -------

@@ -29,15 +29,19 @@ _LRCOS_SOURCE_WEIGHT = 4
 class AnalogyResult(Resampled):
     """Outcome of :func:`analogy`.
 
-    Attributes
+    Parameters
     ----------
-    dataset, method : str
+    dataset : str
+        The dataset's name.
+    method : str
+        The solver, one of :data:`METHODS`.
     accuracy : float
         Correct answers among the covered questions (gensim's ``evaluate_word_analogies`` score).
     accuracy_all : float
         Correct answers among all questions: an uncovered question counts as wrong
         (gensim's ``dummy4unknown=True``).
     n_correct, n_evaluated, n_total : int
+        Questions answered correctly, questions covered (and answered), questions in the dataset.
     coverage : float
         ``n_evaluated / n_total``: questions whose 4 words are all in the restricted vocabulary.
     restrict_vocab : int
@@ -49,13 +53,13 @@ class AnalogyResult(Resampled):
     topn : int
         A question counts as solved when the answer is among the ``topn`` best candidates (1: the usual
         accuracy; Bhat et al. 2020 count the top 5 in their Table 9).
+    per_item : dict of ndarray
+        One row per covered question: ``correct`` (bool), ``item`` (the question's row in the
+        dataset) and ``rank`` (its gold rank), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
     ranks : ndarray of int64
         Per question, the gold answer's rank: how many candidates (the excluded words left out) rank
         before the best accepted answer, so 0 means solved; -1 for an uncovered question (and for a
         question answered by a ``scorer``, which returns no scores).
-    per_item : dict of ndarray
-        One row per covered question: ``correct`` (bool), ``item`` (the question's row in the
-        dataset) and ``rank`` (its gold rank), for :meth:`ci` and :func:`~embgeo.evaluate.compare`.
     item_sections : ndarray of int64
         Per question (indexed by ``per_item["item"]``), the position of its section in
         :attr:`sections`; :meth:`section` uses it.
@@ -82,13 +86,24 @@ class AnalogyResult(Resampled):
     item_sections: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def section(self, name: str) -> "AnalogyResult":
-        """The result of one section alone (its accuracy, counts and per-item rows), e.g. for its
-        :meth:`ci`; ``dataset`` becomes ``"dataset/section"``.
+        """The result of one section alone (its accuracy, counts and per-item rows), e.g. for its :meth:`ci`.
+
+        Parameters
+        ----------
+        name : str
+            A key of :attr:`sections`.
+
+        Returns
+        -------
+        AnalogyResult
+            The section's result; ``dataset`` becomes ``"dataset/section"``.
 
         Raises
         ------
         KeyError
             ``name`` is not one of :attr:`sections` (they are listed).
+        ValueError
+            The result does not know its questions' sections.
         """
         if name not in self.sections:
             raise KeyError(f"no section {name!r} in {self.dataset}; sections: {', '.join(self.sections)}")
@@ -106,7 +121,18 @@ class AnalogyResult(Resampled):
                        per_item={key: v[keep] for key, v in self.per_item.items()})
 
     def statistic(self, per_item: dict) -> float:
-        """Share of ``per_item["correct"]`` (the accuracy over covered questions)."""
+        """Share of ``per_item["correct"]`` (the accuracy over covered questions).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["correct"]))
 
     def _group(self, syntactic: bool):
@@ -125,6 +151,14 @@ class AnalogyResult(Resampled):
         return self._group(True)
 
     def to_dict(self) -> dict:
+        """The scalar fields and the sections as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            ``dataset``, ``method``, the accuracies, counts, ``coverage``, ``restrict_vocab``, ``topn`` and
+            ``sections``; the per-question arrays are left out.
+        """
         out = {k: getattr(self, k) for k in ("dataset", "method", "accuracy", "accuracy_all", "n_correct",
                                              "n_evaluated", "n_total", "coverage", "restrict_vocab", "topn")}
         out["sections"] = {k: dict(v) for k, v in self.sections.items()}
@@ -286,6 +320,9 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
         Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`, 256 MiB).
     random_state : int, Generator or None
         LRCos's random negative words (drawn with replacement from the candidates, one per source word).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
     progress : bool, optional
         Progress bar over batches.
 
@@ -294,6 +331,18 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     AnalogyResult
         Overall and per-section accuracy with coverage, and each question's prediction and gold
         rank; the accuracy equals gensim's ``KeyedVectors.evaluate_word_analogies`` for 3CosAdd.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``method``, ``topn`` below 1, a ``restrict_vocab`` that leaves fewer than 4 candidate
+        words, or a ``scorer`` answer of the wrong shape.
+
+    See Also
+    --------
+    embgeo.data.read_analogies : Reads questions in the word2vec format.
+    embgeo.data.read_bats : Reads BATS pairs (the set methods' data).
+    embgeo.KeyedVectors.evaluate_word_analogies : The same 3CosAdd behind gensim's interface.
 
     Notes
     -----
@@ -308,6 +357,17 @@ def analogy(e, questions, method: str = "3cosadd", *, restrict_vocab: int | None
     as vecto's ``is_pair_missing``; vecto's pairwise accuracy counts those questions as wrong (our
     ``accuracy_all``), its set-based accuracy leaves them out (our ``accuracy``). vecto's scores are
     computed on unit vectors (its default ``normalize=True``), as here.
+
+    References
+    ----------
+    T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
+    representations. NAACL-HLT, pp. 746–751 (3CosAdd).
+
+    O. Levy and Y. Goldberg (2014). Linguistic regularities in sparse and explicit word representations.
+    CoNLL, pp. 171–180: eq. 4 (3CosMul), Sec. 3 (PairDirection).
+
+    A. Drozd, A. Gladkova and S. Matsuoka (2016). Word embeddings, analogies, and machine learning:
+    beyond king − man + woman = queen. COLING, pp. 3519–3530 (3CosAvg, LRCos).
     """
     method, topn = _checked_method(method, topn, scorer)
     questions = as_dataset(questions, "analogy", data_dir)

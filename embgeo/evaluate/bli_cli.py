@@ -29,7 +29,13 @@ _OOV_POLICIES = ("skip", "zero", "raise")
 
 
 def add_arguments(parser) -> None:
-    """Arguments of ``python -m embgeo bli``."""
+    """Arguments of ``python -m embgeo bli``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; the options are added to it.
+    """
     retrievals = list(VALID_RETRIEVALS["exact"])
     parser.add_argument("--src", required=True, metavar="NAME|PATH",
                         help="source vectors: a name (glove-6b-50d) or a .vec[.gz] path")
@@ -74,7 +80,19 @@ def _load_vocab(source, n, option):
 
 
 def run(args) -> int:
-    """Run ``python -m embgeo bli``: map, evaluate, print one table row per retrieval method."""
+    """Run ``python -m embgeo bli``: map, evaluate, print one table row per retrieval method.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options parsed by the parser :func:`add_arguments` built (with ``--json`` and ``--quiet``
+        from :func:`embgeo.cli.main`).
+
+    Returns
+    -------
+    int
+        The exit code, 0; errors raise (``embgeo bli`` prints them as one line).
+    """
     import time
 
     from .report import Report

@@ -41,6 +41,16 @@ def purity(categories, clusters) -> float:
     categories, clusters : array-like of int, shape (n,)
         Gold category and assigned cluster of each item (any non-negative codes).
 
+    Returns
+    -------
+    float
+        (1/n) Σ_clusters max_category |cluster ∩ category|, in (0, 1].
+
+    Raises
+    ------
+    ValueError
+        ``categories`` and ``clusters`` are not two 1-d arrays of one length.
+
     Examples
     --------
     >>> purity([0, 0, 1, 1, 1], [0, 0, 0, 1, 1])
@@ -61,7 +71,7 @@ def purity(categories, clusters) -> float:
 class CategorizationResult(Resampled):
     """Outcome of :func:`categorization`.
 
-    Attributes
+    Parameters
     ----------
     dataset, clustering, linkage, metric : str
         ``linkage`` and ``metric`` are those of the agglomerative clustering (k-means: ``""``, Euclidean).
@@ -81,6 +91,7 @@ class CategorizationResult(Resampled):
     coverage : float
         ``n_found / n_total``.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     categories : dict
         Per category (in file order): ``n`` words, ``n_found`` in the vocabulary, ``cluster`` (the
         cluster holding most of its words, -1 when none was clustered) and ``share`` (the share of
@@ -90,6 +101,7 @@ class CategorizationResult(Resampled):
     per_item : dict of str to ndarray
         ``{"category": int codes (into category_names), "cluster": cluster labels, "item": row in the dataset}``.
     category_names : list of str
+        The categories, in file order: the names of ``per_item["category"]``'s codes.
     """
 
     _call = "categorization(…, {dataset!r}, {method!r}, {linkage!r}, {metric!r}, oov={oov!r})"
@@ -114,25 +126,65 @@ class CategorizationResult(Resampled):
 
     @property
     def score(self) -> float:
+        """The headline score: :attr:`purity`."""
         return self.purity
 
     def statistic(self, per_item: dict) -> float:
-        """Purity of a (resampled) ``per_item`` dict."""
+        """Purity of a (resampled) ``per_item`` dict.
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return purity(per_item["category"], per_item["cluster"])
 
     def table(self) -> list:
-        """One row per category: ``category, n, n_found, cluster, share``."""
+        """One row per category: ``category, n, n_found, cluster, share``.
+
+        Returns
+        -------
+        list of dict
+            The rows, in file order (see :attr:`categories`).
+        """
         return [{"category": c, **v} for c, v in self.categories.items()]
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item``'s arrays as lists).
+        """
         d = asdict(self)
         d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
         return d
 
     def plot(self, ax=None):
-        """Bar chart: each category's share of words in its majority cluster; returns the Axes.
+        """Bar chart: each category's share of words in its majority cluster, the purity marked.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None makes a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt
@@ -191,10 +243,30 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
         As in :func:`~embgeo.evaluate.word_similarity`: None looks a word up as written, then lower-cased.
     random_state : int, None or numpy Generator, default 0
         k-means' initialisations.
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
 
     Returns
     -------
     CategorizationResult
+        The purity, per-category shares and coverage; ``ci()`` resamples the words.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``clustering``, ``linkage``, ``metric`` or ``oov``, Ward linkage with a distance other than
+        Euclidean, k-means with ``metric="cosine"``, or fewer than two words in the vocabulary
+        (no clustering to score).
+    UnknownWordError
+        With ``oov="raise"``, naming the first unknown word.
+
+    See Also
+    --------
+    purity : The score of the clustering.
+    embgeo.data.read_categories : Reads the datasets.
 
     Notes
     -----
@@ -208,14 +280,14 @@ def categorization(model, dataset, clustering: str = "agglomerative", linkage: s
     any other for purity); it is often a sign of a truncated file, so a warning names such categories.
     A word listed in two categories (Battig) is two items.
 
-    Raises
-    ------
-    ValueError
-        An unknown ``clustering``, ``linkage``, ``metric`` or ``oov``, Ward linkage with a distance other than
-        Euclidean, k-means with ``metric="cosine"``, or fewer than two words in the vocabulary
-        (no clustering to score).
-    UnknownWordError
-        With ``oov="raise"``, naming the first unknown word.
+    References
+    ----------
+    S. Jastrzębski, D. Leśniak and W. M. Czarnecki (2017). How to evaluate word embeddings? On
+    importance of data efficiency and simple supervised tasks. arXiv:1702.02170 (the protocol,
+    word-embeddings-benchmarks).
+
+    C. D. Manning, P. Raghavan and H. Schütze (2008). Introduction to Information Retrieval. Cambridge
+    University Press, eq. 16.1 (purity).
     """
     for value, allowed, what in ((clustering, CLUSTERINGS, "clustering"), (linkage, LINKAGES, "linkage"),
                                  (metric, _METRICS, "metric")):

@@ -30,6 +30,18 @@ _DATA_SUFFIXES = {".txt", ".tsv", ".csv"}
 
 
 def split_commas(values):
+    """The comma-separated items of an option given once or several times (``-m cosine,dot -m l2``).
+
+    Parameters
+    ----------
+    values : iterable of str
+        The option's values.
+
+    Returns
+    -------
+    list of str
+        Every non-empty item, in order.
+    """
     out = []
     for v in values:
         out += [s for s in v.split(",") if s]
@@ -37,7 +49,13 @@ def split_commas(values):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``embgeo evaluate``."""
+    """Options of ``embgeo evaluate``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; the options are added to it.
+    """
     parser.add_argument("--embeddings", "-e", default=DEFAULT_EMBEDDINGS, metavar="NAME|PATH",
                         help="embeddings to evaluate: 'glove-6b-50d' (default, needs embgeo[data]) or a file "
                              "embgeo.load reads (word2vec/GloVe/fastText text, gzipped or not, word2vec binary, ...)")
@@ -83,7 +101,15 @@ def _level(text):
 
 
 def add_interval_arguments(parser: argparse.ArgumentParser, interval: bool = True) -> None:
-    """``--ci``, ``--ci-method`` (with ``interval``), ``--n-resamples`` and ``--random-state``."""
+    """``--ci``, ``--ci-method`` (with ``interval``), ``--n-resamples`` and ``--random-state``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; the options are added to it.
+    interval : bool, default True
+        Add ``--ci`` and ``--ci-method`` (a command with tests but no intervals leaves them out).
+    """
     from ..cli import positive_int
 
     if interval:
@@ -102,6 +128,23 @@ def expand_datasets(items):
     """The dataset names and files of ``--datasets``: a directory stands for its .txt/.tsv/.csv files.
 
     A file that holds word vectors rather than a dataset is refused here, before any loading.
+
+    Parameters
+    ----------
+    items : iterable of str
+        The values of ``--datasets``: names, files or directories.
+
+    Returns
+    -------
+    list of str or pathlib.Path
+        Names as given, and the files (a directory's sorted).
+
+    Raises
+    ------
+    FileNotFoundError
+        A directory without a dataset file.
+    ValueError
+        A file holds word vectors.
     """
     from ..cli import check_not_vectors
 
@@ -121,7 +164,19 @@ def expand_datasets(items):
 
 
 def run(args) -> int:
-    """Evaluate and print the report; returns the exit code."""
+    """Evaluate and print the report.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options parsed by the parser :func:`add_arguments` built (with ``--json`` and ``--quiet``
+        from :func:`embgeo.cli.main`).
+
+    Returns
+    -------
+    int
+        The exit code, 0; errors raise (``embgeo evaluate`` prints them as one line).
+    """
     from . import check_names, evaluate
 
     # checked before the (possibly long) loading of embeddings
@@ -147,7 +202,20 @@ def run(args) -> int:
 
 
 def check_loading_options(args) -> None:
-    """``--restrict-vocab``, ``--limit`` and ``--data-dir`` checked before any (long) loading."""
+    """``--restrict-vocab``, ``--limit`` and ``--data-dir`` checked before any (long) loading.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options.
+
+    Raises
+    ------
+    ValueError
+        ``--restrict-vocab`` below 4 or ``--limit`` below 1.
+    FileNotFoundError
+        ``--data-dir`` is not a directory.
+    """
     if args.restrict_vocab is not None and args.restrict_vocab < 4:
         raise ValueError(f"--restrict-vocab must be at least 4, got {args.restrict_vocab}")
     if args.limit is not None and args.limit < 1:
@@ -157,7 +225,15 @@ def check_loading_options(args) -> None:
 
 
 def print_report(report, args) -> None:
-    """Print a report as JSON (``--json``), Markdown (``--markdown``) or an aligned table."""
+    """Print a report as JSON (``--json``), Markdown (``--markdown``) or an aligned table.
+
+    Parameters
+    ----------
+    report : Report
+        The table to print.
+    args : argparse.Namespace
+        The parsed options (``json`` and ``markdown`` are read).
+    """
     if args.json:
         print(report.to_json())
     elif args.markdown:

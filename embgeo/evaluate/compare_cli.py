@@ -24,7 +24,13 @@ COMPARE_COLUMNS = ("dataset", "score", "a", "b", "difference", "test", "p_value"
 
 
 def add_arguments(parser) -> None:
-    """Options of ``embgeo compare``."""
+    """Options of ``embgeo compare``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; the options are added to it.
+    """
     parser.add_argument("a", metavar="A", help="first embeddings: a registry name (glove-6b-50d) or a file embgeo.load "
                                                "reads")
     parser.add_argument("b", metavar="B", help="second embeddings, likewise")
@@ -56,7 +62,19 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    """Compare the two embeddings on every dataset and print one row per dataset."""
+    """Compare the two embeddings on every dataset and print one row per dataset.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options parsed by the parser :func:`add_arguments` built (with ``--json`` and ``--quiet``
+        from :func:`embgeo.cli.main`).
+
+    Returns
+    -------
+    int
+        The exit code, 0; errors raise (``embgeo compare`` prints them as one line).
+    """
     from ..cli import load_embeddings
     from ..data import AnalogyPairs, AnalogyQuestions, load_dataset
     from . import check_names

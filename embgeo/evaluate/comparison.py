@@ -47,6 +47,11 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
         For the permutation and bootstrap tests.
     labels : (str, str)
         Names of the two models in the result and its messages.
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    **kwargs
+        Passed to the evaluation that scores the models (``measure=``, ``method=``, ``oov=``...).
 
     Returns
     -------
@@ -59,6 +64,11 @@ def compare(a, b, dataset=None, *, test: str = "auto", score: str | None = None,
     ValueError
         No dataset for two models; results of different datasets or scores; fewer than 3 items covered
         by both models (the message names each model's coverage); a test that does not fit the score.
+
+    See Also
+    --------
+    embgeo.evaluate.stats.compare_results : The tests on two results.
+    embgeo.evaluate.bias.compare_bias : The test of two bias results.
     """
     if isinstance(a, BiasResult) or isinstance(b, BiasResult):
         if kwargs or dataset is not None or test not in ("auto", "bootstrap"):

@@ -71,16 +71,26 @@ def tuned_accuracy(scores, labels, *, n_trials: int = 1000, val_fraction: float 
         Detection scores (higher = entails).
     labels : ndarray, shape (n,)
         Gold: bool (detection), or 1 / -1 / 0 with ``direction`` (bidirectional).
-    direction : ndarray of {1, -1}, optional
-        Predicted direction of each pair: the prediction is then ``detected * direction``, compared
-        with ``labels``, while the threshold is tuned on ``labels != 0``.
+    n_trials : int, default 1000
+        Random validation splits; the accuracy is the mean over them.
+    val_fraction : float, default 0.02
+        Probability of each pair to be in a trial's validation split.
     random_state : int, None or numpy Generator, default 42
         An int seeds NumPy's legacy ``RandomState``, as hypernymysuite does, so that its splits are
         reproduced.
+    direction : ndarray of {1, -1}, optional
+        Predicted direction of each pair: the prediction is then ``detected * direction``, compared
+        with ``labels``, while the threshold is tuned on ``labels != 0``.
 
     Returns
     -------
     float
+        The mean over trials of the accuracy on the pairs outside the validation split.
+
+    References
+    ----------
+    D. Kiela, L. Rimell, I. Vulić and S. Clark (2015). Exploiting image generality for lexical
+    entailment detection. ACL (the threshold tuned on small random validation splits).
     """
     from ..kernels.threshold import tuned_accuracies
 
@@ -137,9 +147,14 @@ def _seeded_masks(n: int, n_trials: int, val_fraction: float, seed: int):
 class EntailmentResult(Resampled):
     """Outcome of :func:`entailment`.
 
-    Attributes
+    Parameters
     ----------
-    dataset, measure, task : str
+    dataset : str
+        The dataset's name.
+    measure : str
+        The asymmetric (or symmetric) score s(x, y) of the pairs.
+    task : str
+        One of :data:`~embgeo.data.ENTAILMENT_TASKS`.
     score : float
         The headline number: ``accuracy`` (direction, detection, bidirectional) or ``spearman`` (graded).
     accuracy, spearman : float
@@ -152,6 +167,7 @@ class EntailmentResult(Resampled):
     n_ties : int
         Pairs with ``s(x, y) == s(y, x)`` (direction, bidirectional): all of them for a symmetric measure.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     n_trials, val_fraction, random_state
         The threshold tuning (detection, bidirectional).
     items : list of (str, str)
@@ -184,10 +200,25 @@ class EntailmentResult(Resampled):
 
     @property  # one result type for the four tasks: the score's name follows the task
     def score_name(self) -> str:  # type: ignore[override]
+        """``"spearman"`` for the graded task, else ``"accuracy"``."""
         return "spearman" if self.task == "graded" else "accuracy"
 
     def statistic(self, per_item: dict) -> float:
-        """The headline score of a (resampled) ``per_item`` dict."""
+        """The headline score of a (resampled) ``per_item`` dict.
+
+        Direction: the share of pairs scored higher forwards; graded: Spearman's ρ; detection and
+        bidirectional: the accuracy of a tuned threshold (:func:`tuned_accuracy`).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         if self.task == "direction":
             return float(np.mean(per_item["correct"]))
         if self.task == "graded":
@@ -202,6 +233,13 @@ class EntailmentResult(Resampled):
                               n_trials=self.n_trials, val_fraction=self.val_fraction, random_state=self.random_state)
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item``'s arrays as lists, a generator ``random_state`` as its repr).
+        """
         d = asdict(self)
         d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
         d["random_state"] = self.random_state if isinstance(self.random_state, (int, type(None))) else repr(self.random_state)
@@ -248,14 +286,34 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
         Pairs with a word outside the vocabulary are left out (hypernymysuite's ``*_inv`` numbers), or
         raise :class:`~embgeo.errors.UnknownWordError`. A fuzzy measure has no score for a mean vector, so
         ``"mean"`` is not offered.
+    lowercase : bool or None, default None
+        True lower-cases the dataset's words; False looks them up as written; None looks them up as
+        written and falls back to the lower-case form.
     n_trials, val_fraction, random_state
         The threshold tuning of detection and bidirectional (hypernymysuite: 1000, 0.02, 42).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
     cache : dict, optional
         Fuzzy sets built for ``fuzzy-*`` measures, kept across calls (as in :func:`resolve_measure`).
 
     Returns
     -------
     EntailmentResult
+        The task's score (accuracy or Spearman's ρ), coverage and per-pair scores.
+
+    Raises
+    ------
+    ValueError
+        An unknown measure, task or ``oov``, a dataset without pairs for the task (direction: no
+        hypernymy pair; graded: no scores), or no pair in the vocabulary.
+
+    See Also
+    --------
+    tuned_accuracy : The threshold tuning of detection and bidirectional.
+    embgeo.data.read_entailment : Reads the datasets.
 
     Notes
     -----
@@ -263,11 +321,16 @@ def entailment(model, dataset, measure: str = "cosine", *, task: str | None = No
     here every pair is scored as written (falling back to lower case), so HyperLex's ρ is over all
     parts of speech.
 
-    Raises
-    ------
-    ValueError
-        An unknown measure, task or ``oov``, a dataset without pairs for the task (direction: no
-        hypernymy pair; graded: no scores), or no pair in the vocabulary.
+    References
+    ----------
+    D. Kiela, L. Rimell, I. Vulić and S. Clark (2015). Exploiting image generality for lexical
+    entailment detection. ACL (the direction, detection and bidirectional protocols).
+
+    S. Roller, D. Kiela and M. Nickel (2018). Hearst patterns revisited: automatic hypernym detection
+    from large text corpora. ACL (hypernymysuite, whose evaluation this follows).
+
+    I. Vulić, D. Gerz, D. Kiela, F. Hill and A. Korhonen (2017). HyperLex: a large-scale evaluation of
+    graded lexical entailment. Computational Linguistics 43(4) (graded).
     """
     check_oov(oov, _OOV, "entailment")
     data = as_dataset(dataset, "entailment", data_dir)

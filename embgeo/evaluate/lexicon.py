@@ -43,7 +43,7 @@ __all__ = ["bli", "BLIResult", "gold_ranks", "postproc_grid_search", "POSTPROC_G
 class BLIResult(Resampled):
     """Scores of one BLI evaluation (:func:`bli`).
 
-    Attributes
+    Parameters
     ----------
     retrieval : str
         "nn", "csls", "isf", "dot" or "invnn".
@@ -84,7 +84,18 @@ class BLIResult(Resampled):
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
 
     def statistic(self, per_item: dict) -> float:
-        """P@1 from the per-query ranks."""
+        """P@1 from the per-query ranks.
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["rank"] <= 1))
 
     def _values(self, score, per_item):
@@ -97,11 +108,47 @@ class BLIResult(Resampled):
         raise ValueError(f"unknown BLI score {score!r}: use 'p@K' (e.g. 'p@1', 'p@5') or 'mrr'")
 
     def item_values(self, score=None, per_item=None):
-        """Per query: 1/rank for ``"mrr"``, whether the rank is at most k for ``"p@k"``."""
+        """Per query: 1/rank for ``"mrr"``, whether the rank is at most k for ``"p@k"``.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"p@k"`` (any k) or ``"mrr"``; None means the headline score.
+        per_item : dict of str to ndarray, optional
+            Per-item data; None means the result's own.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_items,)
+            One value per query; their mean is the score.
+
+        Raises
+        ------
+        ValueError
+            An unknown score.
+        """
         return self._values(score, self.per_item if per_item is None else per_item)
 
     def score_function(self, score=None):
-        """``"p@k"`` (any k) or ``"mrr"``, as means of :meth:`item_values`."""
+        """``"p@k"`` (any k) or ``"mrr"``, as means of :meth:`item_values`.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"p@k"`` (any k) or ``"mrr"``; None means the headline score.
+
+        Returns
+        -------
+        scalar : callable
+            ``scalar(per_item) -> float``.
+        weighted : callable
+            ``weighted(per_item, W) -> array``, the score under each row of item weights ``W``.
+
+        Raises
+        ------
+        ValueError
+            An unknown score.
+        """
         self._values(score, {"rank": np.ones(1)})          # an unknown score fails here
         key = "value"
         scalar, weighted = mean_score(key)
@@ -109,11 +156,34 @@ class BLIResult(Resampled):
                 (lambda p, W: weighted({key: self._values(score, p)}, W)))
 
     def p_at(self, k: int) -> float:
-        """P@k (KeyError for a k that was not computed)."""
+        """P@k, the share of queries with a gold translation among the k best.
+
+        Parameters
+        ----------
+        k : int
+            One of the ``ks`` the evaluation computed.
+
+        Returns
+        -------
+        float
+            P@k.
+
+        Raises
+        ------
+        KeyError
+            ``k`` was not computed.
+        """
         return self.precision[int(k)]
 
     def to_dict(self) -> dict:
-        """Flat dict with the column names of the reports: ``P@1`` …, ``MRR``, ``coverage``, ``n_queries``."""
+        """Flat dict with the column names of the reports: ``P@1`` …, ``MRR``, ``coverage``, ``n_queries``.
+
+        Returns
+        -------
+        dict
+            ``retrieval``, ``P@k`` for each k, ``MRR``, ``coverage``, ``n_queries``, ``n_test``,
+            ``n_pairs``, ``oov``.
+        """
         out: dict = {"retrieval": self.retrieval}
         out.update({f"P@{k}": v for k, v in self.precision.items()})
         out.update({"MRR": self.mrr, "coverage": self.coverage, "n_queries": self.n,
@@ -131,12 +201,26 @@ def gold_ranks(query_factors, target_factors, gold, *, memory_budget: int | None
 
     Parameters
     ----------
+    query_factors : array, shape (q, d)
+        The queries' factors (NumPy or CuPy).
+    target_factors : array, shape (n_t, d)
+        The targets' factors.
     gold : list of int arrays
         Gold target rows of each query (at least one each).
+    memory_budget : int, optional
+        Bytes of working memory (default :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
+    progress : bool, optional
+        Progress bar over blocks of queries.
 
     Returns
     -------
-    ranks : int64 NumPy array (q,)
+    ranks : numpy.ndarray of int64, shape (q,)
+        1 + the number of targets that score above the best gold target (or tie it from a lower row).
+
+    Raises
+    ------
+    ValueError
+        ``gold`` does not have one list per query.
     """
     xp = xb.get_namespace(target_factors)
     nq, n = query_factors.shape[0], target_factors.shape[0]
@@ -179,6 +263,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     src, tgt : Embeddings
         Source and target vectors **in the shared space** (e.g. ``Mapper.transform(src, tgt)``).
     test_dictionary : list of (source, target) pairs, or a path (:func:`read_dictionary`)
+        The gold translations; the queries are its distinct source words.
     retrieval : {"nn", "csls", "isf", "dot", "invnn"}
         Nearest neighbour (cosine), CSLS with ``csls_knn`` neighbours (Conneau et al. 2018, eq. 3),
         inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4), the raw
@@ -187,6 +272,10 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         :func:`embgeo.crosslingual.invnn_ranks`): :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
     ks : tuple of int
         The P@k reported.
+    csls_knn : int, default 10
+        K of CSLS's neighbourhood terms r_S (``retrieval="csls"``).
+    isf_beta : float, default 30.0
+        The inverted softmax's inverse temperature β (``retrieval="isf"``).
     oov : {"skip", "zero", "raise"}
         Queries whose source word, or all of whose gold translations, are out of vocabulary:
         excluded (coverage < 1 reported), counted as failures (scores over the whole test set,
@@ -196,6 +285,11 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         over the first ``source_size`` source rows (all by default; MUSE uses 200k).
     lowercase : bool
         Lower-case the dictionary when reading it from a path.
+    memory_budget : int, optional
+        Bytes of working memory for the blocked ranking (default
+        :data:`embgeo.blocking.DEFAULT_MEMORY_BUDGET`).
+    progress : bool, optional
+        Progress bar over blocks of queries.
 
     Returns
     -------
@@ -206,6 +300,26 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     ------
     ValueError
         Empty dictionary, no covered query, mismatched dimensions, unknown options.
+
+    See Also
+    --------
+    embgeo.crosslingual.Mapper : Maps the two spaces into one.
+    embgeo.crosslingual.retrieval_factors : The retrieval scores as factors.
+    bli_grid : BLI over language pairs, methods and POSTPROC settings.
+
+    References
+    ----------
+    A. Conneau, G. Lample, M. Ranzato, L. Denoyer and H. Jégou (2018). Word translation without
+    parallel data. ICLR (CSLS).
+
+    S. L. Smith, D. H. P. Turban, S. Hamblin and N. Y. Hammerla (2017). Offline bilingual word
+    vectors, orthogonal transformations and the inverted softmax. ICLR, eq. 4 (inverted softmax).
+
+    G. Dinu, A. Lazaridou and M. Baroni (2015). Improving zero-shot learning by mitigating the hubness
+    problem. ICLR workshop track (inverted nearest neighbour).
+
+    G. Glavaš, R. Litschko, S. Ruder and I. Vulić (2019). How to (properly) evaluate cross-lingual word
+    embeddings: on strong baselines, comparative analyses, and some misconceptions. ACL (MRR).
     """
     _check_oov(oov)
     if isinstance(test_dictionary, (str, Path)):
@@ -297,8 +411,25 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
 
     Parameters
     ----------
-    criterion : {"MRR", "P@1", "P@5", "P@10"}
-        The score the best cell maximises (default MRR, as the paper).
+    src, tgt : Embeddings
+        The source and target spaces, before POSTPROC and mapping.
+    train : list of (str, str) or path
+        The seed dictionary the mapper is fitted on.
+    validation : list of (str, str) or path
+        The held-out pairs that score each cell.
+    alphas_src, alphas_tgt : sequence of float, default :data:`POSTPROC_GRID`
+        The values of αs (source space) and αt (target space) tried.
+    retrieval : str, default "csls"
+        BLI retrieval of the validation (:func:`bli`).
+    criterion : {"MRR", "P@1", "P@5", "P@10"}, default "MRR"
+        The score the best cell maximises (MRR, as the paper).
+    mapper : Mapper, optional
+        The mapping fitted in each cell (its ``postproc`` set to the cell's (αs, αt)); default: the
+        ``"supervised"`` recipe.
+    source_size : int, optional
+        As :func:`bli`.
+    progress : bool, optional
+        Progress bar over the cells.
     client : distributed.Client, optional
         Run the cells on this client. Default: the current client if there is one, else locally.
 
@@ -308,6 +439,22 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
         ``best`` (αs, αt) with the highest ``criterion`` (ties: the first in grid order) and
         ``table`` (one dict per cell: ``alpha_src``, ``alpha_tgt`` and the BLI scores);
         unpacks as ``best, table = ...``; ``plot()`` draws the heat map.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``criterion``.
+
+    See Also
+    --------
+    embgeo.postprocess.similarity_order : The POSTPROC transform of one space.
+    bli : The score of each cell.
+
+    References
+    ----------
+    I. Vulić, A. Korhonen and G. Glavaš (2020). Improving bilingual lexicon induction with unsupervised
+    post-processing of monolingual word vector spaces. RepL4NLP workshop, Sec. 2 (X′ = X R_αs,
+    Z′ = Z R_αt with R_α = Q Δ^α) and Sec. 3 (the grid of αs and αt).
     """
     from .. import distributed as dd  # lazily: embgeo.distributed must not import the evaluators
 
@@ -329,7 +476,7 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
 class GridResult(Display):
     """Result of :func:`postproc_grid_search`.
 
-    Attributes
+    Parameters
     ----------
     best : (float, float)
         The selected (αs, αt).
@@ -354,7 +501,20 @@ class GridResult(Display):
                     notes=["from postproc_grid_search(…)"])
 
     def grid(self, score: str | None = None):
-        """(alphas_src, alphas_tgt, S) with ``S[i, j]`` the ``score`` (default: the criterion) of cell (i, j)."""
+        """(alphas_src, alphas_tgt, S) with ``S[i, j]`` the ``score`` of cell (i, j).
+
+        Parameters
+        ----------
+        score : str, optional
+            A column of :attr:`table` (``"MRR"``, ``"P@1"``...); None means :attr:`criterion`.
+
+        Returns
+        -------
+        alphas_src, alphas_tgt : list of float
+            The grid's values of αs and αt, sorted.
+        S : numpy.ndarray of float64, shape (len(alphas_src), len(alphas_tgt))
+            The score of each cell (NaN where the grid has no cell).
+        """
         score = score or self.criterion
         a_s = sorted({r["alpha_src"] for r in self.table})
         a_t = sorted({r["alpha_tgt"] for r in self.table})
@@ -364,9 +524,26 @@ class GridResult(Display):
         return a_s, a_t, S
 
     def plot(self, score: str | None = None, ax=None):
-        """Heat map of ``score`` over the (αs, αt) grid, the best cell outlined; returns the Axes.
+        """Heat map of ``score`` over the (αs, αt) grid, the best cell outlined.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        score : str, optional
+            A column of :attr:`table`; None means :attr:`criterion`.
+        ax : matplotlib.axes.Axes, optional
+            Where to draw; None makes a new figure.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
+        Raises
+        ------
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt

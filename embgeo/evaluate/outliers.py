@@ -42,9 +42,10 @@ _OOV = ("skip", "mean", "raise")
 class OutlierResult(Resampled):
     """Outcome of :func:`outlier_detection`.
 
-    Attributes
+    Parameters
     ----------
     dataset : str
+        The dataset's name.
     accuracy : float
         Share of sets whose outlier has the highest compactness score (the paper's accuracy / 100).
     opp : float
@@ -54,6 +55,7 @@ class OutlierResult(Resampled):
     coverage : float
         ``n_found / n_total``.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     clusters : dict
         Per cluster (file order): ``n_words`` known (or clustered), ``n_sets``, ``accuracy``, ``opp``.
     items : list of (cluster, outlier)
@@ -81,17 +83,42 @@ class OutlierResult(Resampled):
 
     @property
     def score(self) -> float:
+        """The headline score: :attr:`accuracy`."""
         return self.accuracy
 
     def statistic(self, per_item: dict) -> float:
-        """Accuracy of a (resampled) ``per_item`` dict."""
+        """Accuracy of a (resampled) ``per_item`` dict (NaN when empty).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["correct"])) if len(per_item["correct"]) else float("nan")
 
     def table(self) -> list:
-        """One row per cluster: ``cluster, n_words, n_sets, accuracy, opp``."""
+        """One row per cluster: ``cluster, n_words, n_sets, accuracy, opp``.
+
+        Returns
+        -------
+        list of dict
+            The rows, in file order (see :attr:`clusters`).
+        """
         return [{"cluster": c, **v} for c, v in self.clusters.items()]
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item``'s arrays as lists).
+        """
         d = asdict(self)
         d["per_item"] = {k: v.tolist() for k, v in self.per_item.items()}
         return d
@@ -148,10 +175,16 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
         one token, as the paper's phrase vectors hold them, and otherwise follow this policy.
     lowercase : bool or None
         None looks a word up as written, then lower-cased (the datasets are cased; GloVe is not).
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
 
     Returns
     -------
     OutlierResult
+        Accuracy and OPP over the scored sets, per cluster, with coverage.
 
     Raises
     ------
@@ -159,6 +192,16 @@ def outlier_detection(model, dataset, *, oov: str = "skip", lowercase: bool | No
         An unknown ``oov``, or no set that can be scored.
     UnknownWordError
         With ``oov="raise"``, naming the first unknown word.
+
+    See Also
+    --------
+    embgeo.data.read_outlier_sets : Reads the datasets.
+
+    References
+    ----------
+    J. Camacho-Collados and R. Navigli (2016). Find the word that does not belong: a framework for an
+    intrinsic evaluation of word vector representations. RepEval workshop, Sec. 2: eq. 1 (compactness
+    score), eq. 2 (pseudo-inverted compactness), OPP and accuracy.
     """
     check_oov(oov, _OOV, "outlier_detection")
     data = as_dataset(dataset, "outliers", data_dir)

@@ -42,9 +42,10 @@ __all__ = ["semeval2012", "RelationalSimilarityResult", "offset_ratings", "maxdi
 class RelationalSimilarityResult(Resampled):
     """Outcome of :func:`semeval2012`.
 
-    Attributes
+    Parameters
     ----------
     dataset : str
+        The dataset's name.
     spearman : float
         Mean over the scored categories of Spearman's ρ (system ratings vs gold ratings).
     maxdiff : float
@@ -56,6 +57,7 @@ class RelationalSimilarityResult(Resampled):
     coverage : float
         ``n_found / n_total``.
     oov : str
+        The ``oov`` policy used for words not in the vocabulary (``"skip"``, ...).
     categories : dict
         Per category: ``{"spearman", "maxdiff", "n_rated", "n_pairs", "n_answers", "n_questions"}``
         (``n_answers`` Turker answers and ``n_questions`` unique questions scored).
@@ -81,7 +83,18 @@ class RelationalSimilarityResult(Resampled):
     per_item: dict = field(default_factory=dict, repr=False, compare=False)
 
     def statistic(self, per_item: dict) -> float:
-        """Mean over categories of Spearman's ρ."""
+        """Mean over categories of Spearman's ρ.
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         return float(np.mean(per_item["spearman"]))
 
     def _key(self, score):
@@ -91,11 +104,42 @@ class RelationalSimilarityResult(Resampled):
         return key
 
     def item_values(self, score=None, per_item=None):
-        """Per category: its Spearman's ρ or MaxDiff accuracy."""
+        """Per category: its Spearman's ρ or MaxDiff accuracy.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"spearman"`` or ``"maxdiff"``; None means the headline score.
+        per_item : dict of str to ndarray, optional
+            Per-item data; None means the result's own.
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (n_items,)
+            One value per category; their mean is the score.
+        """
         return np.asarray((self.per_item if per_item is None else per_item)[self._key(score)])
 
     def score_function(self, score=None):
-        """``"spearman"`` or ``"maxdiff"``, means over categories."""
+        """``"spearman"`` or ``"maxdiff"``, means over categories.
+
+        Parameters
+        ----------
+        score : str, optional
+            ``"spearman"`` or ``"maxdiff"``; None means the headline score.
+
+        Returns
+        -------
+        scalar : callable
+            ``scalar(per_item) -> float``.
+        weighted : callable
+            ``weighted(per_item, W) -> array``, the score under each row of item weights ``W``.
+
+        Raises
+        ------
+        ValueError
+            An unknown score.
+        """
         return mean_score(self._key(score))
 
 
@@ -112,6 +156,15 @@ def _unit_word_vectors(e, words):
 
 def offset_ratings(e, prototypes, pairs):
     """Ratings ``cos(b̂ − â, r)`` of ``pairs``, r the mean offset of the covered ``prototypes``.
+
+    Parameters
+    ----------
+    e : Embeddings
+        The embeddings (hats: unit vectors).
+    prototypes : list of (str, str)
+        The category's prototypical pairs (Phase 1 of SemEval-2012 Task 2).
+    pairs : list of (str, str)
+        The pairs to rate.
 
     Returns
     -------
@@ -146,6 +199,7 @@ def maxdiff_accuracy(ratings, questions, least, most):
     Parameters
     ----------
     ratings : ndarray of float, shape (n_pairs,)
+        The system's rating of each pair (higher: more illustrative of the relation).
     questions : ndarray of int, shape (m, 4)
         One row per Turker answer (indices into ``ratings``).
     least, most : ndarray of int, shape (m,)
@@ -156,6 +210,7 @@ def maxdiff_accuracy(ratings, questions, least, most):
     accuracy : float
         ``(most_right + least_right) / (2 · unique questions)``; NaN without questions.
     most_right, least_right, n_questions : int
+        Unique questions whose most (least) illustrative pair the system guessed right, and unique questions scored.
 
     Examples
     --------
@@ -218,6 +273,7 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     Parameters
     ----------
     e : Embeddings
+        The embeddings scored.
     data : path or dict of SemEvalCategory
         The published directory (:func:`embgeo.data.read_semeval2012`) or what it returned.
     categories : list of str, optional
@@ -228,10 +284,31 @@ def semeval2012(e, data, *, categories=None, oov: str = "skip", lowercase: bool 
     lowercase : bool
         Lower-case the files' words when reading them from a path.
     name : str, optional
+        The dataset's name in the result (default: the directory name).
 
     Returns
     -------
     RelationalSimilarityResult
+        The mean Spearman's ρ and MaxDiff accuracy over the scored categories, per-category scores and coverage.
+
+    Raises
+    ------
+    ValueError
+        No category can be scored (none requested, or none covered).
+
+    See Also
+    --------
+    offset_ratings : The ratings of one category.
+    maxdiff_accuracy : The MaxDiff score of the ratings.
+    embgeo.data.read_semeval2012 : Reads the task's files.
+
+    References
+    ----------
+    D. A. Jurgens, S. M. Mohammad, P. D. Turney and K. J. Holyoak (2012). SemEval-2012 Task 2:
+    measuring degrees of relational similarity. *SEM, pp. 356–364.
+
+    T. Mikolov, W. Yih and G. Zweig (2013). Linguistic regularities in continuous space word
+    representations. NAACL-HLT (rating by vector offsets).
     """
     _check_oov(oov)
     if isinstance(data, (str, Path)):

@@ -45,6 +45,7 @@ class Report(Display):
     columns : list of str, optional
         Column order; by default the keys in order of first appearance.
     title : str, optional
+        A line printed above the table (and the HTML caption).
     formats : dict, optional
         Per-column format strings, e.g. ``{"coverage": "{:.1%}"}``; floats default to ``"{:.4f}"``.
 
@@ -75,7 +76,25 @@ class Report(Display):
 
     # ----------------------------------------------------------- building
     def append(self, row: dict, result=None) -> "Report":
-        """Add one row (a dict of column -> value); ``result`` keeps the object it came from."""
+        """Add one row (a dict of column -> value).
+
+        Parameters
+        ----------
+        row : dict
+            Column name -> value (str, int, float or None); new columns are appended.
+        result : object, optional
+            The result the row came from, kept in :attr:`results`.
+
+        Returns
+        -------
+        Report
+            This report (so that calls chain).
+
+        Raises
+        ------
+        TypeError
+            ``row`` is not a dict.
+        """
         if not isinstance(row, dict):
             raise TypeError(f"a row must be a dict of column -> value, got {type(row).__name__}")
         self._rows.append(dict(row))
@@ -84,11 +103,23 @@ class Report(Display):
         return self
 
     def add(self, **cells) -> "Report":
-        """Add one row given as keyword arguments."""
+        """Add one row given as keyword arguments.
+
+        Parameters
+        ----------
+        **cells
+            Column name -> value.
+
+        Returns
+        -------
+        Report
+            This report (so that calls chain).
+        """
         return self.append(cells)
 
     @property
     def columns(self) -> list[str]:
+        """The column names in order: as given, else in order of first appearance in the rows."""
         if self._columns is not None:
             return list(self._columns)
         cols: dict[str, None] = {}
@@ -142,12 +173,24 @@ class Report(Display):
 
     # ----------------------------------------------------------- export
     def to_records(self) -> list[dict]:
-        """Rows as a list of dicts of plain Python values (JSON-ready; NaN becomes None)."""
+        """Rows as a list of dicts of plain Python values (JSON-ready; NaN becomes None).
+
+        Returns
+        -------
+        list of dict
+            One dict per row with every column (None for a missing cell).
+        """
         cols = self.columns
         return [{c: _plain(r.get(c)) for c in cols} for r in self._rows]
 
     def to_dict(self) -> dict:
-        """``{"title", "columns", "rows"}`` with plain Python values, for ``json.dumps``."""
+        """``{"title", "columns", "rows"}`` with plain Python values, for ``json.dumps``.
+
+        Returns
+        -------
+        dict
+            The title, the column names and :meth:`to_records`.
+        """
         return {"title": self.title, "columns": self.columns, "rows": self.to_records()}
 
     def to_frame(self):
@@ -155,6 +198,11 @@ class Report(Display):
 
         pandas is not a dependency of embgeo: without it this raises an ImportError saying what
         to install; :meth:`to_records` gives the same rows as plain dicts.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per row of the report.
 
         Raises
         ------
@@ -171,6 +219,18 @@ class Report(Display):
         return pd.DataFrame.from_records(self.to_records(), columns=self.columns)
 
     def to_json(self, **kwargs) -> str:
+        """:meth:`to_dict` as a JSON string.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`json.dumps` (``indent`` defaults to 2).
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         kwargs.setdefault("indent", 2)
         return json.dumps(self.to_dict(), **kwargs)
 
@@ -210,7 +270,13 @@ class Report(Display):
         return "\n".join(lines)
 
     def to_markdown(self) -> str:
-        """A GitHub-flavoured Markdown table (numeric columns right-aligned)."""
+        """A GitHub-flavoured Markdown table (numeric columns right-aligned).
+
+        Returns
+        -------
+        str
+            The table, the title in bold above it.
+        """
         cols, body, numeric = self._cells()
 
         def esc(s):
@@ -226,7 +292,13 @@ class Report(Display):
         return self.to_markdown()
 
     def to_html(self) -> str:
-        """An HTML table (numeric columns right-aligned), for notebooks (``_repr_html_`` of the results)."""
+        """An HTML table (numeric columns right-aligned), for notebooks (``_repr_html_`` of the results).
+
+        Returns
+        -------
+        str
+            A ``<table>`` element, the title as its caption.
+        """
         import html
 
         cols, body, numeric = self._cells()
@@ -243,6 +315,11 @@ class Report(Display):
 
         A row has one when it holds ``low`` and ``high`` cells (``evaluate(..., ci=0.95)``); its point
         estimate is its ``score`` cell (the headline score the interval is about).
+
+        Returns
+        -------
+        list of dict
+            ``{"label", "score", "low", "high"}`` per such row; the label joins its dataset and measure.
         """
         out: list[dict] = []
         for r in self._rows:
@@ -262,12 +339,14 @@ class Report(Display):
             More reports (other models) to draw beside this one; rows are matched by dataset and
             measure.
         ax : matplotlib Axes, optional
+            Where to draw; None makes a new figure.
         labels : list of str, optional
             Legend names of the reports (default: their titles).
 
         Returns
         -------
         matplotlib Axes
+            The Axes drawn on.
 
         Raises
         ------

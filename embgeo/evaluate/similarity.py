@@ -77,12 +77,16 @@ def _check_oov(oov: str, allowed: tuple = _OOV[:3]) -> None:
 class SimilarityResult(Resampled):
     """Outcome of :func:`word_similarity`.
 
-    Attributes
+    Parameters
     ----------
-    dataset, measure : str
+    dataset : str
+        The dataset's name.
+    measure : str
+        The similarity measure of the model (``"cosine"``, ...).
     spearman, spearman_pvalue : float
         Spearman's rank correlation (the usual headline number) and its two-sided p-value.
     pearson, pearson_pvalue : float
+        Pearson's linear correlation and its two-sided p-value.
     n_pairs : int
         Pairs that entered the correlation (covered pairs, plus OOV pairs under ``oov="zero"``).
     n_found, n_total : int
@@ -119,15 +123,34 @@ class SimilarityResult(Resampled):
 
     @property
     def correlation(self) -> float:
+        """The headline correlation: :attr:`spearman`."""
         return self.spearman
 
     def statistic(self, per_item: dict) -> float:
-        """Spearman's ρ of ``per_item["gold"]`` and ``per_item["predicted"]`` (the headline score)."""
+        """Spearman's ρ of ``per_item["gold"]`` and ``per_item["predicted"]`` (the headline score).
+
+        Parameters
+        ----------
+        per_item : dict of str to ndarray
+            The result's ``per_item``, or a resample of it (as :meth:`ci` draws).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         from scipy import stats
 
         return float(stats.spearmanr(per_item["gold"], per_item["predicted"])[0])
 
     def to_dict(self) -> dict:
+        """The fields as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            Every field by name (``per_item`` left out).
+        """
         out = asdict(self)
         out.pop("per_item")
         return out
@@ -182,6 +205,11 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
         :class:`~embgeo.errors.UnknownWordError`; "mean" scores a missing word as the mean of the model's
         vectors (word-embeddings-benchmarks' policy; for embeddings with ``cosine`` or ``dot`` only, not with
         ``target``). ``coverage`` is reported whatever the policy.
+    data_dir : str or path-like, optional
+        Where a dataset name is looked up (:func:`embgeo.data.dataset_path`); None means
+        ``$EMBGEO_DATA``.
+    name : str, optional
+        The dataset's name in the result (default: the dataset's own name).
     target : Embeddings, optional
         The second language's vectors: ``word2`` of each pair is looked up there (``measure`` must then be
         None or ``"cosine"``).
@@ -193,13 +221,7 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
     Returns
     -------
     SimilarityResult
-
-    Notes
-    -----
-    Spearman's rho with the two-sided p-value of :func:`scipy.stats.spearmanr` (ties get average ranks),
-    as gensim's ``KeyedVectors.evaluate_word_pairs`` reports. Fewer than 3 usable pairs give NaN.
-    VecMap's ``eval_similarity.py`` looks words up as written (``lowercase=False``; its ``-l`` is
-    ``lowercase=True``) and reports the same Pearson and Spearman coefficients.
+        Spearman's and Pearson's correlations with their p-values, coverage and per-pair values.
 
     Raises
     ------
@@ -207,6 +229,19 @@ def word_similarity(model, dataset, measure: str | None = None, *, lowercase: bo
         Unknown ``oov`` policy, or no pair covered by the model (nothing to correlate).
     UnknownWordError
         With ``oov="raise"``, naming the first missing word.
+
+    See Also
+    --------
+    resolve_measure : The model and measure behind a measure name.
+    embgeo.evaluate.evaluate : Several datasets and measures in one report.
+    embgeo.KeyedVectors.evaluate_word_pairs : The same protocol behind gensim's interface.
+
+    Notes
+    -----
+    Spearman's rho with the two-sided p-value of :func:`scipy.stats.spearmanr` (ties get average ranks),
+    as gensim's ``KeyedVectors.evaluate_word_pairs`` reports. Fewer than 3 usable pairs give NaN.
+    VecMap's ``eval_similarity.py`` looks words up as written (``lowercase=False``; its ``-l`` is
+    ``lowercase=True``) and reports the same Pearson and Spearman coefficients.
     """
     from scipy import stats
 
@@ -301,6 +336,25 @@ def resolve_measure(e, name: str, cache: dict | None = None, progress: bool | No
     Fuzzy measures build ``embgeo.fuzzy.FuzzyEmbeddings.from_embeddings(e)`` once per construction (kept in
     ``cache`` under ``"fuzzy"``, or ``"fuzzy@<construction>"`` for an ``@construction`` spelling) and fix
     the measure's direction.
+
+    Parameters
+    ----------
+    e : Embeddings
+        The embeddings evaluated.
+    name : str
+        A measure of :data:`MEASURES` (``"cosine"``, ``"dot"``, a fuzzy measure, ``"fuzzy-...@construction"``).
+    cache : dict, optional
+        Where the fuzzy embeddings built from ``e`` are kept between calls (one evaluation of several
+        measures passes the same dict).
+    progress : bool, optional
+        Progress bar while fuzzy embeddings are built.
+
+    Returns
+    -------
+    model : object
+        ``e``, or the fuzzy (possibly direction-reversing) model to pass to :func:`word_similarity`.
+    measure : str or None
+        The measure to pass with it.
 
     Raises
     ------

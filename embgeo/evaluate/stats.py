@@ -45,7 +45,20 @@ _BATCH_BYTES = 32 << 20
 
 # ------------------------------------------------------------------ statistics of weighted items
 def weighted_mean(values, W):
-    """Mean of ``values`` under each row of item weights ``W`` (resamples × items): ``W @ v / W.sum(1)``."""
+    """Mean of ``values`` under each row of item weights ``W`` (resamples × items): ``W @ v / W.sum(1)``.
+
+    Parameters
+    ----------
+    values : array-like of float, shape (n_items,)
+        One value per item.
+    W : array-like of float, shape (n_resamples, n_items)
+        Item weights, one row per resample (bootstrap counts: how often each item was drawn).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_resamples,)
+        The weighted mean of each row.
+    """
     W = np.asarray(W, dtype=np.float64)
     return (W @ np.asarray(values, dtype=np.float64)) / W.sum(axis=1)
 
@@ -64,7 +77,21 @@ def weighted_spearman(x, y, W):
     """Spearman's ρ of ``(x, y)`` pairs under each row of item weights ``W`` (resamples × items): Pearson's r
     of the average ranks of the weighted sample (an item drawn k times counts k times), equal to
     :func:`scipy.stats.spearmanr` of the expanded sample; NaN where a resample has constant x or y.
-    Compiled (:func:`embgeo.kernels.resample.spearman_counts`): no resample is sorted."""
+
+    Compiled (:func:`embgeo.kernels.resample.spearman_counts`): no resample is sorted.
+
+    Parameters
+    ----------
+    x, y : array-like of float, shape (n_items,)
+        The paired values (gold and predicted scores).
+    W : array-like of float, shape (n_resamples, n_items)
+        Item weights, one row per resample.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_resamples,)
+        ρ of each resample.
+    """
     from ..kernels.resample import spearman_counts, spearman_counts_serial
 
     W = np.ascontiguousarray(W, dtype=np.float64)
@@ -76,7 +103,26 @@ def weighted_spearman(x, y, W):
 
 
 def weighted_purity(category, cluster, W):
-    """Cluster purity (1/N) Σ_clusters max_category |cluster ∩ category| under each row of item weights."""
+    """Cluster purity (1/N) Σ_clusters max_category |cluster ∩ category| under each row of item weights.
+
+    Parameters
+    ----------
+    category : array-like, shape (n_items,)
+        Each item's gold category (any labels).
+    cluster : array-like, shape (n_items,)
+        Each item's cluster (any labels).
+    W : array-like of float, shape (n_resamples, n_items)
+        Item weights, one row per resample; N is a row's sum.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_resamples,)
+        The purity of each resample.
+
+    See Also
+    --------
+    embgeo.evaluate.categorization.purity : The unweighted score.
+    """
     from scipy import sparse
 
     W = np.asarray(W, dtype=np.float64)
@@ -218,10 +264,34 @@ def bootstrap_interval(theta_hat, theta_b, level=0.95, ci_method="bca", jackknif
     list of arrays, the leave-one-out values of each sample; â is then eq. 15.36's
     Σ_j Σ_i U³_ji/n_j³ / (6 [Σ_j Σ_i U²_ji/n_j²]^{3/2}), U_ji = (n_j − 1)(θ̄_j − θ_ji), as scipy computes it.
 
+    Parameters
+    ----------
+    theta_hat : float
+        The score on the sample itself (θ̂).
+    theta_b : array-like of float, shape (n_resamples,)
+        The scores of the bootstrap resamples (θ*_b); NaN entries are dropped.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    ci_method : {"bca", "percentile"}, default "bca"
+        BCa (§14.3) or the plain percentile interval (ch. 13).
+    jackknife : array-like of float, or list of them, optional
+        The leave-one-out scores (one sample, or one array per independent sample); needed for BCa.
+
     Returns
     -------
     (low, high) : tuple of float
-        A degenerate distribution (every θ*_b equal) gives ``(θ*, θ*)``.
+        A degenerate distribution (every θ*_b equal) gives ``(θ*, θ*)``; NaN when no resample is
+        finite, or (BCa) when every resample lies on one side of θ̂.
+
+    Raises
+    ------
+    ValueError
+        An unknown ``ci_method``, or ``level`` outside (0, 1).
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall, 1993,
+    ch. 13 and §14.3 (eqs. 14.10, 14.14, 14.15), §15.3 (eq. 15.36).
     """
     from scipy.special import ndtr, ndtri
 
@@ -273,18 +343,60 @@ class Resampled(Display):
     score_name: ClassVar[str] = ""
 
     def statistic(self, per_item: dict) -> float:
+        """The headline score recomputed from per-item data (each result class defines it).
+
+        Parameters
+        ----------
+        per_item : dict of str to array
+            Equal-length 1-d arrays, one row per item (the result's own ``per_item``, or a resample of it).
+
+        Returns
+        -------
+        float
+            The score.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not define statistic(per_item)")
 
     def score_function(self, score: str | None = None) -> tuple[Callable, Callable | None]:
-        """``(scalar, weighted)`` functions of per_item for ``score`` (default: :attr:`score_name`):
-        ``scalar(per_item) -> float`` and ``weighted(per_item, W) -> array`` (or None)."""
+        """``(scalar, weighted)`` functions of per_item for ``score``.
+
+        Parameters
+        ----------
+        score : str, optional
+            The score's name; None means :attr:`score_name` (the only one, unless a class offers more).
+
+        Returns
+        -------
+        scalar : callable
+            ``scalar(per_item) -> float``.
+        weighted : callable or None
+            ``weighted(per_item, W) -> array`` of the score under each row of item weights ``W``, or
+            None when the score has no vectorised form (it is then resampled through ``scalar``).
+
+        Raises
+        ------
+        ValueError
+            The result has no score of that name.
+        """
         if score is not None and score != self.score_name:
             raise ValueError(f"{type(self).__name__} has one score, {self.score_name!r}; got {score!r}")
         return self.statistic, _default_weighted(self.score_name, getattr(self, "per_item", None) or {})
 
     def item_values(self, score: str | None = None, per_item: dict | None = None):
-        """Per-item values whose mean is ``score`` (``correct`` for an accuracy), or None when the score
-        is not a mean over items (a correlation, a purity). ``per_item`` defaults to the result's."""
+        """Per-item values whose mean is ``score`` (``correct`` for an accuracy).
+
+        Parameters
+        ----------
+        score : str, optional
+            The score's name; None means :attr:`score_name`.
+        per_item : dict of str to array, optional
+            Per-item data; None means the result's own.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n_items,), or None
+            None when the score is not a mean over items (a correlation, a purity).
+        """
         per_item = (getattr(self, "per_item", None) or {}) if per_item is None else per_item
         if (score is None or score == self.score_name) and "correct" in per_item:
             return np.asarray(per_item["correct"])
@@ -299,7 +411,31 @@ class Resampled(Display):
 
     def bootstrap_distribution(self, n_resamples: int = 9999, random_state=None, *, score: str | None = None,
                                batch: int | None = None, draw: str = "auto") -> np.ndarray:
-        """The score of ``n_resamples`` bootstrap resamples of the items (see :meth:`ci`)."""
+        """The score of ``n_resamples`` bootstrap resamples of the items (see :meth:`ci`).
+
+        Parameters
+        ----------
+        n_resamples : int, default 9999
+            How many resamples.
+        random_state : int or numpy.random.Generator, optional
+            Seed or generator of the draws.
+        score : str, optional
+            Another score of the result; default :attr:`score_name`.
+        batch : int, optional
+            Resamples drawn at a time (default: as many as fit 32 MiB of indices).
+        draw : {"auto", "indices", "counts"}, default "auto"
+            How resamples are drawn (see :meth:`ci`).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_resamples,)
+            The score of each resample.
+
+        Raises
+        ------
+        ValueError
+            Fewer than :data:`MIN_ITEMS` items, or no per-item data.
+        """
         s = self._score(score, draw)
         _check_items(s.n)
         return s.distribution(int(n_resamples), random_state, batch)
@@ -311,10 +447,12 @@ class Resampled(Display):
         Parameters
         ----------
         level : float, default 0.95
-        ci_method : {"bca", "percentile"}
+            Confidence level, in (0, 1).
+        ci_method : {"bca", "percentile"}, default "bca"
             Bias-corrected and accelerated (Efron & Tibshirani 1993, §14.3; the default of
             :func:`scipy.stats.bootstrap`) or plain percentile (ch. 13).
         n_resamples : int, default 9999
+            Bootstrap resamples.
         random_state : int or numpy.random.Generator, optional
             With ``draw="indices"``, the same random_state and ``batch`` draw the same resamples as
             ``scipy.stats.bootstrap(..., paired=True, rng=numpy.random.default_rng(random_state), batch=batch)``.
@@ -327,6 +465,11 @@ class Resampled(Display):
             per-item rows from their multinomial law (``"counts"``: the same bootstrap distribution,
             other random numbers; an accuracy has two distinct rows, so this is n-fold cheaper).
             ``"auto"`` collapses when the items hold at most n/4 distinct rows.
+
+        Returns
+        -------
+        (low, high) : tuple of float
+            The interval; it is also kept for the result's display.
 
         Raises
         ------
@@ -365,7 +508,22 @@ def _default_weighted(score_name: str, per_item: dict):
 
 
 def mean_score(key: str):
-    """``(scalar, weighted)`` for a score that is the mean of ``per_item[key]``."""
+    """``(scalar, weighted)`` for a score that is the mean of ``per_item[key]``.
+
+    What a result's :meth:`Resampled.score_function` returns for a mean score (BLI's ``"mrr"``).
+
+    Parameters
+    ----------
+    key : str
+        The per-item array averaged.
+
+    Returns
+    -------
+    scalar : callable
+        ``scalar(per_item) -> float``, the mean.
+    weighted : callable
+        ``weighted(per_item, W) -> array``, the mean under each row of item weights.
+    """
     return (lambda p: float(np.mean(p[key])), lambda p, W: weighted_mean(p[key], W))
 
 
@@ -379,6 +537,32 @@ def steiger_test(r_a: float, r_b: float, r_ab: float, n: int) -> tuple[float, fl
     evaluated at the pooled r̄ = (r_a + r_b)/2 (his eqs. 12–15, the "Z2*" statistic):
     c̄ = [r_ab (1 − 2 r̄²) − ½ r̄² (1 − 2 r̄² − r_ab²)] / (1 − r̄²)².
     This is cocor's ``steiger1980``; Meng, Rosenthal & Rubin (1992) is a close variant not used here.
+
+    Parameters
+    ----------
+    r_a, r_b : float
+        The two correlations with the shared variable (gold).
+    r_ab : float
+        The correlation of the two models' predictions.
+    n : int
+        Items (more than 3).
+
+    Returns
+    -------
+    z : float
+        Steiger's Z (0 when the predictions are identical).
+    p : float
+        Its two-sided p-value.
+
+    Raises
+    ------
+    ValueError
+        ``n`` is 3 or fewer.
+
+    References
+    ----------
+    J. H. Steiger, "Tests for comparing elements of a correlation matrix", Psychological
+    Bulletin 87(2), 245-251, 1980, eqs. 10-15.
     """
     from scipy.special import ndtr
 
@@ -396,7 +580,27 @@ def steiger_test(r_a: float, r_b: float, r_ab: float, n: int) -> tuple[float, fl
 def mcnemar_test(correct_a, correct_b) -> tuple[int, int, float]:
     """Exact McNemar test: ``(b, c, p)`` with b items right for a only, c for b only, and the two-sided
     binomial p-value of b among b + c discordant items at 1/2 (McNemar 1947; the exact form, as
-    ``scipy.stats.binomtest(b, b + c).pvalue``); p = 1 without discordant items."""
+    ``scipy.stats.binomtest(b, b + c).pvalue``); p = 1 without discordant items.
+
+    Parameters
+    ----------
+    correct_a, correct_b : array-like of bool, shape (n_items,)
+        Whether each model got each item right, aligned.
+
+    Returns
+    -------
+    b : int
+        Items right for model a only.
+    c : int
+        Items right for model b only.
+    p : float
+        The exact two-sided p-value.
+
+    References
+    ----------
+    Q. McNemar, "Note on the sampling error of the difference between correlated proportions
+    or percentages", Psychometrika 12(2), 153-157, 1947.
+    """
     from scipy.stats import binom
 
     a, b_ = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
@@ -414,6 +618,24 @@ def paired_permutation_test(values_a, values_b, n_resamples: int = 9999, random_
     ``scipy.stats.permutation_test(..., permutation_type="samples")``; when 2ⁿ ≤ ``n_resamples`` every
     sign pattern is enumerated (the exact test, p = share of patterns at least as extreme, no +1), otherwise
     p = 2 min(#{≤ obs} + 1, #{≥ obs} + 1) / (n_resamples + 1), capped at 1 (scipy's rule).
+
+    Parameters
+    ----------
+    values_a, values_b : array-like of float, shape (n_items,)
+        The two models' per-item values (reciprocal ranks, ...), aligned.
+    n_resamples : int, default 9999
+        Random sign patterns (when the exact test is not cheaper).
+    random_state : int or numpy.random.Generator, optional
+        Seed or generator of the sign patterns.
+    batch : int, optional
+        Sign patterns drawn at a time.
+
+    Returns
+    -------
+    difference : float
+        mean(a) − mean(b).
+    p : float
+        The two-sided p-value.
     """
     d = np.asarray(values_a, dtype=np.float64) - np.asarray(values_b, dtype=np.float64)
     n = d.size
@@ -440,9 +662,12 @@ def paired_permutation_test(values_a, values_b, n_resamples: int = 9999, random_
 class Comparison(Display):
     """Outcome of :func:`compare`: two models on the items both cover.
 
-    Attributes
+    Parameters
     ----------
-    dataset, score_name : str
+    dataset : str
+        The dataset's name.
+    score_name : str
+        The score compared (``"spearman"``, ``"accuracy"``, ``"p@1"``...).
     test : str
         ``"steiger"``, ``"mcnemar"``, ``"permutation"`` or ``"bootstrap"``.
     score_a, score_b : float
@@ -458,12 +683,15 @@ class Comparison(Display):
         discordant items for McNemar; the difference over its bootstrap / permutation standard deviation
         (a standardised mean difference) otherwise.
     effect_name : str
+        What ``effect_size`` is (``"cohen_q"``, ``"odds_ratio"``...).
     n : int
         Items common to both (the test's sample).
-    n_a, n_b, n_total : int
-        Items each model scored, and items of the dataset (``n_total`` NaN-free only when known).
+    n_a, n_b : int
+        Items each model scored.
     coverage_a, coverage_b : float
-    label_a, label_b : str
+        Share of the dataset's items each model covered.
+    label_a, label_b : str, default "a" and "b"
+        The models' names in displays.
     details : dict
         Test-specific numbers (``r_ab``, ``b``/``c``, ``n_resamples``).
     """
@@ -488,6 +716,13 @@ class Comparison(Display):
     details: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """The fields as a plain dict (for JSON).
+
+        Returns
+        -------
+        dict
+            Every field by name, ``details`` as a nested dict.
+        """
         return asdict(self)
 
     def _view(self) -> View:
@@ -548,6 +783,7 @@ def compare_results(a, b, *, test: str = "auto", score: str | None = None, n_res
     Returns
     -------
     Comparison
+        The test, the two scores on the common items, the p-value and the effect size.
 
     Raises
     ------

@@ -85,6 +85,12 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     ImportError
         A named embedding whose Python package is not installed (the message says what to install).
 
+    See Also
+    --------
+    save : The way back.
+    detect_format : How the format is recognised.
+    embgeo.data.registry : The names of downloadable vectors (``kind="vectors"``).
+
     Examples
     --------
     >>> import embgeo
@@ -179,6 +185,27 @@ def detect_format(path) -> str:
     when the first 64 KiB (or the whole file, if smaller) split into binary records
     ``word<space><4·D bytes>`` with non-empty words, and text when neither fits, so that the
     text reader's error names the line and the token.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file, or an embgeo cache directory.
+
+    Returns
+    -------
+    str
+        One of the names of :data:`FORMATS`.
+
+    Raises
+    ------
+    FormatError
+        The file is a pickle (gensim's native format: pass ``format="gensim"`` for a trusted one).
+    FileNotFoundError
+        ``path`` does not exist.
+
+    See Also
+    --------
+    load : Reads the file in the format found.
     """
     probe = _Probe(Path(path))
     detectors = [(f.detect, f.name) for f in _REGISTRY.values() if f.detect is not None]
@@ -474,6 +501,11 @@ def load_fasttext(path, limit: int | None = None, dtype="float32"):
         keyed vectors, whose ``get_vector(word)`` composes a vector for any word, in the
         vocabulary or not, from its character n-grams.
 
+    Raises
+    ------
+    FormatError
+        The file is not a valid fastText binary model.
+
     Notes
     -----
     ``load(path)`` detects the format by fastText's magic number and returns the Embeddings
@@ -621,6 +653,7 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
     Parameters
     ----------
     e : Embeddings
+        The embeddings to write (counts are written where the format has a place for them).
     path : str or path-like
         ``.vec``/``.txt``/``.w2v`` -> word2vec text, ``.bin`` -> word2vec binary,
         ``.embgeo``/``.npy``/an existing cache directory -> embgeo cache; ``.gz`` compresses text
@@ -634,6 +667,17 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
     -------
     Path
         The path written.
+
+    Raises
+    ------
+    TypeError
+        ``e`` is not an :class:`~embgeo.embeddings.Embeddings`.
+    ValueError
+        An unknown ``format`` (or a name that gives none), or words the format cannot hold.
+
+    See Also
+    --------
+    load : The way back.
 
     Notes
     -----

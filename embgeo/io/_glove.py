@@ -23,14 +23,25 @@ __all__ = ["GloveModel", "read_glove"]
 class GloveModel:
     """All parameters of a GloVe model: ``log X_wχ ≈ w_wᵀ c_χ + b_w + b̃_χ`` (Pennington et al. 2014).
 
-    Attributes
+    Parameters
     ----------
     words : list of str
-    word_vectors, context_vectors : ndarray (n, d), float64
-        GloVe's W and W̃: U and V of the alpha model.
-    word_bias, context_bias : ndarray (n,), float64
-    counts : ndarray (n,) or None
-        From the vocabulary file, when given.
+        The vocabulary, in row order.
+    word_vectors : ndarray of shape (n, d), float64
+        GloVe's W: U of the alpha model.
+    word_bias : ndarray of shape (n,), float64
+        GloVe's b.
+    context_vectors : ndarray of shape (n, d), float64
+        GloVe's W̃: V of the alpha model.
+    context_bias : ndarray of shape (n,), float64
+        GloVe's b̃.
+    counts : ndarray of shape (n,), optional
+        Word counts from the vocabulary file, when given.
+
+    References
+    ----------
+    J. Pennington, R. Socher and C. D. Manning, "GloVe: Global vectors for word
+    representation", EMNLP 2014.
     """
 
     words: list
@@ -84,6 +95,7 @@ def read_glove(path, vocab=None) -> GloveModel:
     Returns
     -------
     GloveModel
+        Every parameter set of the model, float64 (counts when ``vocab`` is given).
 
     Raises
     ------

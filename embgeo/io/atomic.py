@@ -60,7 +60,19 @@ def _temp_name(path: Path, kind: str = "tmp") -> Path:
 
 
 def temp_name(path) -> Path:
-    """A fresh hidden name beside ``path`` for a temporary file or directory (embgeo's pattern)."""
+    """A fresh hidden name beside ``path`` for a temporary file or directory (embgeo's pattern).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file or directory to be written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``.NAME.embgeo-HOST-PID-RANDOM.tmp`` in the same directory (a final ``.gz`` kept), a name
+        :func:`reap_stale` recognises once its writer is gone.
+    """
     return _temp_name(Path(path))
 
 
@@ -82,7 +94,16 @@ def reap_stale(directory) -> list[Path]:
     again, since otherwise it holds the only copy; and nothing of a writer whose journal
     (``.swap``) is still there, since its renames, still to do, need those files (the journal is
     completed by the next load or write of a file it names: :func:`finish_interrupted`).
-    Returns the paths removed.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The directory cleaned (one that cannot be listed is left alone).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The paths removed.
     """
     directory = Path(directory)
     removed: list[Path] = []
@@ -225,8 +246,18 @@ def finish_interrupted(*paths) -> list[Path]:
     are removed and the journal with them. Journals of running writers, and those writing only
     other files, are left alone; so is anything that is not a journal embgeo wrote or that names
     anything but plain file names of its directory (with a :class:`RuntimeWarning` when it
-    claims one of ``paths``). Returns the journals completed; errors (a read-only directory) are
-    ignored, so that a reader never fails for a writer's leftovers.
+    claims one of ``paths``). Errors (a read-only directory) are ignored, so that a reader never
+    fails for a writer's leftovers.
+
+    Parameters
+    ----------
+    *paths : str or path-like
+        The files (or cache directories) about to be read or written.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The journals completed.
     """
     by_dir: dict[Path, set[str]] = {}
     for p in paths:
@@ -326,7 +357,13 @@ def _commit(directory: Path, name: str, renames, remove=(), undo: bool = False) 
 
 
 def fsync_file(path) -> None:
-    """Flush ``path``'s data to disk."""
+    """Flush ``path``'s data to disk.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A file that exists.
+    """
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -335,7 +372,13 @@ def fsync_file(path) -> None:
 
 
 def fsync_dir(path) -> None:
-    """Flush a directory's entries (a rename into it) to disk; a no-op where directories cannot be opened."""
+    """Flush a directory's entries (a rename into it) to disk; a no-op where directories cannot be opened.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The directory.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError:
@@ -392,6 +435,30 @@ def atomic_path(path):
     before the rename and the directory after, so the new file survives a crash. On any error it
     is removed and an existing ``path`` is left untouched. Stale temporary files of killed
     writers are removed first (:func:`reap_stale`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary path to write to.
+
+    Raises
+    ------
+    FileNotFoundError
+        The directory of ``path`` does not exist.
+    PermissionError
+        No permission to create files there.
+    OSError
+        The disk is full or the file too large (the message names ``path``).
+
+    See Also
+    --------
+    atomic_paths : Several files that belong together.
+    atomic_dir : A directory.
     """
     path = Path(path)
     parent = _check_parent(path)
@@ -423,6 +490,23 @@ def atomic_paths(paths, remove=()):
     crash in the middle is completed by the next write or by :func:`finish_interrupted`: the
     files are never left half old, half new (nor half one concurrent writer's, half another's:
     the renames are serialised). On an error in the block nothing is touched.
+
+    Parameters
+    ----------
+    paths : sequence of str or path-like
+        The files to write, in one directory.
+    remove : sequence of str or path-like, default ()
+        Files of that directory to delete once the new ones are in place.
+
+    Yields
+    ------
+    list of pathlib.Path
+        One temporary path per entry of ``paths``, in order.
+
+    Raises
+    ------
+    ValueError
+        The paths are not all in one directory.
     """
     paths = [Path(p) for p in paths]
     parents = {_check_parent(p) for p in paths}
@@ -455,6 +539,16 @@ def atomic_dir(path):
     two renames go through a journal: a crash between them is completed by the next write or by
     :func:`finish_interrupted`. Concurrent writers of ``path`` swap one after the other (the last
     one wins). On error the temporary directory is removed.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The directory to write (replaced whole).
+
+    Yields
+    ------
+    pathlib.Path
+        The temporary directory to fill.
     """
     path = Path(path)
     parent = _check_parent(path)

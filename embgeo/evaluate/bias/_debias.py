@@ -16,8 +16,16 @@ __all__ = ["HardDebias", "debias_pairs"]
 def debias_pairs(kind: str = "definitional") -> tuple:
     """The gender word pairs of Bolukbasi et al. (2016), as released in ``tolga-b/debiaswe``.
 
-    ``kind="definitional"``: the pairs (woman, man), (girl, boy), … whose differences span the gender
-    subspace; ``kind="equalize"``: the pairs to make equidistant from every neutral word.
+    Parameters
+    ----------
+    kind : {"definitional", "equalize"}, default "definitional"
+        ``"definitional"``: the pairs (woman, man), (girl, boy), … whose differences span the gender
+        subspace; ``"equalize"``: the pairs to make equidistant from every neutral word.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The pairs, in the released file's order.
 
     Raises
     ------
@@ -95,8 +103,23 @@ class HardDebias:
         self.n_components = n_components
 
     def fit(self, e, definitional_pairs=None, equalize_pairs=None) -> "HardDebias":
-        """Find the bias direction from ``definitional_pairs`` (default :func:`debias_pairs`) and keep the
-        normalised vectors of the ``equalize_pairs`` (default: the shipped ones; None of either: the shipped).
+        """Find the bias direction from ``definitional_pairs`` and keep the normalised ``equalize_pairs``.
+
+        Parameters
+        ----------
+        e : Embeddings
+            The embeddings to debias.
+        definitional_pairs : iterable of (str, str), optional
+            Pairs whose centred vectors span the bias subspace (Step 1); None means
+            ``debias_pairs("definitional")``. Pairs with a word out of vocabulary are skipped.
+        equalize_pairs : iterable of (str, str), optional
+            Pairs made equidistant from every neutralised word (Step 2b); None means
+            ``debias_pairs("equalize")``. Each is tried lower-cased, title-cased and upper-cased.
+
+        Returns
+        -------
+        HardDebias
+            This object, fitted.
 
         Raises
         ------
@@ -134,10 +157,16 @@ class HardDebias:
         Parameters
         ----------
         e : Embeddings
+            The embeddings to debias (usually those given to :meth:`fit`).
         target : iterable of str, optional
             Neutralise only these words (default: the whole vocabulary).
         ignore : iterable of str, optional
             With ``target=None``: words not neutralised (the gender-specific words).
+
+        Returns
+        -------
+        Embeddings
+            The same words with debiased unit vectors (float32).
 
         Raises
         ------

@@ -107,13 +107,17 @@ BIAS_MEASURES = {"weat": "effect_size", "ripa": "ripa", "ect": "ect", "rnd": "rn
 class BiasResult(Display):
     """Outcome of a bias measure (:func:`weat`, :func:`ripa`, :func:`ect`, :func:`rnd`, :func:`rnsb`, :func:`mac`).
 
-    Attributes
+    Parameters
     ----------
-    query, measure : str
+    query : str
+        The query's name.
+    measure : str
+        The measure (``"weat"``, ``"ripa"``, ``"ect"``, ``"rnd"``, ``"rnsb"``, ``"mac"``).
     score : float
         The headline number: WEAT's effect size, RIPA's mean, ECT's Spearman ρ, RND's mean distance
         difference, RNSB's KL divergence, MAC's mean cosine distance (``score_name`` says which).
     score_name : str
+        What ``score`` is (the values of :data:`BIAS_MEASURES`: ``"effect_size"`` for WEAT).
     set_names : tuple of str
         Targets first, then attributes.
     words : tuple of tuple of str
@@ -132,7 +136,10 @@ class BiasResult(Display):
         WEAT's permutation p-value (``alternative``), from ``p_method``: ``"exact"`` (every partition of the
         target words, ``n_permutations`` of them) or ``"permutation"`` (``n_permutations`` random ones).
     p_method, alternative : str or None
+        How ``p_value`` was computed, and its alternative hypothesis (one of :data:`ALTERNATIVES`);
+        None without a p-value.
     n_permutations : int or None
+        Partitions the p-value was computed from.
     details : dict
         Per-word values: WEAT ``association`` (s(w, A, B) of each target word); RIPA ``mean`` and ``std``
         (over the base pairs, for each attribute word: the spread the paper reports); RND ``distance``
@@ -142,6 +149,14 @@ class BiasResult(Display):
     vectors : tuple of ndarray
         The rows each set contributed (float32 vectors; RNSB: the target words' probabilities), for
         :meth:`ci` and :func:`compare_bias`.
+    strata : tuple of tuple of int
+        The sets resampled together, as indices into ``vectors`` (each set alone, or RIPA's target
+        pairs as one stratum): the independent samples of :meth:`ci`.
+    params : dict
+        Options of the measure that its score needs again on a resample (RND's ``distance``, MAC's
+        ``n_targets``).
+    intervals : dict
+        The intervals :meth:`ci` computed, by ``(level, ci_method)``; shown by ``repr``.
     """
 
     query: str
@@ -187,7 +202,22 @@ class BiasResult(Display):
 
     def bootstrap_distribution(self, n_resamples: int = 9999, random_state=None, *,
                                batch: int | None = None) -> np.ndarray:
-        """The score of ``n_resamples`` stratified bootstrap resamples of the words (see :meth:`ci`)."""
+        """The score of ``n_resamples`` stratified bootstrap resamples of the words (see :meth:`ci`).
+
+        Parameters
+        ----------
+        n_resamples : int, default 9999
+            How many resamples.
+        random_state : int or numpy.random.Generator, optional
+            Seed or generator of the draws (scipy's draws for the same seed and ``batch``).
+        batch : int, optional
+            Resamples drawn at a time (default: as many as fit 32 MiB of indices).
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_resamples,)
+            The score of each resample.
+        """
         rng = random_state if isinstance(random_state, np.random.Generator) else np.random.default_rng(random_state)
         out = []
         for idx in self._draws(int(n_resamples), rng, batch):
@@ -198,7 +228,14 @@ class BiasResult(Display):
         return np.concatenate(out)
 
     def jackknife(self) -> list:
-        """Leave-one-out scores: one array per stratum (a word, or a pair, left out at a time)."""
+        """Leave-one-out scores: one array per stratum (a word, or a pair, left out at a time).
+
+        Returns
+        -------
+        list of numpy.ndarray
+            Per stratum, the score with each of its words (or pairs) left out: the jackknife values
+            of BCa's acceleration (:func:`~embgeo.evaluate.stats.bootstrap_interval`).
+        """
         out = []
         for j, stratum in enumerate(self.strata):
             n = len(self.vectors[stratum[0]])
@@ -224,11 +261,20 @@ class BiasResult(Display):
         Parameters
         ----------
         level : float, default 0.95
-        ci_method : {"bca", "percentile"}
+            Confidence level, in (0, 1).
+        ci_method : {"bca", "percentile"}, default "bca"
+            Bias-corrected and accelerated, or plain percentile.
         n_resamples : int, default 9999
+            Bootstrap resamples.
         random_state : int or numpy.random.Generator, optional
+            Seed or generator of the draws.
         batch : int, optional
             Resamples drawn at a time (default: as many as fit 32 MiB of indices).
+
+        Returns
+        -------
+        (low, high) : tuple of float
+            The interval.
 
         Raises
         ------
@@ -252,7 +298,13 @@ class BiasResult(Display):
 
     # ----------------------------------------------------------- display
     def to_dict(self) -> dict:
-        """The scalar fields and per-set coverage as plain Python values (JSON-ready)."""
+        """The scalar fields and per-set coverage as plain Python values (JSON-ready).
+
+        Returns
+        -------
+        dict
+            The scalar fields, ``sets`` (per set: name, sizes, coverage, missing words) and the intervals.
+        """
         keys = ("query", "measure", "score", "score_name", "statistic", "p_value", "p_method", "alternative",
                 "n_permutations", "oov")
         out = {k: getattr(self, k) for k in keys}
@@ -405,6 +457,7 @@ def _singletons(n):
 
 _COMMON_DOC = """
     e : Embeddings
+        The embeddings measured.
     targets, attributes : list of list of str, optional
         The word sets (``targets=[X, Y], attributes=[A, B]``).
     query : Query or str, optional
@@ -465,11 +518,25 @@ def weat(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
     UnknownWordError
         With ``oov="raise"``.
 
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
     Notes
     -----
     WEFE 1.0.1 (``WEAT().run_query``) gives the same effect size and statistic on the same words. Its
     p-value draws "permutations" with replacement (``rng.choice`` without ``replace=False``) and unseeded,
     so it is not compared.
+
+    References
+    ----------
+    A. Caliskan, J. J. Bryson and A. Narayanan (2017). Semantics derived automatically from language
+    corpora contain human-like biases. Science 356(6334), pp. 183–186 (Methods: the test statistic,
+    effect size and permutation test).
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
 
     Examples
     --------
@@ -552,6 +619,19 @@ def ripa(e, targets=None, attributes=None, *, query=None, lowercase: bool | None
     ValueError
         Not two target sets and one attribute set, target sets of unequal size (they are paired), an empty
         or overlapping set; a pair is left out when either of its words is missing.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    K. Ethayarajh, D. Duvenaud and G. Hirst (2019). Understanding undesirable word embedding
+    associations. ACL, pp. 1696–1705, eq. 4.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     q, vectors, common = _prepare(e, targets, attributes, query, "ripa", 2, 1, lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage, paired=True)
@@ -576,11 +656,24 @@ def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     Returns
     -------
     BiasResult
+        The score is Spearman's ρ (1: no bias).
 
     Raises
     ------
     ValueError
         Not two target sets and one attribute set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    S. Dev and J. M. Phillips (2019). Attenuating bias in word vectors. AISTATS, PMLR 89, §4.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     q, vectors, common = _prepare(e, targets, attributes, query, "ect", 2, 1, lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage)
@@ -590,8 +683,8 @@ def ect(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
 
 
 @_with_common_doc
-def rnd(e, targets=None, attributes=None, *, query=None, distance: str = "norm", lowercase: bool | None = None,
-        oov: str = "skip", min_coverage: float = 0.8) -> BiasResult:
+def rnd(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
+        min_coverage: float = 0.8, distance: str = "norm") -> BiasResult:
     """Relative Norm Distance (Garg, Schiebinger, Jurafsky & Zou 2018, PNAS): the mean over attribute words a
     of ‖a − mean(X)‖ − ‖a − mean(Y)‖ (WEFE's mean; the paper sums, which scales by the attribute count).
 
@@ -609,6 +702,19 @@ def rnd(e, targets=None, attributes=None, *, query=None, distance: str = "norm",
     ------
     ValueError
         Not two target sets and one attribute set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    N. Garg, L. Schiebinger, D. Jurafsky and J. Zou (2018). Word embeddings quantify 100 years of
+    gender and ethnic stereotypes. PNAS 115(16), E3635–E3644.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     if distance not in RND_DISTANCES:
         raise ValueError(f"distance must be one of {', '.join(RND_DISTANCES)}, got {distance!r}")
@@ -639,6 +745,19 @@ def mac(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
     ------
     ValueError
         No target or no attribute set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    T. Manzini, Y. C. Lim, Y. Tsvetkov and A. W. Black (2019). Black is to criminal as caucasian is to
+    police: detecting and removing multiclass bias in word embeddings. NAACL-HLT, pp. 615–621, eq. 6.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     q, vectors, common = _prepare(e, targets, attributes, query, "mac", "n", "n", lowercase=lowercase, oov=oov,
                                   min_coverage=min_coverage)
@@ -655,8 +774,8 @@ def mac(e, targets=None, attributes=None, *, query=None, lowercase: bool | None 
 
 
 @_with_common_doc
-def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, random_state=None,
-         lowercase: bool | None = None, oov: str = "skip", min_coverage: float = 0.8) -> BiasResult:
+def rnsb(e, targets=None, attributes=None, *, query=None, lowercase: bool | None = None, oov: str = "skip",
+         min_coverage: float = 0.8, holdout: bool = True, random_state=None) -> BiasResult:
     """Relative Negative Sentiment Bias (Sweeney & Najafian 2019, ACL): the KL divergence of the normalised
     negative-sentiment probabilities of the target words from the uniform distribution.
 
@@ -672,6 +791,7 @@ def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, 
     holdout : bool, default True
         Hold out 20 %% of the attribute words (the classifier's ``accuracy`` is measured on them).
     random_state : int, optional
+        Seeds the split and the classifier; None draws new ones on each call.
 
     Returns
     -------
@@ -683,6 +803,19 @@ def rnsb(e, targets=None, attributes=None, *, query=None, holdout: bool = True, 
     ------
     ValueError
         Not two attribute sets or no target set; an empty, overlapping or uncovered set.
+
+    See Also
+    --------
+    bias_report : Several queries and measures in one report.
+    compare_bias : The paired test of one measure in two spaces.
+
+    References
+    ----------
+    C. Sweeney and M. Najafian (2019). A transparent framework for evaluating unintended demographic
+    bias in word embeddings. ACL, pp. 1662–1667.
+
+    P. Badilla, F. Bravo-Marquez and J. Pérez (2020). WEFE: the word embeddings fairness evaluation
+    framework. IJCAI, pp. 430–436 (the implementation these numbers equal).
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
@@ -753,6 +886,17 @@ def compare_bias(a: BiasResult, b: BiasResult, *, n_resamples: int = 9999, rando
     ≤ 0, share ≥ 0), capped at 1 (as :func:`~embgeo.evaluate.stats.compare_results` does for scores that are
     not means). :func:`embgeo.evaluate.compare` calls this for two :class:`BiasResult`.
 
+    Parameters
+    ----------
+    a, b : BiasResult
+        The same measure of the same query in two spaces.
+    n_resamples : int, default 9999
+        Bootstrap resamples.
+    random_state : int or numpy.random.Generator, optional
+        Seed or generator of the resamples.
+    labels : (str, str), default ("a", "b")
+        Names of the two spaces in the result and its messages.
+
     Returns
     -------
     Comparison
@@ -763,6 +907,8 @@ def compare_bias(a: BiasResult, b: BiasResult, *, n_resamples: int = 9999, rando
     ------
     ValueError
         Results of different queries or measures, or a set with fewer than 2 words common to both.
+    TypeError
+        ``a`` or ``b`` is not a :class:`BiasResult`.
     """
     if not isinstance(a, BiasResult) or not isinstance(b, BiasResult):
         raise TypeError(f"compare_bias takes two BiasResult, got {type(a).__name__} and {type(b).__name__}")
@@ -813,6 +959,7 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
     Parameters
     ----------
     e : Embeddings
+        The embeddings measured.
     queries : iterable of str or Query, optional
         Default: the ten WEAT queries (``"weat1"`` … ``"weat10"``).
     measures : iterable of str
@@ -823,6 +970,8 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         :meth:`~embgeo.evaluate.Report.plot_intervals` then draws the forest plot.
     ci_method, n_resamples, random_state
         For the intervals (and WEAT's random partitions).
+    title : str, optional
+        The report's title.
     lowercase, oov, min_coverage
         Passed to every measure (see :func:`weat`).
     alternative : {"greater", "two-sided"}
@@ -836,6 +985,17 @@ def bias_report(e, queries=None, measures=("weat",), *, ci: float | None = None,
         Columns ``dataset`` (the query), ``measure``, ``score_name``, ``score``, ``p_value``, ``p_method``,
         ``n`` (words found), ``coverage`` (of all the query's words), then ``low``, ``high``; ``report.results``
         holds the :class:`BiasResult` of each row.
+
+    Raises
+    ------
+    ValueError
+        An unknown measure or ``ci_method``, ``ci`` outside (0, 1), or what a measure refuses (a query of
+        the wrong shape, a set not covered).
+
+    See Also
+    --------
+    weat, ripa, ect, rnd, rnsb, mac : The measures.
+    load_query : The shipped WEAT queries.
     """
     from ..stats import CI_METHODS as _methods
 

@@ -24,6 +24,16 @@ WEAT_QUERIES = tuple(f"weat{i}" for i in range(1, 11))
 def word_set(name: str) -> tuple:
     """One shipped word set by name (``"flowers"``, ``"pleasant_5"``, ``"male_terms"`` …; WEFE's names).
 
+    Parameters
+    ----------
+    name : str
+        The set's name.
+
+    Returns
+    -------
+    tuple of str
+        Its words, as shipped.
+
     Raises
     ------
     KeyError
@@ -39,7 +49,7 @@ def word_set(name: str) -> tuple:
 class Query:
     """Target and attribute word sets, with names for messages and tables.
 
-    Attributes
+    Parameters
     ----------
     targets, attributes : tuple of tuple of str
         The word sets, e.g. ``targets=(X, Y)``, ``attributes=(A, B)`` for WEAT.
@@ -91,6 +101,7 @@ class Query:
 
     @property
     def set_names(self) -> tuple:
+        """The names of the target sets, then of the attribute sets."""
         return tuple(self.target_names) + tuple(self.attribute_names)
 
 
@@ -101,6 +112,16 @@ def load_query(name: str) -> Query:
     the sources). They equal WEFE 1.0.1's ``WEAT.json`` but for two words where embgeo keeps the paper's:
     ``short-term`` (WEFE ``short``, WEAT 9) and ``Billy`` (WEFE ``Bill``, WEAT 10). Names are capitalised
     as in the paper; the measures look a word up as written, then lower-cased (GloVe is lower-case).
+
+    Parameters
+    ----------
+    name : str
+        ``"weat1"`` … ``"weat10"`` (case-insensitive).
+
+    Returns
+    -------
+    Query
+        The test's target and attribute sets, named as in WEFE.
 
     Raises
     ------

@@ -18,12 +18,13 @@ __all__ = ["QueryTranslation", "translate_query"]
 class QueryTranslation(Display):
     """Outcome of :func:`translate_query`.
 
-    Attributes
+    Parameters
     ----------
     query : Query
         The translated query (its sets hold the translations found, each word once), named
         ``"<name>@<language>"``.
     source : Query
+        The query as given, in the source language.
     translations : tuple of tuple of (str, str or None)
         For each set, each source word with its translation (None: not translated).
     coverage : tuple of float
@@ -39,7 +40,13 @@ class QueryTranslation(Display):
     how: str
 
     def to_report(self) -> Report:
-        """One row per source word: ``set``, ``word``, ``translation``."""
+        """One row per source word: ``set``, ``word``, ``translation``.
+
+        Returns
+        -------
+        Report
+            The table, titled with the query and how it was translated.
+        """
         rows = [{"set": name, "word": w, "translation": t}
                 for name, pairs in zip(self.source.set_names, self.translations) for w, t in pairs]
         return Report(rows, columns=["set", "word", "translation"], title=f"{self.source.name} ({self.how})")
@@ -65,6 +72,7 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     Parameters
     ----------
     query : Query or str
+        The query to translate, or the name of a shipped one (``"weat1"`` …).
     dictionary : iterable of (str, str), optional
         Source → target pairs (e.g. :func:`embgeo.data.read_dictionary`).
     source, target : Embeddings, optional
@@ -72,6 +80,7 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     mapper : fitted Mapper, optional
         Maps ``source`` and ``target`` into one space (``mapper.transform(source, target)``).
     retrieval : {"nn", "csls", "isf", "invnn", "dot"}, default "nn"
+        How a mapped source word retrieves its translation (:func:`embgeo.crosslingual.retrieve`).
     language : str, default "translated"
         Appended to the query's name (``"weat6@fi"``).
     lowercase : bool or None, default None
@@ -81,12 +90,18 @@ def translate_query(query, *, dictionary=None, source=None, target=None, mapper=
     Returns
     -------
     QueryTranslation
+        The translated query, with each word's translation and each set's coverage.
 
     Raises
     ------
     ValueError
         Neither or both of ``dictionary`` and ``source``/``target``; spaces of different dimension without a
         mapper; a set with no word translated (named).
+
+    See Also
+    --------
+    embgeo.crosslingual.retrieve : The retrieval of translations in a mapped space.
+    embgeo.data.read_dictionary : Reads a bilingual dictionary.
     """
     q = load_query(query) if isinstance(query, str) else query
     if (dictionary is None) == (source is None and target is None):

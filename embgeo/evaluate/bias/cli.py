@@ -18,7 +18,13 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``embgeo bias``."""
+    """Options of ``embgeo bias``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; the options are added to it.
+    """
     from ..cli import DEFAULT_EMBEDDINGS
     from ._measures import ALTERNATIVES, BIAS_MEASURES
 
@@ -79,7 +85,19 @@ def _query(item: str):
 
 
 def run(args) -> int:
-    """Score the queries and print the report; returns the exit code."""
+    """Score the queries and print the report.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The options parsed by the parser :func:`add_arguments` built (with ``--json`` and ``--quiet``
+        from :func:`embgeo.cli.main`).
+
+    Returns
+    -------
+    int
+        The exit code, 0; errors raise (``embgeo bias`` prints them as one line).
+    """
     from ...cli import did_you_mean
     from ..cli import print_report, split_commas
     from ._measures import BIAS_MEASURES, bias_report
