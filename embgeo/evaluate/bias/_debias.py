@@ -10,6 +10,7 @@ import numpy as np
 
 from ... import backend as xb
 from ... import blocking
+from ...embeddings import Embeddings
 from ...errors import NotFittedError, UnknownWordError
 from ...linalg import apply_matrix, centred_scatter, eigh_desc, unit_rows
 
@@ -50,13 +51,16 @@ def _unit32(X):
     return unit_rows(np.asarray(X, dtype=np.float32))
 
 
-def _pairs(e, pairs, what):
+def _pairs(e, pairs, what, lower=False):
+    """The pairs found in the vocabulary, as written (``lower``: else lower-cased)."""
     out = []
     for p in pairs:
         if len(p) != 2 or not all(isinstance(w, str) for w in p):
             raise ValueError(f"each {what} pair is two words, got {p!r}")
-        if p[0] in e and p[1] in e:
-            out.append(tuple(p))
+        for cand in ((p[0], p[1]), (p[0].lower(), p[1].lower())) if lower else (tuple(p),):
+            if cand[0] in e and cand[1] in e:
+                out.append(cand)
+                break
     return out
 
 
@@ -192,19 +196,6 @@ def _plain_word(w: str) -> bool:
     if "_" in w:
         return not any(any(c in punct for c in part) for part in w.split("_"))
     return not any(c in punct for c in w)
-
-
-def _resolve_pairs(e, pairs, what):
-    """Each pair as written, else lower-cased (the authors' lists are lower case: ``mary``, ``john``)."""
-    out = []
-    for p in pairs:
-        if len(p) != 2 or not all(isinstance(w, str) for w in p):
-            raise ValueError(f"each {what} pair is two words, got {p!r}")
-        for cand in ((p[0], p[1]), (p[0].lower(), p[1].lower())):
-            if cand[0] in e and cand[1] in e:
-                out.append(cand)
-                break
-    return out
 
 
 def _pair_direction(P, index, pairs):
@@ -392,8 +383,9 @@ class DoubleHardDebias:
         for w in self.bias_words:
             if w not in e:
                 raise UnknownWordError(w, context="a bias_words word of DoubleHardDebias")
-        definitional = _resolve_pairs(e, debias_pairs("definitional") if definitional_pairs is None
-                                      else definitional_pairs, "definitional")
+        # the authors' lists are lower case (mary, john): a pair not found as written is tried lower-cased
+        definitional = _pairs(e, debias_pairs("definitional") if definitional_pairs is None else definitional_pairs,
+                              "definitional", lower=True)
         if not definitional:
             raise ValueError("none of the definitional pairs is in the vocabulary (looked up as written and "
                              "lower-cased)")
@@ -428,7 +420,7 @@ class DoubleHardDebias:
             if len(p) == 2:
                 needed |= {v for w in p for v in (w.lower(), w.title(), w.upper()) if v in e}
         needed = sorted(needed)
-        small = e.__class__(needed, X[[e.index(w) for w in needed]])
+        small = Embeddings(needed, X[[e.index(w) for w in needed]])
         self.hard_debias_ = HardDebias(self.n_components).fit(self.purify(small), definitional, pairs)
         return self
 
