@@ -347,6 +347,134 @@ def test_hard_debias_refuses_to_transform_unfitted_and_too_few_pairs():
         bias.debias_pairs("neutral")
 
 
+# ------------------------------------------------------------------ double-hard debias
+@pytest.fixture(scope="module")
+def dhd_golden():
+    g = np.load(DATA / "double_hard_debias.npz")
+    e = embgeo.Embeddings([str(w) for w in g["words"]], g["vectors16"].astype(np.float32) / 16)
+    # the golden file's scikit-learn ran KMeans(random_state=1) with its default n_init: 10 before 1.4, then 1
+    major, minor = (int(x) for x in str(g["sklearn_version"]).split(".")[:2])
+    n_init = 10 if (major, minor) < (1, 4) else 1
+    return g, e, bias.DoubleHardDebias(n_init=n_init).fit(e)
+
+
+def test_double_hard_debias_equals_the_authors_code_on_the_golden_file(dhd_golden):
+    g, e, dhd = dhd_golden
+    np.testing.assert_allclose(dhd.mean_, g["mean"], atol=1e-12)
+    np.testing.assert_allclose(np.abs(np.sum(dhd.components_ * g["components"], axis=1)), 1, atol=1e-9)
+    assert dhd.female_words_ == [e.words[i] for i in g["female"]]
+    assert dhd.male_words_ == [e.words[i] for i in g["male"]]
+    np.testing.assert_array_equal(dhd.accuracies_, g["precisions"])
+    assert dhd.component_ == int(g["component"]) == 1          # not the first: the selection is tested
+    assert len(dhd.definitional_pairs_) == 10 and ("mary", "john") in dhd.definitional_pairs_
+    assert set(bias.gender_specific_words()) == {str(w) for w in g["excluded"]}
+    # the authors' hard_debias with the selected component: purified, then the gender direction of the
+    # purified pairs removed (no normalisation, no equalisation: their selection step)
+    P = np.asarray(dhd.purify(e).vectors, dtype=np.float64)
+    rows = []
+    for a, c in dhd.definitional_pairs_:
+        centre = (P[e.index(a)] + P[e.index(c)]) / 2
+        rows += [P[e.index(a)] - centre, P[e.index(c)] - centre]
+    gd = np.linalg.svd(np.array(rows))[2][0]
+    neutralised = P - np.outer(P @ gd, gd)
+    np.testing.assert_allclose(neutralised[g["debiased_rows"]], g["debiased"], atol=1e-5)
+
+
+def _brute_force_double_hard(words, X, definitional, n_words, n_candidates, exclude, n_init, seed):
+    """Algorithm 1 of Wang et al. (2020) word by word, from the paper: the same steps as DoubleHardDebias,
+    written with per-word loops, an SVD for the PCA and sorted() for the ranking."""
+    from sklearn.cluster import KMeans
+
+    W = {w: X[i].astype(np.float64) for i, w in enumerate(words)}
+    mu = sum(W.values()) / len(W)                                            # line 2
+    U = np.linalg.svd(np.array([W[w] - mu for w in words]), full_matrices=False)[2]   # line 3
+
+    def cos(a, b):
+        return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+    score = {w: cos(W[w], W["he"]) - cos(W[w], W["she"]) for w in words if w not in exclude}
+    ranked = [w for w, _ in sorted(score.items(), key=lambda kv: kv[1])]
+    female, male = ranked[:n_words], ranked[-n_words:]
+    accuracies = []
+    for i in range(n_candidates):                                            # lines 5-13
+        u = U[i]
+        Wp = {w: W[w] - mu - (u @ W[w]) * u for w in set(male + female) | {w for p in definitional for w in p}}
+        diffs = [v for a, c in definitional for v in (Wp[a] - (Wp[a] + Wp[c]) / 2, Wp[c] - (Wp[a] + Wp[c]) / 2)]
+        gdir = np.linalg.svd(np.array(diffs))[2][0]
+        Z = np.array([Wp[w] - (Wp[w] @ gdir) * gdir for w in male + female])
+        pred = KMeans(n_clusters=2, n_init=n_init, random_state=seed).fit(Z).predict(Z)
+        acc = np.mean(pred == np.array([1] * n_words + [0] * n_words))
+        accuracies.append(max(acc, 1 - acc))
+    k = int(np.argmin(accuracies))                                            # line 14
+    purified = np.array([W[w] - mu - (U[k] @ W[w]) * U[k] for w in words])     # line 16
+    return accuracies, k, U, female, male, purified
+
+
+def test_double_hard_debias_equals_a_brute_force_algorithm_1():
+    rng = np.random.default_rng(40)
+    gendered = ["he", "she", "man", "woman", "boy", "girl", "king", "queen", "father", "mother"]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    plain = [f"{letters[i // 26]}{letters[i % 26]}x" for i in range(150)]
+    words = gendered + plain
+    g = rng.standard_normal(12)
+    sign = np.array([1.0 if i % 2 == 0 else -1.0 for i in range(10)] + list(rng.normal(0, 0.5, 150)))
+    X = (rng.standard_normal((160, 12)) + np.outer(sign, g) * 2 + np.outer(np.linspace(3, 0, 160), rng.standard_normal(12))
+         ).astype(np.float32)
+    e = embgeo.Embeddings(words, X)
+    definitional = [("he", "she"), ("man", "woman"), ("boy", "girl"), ("king", "queen"), ("father", "mother")]
+    dhd = bias.DoubleHardDebias(n_candidates=8, n_words=40, n_components=4, n_init=3, random_state=7).fit(
+        e, definitional, [("he", "she"), ("king", "queen")], exclude=gendered)
+    acc, k, U, female, male, purified = _brute_force_double_hard(words, X, definitional, 40, 8, set(gendered), 3, 7)
+    np.testing.assert_allclose(dhd.accuracies_, acc, atol=1e-12)
+    assert dhd.component_ == k and (dhd.female_words_, dhd.male_words_) == (female, male)
+    assert len(set(np.round(acc, 6))) > 1                                     # the candidates differ
+    np.testing.assert_allclose(np.abs(np.sum(dhd.components_ * U[:8], axis=1)), 1, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(dhd.purify(e).vectors), purified, atol=1e-5)
+    # line 17: Hard Debias (Bolukbasi et al.) of the purified vectors
+    ref = bias.HardDebias(4).fit(embgeo.Embeddings(words, purified.astype(np.float32)), definitional,
+                                 [("he", "she"), ("king", "queen")])
+    ignore = gendered[:6]
+    want = ref.transform(embgeo.Embeddings(words, purified.astype(np.float32)), ignore=ignore)
+    out = dhd.transform(e, ignore=ignore)
+    np.testing.assert_allclose(np.asarray(out.vectors), np.asarray(want.vectors), atol=1e-5)
+    V, b = np.asarray(out.vectors), dhd.hard_debias_.bias_direction_
+    np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1, atol=1e-6)
+    assert out.vectors.dtype == np.float32
+    assert np.abs(V[[out.index(w) for w in plain]] @ b).max() < 1e-6          # neutralised
+    n = V[out.index(plain[0])]
+    assert float(V[out.index("king")] @ n) == pytest.approx(float(V[out.index("queen")] @ n), abs=1e-6)
+
+
+def test_double_hard_debias_is_deterministic_for_a_seed(dhd_golden):
+    g, e, first = dhd_golden
+    again = bias.DoubleHardDebias(n_init=first.n_init).fit(e)
+    np.testing.assert_array_equal(again.accuracies_, first.accuracies_)
+    np.testing.assert_array_equal(np.asarray(again.transform(e).vectors), np.asarray(first.transform(e).vectors))
+
+
+def test_double_hard_debias_refuses_bad_input_naming_it():
+    e = _random_space(["he", "she", "man", "woman"] + [f"w{chr(97 + i)}" for i in range(20)], dim=6)
+    with pytest.raises(embgeo.NotFittedError, match="fit"):
+        bias.DoubleHardDebias().transform(e)
+    with pytest.raises(UnknownWordError, match="'him'.*bias_words"):
+        bias.DoubleHardDebias(n_candidates=3, bias_words=("him", "she")).fit(e)
+    with pytest.raises(ValueError, match="n_candidates=20 exceeds the dimension 6"):
+        bias.DoubleHardDebias().fit(e)
+    with pytest.raises(ValueError, match="n_words=1000 .* 2000 candidates, but only 20"):
+        bias.DoubleHardDebias(n_candidates=3).fit(e, [("she", "he")])
+    with pytest.raises(ValueError, match="none of the definitional pairs"):
+        bias.DoubleHardDebias(n_candidates=3).fit(e, [("queen", "king")])
+    with pytest.raises(ValueError, match="each definitional pair is two words"):
+        bias.DoubleHardDebias(n_candidates=3).fit(e, [("she", "he", "it")])
+    with pytest.raises(ValueError, match="n_words must be a positive integer, got 0"):
+        bias.DoubleHardDebias(n_words=0).fit(e)
+    with pytest.raises(ValueError, match="bias_words must be two different words"):
+        bias.DoubleHardDebias(n_candidates=3, bias_words="he").fit(e)
+    dhd = bias.DoubleHardDebias(n_candidates=3, n_words=5, n_components=2).fit(e, [("she", "he"), ("woman", "man")])
+    with pytest.raises(ValueError, match="dimension 4, the fitted ones 6"):
+        dhd.transform(_random_space(["he", "she"], dim=4))
+
+
 # ------------------------------------------------------------------ across languages
 def test_translate_query_by_dictionary_reports_each_word_and_coverage():
     q = bias.Query(targets=[["Math", "algebra", "physics"], ["poetry", "art", "drama"]],

@@ -10,7 +10,8 @@ evaluation of :mod:`embgeo.evaluate`:
 >>> r.score, r.p_value, r.ci(0.95)                          # doctest: +SKIP
 
 :func:`translate_query` carries a query into another language (a dictionary, or retrieval in a mapped
-space); :class:`HardDebias` (Bolukbasi et al. 2016) post-processes the vectors (``fit``/``transform``).
+space); :class:`HardDebias` (Bolukbasi et al. 2016) and :class:`DoubleHardDebias` (Wang et al. 2020)
+post-process the vectors (``fit``/``transform``).
 The numbers equal WEFE 1.0.1's on the same words (``tests/test_bias.py`` holds the golden file made by
 ``benchmarks/reference/wefe_bias_golden.py``).
 """
@@ -31,10 +32,11 @@ from ._measures import (
     rnsb,
     weat,
 )
-from ._debias import HardDebias, debias_pairs
+from ._debias import DoubleHardDebias, HardDebias, debias_pairs, gender_specific_words
 from ._queries import WEAT_QUERIES, Query, load_query, word_set
 from ._translate import QueryTranslation, translate_query
 
 __all__ = ["ALTERNATIVES", "BIAS_MEASURES", "EXACT_PARTITIONS", "RND_DISTANCES", "WEAT_QUERIES", "BiasResult",
-           "HardDebias", "Query", "QueryTranslation", "bias_report", "compare_bias", "debias_pairs", "ect",
-           "load_query", "mac", "ripa", "rnd", "rnsb", "translate_query", "weat", "word_set"]
+           "DoubleHardDebias", "HardDebias", "Query", "QueryTranslation", "bias_report", "compare_bias",
+           "debias_pairs", "ect", "gender_specific_words", "load_query", "mac", "ripa", "rnd", "rnsb",
+           "translate_query", "weat", "word_set"]
