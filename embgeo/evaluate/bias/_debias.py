@@ -49,6 +49,11 @@ def gender_specific_words() -> tuple:
     2018's lists) and ``data/gender_specific_full.json`` (Bolukbasi et al. 2016's): the words the authors keep
     out of the ranking of biased words (:class:`DoubleHardDebias`), and a natural ``ignore=`` of
     :meth:`HardDebias.transform` (words whose gender is their meaning). 1,623 words, cased as released.
+
+    Returns
+    -------
+    tuple of str
+        The words, without repeats, in file order.
     """
     data = json.loads((importlib.resources.files(__package__) / "wang2020.json").read_text("utf-8"))
     return tuple(dict.fromkeys(data["male_words"] + data["female_words"] + data["gender_specific_full"]))
@@ -397,6 +402,12 @@ class DoubleHardDebias:
         exclude : iterable of str, optional
             Words kept out of the ranking of biased words (default: :func:`gender_specific_words`).
 
+        Returns
+        -------
+        DoubleHardDebias
+            ``self``, fitted: ``components_``, ``accuracies_``, ``component_``, ``frequency_direction_``,
+            ``male_words_``, ``female_words_`` and the final ``hard_debias_``.
+
         Raises
         ------
         UnknownWordError
@@ -457,6 +468,16 @@ class DoubleHardDebias:
         """w' = w − μ − (uₖᵀw) uₖ for every word (Algorithm 1, line 16): a new :class:`~embgeo.Embeddings`,
         float32, one GEMM, no float64 copy of the vectors.
 
+        Parameters
+        ----------
+        e : Embeddings
+            Vectors of the fitted dimension.
+
+        Returns
+        -------
+        Embeddings
+            The same words, the frequency direction projected out of the centred vectors.
+
         Raises
         ------
         NotFittedError
@@ -484,6 +505,11 @@ class DoubleHardDebias:
             Neutralise only these words (default: the whole vocabulary).
         ignore : iterable of str, optional
             With ``target=None``: words not neutralised, e.g. :func:`gender_specific_words`.
+
+        Returns
+        -------
+        Embeddings
+            The debiased vectors, unit length, float32.
 
         Raises
         ------
