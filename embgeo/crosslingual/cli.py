@@ -38,6 +38,13 @@ def add_mapper_arguments(parser, default_recipe: str | None = None) -> None:
     """The :class:`~embgeo.crosslingual.Mapper` options shared by ``bli`` and ``map``, and the recipe list.
 
     The list (the epilog of ``--help``) is :data:`embgeo.crosslingual.RECIPE_HELP`, one line per recipe.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; its epilog and formatter are replaced.
+    default_recipe : str or None
+        The ``--recipe`` default (None: chosen by :func:`mapper_from_arguments`).
     """
     width = max(map(len, RECIPES))
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -67,19 +74,34 @@ def _pca(text: str):
 
 
 def mapper_from_arguments(args):
-    """(recipe name, the overrides, an unfitted Mapper) from the options of :func:`add_mapper_arguments`."""
+    """The Mapper the options of :func:`add_mapper_arguments` ask for.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options of a parser given :func:`add_mapper_arguments`.
+
+    Returns
+    -------
+    recipe : str
+        The recipe's name (``--recipe``, else supervised, or semi_supervised with ``--self-learning``).
+    overrides : dict
+        The options given, as :meth:`Mapper.from_recipe` overrides (``induction__vocabulary_cutoff``, ...).
+    mapper : Mapper
+        Unfitted.
+    """
     recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
     over: dict = {}
     if args.self_learning:
         over["self_learning"] = True
     if args.vocabulary_cutoff:
-        over["vocabulary_cutoff"] = args.vocabulary_cutoff
+        over["induction__vocabulary_cutoff"] = args.vocabulary_cutoff
     if args.max_iter:
         over["max_iter"] = args.max_iter
     if args.postproc:
-        over["postproc"] = tuple(args.postproc)
+        over["preprocessing__postproc"] = tuple(args.postproc)
     if args.pca:
-        over["pca"] = args.pca
+        over["preprocessing__pca"] = args.pca
     return recipe, over, Mapper.from_recipe(recipe, **over)
 
 
@@ -137,7 +159,7 @@ def run(args) -> int:
 
     src_out, tgt_out = _check_paths(args)
     recipe, over, mapper = mapper_from_arguments(args)
-    needs_seed = RECIPES[recipe].get("init", "seed") == "seed"
+    needs_seed = mapper.get_params()["initialization__dictionary"] == "seed"
     if needs_seed and not args.train:
         raise ValueError(f"recipe {recipe!r} needs a seed dictionary: pass --train DICT (or a seedless recipe: "
                          "identical, acl2017, unsupervised)")
