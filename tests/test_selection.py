@@ -1,4 +1,4 @@
-"""Seedless model selection: MUSE's mean-cosine criterion and ``Mapper(selection=Selection("best"))`` (issue 31, item 2)."""
+"""Seedless model selection: MUSE's mean-cosine criterion and ``Selection("best")`` (issue 31, item 2)."""
 import json
 from pathlib import Path
 

@@ -11,16 +11,16 @@ word pairs are mapped into one space in which translations are nearest neighbour
   reduction) and their self-learning (ACL 2017; ACL 2018 Section 3.3: stochastic dictionary
   induction, frequency-based vocabulary cutoff, CSLS, bidirectional induction), with the option
   names and defaults of VecMap's ``map_embeddings.py`` (grouped by stage: :class:`Preprocessing`,
-  :class:`Initialization`, :class:`Induction`, :class:`Mapping`, :class:`Selection`) and its recipes (including the fully
-  unsupervised initialisation of ACL 2018, :func:`unsupervised_dictionary`) and MUSE's refinement;
+  :class:`Initialization`, :class:`Induction`, :class:`Mapping`, :class:`Selection`) and its
+  recipes (including the fully unsupervised initialisation of ACL 2018, :func:`unsupervised_dictionary`) and MUSE's refinement;
   optional POSTPROC (Vulić, Korhonen & Glavaš, RepL4NLP 2020) on the raw spaces and PCA reduction
   of the larger space.
 - :func:`induce_dictionary`: forward / backward / union / mutual nearest neighbours, NN or CSLS.
 - :class:`MultilingualMapper`: N ≥ 3 languages in one space, by pivot mappings or generalized
   Procrustes analysis (Kementchedjhieva et al. 2018).
 - :func:`mean_cosine`: MUSE's unsupervised model-selection criterion (Conneau et al. 2018,
-  Section 3.5), recorded by :class:`Mapper` in its refinement rounds; ``Mapper(selection=Selection("best"))`` keeps
-  the best round by it (or by validation P@1, or the objective).
+  Section 3.5), recorded by :class:`Mapper` in its refinement rounds;
+  ``Mapper(selection=Selection("best"))`` keeps the best round by it (or by validation P@1, or the objective).
 - :func:`retrieve`: translation retrieval by NN, CSLS (Conneau et al. 2018, eq. 3), inverted
   softmax (Smith et al. 2017, eq. 4), raw dot product or inverted nearest neighbour (Dinu et al.
   2015; :func:`invnn_ranks` gives its exact gold ranks), blockwise over the full target vocabulary.

@@ -595,7 +595,8 @@ class Mapper(TransformerMixin, BaseEstimator):
                         f"cannot whiten: the dictionary's vectors do not span the space ({exc}); the "
                         f"dictionary has {len(set(np.asarray(si).tolist()))} distinct source and "
                         f"{len(set(np.asarray(ti).tolist()))} distinct target words for {ds}/{dt} "
-                        "dimensions: use a larger dictionary, Mapping(whiten=False), or Preprocessing(pca=...)") from None
+                        "dimensions: use a larger dictionary, Mapping(whiten=False), or "
+                        "Preprocessing(pca=...)") from None
             else:
                 wx1, wz1 = xp.eye(ds, dtype=f64), xp.eye(dt, dtype=f64)
             U, s, Vt = cross_covariance_svd(apply_transform(Xd, wx1), apply_transform(Zd, wz1))
