@@ -91,7 +91,13 @@ RECIPE_HELP = {
 
 
 class History(Display, list):
-    """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot."""
+    """Self-learning records (one dict per iteration) of :attr:`Mapper.history_`, with a plot.
+
+    Parameters
+    ----------
+    iterable : iterable of dict, optional
+        The records, as :class:`list` takes them (``Mapper.fit`` appends one per iteration).
+    """
 
     def _view(self) -> View:
         columns = list(dict.fromkeys(k for r in self for k in r)) or ["iteration"]
@@ -100,9 +106,26 @@ class History(Display, list):
                     columns=columns, notes=notes)
 
     def plot(self, ax=None):
-        """Objective and, when recorded, MUSE's mean cosine and validation P@1 per iteration; returns the Axes.
+        """Objective and, when recorded, MUSE's mean cosine and validation P@1 per iteration.
 
         Needs matplotlib (``pip install embgeo[plot]``).
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (default: a new figure).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The axes of the objective (the validation P@1, when recorded, on a twin axis).
+
+        Raises
+        ------
+        ValueError
+            No self-learning iteration was recorded (the Mapper was fitted without self-learning).
+        ImportError
+            matplotlib is not installed.
         """
         try:
             import matplotlib.pyplot as plt
@@ -222,9 +245,9 @@ class Mapper(TransformerMixin, BaseEstimator):
 
     See Also
     --------
-    procrustes : the orthogonal map alone.
+    procrustes : The orthogonal map alone.
     MultilingualMapper : N ≥ 3 languages in one space.
-    embgeo.evaluate.lexicon.bli : scoring the mapped spaces.
+    embgeo.evaluate.lexicon.bli : Scoring the mapped spaces.
 
     Notes
     -----
@@ -260,7 +283,8 @@ class Mapper(TransformerMixin, BaseEstimator):
     >>> tgt = embgeo.Embeddings([f"t{i}" for i in range(500)], (X @ Q).astype(np.float32))
     >>> m = Mapper.from_recipe("orthogonal", preprocessing__normalize=())
     >>> m
-    Mapper(mapping=Mapping(kind='orthogonal'), preprocessing=Preprocessing(normalize=()))
+    Mapper(mapping=Mapping(kind='orthogonal'),
+           preprocessing=Preprocessing(normalize=()))
     >>> m = m.fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(100)])
     >>> xs, zt = m.transform(src, tgt)
     >>> bool(np.allclose(xs.vectors, zt.vectors, atol=1e-4))
@@ -350,8 +374,8 @@ class Mapper(TransformerMixin, BaseEstimator):
         Examples
         --------
         >>> Mapper.from_recipe("semi_supervised", induction__vocabulary_cutoff=5000, max_iter=10)
-        Mapper(induction=Induction(retrieval='csls', vocabulary_cutoff=5000), max_iter=10,
-               self_learning=True)
+        Mapper(induction=Induction(retrieval='csls', vocabulary_cutoff=5000),
+               max_iter=10, self_learning=True)
         """
         try:
             params = RECIPES[name]
@@ -476,9 +500,10 @@ class Mapper(TransformerMixin, BaseEstimator):
         ----------
         src, tgt : Embeddings (or arrays, then dictionaries are (m, 2) int row pairs)
             Rows in frequency order (the vocabulary cutoff keeps the first rows).
-        seed_dictionary : word pairs, int (m, 2) array, or a path (read with
-            :func:`embgeo.data.read_dictionary`); ignored for ``init`` "identical"/"numerals".
-            Pairs with out-of-vocabulary words are skipped.
+        seed_dictionary : word pairs, int (m, 2) array, or a path, optional
+            Read with :func:`embgeo.data.read_dictionary` when a path; needed by
+            ``Initialization("seed")``, ignored by the other seeds. Pairs with out-of-vocabulary
+            words are skipped.
         validation : word pairs, array or path, optional
             Scored (NN P@1 and mean similarity of the best gold translation) at every
             self-learning iteration, as VecMap's ``--validation``; recorded in ``history_``.
@@ -486,6 +511,7 @@ class Mapper(TransformerMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted Mapper.
         """
         self._fit(src, tgt, seed_dictionary, validation)
         del self._fitted_inputs
@@ -788,13 +814,23 @@ class Mapper(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         src : Embeddings or array (n, d_s)
+            Source vectors, any words (pre-processed with the statistics fitted on the training
+            vocabulary).
         tgt : Embeddings or array (n, d_t), optional
+            Target vectors, likewise.
 
         Returns
         -------
-        The mapped source (same type as given), or a tuple (source, target) when ``tgt`` is given
-        (scikit-learn's CCA convention). Normalisation reuses the statistics fitted on the
-        training vocabularies.
+        Embeddings or array, or tuple
+            The mapped source (same type as given), or a tuple (source, target) when ``tgt`` is
+            given (scikit-learn's CCA convention).
+
+        Raises
+        ------
+        NotFittedError
+            Before :meth:`fit`.
+        ValueError
+            A dimension other than the fitted one, or a non-finite value (naming the row).
         """
         self._check_fitted()
         out = self._apply(src, "src")
@@ -803,7 +839,22 @@ class Mapper(TransformerMixin, BaseEstimator):
         return out, self._apply(tgt, "tgt")
 
     def fit_transform(self, src, tgt, seed_dictionary=None, *, validation=None):
-        """``fit(...)`` then ``transform(src, tgt)``, reusing the pre-processed training matrices."""
+        """``fit(...)`` then ``transform(src, tgt)``, reusing the pre-processed training matrices.
+
+        Parameters
+        ----------
+        src, tgt : Embeddings or arrays
+            As :meth:`fit`.
+        seed_dictionary : word pairs, int (m, 2) array, or a path, optional
+            As :meth:`fit`.
+        validation : word pairs, array or path, optional
+            As :meth:`fit`.
+
+        Returns
+        -------
+        tuple
+            The mapped source and target (each of the type given), as ``transform(src, tgt)`` returns them.
+        """
         self._fit(src, tgt, seed_dictionary, validation)
         X, Z = self.__dict__.pop("_fitted_inputs")
         return self._map(src, X, "src"), self._map(tgt, Z, "tgt")

@@ -60,8 +60,8 @@ class Preprocessing(_Stage):
 
     See Also
     --------
-    Mapper : the estimator whose ``preprocessing`` this is.
-    embgeo.normalize.Normalizer : the normalisation steps.
+    Mapper : The estimator whose ``preprocessing`` this is.
+    embgeo.normalize.Normalizer : The normalisation steps.
 
     Examples
     --------
@@ -118,7 +118,7 @@ class Initialization(_Stage):
 
     See Also
     --------
-    Mapper : the estimator whose ``initialization`` this is.
+    Mapper : The estimator whose ``initialization`` this is.
 
     Examples
     --------
@@ -162,15 +162,15 @@ class Induction(_Stage):
     stochastic_initial : float
         The keep probability p of the first iteration, in (0, 1] (VecMap's default 0.1).
     stochastic_multiplier : float
-        p is multiplied by this (capped at 1) after ``stochastic_interval`` iterations without
+        The keep probability p is multiplied by this (capped at 1) after ``stochastic_interval`` iterations without
         improvement; must exceed 1 when ``stochastic_initial < 1``.
     stochastic_interval : int
         Iterations without improvement before p grows; self-learning stops when that happens at p = 1.
 
     See Also
     --------
-    Mapper : the estimator whose ``induction`` this is.
-    embgeo.crosslingual.induce_dictionary : the induction itself.
+    Mapper : The estimator whose ``induction`` this is.
+    embgeo.crosslingual.induce_dictionary : The induction itself.
 
     Examples
     --------
@@ -264,8 +264,8 @@ class Mapping(_Stage):
 
     See Also
     --------
-    Mapper : the estimator whose ``mapping`` this is.
-    embgeo.crosslingual.procrustes : the orthogonal map.
+    Mapper : The estimator whose ``mapping`` this is.
+    embgeo.crosslingual.procrustes : The orthogonal map.
 
     Examples
     --------
@@ -350,7 +350,7 @@ class Selection(_Stage):
 
     See Also
     --------
-    Mapper : the estimator whose ``selection`` this is.
+    Mapper : The estimator whose ``selection`` this is.
     embgeo.crosslingual.mean_cosine : MUSE's criterion.
 
     Examples

@@ -106,7 +106,13 @@ def mapper_from_arguments(args):
 
 
 def add_arguments(parser) -> None:
-    """Arguments of ``python -m embgeo map``."""
+    """Arguments of ``python -m embgeo map``.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The ``map`` command's parser.
+    """
     parser.add_argument("--src", required=True, metavar="NAME|PATH",
                         help="source vectors: a file embgeo.load reads, or a registry name")
     parser.add_argument("--tgt", required=True, metavar="NAME|PATH", help="target vectors: a file or a registry name")
@@ -150,7 +156,18 @@ def _check_paths(args) -> tuple[Path, Path]:
 
 
 def run(args) -> int:
-    """Run ``python -m embgeo map``: load, fit the recipe, write both mapped spaces."""
+    """Run ``python -m embgeo map``: load, fit the recipe, write both mapped spaces.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed options of :func:`add_arguments`.
+
+    Returns
+    -------
+    int
+        The exit status, 0 (errors are raised, and reported by :func:`embgeo.cli.main`).
+    """
     import time
 
     from .. import io
