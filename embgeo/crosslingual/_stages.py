@@ -24,6 +24,9 @@ class _Stage(BaseEstimator):
     def validate(self):
         """Check the values (scikit-learn's ``InvalidParameterError``, a ValueError, names stage and parameter).
 
+        ``Mapper.fit`` calls it: first the types and ranges the stage declares, then the
+        combinations its method refuses (each stage's Notes say which).
+
         Returns
         -------
         self
@@ -35,7 +38,11 @@ class _Stage(BaseEstimator):
             A value outside its declared range, or a combination the method refuses.
         """
         self._validate_params()
+        self._check_combinations()
         return self
+
+    def _check_combinations(self):
+        """The stage's checks beyond one value's type and range (none by default)."""
 
     def _fail(self, message: str):
         raise ValueError(f"{type(self).__name__}: {message}")
@@ -63,6 +70,10 @@ class Preprocessing(_Stage):
     Mapper : The estimator whose ``preprocessing`` this is.
     embgeo.normalize.Normalizer : The normalisation steps.
 
+    Notes
+    -----
+    :meth:`validate` refuses a ``postproc`` that is not two finite numbers.
+
     Examples
     --------
     >>> from embgeo.crosslingual import Mapper, Preprocessing
@@ -81,25 +92,11 @@ class Preprocessing(_Stage):
         self.postproc = postproc
         self.pca = pca
 
-    def validate(self):
-        """Check the values; ``postproc`` must be two finite numbers.
-
-        Returns
-        -------
-        self
-            The stage, checked.
-
-        Raises
-        ------
-        ValueError
-            A value outside its declared range, or a ``postproc`` that is not a pair of finite numbers.
-        """
-        super().validate()
+    def _check_combinations(self):
         pp = self.postproc
         if pp is not None and not (len(pp) == 2 and all(isinstance(a, (Real, np.floating)) and np.isfinite(a)
                                                         for a in pp)):
             self._fail(f"postproc must be a pair of finite numbers (alpha_src, alpha_tgt), got {pp!r}")
-        return self
 
 
 class Initialization(_Stage):
@@ -172,6 +169,11 @@ class Induction(_Stage):
     Mapper : The estimator whose ``induction`` this is.
     embgeo.crosslingual.induce_dictionary : The induction itself.
 
+    Notes
+    -----
+    :meth:`validate` refuses ``stochastic_multiplier <= 1`` with ``stochastic_initial < 1``: p would
+    never reach 1, the only point where self-learning stops.
+
     Examples
     --------
     >>> from embgeo.crosslingual import Induction, Mapper
@@ -200,27 +202,12 @@ class Induction(_Stage):
         self.stochastic_multiplier = stochastic_multiplier
         self.stochastic_interval = stochastic_interval
 
-    def validate(self):
-        """Check the values; the keep probability must be able to reach 1.
-
-        Returns
-        -------
-        self
-            The stage, checked.
-
-        Raises
-        ------
-        ValueError
-            A value outside its declared range, or ``stochastic_multiplier <= 1`` with
-            ``stochastic_initial < 1``.
-        """
-        super().validate()
+    def _check_combinations(self):
         if self.stochastic_initial < 1 and not self.stochastic_multiplier > 1:
             # keep_prob would never reach 1, the only point where self-learning stops
             self._fail(f"stochastic_multiplier must be > 1 when stochastic_initial < 1 (got "
                        f"{self.stochastic_multiplier} with stochastic_initial {self.stochastic_initial}): "
                        "the keep probability would never reach 1")
-        return self
 
 
 class Mapping(_Stage):
@@ -267,6 +254,11 @@ class Mapping(_Stage):
     Mapper : The estimator whose ``mapping`` this is.
     embgeo.crosslingual.procrustes : The orthogonal map.
 
+    Notes
+    -----
+    :meth:`validate` refuses what VecMap refuses: de-whitening without whitening in the advanced
+    mapping ("De-whitening requires whitening first"), and ``dim_reduction`` with another kind.
+
     Examples
     --------
     >>> from embgeo.crosslingual import Mapper, Mapping
@@ -296,21 +288,7 @@ class Mapping(_Stage):
         self.dim_reduction = dim_reduction
         self.reg = reg
 
-    def validate(self):
-        """Check the values and the combinations VecMap refuses.
-
-        Returns
-        -------
-        self
-            The stage, checked.
-
-        Raises
-        ------
-        ValueError
-            A value outside its declared range, de-whitening without whitening, or
-            ``dim_reduction`` outside the advanced mapping.
-        """
-        super().validate()
+    def _check_combinations(self):
         if self.kind == "advanced" and (self.src_dewhiten is not None or self.trg_dewhiten is not None) \
                 and not self.whiten:
             # map_embeddings.py: "ERROR: De-whitening requires whitening first"
@@ -319,7 +297,6 @@ class Mapping(_Stage):
         if self.dim_reduction and self.kind != "advanced":
             # VecMap applies --dim_reduction (STEP 5) in its advanced mapping only
             self._fail(f"dim_reduction applies to kind='advanced' only, not {self.kind!r}")
-        return self
 
 
 class Selection(_Stage):
@@ -353,6 +330,10 @@ class Selection(_Stage):
     Mapper : The estimator whose ``selection`` this is.
     embgeo.crosslingual.mean_cosine : MUSE's criterion.
 
+    Notes
+    -----
+    :meth:`validate` refuses ``record_mean_cosine=False`` with ``keep="best", criterion="mean_cosine"``.
+
     Examples
     --------
     >>> from embgeo.crosslingual import Mapper, Selection
@@ -371,24 +352,9 @@ class Selection(_Stage):
         self.criterion = criterion
         self.record_mean_cosine = record_mean_cosine
 
-    def validate(self):
-        """Check the values; ``keep="best"`` by mean cosine must record it.
-
-        Returns
-        -------
-        self
-            The stage, checked.
-
-        Raises
-        ------
-        ValueError
-            A value outside its declared range, or ``record_mean_cosine=False`` with
-            ``keep="best", criterion="mean_cosine"``.
-        """
-        super().validate()
+    def _check_combinations(self):
         if self.keep == "best" and self.criterion == "mean_cosine" and self.record_mean_cosine is False:
             self._fail("keep='best' with criterion='mean_cosine' needs record_mean_cosine (not False)")
-        return self
 
 
 #: Mapper's stage parameters and the class of each (None in a Mapper stands for the class's defaults)
