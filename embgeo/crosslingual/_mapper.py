@@ -99,6 +99,9 @@ class History(Display, list):
         The records, as :class:`list` takes them (``Mapper.fit`` appends one per iteration).
     """
 
+    def __init__(self, iterable=()):
+        super().__init__(iterable)
+
     def _view(self) -> View:
         columns = list(dict.fromkeys(k for r in self for k in r)) or ["iteration"]
         notes = [] if self else ["no self-learning iteration was recorded (self_learning=False?)"]
