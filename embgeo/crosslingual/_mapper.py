@@ -24,7 +24,7 @@ from ._induction import induce_dictionary, unsupervised_dictionary
 from ._muse import _muse_dictionary
 from ._procrustes import _shared_space, procrustes
 from ._selection import BestRound, mean_cosine
-from ._stages import STAGES, Induction, Initialization, Mapping, Preprocessing, Selection
+from ._stages import STAGES, Induction, Initialization, Mapping, Preprocessing
 from .geomm import geomm
 from .rcsls import rcsls
 
@@ -33,7 +33,7 @@ logger = logging.getLogger("embgeo.crosslingual")
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters; a stage
 #: left out keeps its defaults (which are VecMap's ``--supervised``). :meth:`Mapper.from_recipe` clones them.
 RECIPES = {
-    "supervised": {},
+    "supervised": {},   # the defaults of every stage: unit, center, unit; whiten, re-weight 0.5, de-whiten
     "semi_supervised": dict(self_learning=True, induction=Induction(retrieval="csls", vocabulary_cutoff=20000)),
     "identical": dict(initialization=Initialization("identical"), self_learning=True,
                       induction=Induction(retrieval="csls", vocabulary_cutoff=20000)),
