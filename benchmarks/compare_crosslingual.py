@@ -36,7 +36,7 @@ import numpy as np
 os.environ.setdefault("EMBGEO_QUIET", "1")
 
 import embgeo  # noqa: E402
-from embgeo.crosslingual import Mapper, induce_dictionary, retrieval_factors  # noqa: E402
+from embgeo.crosslingual import Induction, Mapper, induce_dictionary, retrieval_factors  # noqa: E402
 from embgeo.normalize import normalize  # noqa: E402
 from embgeo.neighbors import topk  # noqa: E402
 from embgeo.data import read_dictionary, split_dictionary  # noqa: E402
@@ -293,8 +293,8 @@ def main():
 
     # 2. one self-learning run (fixed number of iterations on both sides)
     def e_sl():
-        m = Mapper(self_learning=True, vocabulary_cutoff=args.cutoff, retrieval="csls", csls_knn=10,
-                   max_iter=args.iters, stochastic_interval=10 ** 9).fit(en, fi, train)
+        ind = Induction(retrieval="csls", csls_knn=10, vocabulary_cutoff=args.cutoff, stochastic_interval=10 ** 9)
+        m = Mapper(induction=ind, self_learning=True, max_iter=args.iters).fit(en, fi, train)
         return bli(*m.transform(en, fi), test, retrieval="nn").p_at(1)
 
     def p_sl():

@@ -8,7 +8,7 @@ en.minilm-static 384d, 50k) → Finnish floret 300d (30k), the yacle 5k en-fi di
 source word (``split_dictionary(pairs, 0.2)``), 955 held-out source words, P@1 / P@10 / MRR over the
 covered ones, NN and CSLS (k = 10, r_S over the 20k most frequent mapped English words). Rows:
 VecMap supervised (``Mapper()``), RCSLS (``Mapper.from_recipe("rcsls")``) and GeoMM
-(``Mapper.from_recipe("geomm", reg=C)`` for each ``--reg``; C = l2_reg / 2 of the released code).
+(``Mapper.from_recipe("geomm", mapping__reg=C)`` for each ``--reg``; C = l2_reg / 2 of the released code).
 
 ``timing``: the released ``geomm.py`` (dense |D_s| × |D_t| residual, Theano autodiff) and
 ``geomm_optimized.py`` (Gram form, Theano autodiff), run unchanged with pymanopt 0.2.5 in the
@@ -62,7 +62,7 @@ def bli_table(args):
     if "rcsls" in args.methods:
         models["RCSLS (recipe 'rcsls')"] = Mapper.from_recipe("rcsls", progress=False)
     for C in args.reg if "geomm" in args.methods else ():
-        models[f"GeoMM (recipe 'geomm', C = {C:g})"] = Mapper.from_recipe("geomm", reg=C, progress=False)
+        models[f"GeoMM (recipe 'geomm', C = {C:g})"] = Mapper.from_recipe("geomm", mapping__reg=C, progress=False)
     print(f"en {len(en)} x {en.dim} -> fi {len(fi)} x {fi.dim}; {len(train)} training pairs, "
           f"{len({s for s, _ in test})} held-out source words; load {os.getloadavg()[0]:.1f}")
     print(f"| method | retrieval | P@1 | P@10 | MRR | fit (s) |")

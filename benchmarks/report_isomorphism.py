@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
 import embgeo  # noqa: E402
-from embgeo.crosslingual import Mapper  # noqa: E402
+from embgeo.crosslingual import Mapper, Preprocessing  # noqa: E402
 from embgeo.data import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.diagnostics import isomorphism  # noqa: E402
 from embgeo.evaluate import bli  # noqa: E402
@@ -63,7 +63,7 @@ def main():
     rows = []
     for pp in SETTINGS:
         t0 = time.perf_counter()
-        m = Mapper(postproc=pp).fit(en, fi, train)
+        m = Mapper(Preprocessing(postproc=pp)).fit(en, fi, train)
         xs, zt = m.transform(en, fi)
         p1 = bli(xs, zt, test, retrieval="nn").p_at(1)
         src = en if pp is None else similarity_order(en, pp[0])

@@ -19,7 +19,7 @@ from pathlib import Path
 os.environ.setdefault("EMBGEO_QUIET", "1")
 
 import embgeo  # noqa: E402
-from embgeo.crosslingual import Mapper  # noqa: E402
+from embgeo.crosslingual import Mapper, Preprocessing  # noqa: E402
 from embgeo.data import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.evaluate.lexicon import bli, postproc_grid_search  # noqa: E402
 
@@ -51,7 +51,7 @@ def main():
                  (best_p1["alpha_src"], best_p1["alpha_tgt"])}
     print("\ntest (refit on all training pairs): P@1 / P@10 / MRR in %, NN and CSLS")
     for name, pp in cells.items():
-        xs, zt = Mapper(postproc=pp).fit_transform(en, fi, train)
+        xs, zt = Mapper(Preprocessing(postproc=pp)).fit_transform(en, fi, train)
         out = []
         for r in ("nn", "csls"):
             b = bli(xs, zt, test, retrieval=r, source_size=20000)

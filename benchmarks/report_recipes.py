@@ -34,7 +34,7 @@ os.environ.setdefault("EMBGEO_QUIET", "1")
 import numpy as np  # noqa: E402
 
 import embgeo  # noqa: E402
-from embgeo.crosslingual import Mapper  # noqa: E402
+from embgeo.crosslingual import Mapper, Mapping  # noqa: E402
 from embgeo.data import read_dictionary, split_dictionary  # noqa: E402
 from embgeo.evaluate import bli, compare  # noqa: E402
 
@@ -48,13 +48,12 @@ def _models(methods, regs):
     if "supervised" in methods:
         out["VecMap supervised"] = lambda: Mapper(progress=False)
     if "orthogonal" in methods:
-        out["Procrustes"] = lambda: Mapper(mapping="orthogonal", whiten=False, src_reweight=0.0, trg_reweight=0.0,
-                                           src_dewhiten=None, trg_dewhiten=None, progress=False)
+        out["Procrustes"] = lambda: Mapper(mapping=Mapping("orthogonal"), progress=False)
     if "rcsls" in methods:
         out["RCSLS"] = lambda: Mapper.from_recipe("rcsls", progress=False)
     if "geomm" in methods:
         for C in regs:
-            out[f"GeoMM C={C:g}"] = lambda C=C: Mapper.from_recipe("geomm", reg=C, progress=False)
+            out[f"GeoMM C={C:g}"] = lambda C=C: Mapper.from_recipe("geomm", mapping__reg=C, progress=False)
     return out
 
 
@@ -63,7 +62,7 @@ def _choose_reg(en, fi, train, seed, regs):
     inner, val = split_dictionary(train, 0.2, random_state=100 + seed)
     scores = {}
     for C in regs:
-        xs, zt = Mapper.from_recipe("geomm", reg=C, progress=False).fit(en, fi, inner).transform(en, fi)
+        xs, zt = Mapper.from_recipe("geomm", mapping__reg=C, progress=False).fit(en, fi, inner).transform(en, fi)
         scores[C] = bli(xs, zt, val, retrieval="csls", source_size=SOURCE_SIZE, progress=False).p_at(1)
     return max(scores, key=lambda C: (scores[C], -C)), scores
 

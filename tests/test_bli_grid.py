@@ -40,7 +40,7 @@ def test_grid_equals_the_cells_run_one_by_one(grid_input):
     for r in rows:
         src, tgt, train, test = grid_input[r["pair"]]
         alpha = None if r["postproc"] == "none" else (-0.25, 0.15)
-        m = Mapper.from_recipe(METHODS[r["method"]], postproc=alpha)
+        m = Mapper.from_recipe(METHODS[r["method"]], preprocessing__postproc=alpha)
         xs, zt = m.fit_transform(src, tgt, train)
         ref = bli(xs, zt, test, retrieval=r["retrieval"], ks=(1, 5))
         assert (r["P@1"], r["P@5"], r["MRR"]) == (ref.p_at(1), ref.p_at(5), ref.mrr)

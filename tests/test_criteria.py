@@ -5,7 +5,7 @@ import pytest
 
 import embgeo
 from embgeo import Embeddings, neighbors
-from embgeo.crosslingual import Mapper, induce_dictionary, retrieve, unsupervised_dictionary
+from embgeo.crosslingual import Induction, Mapper, induce_dictionary, retrieve, unsupervised_dictionary
 from embgeo.evaluate.lexicon import bli
 
 
@@ -109,18 +109,22 @@ def test_retrieval_alone_chooses_nn_or_csls_and_csls_knn_zero_is_refused(rng):
 
     src, tgt = _space(rng, 150, 6, "s"), _space(rng, 150, 6, "t")
     seed = [(f"s{i}", f"t{i}") for i in range(40)]
-    kw = dict(self_learning=True, max_iter=2, stochastic_initial=1.0)
-    nn = Mapper(retrieval="nn", **kw).fit(src, tgt, seed)
-    np.testing.assert_array_equal(Mapper(**kw).fit(src, tgt, seed).dictionary_, nn.dictionary_)  # the default
+    def fit(**induction):
+        return Mapper(self_learning=True, max_iter=2, induction=Induction(stochastic_initial=1.0, **induction)).fit(
+            src, tgt, seed)
+
+    nn = fit(retrieval="nn")
+    np.testing.assert_array_equal(fit().dictionary_, nn.dictionary_)  # the default
     # csls_knn alone does not choose CSLS: it is K of CSLS when retrieval="csls" chooses it
-    np.testing.assert_array_equal(Mapper(csls_knn=5, **kw).fit(src, tgt, seed).dictionary_, nn.dictionary_)
-    csls = Mapper(retrieval="csls", csls_knn=5, **kw).fit(src, tgt, seed)
+    np.testing.assert_array_equal(fit(csls_knn=5).dictionary_, nn.dictionary_)
+    csls = fit(retrieval="csls", csls_knn=5)
     assert not np.array_equal(csls.dictionary_, nn.dictionary_)
     with pytest.raises(ValueError, match="csls_knn"):
-        Mapper(retrieval="csls", csls_knn=0, **kw).fit(src, tgt, seed)
+        fit(retrieval="csls", csls_knn=0)
 
 
 def test_recipes_spell_csls_induction_with_retrieval():
-    for name, params in embgeo.crosslingual.RECIPES.items():
-        if params.get("csls_knn"):
-            assert params.get("retrieval") == "csls", name
+    for name in embgeo.crosslingual.RECIPES:
+        params = Mapper.from_recipe(name).get_params()
+        if params["induction__csls_knn"] != Induction().csls_knn:
+            assert params["induction__retrieval"] == "csls", name

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo.crosslingual import (Mapper, dictionary_indices, identical_dictionary, induce_dictionary,
-                                 numeral_dictionary, procrustes, retrieve, retrieval_factors)
+from embgeo.crosslingual import (RECIPES, Induction, Initialization, Mapper, Mapping, Preprocessing, Selection,
+                                 dictionary_indices, identical_dictionary, induce_dictionary, numeral_dictionary,
+                                 procrustes, retrieve, retrieval_factors)
 from embgeo.errors import NotFittedError
 
 
@@ -367,18 +368,27 @@ def test_mapper_transform_before_fit_raises_not_fitted(rng):
 def test_mapper_bad_parameters_raise(rng):
     src, tgt, _ = _pair(rng, 50, 4)
     seed = [(f"s{i}", f"t{i}") for i in range(20)]
-    for bad in (dict(mapping="rotate"), dict(init="magic"), dict(src_dewhiten="both"),
-                dict(postproc=(0.1,)), dict(direction="sideways")):
+    for bad in (dict(mapping=Mapping("rotate")), dict(initialization=Initialization("magic")),
+                dict(mapping=Mapping(src_dewhiten="both")), dict(preprocessing=Preprocessing(postproc=(0.1,))),
+                dict(induction=Induction(direction="sideways")), dict(mapping="orthogonal")):
         with pytest.raises(ValueError):
             Mapper(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="seed_dictionary"):
         Mapper().fit(src, tgt)
-    for bad, msg in ((dict(postproc=0.5), "'postproc' parameter"), (dict(postproc=("a", 0.1)), "postproc must be a pair"),
-                     (dict(postproc=(np.nan, 0.1)), "postproc"), (dict(pca="abc"), "'pca' parameter"),
-                     (dict(pca=0), "'pca' parameter"), (dict(csls_knn=-1), "csls_knn"),
-                     (dict(retrieval="isf"), "'retrieval' parameter")):
+    # each error names the stage and the parameter
+    for bad, msg in ((dict(preprocessing__postproc=0.5), "'postproc' parameter of Preprocessing"),
+                     (dict(preprocessing__postproc=("a", 0.1)), "Preprocessing: postproc must be a pair"),
+                     (dict(preprocessing__postproc=(np.nan, 0.1)), "postproc"),
+                     (dict(preprocessing__pca="abc"), "'pca' parameter of Preprocessing"),
+                     (dict(preprocessing__pca=0), "'pca' parameter of Preprocessing"),
+                     (dict(induction__csls_knn=-1), "'csls_knn' parameter of Induction"),
+                     (dict(induction__retrieval="isf"), "'retrieval' parameter of Induction"),
+                     (dict(initialization__vocabulary=0), "'vocabulary' parameter of Initialization"),
+                     (dict(mapping__reg=-1.0), "'reg' parameter of Mapping"),
+                     (dict(selection__keep="first"), "'keep' parameter of Selection"),
+                     (dict(mapping=Preprocessing()), "'mapping' parameter of Mapper")):
         with pytest.raises(ValueError, match=msg):
-            Mapper(**bad).fit(src, tgt, seed)
+            Mapper().set_params(**bad).fit(src, tgt, seed)
     with pytest.raises(ValueError, match="unknown recipe"):
         Mapper.from_recipe("magic")
 
@@ -386,17 +396,17 @@ def test_mapper_bad_parameters_raise(rng):
 def test_advanced_mapping_without_whitening_equals_orthogonal_similarities(rng):
     src, tgt, _ = _pair(rng, 300, 8, noise=0.5)
     seed = [(f"s{i}", f"t{i}") for i in range(100)]
-    plain = dict(whiten=False, src_reweight=0, trg_reweight=0, src_dewhiten=None, trg_dewhiten=None)
-    a_s, a_t = Mapper(**plain).fit_transform(src, tgt, seed)
-    o_s, o_t = Mapper(mapping="orthogonal", **{k: v for k, v in plain.items() if k != "whiten"}).fit_transform(
-        src, tgt, seed)
+    plain = Mapping(whiten=False, src_reweight=0, trg_reweight=0, src_dewhiten=None, trg_dewhiten=None)
+    a_s, a_t = Mapper(mapping=plain).fit_transform(src, tgt, seed)
+    o_s, o_t = Mapper(mapping=Mapping("orthogonal")).fit_transform(src, tgt, seed)
     np.testing.assert_allclose(a_s.vectors @ a_t.vectors.T, o_s.vectors @ o_t.vectors.T, atol=1e-4)
 
 
 def test_whitening_gives_identity_covariance_on_dictionary(rng):
     src, tgt, _ = _pair(rng, 300, 6, noise=0.5)
     seed = [(f"s{i}", f"t{i}") for i in range(150)]
-    m = Mapper(src_reweight=0, trg_reweight=0, src_dewhiten=None, trg_dewhiten=None).fit(src, tgt, seed)
+    m = Mapper(mapping=Mapping(src_reweight=0, trg_reweight=0, src_dewhiten=None, trg_dewhiten=None)).fit(
+        src, tgt, seed)
     xs, zt = m.transform(src, tgt)
     Xd = xs.vectors[:150].astype(np.float64)
     Zd = zt.vectors[:150].astype(np.float64)
@@ -410,7 +420,7 @@ def test_whitening_gives_identity_covariance_on_dictionary(rng):
 def test_unconstrained_mapping_is_least_squares(rng):
     src, tgt, _ = _pair(rng, 200, 5, noise=0.3)
     seed = [(f"s{i}", f"t{i}") for i in range(80)]
-    m = Mapper(mapping="unconstrained", normalize=()).fit(src, tgt, seed)
+    m = Mapper(Preprocessing(()), mapping=Mapping("unconstrained")).fit(src, tgt, seed)
     W, *_ = np.linalg.lstsq(src.vectors[:80].astype(np.float64), tgt.vectors[:80].astype(np.float64), rcond=None)
     np.testing.assert_allclose(m.src_transform_, W, atol=1e-6)
 
@@ -418,11 +428,11 @@ def test_unconstrained_mapping_is_least_squares(rng):
 def test_mapper_transform_of_subset_equals_rows_of_full_transform(rng):
     src, tgt, _ = _pair(rng, 200, 6, noise=0.3)
     seed = [(f"s{i}", f"t{i}") for i in range(60)]
-    m = Mapper(normalize=("unit", "center", "unitdim", "unit")).fit(src, tgt, seed)
+    m = Mapper(Preprocessing(("unit", "center", "unitdim", "unit"))).fit(src, tgt, seed)
     full = m.transform(src).vectors
     part = m.transform(src.subset(["s5", "s7", "s150"])).vectors
     np.testing.assert_allclose(part, full[[5, 7, 150]], atol=1e-5)
-    fs, ft = Mapper(normalize=("unit", "center", "unitdim", "unit")).fit_transform(src, tgt, seed)
+    fs, ft = Mapper(Preprocessing(("unit", "center", "unitdim", "unit"))).fit_transform(src, tgt, seed)
     np.testing.assert_allclose(fs.vectors, full, atol=1e-5)
     np.testing.assert_allclose(ft.vectors, m.transform(src, tgt)[1].vectors, atol=1e-5)
 
@@ -438,10 +448,11 @@ def test_mapper_handles_different_dimensions_and_pca(rng):
     from embgeo.evaluate.lexicon import bli
 
     test = [(f"s{i}", f"t{i}") for i in range(200, 400)]
-    for kw in (dict(), dict(mapping="orthogonal"), dict(pca="match"), dict(pca=4)):
-        xs, zt = Mapper(**kw).fit_transform(src, tgt, seed)
+    for kw in (dict(), dict(mapping__kind="orthogonal"), dict(preprocessing__pca="match"), dict(preprocessing__pca=4)):
+        xs, zt = Mapper().set_params(**kw).fit_transform(src, tgt, seed)
         assert xs.dim == zt.dim
-        assert xs.dim == (4 if kw.get("pca") == 4 else (15 if kw.get("mapping") == "orthogonal" else 6))
+        assert xs.dim == (4 if kw.get("preprocessing__pca") == 4 else
+                          (15 if kw.get("mapping__kind") == "orthogonal" else 6))
         assert bli(xs, zt, test).p_at(1) > 0.9, kw
 
 
@@ -471,8 +482,7 @@ def test_self_learning_improves_over_the_seed_mapping(rng):
     src, tgt, _ = _pair(rng, 1200, 16, noise=0.55)
     seed = [(f"s{i}", f"t{i}") for i in range(22)]
     test = [(f"s{i}", f"t{i}") for i in range(600, 1200)]
-    base = dict(mapping="orthogonal", normalize=("unit", "center", "unit"), src_reweight=0, trg_reweight=0,
-                src_dewhiten=None, trg_dewhiten=None, retrieval="csls", csls_knn=10, stochastic_interval=3)
+    base = dict(mapping=Mapping("orthogonal"), induction=Induction(retrieval="csls", stochastic_interval=3))
     m0 = Mapper(**base).fit(src, tgt, seed)
     m1 = Mapper(self_learning=True, max_iter=40, **base).fit(src, tgt, seed, validation=test[:100])
     p0 = bli(*m0.transform(src, tgt), test).p_at(1)
@@ -508,17 +518,18 @@ def vecmap_case(shared_data):
     return g, X, Z
 
 
-FAST_SL = dict(stochastic_initial=1.0, stochastic_interval=5, tol=1e-4, vocabulary_cutoff=1500)
+FAST_SL = dict(induction__stochastic_initial=1.0, induction__stochastic_interval=5, tol=1e-4,
+               induction__vocabulary_cutoff=1500)
 
 
 @pytest.mark.parametrize("case, recipe, overrides, dictionary", [
     ("supervised", "supervised", {}, "train"),
-    ("postproc_supervised", "supervised", {"postproc": (-0.25, 0.15)}, "train"),
+    ("postproc_supervised", "supervised", {"preprocessing__postproc": (-0.25, 0.15)}, "train"),
     ("semi_supervised", "semi_supervised", FAST_SL, "seed"),
-    ("postproc_semi_supervised", "semi_supervised", {"postproc": (-0.25, 0.15), **FAST_SL}, "seed"),
-    ("acl2017_seed", "acl2017", {"init": "seed", "tol": 1e-4}, "seed"),
+    ("postproc_semi_supervised", "semi_supervised", {"preprocessing__postproc": (-0.25, 0.15), **FAST_SL}, "seed"),
+    ("acl2017_seed", "acl2017", {"initialization": Initialization("seed"), "tol": 1e-4}, "seed"),
     ("aaai2018", "aaai2018", {}, "train"),
-    ("unsupervised", "unsupervised", {"unsupervised_vocab": 1000, **FAST_SL}, None),
+    ("unsupervised", "unsupervised", {"initialization__vocabulary": 1000, **FAST_SL}, None),
 ])
 def test_mapper_equals_vecmap_and_uncovec_pipeline(vecmap_case, case, recipe, overrides, dictionary):
     # tests/data/vecmap_golden.npz: VecMap's map_embeddings.py (after uncovec's post-process.py for
@@ -555,7 +566,7 @@ def test_postproc_golden_differs_from_postproc_after_normalisation(vecmap_case):
 def test_postproc_transform_of_new_rows_equals_fitted_rows(rng):
     src, tgt, _ = _pair(rng, 300, 8, noise=0.4)
     seed = [(f"s{i}", f"t{i}") for i in range(120)]
-    pp = Mapper(postproc=(-0.25, 0.15)).fit(src, tgt, seed)
+    pp = Mapper(Preprocessing(postproc=(-0.25, 0.15))).fit(src, tgt, seed)
     full = pp.transform(src).vectors
     np.testing.assert_allclose(pp.transform(src.subset(["s3", "s200"])).vectors, full[[3, 200]], atol=1e-5)
 
@@ -594,10 +605,10 @@ def test_vecmap_argument_checks(rng):
     seed = [(f"s{i}", f"t{i}") for i in range(50)]
     # map_embeddings.py: "De-whitening requires whitening first"
     with pytest.raises(ValueError, match="de-whitening requires whitening"):
-        Mapper(whiten=False).fit(src, tgt, seed)
+        Mapper(mapping=Mapping(whiten=False)).fit(src, tgt, seed)
     # --dim_reduction is STEP 5 of the advanced mapping only
     with pytest.raises(ValueError, match="dim_reduction"):
-        Mapper.from_recipe("orthogonal", dim_reduction=2).fit(src, tgt, seed)
+        Mapper.from_recipe("orthogonal", mapping__dim_reduction=2).fit(src, tgt, seed)
 
 
 @pytest.mark.parametrize("multiplier", [1.0, 0.5, 0.0, -2.0])
@@ -607,14 +618,15 @@ def test_stochastic_multiplier_that_never_reaches_keep_prob_one_is_refused(rng, 
     src, tgt, _ = _pair(rng, 60, 4)
     seed = [(f"s{i}", f"t{i}") for i in range(20)]
     with pytest.raises(ValueError, match="stochastic_multiplier"):
-        Mapper(self_learning=True, stochastic_initial=0.5, stochastic_multiplier=multiplier,
-               stochastic_interval=1).fit(src, tgt, seed)
+        Mapper(self_learning=True, induction=Induction(stochastic_initial=0.5, stochastic_multiplier=multiplier,
+                                                       stochastic_interval=1)).fit(src, tgt, seed)
     # from p = 1 the multiplier is never used: allowed
-    m = Mapper.from_recipe("orthogonal", self_learning=True, stochastic_initial=1.0,
-                           stochastic_multiplier=multiplier, stochastic_interval=1, normalize=()).fit(src, tgt, seed)
+    m = Mapper.from_recipe("orthogonal", self_learning=True, preprocessing=Preprocessing(()),
+                           induction=Induction(stochastic_initial=1.0, stochastic_multiplier=multiplier,
+                                               stochastic_interval=1)).fit(src, tgt, seed)
     assert m.n_iter_ >= 1
     with pytest.raises(ValueError, match="stochastic_interval"):
-        Mapper(self_learning=True, stochastic_interval=0).fit(src, tgt, seed)
+        Mapper(self_learning=True, induction=Induction(stochastic_interval=0)).fit(src, tgt, seed)
 
 
 def test_unsupervised_dictionary_names_a_non_finite_row(rng):
@@ -693,7 +705,7 @@ def test_n_features_in_is_the_source_dimension_as_scikit_learn_defines_it(rng):
     Z = (X @ _orth(rng, 9)[:6]).astype(np.float32)
     src = embgeo.Embeddings([f"s{i}" for i in range(n)], X)
     tgt = embgeo.Embeddings([f"t{i}" for i in range(n)], Z)
-    m = Mapper(mapping="orthogonal", whiten=False, src_dewhiten=None, trg_dewhiten=None)
+    m = Mapper(mapping=Mapping("orthogonal"))
     m.fit(src, tgt, [(f"s{i}", f"t{i}") for i in range(80)])
     assert type(m.n_features_in_) is int and m.n_features_in_ == 6
     assert type(m.n_target_features_) is int and m.n_target_features_ == 9
@@ -711,13 +723,19 @@ def test_mapper_is_a_scikit_learn_estimator(rng):
 
     src, tgt, _ = _pair(rng, 200, 6, noise=0.05)
     seed = [(f"s{i}", f"t{i}") for i in range(60)]
-    m = Mapper.from_recipe("semi_supervised", vocabulary_cutoff=150, max_iter=3)
-    assert isinstance(m, BaseEstimator) and m.get_params()["csls_knn"] == 10
+    m = Mapper.from_recipe("semi_supervised", induction__vocabulary_cutoff=150, max_iter=3)
+    assert isinstance(m, BaseEstimator) and m.get_params()["induction__csls_knn"] == 10
     c = clone(m)
-    assert c.get_params() == m.get_params() and c is not m
-    assert c.set_params(csls_knn=5) is c and c.csls_knn == 5
+    def values(est):  # the stages are compared by their values
+        return {k: v for k, v in est.get_params().items() if not hasattr(v, "get_params")}
+
+    assert values(c) == values(m) and c is not m and c.induction is not m.induction
+    assert c.set_params(induction__csls_knn=5) is c and c.induction.csls_knn == 5
+    assert m.induction.csls_knn == 10                       # the clone's stage is its own
     with pytest.raises(ValueError):
         c.set_params(nonsense=1)
+    with pytest.raises(ValueError):
+        c.set_params(induction__nonsense=1)
     with pytest.raises(NotFittedError):
         m.transform(src)
     with pytest.raises(Exception) as exc:  # scikit-learn's own check agrees
@@ -732,6 +750,37 @@ def test_mapper_is_a_scikit_learn_estimator(rng):
     assert len(m.history_) == m.n_iter_ == 3
 
 
+def test_mapper_signature_is_short_and_grouped_by_stage():
+    import inspect
+
+    params = inspect.signature(Mapper).parameters
+    assert len(params) <= 16, list(params)
+    for stage in ("preprocessing", "initialization", "induction", "mapping", "selection"):
+        assert params[stage].default is None        # scikit-learn: immutable defaults; None = the stage's defaults
+
+
+def test_stage_values_are_nested_scikit_learn_parameters():
+    from sklearn.base import clone
+
+    deep = Mapper().get_params(deep=True)
+    assert deep["induction__csls_knn"] == 10 and deep["mapping__kind"] == "advanced"
+    assert deep["preprocessing__normalize"] == ("unit", "center", "unit") and deep["selection__keep"] == "last"
+    assert set(Mapper().get_params(deep=False)) <= set(deep)
+    # set_params on a stage left None makes the Mapper its own stage: another Mapper is not changed
+    a, b = Mapper().set_params(induction__csls_knn=5), Mapper()
+    assert a.induction.get_params() == Induction(csls_knn=5).get_params()
+    assert b.induction is None and b.get_params()["induction__csls_knn"] == 10
+    assert clone(a).get_params()["induction__csls_knn"] == 5 and clone(a).induction is not a.induction
+    # from_recipe takes whole stages or stage__param values, and copies the recipe's stages
+    m = Mapper.from_recipe("semi_supervised", induction__csls_knn=3, selection=Selection("best"))
+    assert m.induction.get_params() == Induction(retrieval="csls", csls_knn=3, vocabulary_cutoff=20000).get_params()
+    assert RECIPES["semi_supervised"]["induction"].csls_knn == 10 and m.selection.keep == "best"
+    m = Mapper.from_recipe("muse", induction=Induction(retrieval="nn"), induction__direction="forward")
+    assert (m.induction.retrieval, m.induction.direction, m.induction.vocabulary_cutoff) == ("nn", "forward", None)
+    with pytest.raises(ValueError, match="nonsense"):
+        Mapper.from_recipe("muse", induction__nonsense=1)
+
+
 def test_history_plot(rng):
     pytest.importorskip("matplotlib")
     import matplotlib
@@ -739,7 +788,8 @@ def test_history_plot(rng):
     matplotlib.use("Agg")
     src, tgt, _ = _pair(rng, 120, 4, noise=0.05)
     seed = [(f"s{i}", f"t{i}") for i in range(40)]
-    m = Mapper(self_learning=True, max_iter=3, retrieval="csls", csls_knn=3).fit(src, tgt, seed, validation=seed)
+    m = Mapper(induction=Induction(retrieval="csls", csls_knn=3), self_learning=True, max_iter=3).fit(
+        src, tgt, seed, validation=seed)
     ax = m.history_.plot()
     assert ax.get_xlabel() == "iteration" and len(ax.figure.axes) >= 2  # objective + validation axis
     ax.figure.canvas.draw()
@@ -759,8 +809,8 @@ def test_unsupervised_recipe_recovers_a_hidden_rotation_of_real_vectors(glove):
     keep = np.sort(rng.permutation(1500)[:1350])
     rows = keep[rng.permutation(1350)]
     Z = (X[rows] @ Q + 0.1 * rng.standard_normal((1350, 50))).astype(np.float32)
-    m = Mapper.from_recipe("unsupervised", unsupervised_vocab=None, stochastic_interval=3, max_iter=4,
-                           progress=False)
+    m = Mapper.from_recipe("unsupervised", initialization__vocabulary=None, induction__stochastic_interval=3,
+                           max_iter=4, progress=False)
     xs, zt = m.fit_transform(X, Z)
     nn = np.argmax(_unit(xs[rows]) @ _unit(zt).T, axis=1)
     assert np.mean(nn == np.arange(1350)) >= 0.9
@@ -811,7 +861,8 @@ def test_muse_recipe_equals_musess_refinement_loop(rng, direction, build):
     inv = np.argsort(perm)
     X, Z = src.vectors.astype(np.float64), tgt.vectors.astype(np.float64)
     W, si, ti = _muse_refinement_from_its_source(X, Z, np.arange(40), inv[:40], 5, 150, 10, build)
-    m = Mapper.from_recipe("muse", vocabulary_cutoff=150, direction=direction, progress=False).fit(
+    m = Mapper.from_recipe("muse", induction__vocabulary_cutoff=150, induction__direction=direction,
+                           progress=False).fit(
         src, tgt, [(f"s{i}", f"t{inv[i]}") for i in range(40)])
     assert m.n_iter_ == 5
     d = m.dictionary_[np.lexsort((m.dictionary_[:, 1], m.dictionary_[:, 0]))]
@@ -825,18 +876,19 @@ def test_muse_recipe_equals_musess_refinement_loop(rng, direction, build):
 
 
 def test_muse_recipe_has_musess_defaults():
-    r = Mapper.from_recipe("muse")
-    assert (r.refinement, r.max_iter, r.vocabulary_cutoff, r.csls_knn, r.direction, tuple(r.normalize)) == (
-        "muse", 5, 10000, 10, "mutual", ())
+    r = Mapper.from_recipe("muse").get_params()
+    assert [r[k] for k in ("refinement", "max_iter", "induction__vocabulary_cutoff", "induction__csls_knn",
+                           "induction__direction", "preprocessing__normalize")] == ["muse", 5, 10000, 10, "mutual", ()]
     with pytest.raises(ValueError, match="refinement"):
         Mapper(refinement="faiss")._validate_params()
     with pytest.raises(ValueError, match="orthogonal"):
-        Mapper(refinement="muse", mapping="advanced")._validate_params()
+        Mapper(refinement="muse", mapping=Mapping("advanced"))._validate_params()
 
 
-@pytest.mark.parametrize("kw", [dict(postproc=(-0.25, 0.15)), dict(pca=4, normalize=("unit", "center", "unitdim")),
-                                dict(self_learning=True, max_iter=2, retrieval="csls", csls_knn=5,
-                                     stochastic_initial=1.0)])
+@pytest.mark.parametrize("kw", [dict(preprocessing=Preprocessing(postproc=(-0.25, 0.15))),
+                                dict(preprocessing=Preprocessing(("unit", "center", "unitdim"), pca=4)),
+                                dict(self_learning=True, max_iter=2,
+                                     induction=Induction(retrieval="csls", csls_knn=5, stochastic_initial=1.0))])
 def test_mapper_on_array_api_strict_matches_numpy(rng, kw):
     xps = pytest.importorskip("array_api_strict")
     X = rng.standard_normal((150, 6)).astype(np.float32)
@@ -872,7 +924,7 @@ def test_mapper_rcsls_is_rcsls_on_the_normalised_spaces_and_its_dictionary(rng):
 
     src, tgt, Q = _pair(rng, n=300, d=8, noise=0.3)
     pairs = [(f"s{i}", f"t{i}") for i in range(150)]
-    m = Mapper.from_recipe("rcsls", csls_knn=5, random_state=0).fit(src, tgt, pairs)
+    m = Mapper.from_recipe("rcsls", induction__csls_knn=5, random_state=0).fit(src, tgt, pairs)
     X = normalize(src.vectors, "unit", "center", "unit")
     Z = normalize(tgt.vectors, "unit", "center", "unit")
     idx = np.arange(150)
@@ -887,14 +939,14 @@ def test_mapper_rcsls_is_rcsls_on_the_normalised_spaces_and_its_dictionary(rng):
 
 def test_mapper_rejects_an_unknown_mapping():
     with pytest.raises(ValueError, match="rcsls"):
-        Mapper(mapping="procrustes")._validate_params()
+        Mapper(mapping=Mapping("procrustes"))._validate_params()
 
 
 def test_rcsls_mapping_takes_csls_knn(rng):
     """Issue 22: mapping="rcsls" must read the csls_knn it is given (its loss's K), not a default."""
     src, tgt, _ = _pair(rng, n=300, d=8, noise=0.3)
     pairs = [(f"s{i}", f"t{i}") for i in range(150)]
-    new = Mapper.from_recipe("rcsls", csls_knn=3, random_state=0).fit(src, tgt, pairs)
+    new = Mapper.from_recipe("rcsls", induction__csls_knn=3, random_state=0).fit(src, tgt, pairs)
     default = Mapper.from_recipe("rcsls", random_state=0).fit(src, tgt, pairs)
     assert not np.array_equal(np.asarray(default.src_transform_), np.asarray(new.src_transform_))
 
@@ -904,7 +956,7 @@ def test_transform_refuses_nan_as_fit_does():
     words = [f"w{i}" for i in range(30)]
     X, Z = rng.standard_normal((30, 4)), rng.standard_normal((30, 4))
     E = embgeo.Embeddings
-    m = Mapper(init="seed").fit(E(words, X), E(words, Z), [(w, w) for w in words])
+    m = Mapper(initialization=Initialization("seed")).fit(E(words, X), E(words, Z), [(w, w) for w in words])
     X[3, 2] = np.nan
     with pytest.raises(ValueError, match=r"row 3 \('w3'\) of the embeddings has a non-finite value \(nan\)"):
         m.transform(E(words, X, check_finite=False))

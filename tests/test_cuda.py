@@ -302,7 +302,7 @@ def test_gpu_dictionary_induction_equals_the_cpu_one(retrieval, keep_prob):
 
 @pytest.mark.skipif(cupy is None, reason="CuPy arrays need a GPU")
 def test_mapper_self_learning_runs_on_cupy_embeddings():  # pragma: no cover - GPU only
-    from embgeo.crosslingual import Mapper
+    from embgeo.crosslingual import Induction, Mapper
 
     rng = np.random.default_rng(9)
     X = rng.standard_normal((400, 12)).astype(np.float32)
@@ -311,7 +311,7 @@ def test_mapper_self_learning_runs_on_cupy_embeddings():  # pragma: no cover - G
     src = embgeo.Embeddings([f"s{i}" for i in range(400)], X)
     tgt = embgeo.Embeddings([f"t{i}" for i in range(400)], Z)
     seed = [(f"s{i}", f"t{i}") for i in range(40)]
-    opts = dict(self_learning=True, retrieval="csls", csls_knn=10, max_iter=4)
+    opts = dict(self_learning=True, induction=Induction(retrieval="csls", csls_knn=10), max_iter=4)
     accuracy = []
     for s, t in ((src, tgt), (src.to("cuda"), tgt.to("cuda"))):
         xs, zt = Mapper(**opts).fit_transform(s, t, seed)

@@ -201,7 +201,7 @@ def test_current_client_is_none_without_one(monkeypatch, client):
 
 
 def test_postproc_grid_on_dask_equals_the_local_loop(client):
-    from embgeo.crosslingual import Mapper
+    from embgeo.crosslingual import Mapper, Preprocessing
     from embgeo.evaluate.lexicon import bli, postproc_grid_search
 
     rng = np.random.default_rng(11)
@@ -219,7 +219,7 @@ def test_postproc_grid_on_dask_equals_the_local_loop(client):
     local = []                                                 # the grid written out, in this process
     for a in grid["alphas_src"]:
         for b in grid["alphas_tgt"]:
-            xs, zt = Mapper(postproc=(a, b)).fit(src, tgt, train).transform(src, tgt)
+            xs, zt = Mapper(Preprocessing(postproc=(a, b))).fit(src, tgt, train).transform(src, tgt)
             local.append({"alpha_src": a, "alpha_tgt": b,
                           **bli(xs, zt, val, retrieval="csls", progress=False).to_dict()})
     assert res.table == local

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import embgeo
-from embgeo.crosslingual import Mapper, retrieve
+from embgeo.crosslingual import Mapper, Mapping, retrieve
 from embgeo.crosslingual.geomm import GeoMMResult, geomm, geomm_objective
 from embgeo.normalize import normalize
 
@@ -90,7 +90,7 @@ def test_geomm_recipe_translates_as_the_released_code(golden):
     sw = [f"s{i}" for i in range(golden["X"].shape[0])]
     tw = [f"t{j}" for j in range(golden["Z"].shape[0])]
     src, tgt = embgeo.Embeddings(sw, golden["X"]), embgeo.Embeddings(tw, golden["Z"])
-    m = Mapper.from_recipe("geomm", reg=golden["C"], progress=False)
+    m = Mapper.from_recipe("geomm", mapping__reg=golden["C"], progress=False)
     m.fit(src, tgt, [(sw[a], tw[b]) for a, b in golden["train"]])
     xs, zt = m.transform(src, tgt)
     A, B = normalize(xs.vectors, "unit"), normalize(zt.vectors, "unit")    # --normalize_eval
@@ -157,7 +157,7 @@ def test_bad_input_is_named(rng):
     with pytest.raises(ValueError, match="C must be"):
         geomm(X, Z, [0, 1], [0, 1], C=-1.0)
     with pytest.raises(ValueError, match="reg"):
-        Mapper(mapping="geomm", reg=-1.0)._validate_params()
+        Mapper(mapping=Mapping("geomm", reg=-1.0))._validate_params()
 
 
 def test_mapper_geomm_on_array_api_strict_matches_numpy(rng):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from embgeo import Embeddings, neighbors
-from embgeo.crosslingual import Mapper, invnn_ranks, retrieval_factors, retrieve
+from embgeo.crosslingual import Induction, Mapper, invnn_ranks, retrieval_factors, retrieve
 from embgeo.crosslingual import _invnn
 from embgeo.evaluate import bli
 
@@ -150,4 +150,4 @@ def test_the_criteria_table_says_where_invnn_and_dot_apply(rng):
     with pytest.raises(ValueError, match="'nn' is a retrieval= criterion; metric='cosine' ranks alike"):
         neighbors.search(e, ["w1"], 3, metric="nn")
     with pytest.raises(ValueError, match="retrieval"):
-        Mapper(retrieval="dot", self_learning=True).fit(X, X, np.stack([np.arange(10)] * 2, axis=1))
+        Mapper(induction=Induction(retrieval="dot"), self_learning=True).fit(X, X, np.stack([np.arange(10)] * 2, axis=1))

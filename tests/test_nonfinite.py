@@ -15,7 +15,7 @@ import pytest
 import embgeo
 from embgeo import embeddings as emb_module
 from embgeo import neighbors
-from embgeo.crosslingual import Mapper
+from embgeo.crosslingual import Initialization, Mapper
 from embgeo.diagnostics import hubness, isotropy
 from embgeo.evaluate import word_similarity
 
@@ -115,7 +115,7 @@ def test_a_fit_refuses_a_nan_row(nan_space, ws_space):
     clean = embgeo.Embeddings(*ws_space)
     pairs = [(w, w) for w in words[:100]]
     with pytest.raises(ValueError, match=_tiger(words)):
-        Mapper(init="seed").fit(e, clean, pairs)
+        Mapper(initialization=Initialization("seed")).fit(e, clean, pairs)
     with pytest.raises(ValueError, match=_tiger(words)):
         embgeo.postprocess.all_but_the_top(e, 1)
 

@@ -1,11 +1,11 @@
-"""Seedless model selection: MUSE's mean-cosine criterion and ``Mapper(keep="best")`` (issue 31, item 2)."""
+"""Seedless model selection: MUSE's mean-cosine criterion and ``Selection("best")`` (issue 31, item 2)."""
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from embgeo.crosslingual import Mapper, mean_cosine, procrustes
+from embgeo.crosslingual import Mapper, Mapping, Preprocessing, Selection, mean_cosine, procrustes
 
 GOLDEN = Path(__file__).parent / "data" / "muse_mean_cosine_golden.json"
 
@@ -78,7 +78,7 @@ def _case(rng, n=1500, d=12, noise=0.45, good_seed=False):
 @pytest.mark.parametrize("recipe", ["muse", "semi_supervised"])
 def test_history_records_the_mean_cosine_of_every_round(rng, recipe):
     X, Z, seed = _case(rng)
-    kw = {} if recipe == "muse" else {"record_mean_cosine": True}
+    kw = {} if recipe == "muse" else {"selection": Selection(record_mean_cosine=True)}
     m = Mapper.from_recipe(recipe, max_iter=3, progress=False, **kw).fit(X, Z, seed)
     assert len(m.history_) == 3 and m.best_iteration_ is None
     assert all(-1 <= r["mean_cosine"] <= 1 and "final" not in r for r in m.history_)
@@ -91,10 +91,12 @@ def test_vecmaps_loop_records_the_mean_cosine_only_when_asked(rng):
     X, Z, seed = _case(rng)
     m = Mapper.from_recipe("semi_supervised", max_iter=2, progress=False).fit(X, Z, seed)
     assert all("mean_cosine" not in r for r in m.history_)
-    m = Mapper.from_recipe("semi_supervised", max_iter=2, progress=False, keep="best").fit(X, Z, seed)
+    m = Mapper.from_recipe("semi_supervised", max_iter=2, progress=False, selection=Selection("best")).fit(
+        X, Z, seed)
     assert all("mean_cosine" in r for r in m.history_) and len(m.history_) == 3
     with pytest.raises(ValueError, match="record_mean_cosine"):
-        Mapper.from_recipe("muse", keep="best", record_mean_cosine=False, progress=False).fit(X, Z, seed)
+        Mapper.from_recipe("muse", selection=Selection("best", record_mean_cosine=False), progress=False).fit(
+            X, Z, seed)
 
 
 @pytest.mark.parametrize("selection", ["mean_cosine", "objective", "validation"])
@@ -103,8 +105,9 @@ def test_keep_best_keeps_the_round_a_shorter_run_ends_with(rng, selection):
     last mapping of the same loop stopped after b − 1 rounds (MUSE's reload_best)."""
     X, Z, seed = _case(np.random.default_rng(0), noise=0.8, good_seed=True)
     val = np.stack([np.arange(300, 500), np.arange(300, 500)], axis=1)
-    kw = dict(max_iter=4, progress=False, vocabulary_cutoff=800)
-    best = Mapper.from_recipe("muse", keep="best", selection=selection, **kw).fit(X, Z, seed, validation=val)
+    kw = dict(max_iter=4, progress=False, induction__vocabulary_cutoff=800)
+    best = Mapper.from_recipe("muse", selection=Selection("best", criterion=selection), **kw).fit(
+        X, Z, seed, validation=val)
     key = {"mean_cosine": "mean_cosine", "objective": "objective", "validation": "val_accuracy"}[selection]
     scores = [r[key] for r in best.history_]
     assert len(best.history_) == 5 and best.history_[-1]["final"] and best.n_iter_ == 4
@@ -118,9 +121,9 @@ def test_keep_best_keeps_the_round_a_shorter_run_ends_with(rng, selection):
 
 def test_keep_best_keeps_an_earlier_round_than_the_last():
     X, Z, seed = _case(np.random.default_rng(0), noise=0.8, good_seed=True)
-    m = Mapper.from_recipe("muse", keep="best", selection="mean_cosine", max_iter=4, progress=False,
-                           vocabulary_cutoff=800).fit(X, Z, seed)
-    last = Mapper.from_recipe("muse", max_iter=4, progress=False, vocabulary_cutoff=800).fit(X, Z, seed)
+    m = Mapper.from_recipe("muse", selection=Selection("best", criterion="mean_cosine"), max_iter=4, progress=False,
+                           induction__vocabulary_cutoff=800).fit(X, Z, seed)
+    last = Mapper.from_recipe("muse", max_iter=4, progress=False, induction__vocabulary_cutoff=800).fit(X, Z, seed)
     assert m.best_iteration_ < len(m.history_)
     assert not np.allclose(m.src_transform_, last.src_transform_)
 
@@ -128,15 +131,17 @@ def test_keep_best_keeps_an_earlier_round_than_the_last():
 def test_keep_last_is_the_default_and_unchanged(rng):
     X, Z, seed = _case(rng)
     a = Mapper.from_recipe("muse", max_iter=3, progress=False).fit(X, Z, seed)
-    b = Mapper.from_recipe("muse", max_iter=3, progress=False, keep="last", selection="objective").fit(X, Z, seed)
+    b = Mapper.from_recipe("muse", max_iter=3, progress=False, selection=Selection("last", criterion="objective")).fit(
+        X, Z, seed)
     np.testing.assert_array_equal(a.src_transform_, b.src_transform_)
-    assert Mapper().keep == "last"
+    assert Mapper().get_params()["selection__keep"] == "last"
 
 
 def test_selection_by_validation_needs_a_validation_dictionary(rng):
     X, Z, seed = _case(rng)
     with pytest.raises(ValueError, match="validation="):
-        Mapper.from_recipe("muse", keep="best", selection="validation", max_iter=1, progress=False).fit(X, Z, seed)
+        Mapper.from_recipe("muse", selection=Selection("best", criterion="validation"), max_iter=1,
+                           progress=False).fit(X, Z, seed)
 
 
 def test_history_plot_draws_the_mean_cosine(rng):
@@ -167,7 +172,7 @@ def test_validation_scores_by_cosine_for_muse_and_by_dot_for_vecmap(rng, refinem
     Z = (X @ Q + 0.6 * rng.standard_normal((n, d))).astype(np.float32)
     Z *= rng.uniform(0.2, 3.0, (n, 1)).astype(np.float32)        # norms unrelated to the translations
     seed, val = np.stack([np.arange(300)] * 2, axis=1), np.arange(300, 400)
-    m = Mapper(normalize=(), mapping="orthogonal", self_learning=True, refinement=refinement, max_iter=1,
+    m = Mapper(Preprocessing(()), mapping=Mapping("orthogonal"), self_learning=True, refinement=refinement, max_iter=1,
                progress=False).fit(X, Z, seed, validation=np.stack([val, val], axis=1))
     W = procrustes(X[seed[:, 0]], Z[seed[:, 1]])                # the first record scores the seed's map
     acc, sim = _brute_validation(X @ W, Z, val, cosine=refinement == "muse")

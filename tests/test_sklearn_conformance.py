@@ -4,7 +4,7 @@ Both estimators declare what they are through ``__sklearn_tags__``:
 
 * :class:`~embgeo.crosslingual.Mapper` is a transformer fitted on two spaces: ``fit(src, tgt)``
   with ``src`` as X and the target space ``tgt`` as a required, multi-output (2-D) y. Configured
-  so that it needs no seed dictionary (``init="unsupervised"``), it runs scikit-learn's whole
+  so that it needs no seed dictionary (``Initialization("unsupervised")``), it runs scikit-learn's whole
   check suite; :data:`MAPPER_EXPECTED_FAILURES` lists, with the reason, each check that cannot
   apply to it.
 * :class:`~embgeo.meta.GeometricMetaEmbedding` is an unsupervised transformer whose input is a
@@ -22,7 +22,7 @@ from sklearn.utils.estimator_checks import (
     check_parameters_default_constructible, check_set_params, check_transformers_unfitted, check_valid_tag_types,
     parametrize_with_checks)
 
-from embgeo.crosslingual import Mapper, MultilingualMapper
+from embgeo.crosslingual import Induction, Initialization, Mapper, Mapping, MultilingualMapper, Preprocessing
 from embgeo.meta import GeometricMetaEmbedding
 
 #: Checks that cannot apply to a Mapper, and why.
@@ -45,8 +45,8 @@ MAPPER_EXPECTED_FAILURES = {
 
 def _seedless_mapper():
     """A Mapper that fits on two arrays alone (fully unsupervised initialisation, plain Procrustes)."""
-    return Mapper(init="unsupervised", normalize=(), whiten=False, src_dewhiten=None, trg_dewhiten=None,
-                  mapping="orthogonal", progress=False)
+    return Mapper(Preprocessing(()), initialization=Initialization("unsupervised"), mapping=Mapping("orthogonal"),
+                  progress=False)
 
 
 @parametrize_with_checks([_seedless_mapper()], expected_failed_checks=lambda est: MAPPER_EXPECTED_FAILURES)
@@ -85,15 +85,16 @@ def test_meta_embedding_declares_list_input_and_counts_its_features(rng):
 
 
 # ------------------------------------------------------------ today's scikit-learn conventions
-@pytest.mark.parametrize("cls, first", [(Mapper, ("unit",)), (GeometricMetaEmbedding, 1.0)])
+@pytest.mark.parametrize("cls, first", [(Mapper, Preprocessing(("unit",))), (GeometricMetaEmbedding, 1.0)])
 def test_hyper_parameters_after_the_first_are_keyword_only(cls, first):
     cls(first)
     with pytest.raises(TypeError, match="positional"):
         cls(first, True)
 
 
-@pytest.mark.parametrize("cls, bad", [(Mapper, dict(direction="sideways")), (Mapper, dict(max_iter=-1)),
-                                      (Mapper, dict(stochastic_initial=0.0)), (Mapper, dict(verbose="yes")),
+@pytest.mark.parametrize("cls, bad", [(Induction, dict(direction="sideways")), (Mapper, dict(max_iter=-1)),
+                                      (Induction, dict(stochastic_initial=0.0)), (Mapper, dict(verbose="yes")),
+                                      (Mapper, dict(induction="csls")),
                                       (GeometricMetaEmbedding, dict(tol=-1.0)),
                                       (GeometricMetaEmbedding, dict(init="pca"))])
 def test_parameters_are_validated_from_the_declared_constraints(cls, bad):
@@ -102,7 +103,7 @@ def test_parameters_are_validated_from_the_declared_constraints(cls, bad):
     name = next(iter(bad))
     assert name in cls._parameter_constraints
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of {cls.__name__}"):
-        cls(**bad)._validate_params()
+        (cls(**bad) if cls is not Induction else Mapper(induction=cls(**bad)))._validate_params()
 
 
 def test_mapper_verbose_logs_each_iteration_and_prints_nothing(rng, caplog, capsys):
@@ -111,7 +112,7 @@ def test_mapper_verbose_logs_each_iteration_and_prints_nothing(rng, caplog, caps
     X = rng.standard_normal((120, 5)).astype(np.float32)
     Z = X @ np.linalg.qr(rng.standard_normal((5, 5)))[0].astype(np.float32)
     seed = np.stack([np.arange(40), np.arange(40)], axis=1)
-    kw = dict(self_learning=True, max_iter=2, stochastic_initial=1.0, progress=False)
+    kw = dict(self_learning=True, max_iter=2, induction=Induction(stochastic_initial=1.0), progress=False)
     with caplog.at_level(logging.INFO, logger="embgeo.crosslingual"):
         Mapper(verbose=True, **kw).fit(X, Z, seed)
     lines = [r for r in caplog.records if r.name == "embgeo.crosslingual" and r.levelno == logging.INFO]

@@ -19,6 +19,7 @@ from ..progress import progress_bar
 from ..validation import collection_input_tags
 from ._dictionaries import _matrix, _maybe_read, dictionary_indices
 from ._mapper import Mapper
+from ._stages import Mapping, Preprocessing
 from ._muse import _muse_dictionary
 from ._procrustes import procrustes
 
@@ -63,10 +64,10 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
         language whose space starts the iteration.
     mapper : Mapper or None
         ``"pivot"``: the bilingual mapping cloned for every language (default
-        ``Mapper(mapping="orthogonal")``); its normalisation, PCA and POSTPROC are replaced by this
-        estimator's (applied once per language). Its mapping must leave the target side alone
-        (``"orthogonal"``, ``"unconstrained"``, ``"rcsls"``): a target transform would move the
-        pivot's space with every language.
+        ``Mapper(mapping=Mapping("orthogonal"))``); its :class:`Preprocessing` (normalisation, PCA,
+        POSTPROC) is replaced by this estimator's (applied once per language). Its mapping must leave
+        the target side alone (``Mapping`` kind ``"orthogonal"``, ``"unconstrained"``, ``"rcsls"``): a
+        target transform would move the pivot's space with every language.
     normalize : sequence of str
         :mod:`embgeo.normalize` steps applied to every space first (default unit, center, unit).
     pca : int, "match" or None
@@ -281,19 +282,20 @@ class MultilingualMapper(TransformerMixin, BaseEstimator):
         return X if t is None else t.apply(X)
 
     def _fit_pivot(self, X, pairs, parent, order):
-        template = Mapper(mapping="orthogonal") if self.mapper is None else self.mapper
+        template = Mapper(mapping=Mapping("orthogonal")) if self.mapper is None else self.mapper
         self.transforms_ = {self.pivot_: np.eye(X[self.pivot_].shape[1])}
         self.mappers_ = {}
         mapped = {self.pivot_: X[self.pivot_]}
         for lang in progress_bar(order[1:], desc="pivot mappings", progress=self.progress, unit="language"):
             p = parent[lang]
             rl, rp = _pair_rows(pairs, lang, p)
-            m = clone(template).set_params(normalize=(), pca=None, postproc=None)
+            m = clone(template).set_params(preprocessing=Preprocessing(()))
             m.fit(X[lang], mapped[p], np.stack([rl, rp], axis=1))
             T = xb.to_numpy(m.tgt_transform_)
             if T.shape[0] != T.shape[1] or not np.allclose(T, np.eye(T.shape[0]), atol=1e-6):
                 raise ValueError(f"strategy='pivot' needs a mapping that leaves the target side alone (orthogonal, "
-                                 f"unconstrained, rcsls); mapping={m.mapping!r} transformed the target too")
+                                 f"unconstrained, rcsls); Mapping({m.get_params()['mapping__kind']!r}) "
+                                 "transformed the target too")
             self.mappers_[lang] = m
             self.transforms_[lang] = np.asarray(xb.to_numpy(m.src_transform_), dtype=np.float64)
             mapped[lang] = m.transform(X[lang])

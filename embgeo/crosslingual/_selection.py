@@ -8,7 +8,7 @@ import numpy as np
 from .. import backend as xb
 from ..neighbors import check_retrieval, csls_topk, topk
 
-#: the criteria :class:`~embgeo.crosslingual.Mapper` can keep its best round by (``selection=``),
+#: the criteria :class:`~embgeo.crosslingual.Mapper` can keep its best round by (``Selection(criterion=...)``),
 #: each the ``history_`` key it reads
 SELECTION_KEYS = {"mean_cosine": "mean_cosine", "validation": "val_accuracy", "objective": "objective"}
 
@@ -74,14 +74,14 @@ def selection_score(record: dict, selection: str) -> float:
     """The value of ``selection`` in one ``history_`` record (higher is better; NaN counts as worst)."""
     v = record.get(SELECTION_KEYS[selection])
     if v is None:
-        raise ValueError(f"selection={selection!r} needs {SELECTION_KEYS[selection]!r} in every history_ record"
+        raise ValueError(f"criterion={selection!r} needs {SELECTION_KEYS[selection]!r} in every history_ record"
                          + (": pass fit(..., validation=...)" if selection == "validation" else ""))
     v = float(v)
     return -math.inf if math.isnan(v) else v
 
 
 class BestRound:
-    """The round kept by ``keep="best"``: MUSE's ``save_best`` (a strictly better score replaces it)."""
+    """The round kept by ``Selection("best")``: MUSE's ``save_best`` (a strictly better score replaces it)."""
 
     def __init__(self, selection: str):
         self.selection = selection

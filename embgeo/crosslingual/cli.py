@@ -42,14 +42,9 @@ def add_mapper_arguments(parser, default_recipe: str | None = None) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The command's parser; options and the epilog are added to it.
-    default_recipe : str, optional
-        The ``--recipe`` default; None lets :func:`mapper_from_arguments` choose (supervised, or
-        semi_supervised with ``--self-learning``).
-
-    See Also
-    --------
-    mapper_from_arguments : reads these options back.
+        The command's parser; its epilog and formatter are replaced.
+    default_recipe : str or None
+        The ``--recipe`` default (None: chosen by :func:`mapper_from_arguments`).
     """
     width = max(map(len, RECIPES))
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -79,34 +74,34 @@ def _pca(text: str):
 
 
 def mapper_from_arguments(args):
-    """(recipe name, the overrides, an unfitted Mapper) from the options of :func:`add_mapper_arguments`.
+    """The Mapper the options of :func:`add_mapper_arguments` ask for.
 
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed command line.
+        Parsed options of a parser given :func:`add_mapper_arguments`.
 
     Returns
     -------
     recipe : str
-        The recipe's name.
+        The recipe's name (``--recipe``, else supervised, or semi_supervised with ``--self-learning``).
     overrides : dict
-        The options given on the command line that change the recipe.
+        The options given, as :meth:`Mapper.from_recipe` overrides (``induction__vocabulary_cutoff``, ...).
     mapper : Mapper
-        The unfitted Mapper of the recipe with the overrides.
+        Unfitted.
     """
     recipe = args.recipe or ("semi_supervised" if args.self_learning else "supervised")
     over: dict = {}
     if args.self_learning:
         over["self_learning"] = True
     if args.vocabulary_cutoff:
-        over["vocabulary_cutoff"] = args.vocabulary_cutoff
+        over["induction__vocabulary_cutoff"] = args.vocabulary_cutoff
     if args.max_iter:
         over["max_iter"] = args.max_iter
     if args.postproc:
-        over["postproc"] = tuple(args.postproc)
+        over["preprocessing__postproc"] = tuple(args.postproc)
     if args.pca:
-        over["pca"] = args.pca
+        over["preprocessing__pca"] = args.pca
     return recipe, over, Mapper.from_recipe(recipe, **over)
 
 
@@ -116,7 +111,7 @@ def add_arguments(parser) -> None:
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The ``map`` subcommand's parser; the options are added to it.
+        The ``map`` command's parser.
     """
     parser.add_argument("--src", required=True, metavar="NAME|PATH",
                         help="source vectors: a file embgeo.load reads, or a registry name")
@@ -166,21 +161,12 @@ def run(args) -> int:
     Parameters
     ----------
     args : argparse.Namespace
-        The parsed command line (the options of :func:`add_arguments`, ``quiet`` and ``json``).
+        The parsed options of :func:`add_arguments`.
 
     Returns
     -------
     int
-        The exit status, 0.
-
-    Raises
-    ------
-    ValueError
-        An output that would overwrite an input or the other output, a recipe that needs
-        ``--train`` without it, a vectors file given as a dictionary, or an output name or
-        format that cannot be written.
-    FileNotFoundError
-        An output directory that does not exist.
+        The exit status, 0 (errors are raised, and reported by :func:`embgeo.cli.main`).
     """
     import time
 
@@ -190,7 +176,7 @@ def run(args) -> int:
 
     src_out, tgt_out = _check_paths(args)
     recipe, over, mapper = mapper_from_arguments(args)
-    needs_seed = RECIPES[recipe].get("init", "seed") == "seed"
+    needs_seed = mapper.get_params()["initialization__dictionary"] == "seed"
     if needs_seed and not args.train:
         raise ValueError(f"recipe {recipe!r} needs a seed dictionary: pass --train DICT (or a seedless recipe: "
                          "identical, acl2017, unsupervised)")

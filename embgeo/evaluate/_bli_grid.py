@@ -10,6 +10,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import clone
 
 from ..crosslingual import RECIPES, Mapper
 from ..data import read_dictionary
@@ -139,11 +140,11 @@ def _methods(methods) -> dict:
                 raise ValueError(f"method {name!r}: unknown recipe {m!r}; recipes: {', '.join(RECIPES)}")
             m = Mapper.from_recipe(m)
         elif isinstance(m, Mapping):
-            m = Mapper(**m)
+            m = Mapper().set_params(**m)   # stages (induction=Induction(...)) or their values (induction__csls_knn=5)
         elif not isinstance(m, Mapper):
             raise TypeError(f"method {name!r} must be a recipe name, a Mapper or a dict of Mapper parameters, "
                             f"got {type(m).__name__}")
-        out[str(name)] = {**m.get_params(), "progress": False}
+        out[str(name)] = {**m.get_params(deep=False), "progress": False}
     if not out:
         raise ValueError("no method given")
     return out
@@ -211,6 +212,11 @@ def _dictionary(x, lowercase):
     return read_dictionary(x, lowercase=lowercase) if isinstance(x, (str, Path)) else x
 
 
+def _with_postproc(params, postproc) -> dict:
+    """A method's Mapper parameters with the grid's POSTPROC (a copy: the method's own stage is left alone)."""
+    return clone(Mapper(**params)).set_params(preprocessing__postproc=postproc).get_params(deep=False)
+
+
 def _spec(params, retrieval, ks, source_size, lowercase) -> str:
     return repr((sorted((k, repr(v)) for k, v in params.items()), list(retrieval), list(ks), source_size, lowercase))
 
@@ -220,9 +226,7 @@ def _cell(pairs, methods, retrieval, ks, source_size, lowercase, directory, pair
     from .lexicon import bli
 
     src, tgt, train, test = pairs[pair]
-    params = dict(methods[method])
-    if postproc is not None or "postproc" in params:
-        params["postproc"] = postproc
+    params = _with_postproc(methods[method], postproc)
     src, tgt = _space(src), _space(tgt)
     t0 = time.perf_counter()
     xs, zt = Mapper(**params).fit_transform(src, tgt, _dictionary(train, lowercase))
@@ -285,11 +289,13 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
         :func:`embgeo.load` where the cell runs: prefer these on a cluster); ``train``/``test``:
         word pairs or a dictionary file (:func:`embgeo.data.read_dictionary`).
     methods : recipe name(s), or mapping of name -> recipe name, Mapper or dict of Mapper parameters
-        The mapping methods compared, one table row each per pair (named by their recipe or key).
+        The mapping methods compared, one table row each per pair (named by their recipe or key). A
+        dict holds ``Mapper.set_params`` keywords: stages such as ``mapping=Mapping("orthogonal")``,
+        or their values such as ``induction__csls_knn=5``.
     postproc : iterable of (αs, αt) or None, optional
         The POSTPROC axis (:data:`embgeo.evaluate.lexicon.POSTPROC_GRID` values, the paper's
         (−0.25, 0.15), ...); ``None`` in it means no POSTPROC. It overrides a method's own
-        ``postproc``. Default: no axis (each method as given).
+        ``Preprocessing(postproc=...)``. Default: no axis (each method as given).
     retrieval : str or sequence of str
         BLI criteria (:data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``), one row each.
     ks, source_size, lowercase
@@ -322,10 +328,7 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
     grid = [{"pair": p, "method": m, "postproc": a} for p in pairs for m in methods for a in alphas]
 
     def spec(c):
-        params = dict(methods[c["method"]])
-        if c["postproc"] is not None or "postproc" in params:
-            params["postproc"] = c["postproc"]
-        return _spec(params, retrieval, ks, source_size, lowercase)
+        return _spec(_with_postproc(methods[c["method"]], c["postproc"]), retrieval, ks, source_size, lowercase)
 
     results: dict[int, list] = {}
     if directory is not None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+from sklearn.base import clone
 
 from .. import backend as xb
 from ..display import Display, View
@@ -387,7 +388,8 @@ POSTPROC_GRID = (-0.5, -0.25, -0.15, 0.0, 0.15, 0.25, 0.5)
 
 def _postproc_cell(src, tgt, train, validation, params, retrieval, source_size, alpha_src, alpha_tgt):
     """One grid cell: fit with POSTPROC (αs, αt), score ``validation``; a Dask task when on a cluster."""
-    m = Mapper(**{**params, "postproc": (alpha_src, alpha_tgt), "progress": False}).fit(src, tgt, train)
+    m = clone(Mapper(**params)).set_params(preprocessing__postproc=(alpha_src, alpha_tgt), progress=False)
+    m.fit(src, tgt, train)
     xs, zt = m.transform(src, tgt)
     res = bli(xs, zt, validation, retrieval=retrieval, source_size=source_size, progress=False)
     return {"alpha_src": alpha_src, "alpha_tgt": alpha_tgt, **res.to_dict()}
@@ -461,7 +463,7 @@ def postproc_grid_search(src, tgt, train, validation, *, alphas_src=POSTPROC_GRI
     if criterion not in ("MRR", "P@1", "P@5", "P@10"):
         raise ValueError(f"criterion must be MRR, P@1, P@5 or P@10, got {criterion!r}")
     base = mapper if mapper is not None else Mapper()
-    cell = partial(_postproc_cell, src, tgt, train, validation, base.get_params(), retrieval, source_size)
+    cell = partial(_postproc_cell, src, tgt, train, validation, base.get_params(deep=False), retrieval, source_size)
     grid = [{"alpha_src": a, "alpha_tgt": b} for a in alphas_src for b in alphas_tgt]
     client = client if client is not None else dd.current_client()
     if client is not None:
