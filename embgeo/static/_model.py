@@ -216,12 +216,14 @@ class StaticModel:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_embeddings(cls, e: Embeddings, *, normalize: bool = False) -> "StaticModel":
-        """A word-level model over ``e``: texts split on whitespace, each piece looked up as is.
+    def from_embeddings(cls, e: Embeddings, *, normalize: bool = False, lowercase: bool = False) -> "StaticModel":
+        """A word-level model over ``e``: a text is split on whitespace and each piece looked up as is
+        (lower-cased first with ``lowercase``, for a lower-cased vocabulary such as GloVe's).
 
-        The vocabulary is ``e.words`` plus an unknown token ``"[UNK]"`` (a zero row, dropped by
-        the recipe) when ``e`` has none, so ``model.words(e.words)`` is ``e`` (normalised when
-        ``normalize``); ``embgeo.save(e, path, format="model2vec")`` writes this model.
+        The vocabulary is ``e.words`` plus an unknown token ``"[UNK]"`` (a zero row, dropped by the
+        recipe) when ``e`` has none, so ``model.words(e.words)`` is ``e`` (normalised with
+        ``normalize``); ``embgeo.save(e, path, format="model2vec")`` writes this model. Punctuation
+        is not split off: tokenise texts first (``" ".join(gensim.utils.simple_preprocess(text))``).
         """
         _, tokenizers = require_extra()
         if not isinstance(e, Embeddings):
@@ -233,6 +235,8 @@ class StaticModel:
             V = np.vstack([V, np.zeros((1, V.shape[1]), dtype=V.dtype)])
         tok = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocab, unk_token="[UNK]"))
         tok.pre_tokenizer = tokenizers.pre_tokenizers.WhitespaceSplit()
+        if lowercase:
+            tok.normalizer = tokenizers.normalizers.Lowercase()
         return cls(tok, V, normalize=normalize, max_length=None,
                    config={"model_type": "model2vec", "architectures": ["StaticModel"]})
 
