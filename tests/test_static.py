@@ -287,6 +287,15 @@ def test_module_path_leaving_the_directory_is_refused(tmp_path):
         embgeo.static.load(folder)
 
 
+def test_module_folder_linking_out_of_the_directory_is_refused(tmp_path):
+    folder, _ = _st_dir(tmp_path)
+    outside = tmp_path / "outside"
+    (folder / "0_StaticEmbedding").rename(outside)
+    (folder / "0_StaticEmbedding").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(FormatError, match="leaves the model directory"):
+        embgeo.static.load(folder)
+
+
 def test_a_torch_pickle_is_refused_not_loaded(tmp_path):
     folder, _ = _st_dir(tmp_path)
     sub = folder / "0_StaticEmbedding"
@@ -330,6 +339,16 @@ def test_bad_tables_are_format_errors(model_dir, arrays, match):
 
     save_file(arrays, str(model_dir / "model.safetensors"))
     with pytest.raises(FormatError, match=match):
+        embgeo.static.load(model_dir)
+
+
+def test_a_bfloat16_table_is_a_format_error(model_dir):
+    """NumPy has no bfloat16: the error names the file, not a TypeError from inside safetensors."""
+    n, d = len(VOCAB), 4
+    header = json.dumps({"embeddings": {"dtype": "BF16", "shape": [n, d], "data_offsets": [0, 2 * n * d]}}).encode()
+    header += b" " * (-len(header) % 8)
+    (model_dir / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + bytes(2 * n * d))
+    with pytest.raises(FormatError, match=r"model\.safetensors: not a valid safetensors file"):
         embgeo.static.load(model_dir)
 
 
@@ -395,3 +414,8 @@ def test_constructor_checks_its_arguments():
         StaticModel(tok, np.zeros((len(VOCAB), 2), np.float32), max_length=0)
     with pytest.raises(TypeError, match="tokenizers.Tokenizer or its JSON"):
         StaticModel(42, np.zeros((len(VOCAB), 2), np.float32))
+    model = StaticModel(tok, np.ones((len(VOCAB), 2), np.float32))
+    with pytest.raises(ValueError, match="batch_size"):
+        model.encode(["cat"], batch_size=0)
+    with pytest.raises(TypeError, match="texts must be strings"):
+        model.encode(["cat", 3])

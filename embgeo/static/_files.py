@@ -99,6 +99,8 @@ def _load_sentence_transformers(folder: Path, safetensors) -> StaticModel:
     if not isinstance(sub, str) or os.path.isabs(sub) or ".." in Path(sub).parts:
         raise FormatError(modules_file, f"the StaticEmbedding module's path {sub!r} leaves the model directory")
     module = folder / sub
+    if not module.resolve().is_relative_to(folder.resolve()):  # a symbolic link out of the directory
+        raise FormatError(modules_file, f"the StaticEmbedding module's path {sub!r} leaves the model directory")
     if not (module / "model.safetensors").exists() and (module / "pytorch_model.bin").exists():
         raise FormatError(module / "pytorch_model.bin", "a torch pickle (saved with safe_serialization=False); "
                           "embgeo never unpickles, because unpickling runs code that the file names. Save the "

@@ -65,7 +65,8 @@ def tokenizer_model(spec: dict) -> tuple[str, int | None]:
     vocab = model.get("vocab")
     unk = vocab.get(unk_token) if isinstance(vocab, dict) else None
     if unk is None:  # an added token may carry it
-        unk = next((t.get("id") for t in spec.get("added_tokens") or () if t.get("content") == unk_token), None)
+        unk = next((t.get("id") for t in spec.get("added_tokens") or () if isinstance(t, dict)
+                    and t.get("content") == unk_token), None)
     return kind, unk
 
 
@@ -311,11 +312,13 @@ class StaticModel:
         -------
         numpy.ndarray, shape (n_texts, dim) or (dim,)
         """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         single = isinstance(texts, str)
         texts = self._texts(texts)
         normalize = self.normalize if normalize is None else bool(normalize)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), max(1, int(batch_size))):
+        for start in range(0, len(texts), batch_size):
             batch = texts[start:start + batch_size]
             out[start:start + len(batch)] = self._pool(*self._ids(batch, max_length), normalize)
         return out[0] if single else out
