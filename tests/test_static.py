@@ -324,7 +324,7 @@ def test_rows_that_do_not_match_the_vocabulary_name_both_numbers(model_dir):
 
     save_file({"embeddings": np.zeros((len(VOCAB) - 2, 16), np.float32)}, str(model_dir / "model.safetensors"))
     with pytest.raises(FormatError, match=rf"model\.safetensors: the token table has {len(VOCAB) - 2} rows but "
-                                          rf"tokenizer\.json has {len(VOCAB)} tokens"):
+                                          rf"the tokenizer has {len(VOCAB)} tokens \(tokenizer\.json\)"):
         embgeo.static.load(model_dir)
 
 
@@ -332,7 +332,8 @@ def test_rows_that_do_not_match_the_vocabulary_name_both_numbers(model_dir):
     ({"embeddings": np.zeros((4, 2, 2), np.float32)}, "2-D float"),
     ({"weights": np.zeros(3, np.float32)}, "no token table"),
     ({"embeddings": np.full((len(VOCAB), 4), np.nan, np.float32)}, "NaN or inf in the token table, row 0 .*'\\[PAD\\]'"),
-    ({"embeddings": np.zeros((len(VOCAB), 4), np.float32), "weights": np.ones(3, np.float32)}, "'weights' must hold"),
+    ({"embeddings": np.zeros((len(VOCAB), 4), np.float32), "weights": np.ones(3, np.float32)},
+     rf"weights must be {len(VOCAB)} floats"),
 ])
 def test_bad_tables_are_format_errors(model_dir, arrays, match):
     from safetensors.numpy import save_file

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ._model import DEFAULT_MAX_LENGTH, NORMALIZE_MODULE, STATIC_MODULE, StaticModel, require_extra, tokenizer_model
+from ._model import (DEFAULT_MAX_LENGTH, NORMALIZE_MODULE, STATIC_MODULE, StaticModel, _checked_table, positive_or_none,
+                     require_extra, tokenizer_model)
 
 __all__ = ["load", "LAYOUTS"]
 
@@ -79,9 +80,10 @@ def _load_model2vec(folder: Path, safetensors) -> StaticModel:
     normalize = config.get("normalize", False)
     if not isinstance(normalize, bool):
         raise FormatError(folder / "config.json", f"'normalize' must be true or false, got {normalize!r}")
-    max_length = config.get("max_length", DEFAULT_MAX_LENGTH)
-    if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length <= 0):
-        raise FormatError(folder / "config.json", f"'max_length' must be a positive integer or null, got {max_length!r}")
+    try:
+        max_length = positive_or_none(config.get("max_length", DEFAULT_MAX_LENGTH), "'max_length'")
+    except ValueError as exc:
+        raise FormatError(folder / "config.json", str(exc)) from None
     tensors = _read_tensors(folder / "model.safetensors", safetensors, ("embeddings",))
     return _build(folder, folder, tensors, config=config, normalize=normalize, max_length=max_length,
                   recipe="model2vec")
@@ -156,9 +158,29 @@ def _read_tensors(path: Path, safetensors, table_names: tuple[str, ...]) -> dict
 
 
 def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
-    tok_file = module / "tokenizer.json"
+    tok_file, table_file = module / "tokenizer.json", module / "model.safetensors"
+    text, vocab = _read_tokenizer(tok_file)
+    T, W, M = tensors["table"], tensors.get("weights"), tensors.get("mapping")
+    try:
+        _checked_table(T, W, M, len(vocab))
+    except ValueError as exc:
+        raise FormatError(table_file, f"{exc} ({tok_file.name})") from None
+    for name, arr in (("token table", T), ("weights", W)):
+        if arr is not None and arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1))[0])
+            # a row of a quantised table is a cluster, not a token
+            token = next((t for t, i in vocab.items() if i == bad), None) if M is None or name == "weights" else None
+            raise FormatError(table_file, f"NaN or inf in the {name}, row {bad}" + (f" (token {token!r})" if token else ""))
+    try:
+        return StaticModel(text, T, weights=W, mapping=M, **options)
+    except ValueError as exc:  # token ids with a gap, a repeated id
+        raise FormatError(tok_file, str(exc)) from None
+
+
+def _read_tokenizer(tok_file: Path) -> tuple[str, dict]:
+    """The text of ``tokenizer.json`` and its vocabulary (token -> id), checked as data first."""
     if not tok_file.exists():
-        slow = [f"{name} ({what})" for name, what in _SLOW_TOKENIZERS.items() if (module / name).exists()]
+        slow = [f"{name} ({what})" for name, what in _SLOW_TOKENIZERS.items() if (tok_file.parent / name).exists()]
         raise FormatError(tok_file, "missing" + (f"; found {', '.join(slow)}, a slow tokenizer, which embgeo does not "
                                                   "read: save the tokenizer as a fast one (tokenizer.json)" if slow else ""))
     spec = _read_json(tok_file, dict)
@@ -169,26 +191,6 @@ def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
     _, tokenizers = require_extra()
     text = tok_file.read_text(encoding="utf-8")
     try:
-        vocab = tokenizers.Tokenizer.from_str(text).get_vocab()
+        return text, tokenizers.Tokenizer.from_str(text).get_vocab()
     except Exception as exc:  # the Rust library raises a bare Exception for a tokenizer it cannot build
         raise FormatError(tok_file, f"not a tokenizer the tokenizers library reads ({exc})") from None
-    T, W, M = tensors["table"], tensors.get("weights"), tensors.get("mapping")
-    table_file = module / "model.safetensors"
-    n = len(vocab)
-    if M is None and T.shape[0] != n:
-        raise FormatError(table_file, f"the token table has {T.shape[0]} rows but {tok_file.name} has {n} tokens")
-    for name, arr, kinds in (("weights", W, "f"), ("mapping", M, "iu")):
-        if arr is not None and (arr.shape != (n,) or arr.dtype.kind not in kinds):
-            raise FormatError(table_file, f"'{name}' must hold one {'float' if kinds == 'f' else 'integer'} per token "
-                                          f"({n}), got {arr.dtype} of shape {arr.shape}")
-    if M is not None and n and (M.min() < 0 or M.max() >= T.shape[0]):
-        raise FormatError(table_file, f"'mapping' points outside the table's {T.shape[0]} rows")
-    for name, arr in (("token table", T), ("weights", W)):
-        if arr is not None and arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            bad = int(np.flatnonzero(~np.isfinite(arr.reshape(arr.shape[0], -1)).all(axis=1))[0])
-            token = next((t for t, i in vocab.items() if i == bad), None) if M is None or name == "weights" else None
-            raise FormatError(table_file, f"NaN or inf in the {name}, row {bad}" + (f" (token {token!r})" if token else ""))
-    try:
-        return StaticModel(text, T, weights=W, mapping=M, **options)
-    except ValueError as exc:  # token ids with a gap, a repeated id
-        raise FormatError(tok_file, str(exc)) from None

@@ -70,6 +70,50 @@ def tokenizer_model(spec: dict) -> tuple[str, int | None]:
     return kind, unk
 
 
+def positive_or_none(value, name: str, *, none: bool = True) -> int | None:
+    """``value`` as an int (None as None with ``none``); a ValueError naming ``name`` unless it is a
+    positive integer."""
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"{name} must be a positive integer{' or None' if none else ''}, got {value!r}")
+    return int(value)
+
+
+def _tokens_by_id(vocab: dict) -> list[str]:
+    """The tokens in id order; a ValueError unless the ids are ``0 .. n - 1`` (model2vec's assumption)."""
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    ids = sorted(vocab.values())
+    if ids != list(range(len(ids))):
+        missing = sorted(set(range(len(ids))) - set(ids))
+        raise ValueError(f"the tokenizer's ids are not 0 .. {len(ids) - 1}: "
+                         f"{'id ' + str(missing[0]) + ' is missing' if missing else 'an id repeats'}")
+    return tokens
+
+
+def _checked_table(vectors, weights, mapping, n: int):
+    """``(vectors, weights, mapping)`` as NumPy arrays, checked against ``n`` tokens (ValueError naming the problem)."""
+    vectors = np.asarray(xb.to_numpy(vectors))
+    if vectors.ndim != 2 or vectors.shape[1] == 0 or vectors.dtype.kind not in "fi":
+        raise ValueError(f"the token table must be a 2-D float (or int8) array, got {vectors.dtype} of shape "
+                         f"{vectors.shape}")
+    if mapping is None and vectors.shape[0] != n:
+        raise ValueError(f"the token table has {vectors.shape[0]} rows but the tokenizer has {n} tokens")
+    if mapping is not None:
+        mapping = np.asarray(mapping)
+        if mapping.shape != (n,) or mapping.dtype.kind not in "iu":
+            raise ValueError(f"mapping must be {n} integers (one per token), got {mapping.dtype} of shape "
+                             f"{mapping.shape}")
+        if n and (mapping.min() < 0 or mapping.max() >= vectors.shape[0]):
+            raise ValueError(f"mapping points outside the table's {vectors.shape[0]} rows")
+    if weights is not None:
+        weights = np.asarray(weights)
+        if weights.shape != (n,) or weights.dtype.kind != "f":
+            raise ValueError(f"weights must be {n} floats (one per token), got {weights.dtype} of shape "
+                             f"{weights.shape}")
+    return vectors, weights, mapping
+
+
 def _accumulation_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype NumPy's ``mean`` sums ``dtype`` in: float32 for float16, float64 for integers."""
     if dtype == np.float16:
@@ -153,41 +197,16 @@ class StaticModel:
         tok.no_padding()  # padding would add pad tokens to the means
         if recipe == "model2vec":
             tok.no_truncation()  # the ids are cut to max_length here, per call (stateless, thread-safe)
-        tokens = [t for t, _ in sorted(tok.get_vocab().items(), key=lambda kv: kv[1])]
-        ids = sorted(tok.get_vocab().values())
-        if ids != list(range(len(ids))):
-            missing = sorted(set(range(len(ids))) - set(ids))
-            raise ValueError(f"the tokenizer's ids are not 0 .. {len(ids) - 1}: "
-                             f"{'id ' + str(missing[0]) + ' is missing' if missing else 'an id repeats'}")
-        vectors = np.asarray(xb.to_numpy(vectors))
-        if vectors.ndim != 2 or vectors.shape[1] == 0 or vectors.dtype.kind not in "fi":
-            raise ValueError(f"the token table must be a 2-D float (or int8) array, got {vectors.dtype} of shape "
-                             f"{vectors.shape}")
-        n = len(tokens)
-        if mapping is None and vectors.shape[0] != n:
-            raise ValueError(f"the token table has {vectors.shape[0]} rows but the tokenizer has {n} tokens")
-        if mapping is not None:
-            mapping = np.asarray(mapping)
-            if mapping.shape != (n,) or mapping.dtype.kind not in "iu":
-                raise ValueError(f"mapping must be {n} integers (one per token), got {mapping.dtype} of shape "
-                                 f"{mapping.shape}")
-            if n and (mapping.min() < 0 or mapping.max() >= vectors.shape[0]):
-                raise ValueError(f"mapping points outside the table's {vectors.shape[0]} rows")
-        if weights is not None:
-            weights = np.asarray(weights)
-            if weights.shape != (n,) or weights.dtype.kind != "f":
-                raise ValueError(f"weights must be {n} floats (one per token), got {weights.dtype} of shape "
-                                 f"{weights.shape}")
-        if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, (int, np.integer))
-                                       or max_length <= 0):
-            raise ValueError(f"max_length must be a positive integer or None, got {max_length!r}")
+        tokens = _tokens_by_id(tok.get_vocab())
+        vectors, weights, mapping = _checked_table(vectors, weights, mapping, len(tokens))
+        max_length = positive_or_none(max_length, "max_length")
         self._tokenizer = tok
         self._tokenizer_json = text
         self._kind = kind
         self._unk = unk if recipe == "model2vec" else None
         self._stored, self._weights, self._mapping = readonly(vectors), weights, mapping
         self.normalize = bool(normalize)
-        self.max_length = None if max_length is None else int(max_length)
+        self.max_length = max_length
         self.recipe = recipe
         self.config = dict(config or {})
         # model2vec cuts a text to max_length * this many characters before tokenising it
@@ -312,14 +331,13 @@ class StaticModel:
         -------
         numpy.ndarray, shape (n_texts, dim) or (dim,)
         """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        step = positive_or_none(batch_size, "batch_size", none=False)
         single = isinstance(texts, str)
         texts = self._texts(texts)
         normalize = self.normalize if normalize is None else bool(normalize)
         out = np.empty((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
-            batch = texts[start:start + batch_size]
+        for start in range(0, len(texts), step):
+            batch = texts[start:start + step]
             out[start:start + len(batch)] = self._pool(*self._ids(batch, max_length), normalize)
         return out[0] if single else out
 
@@ -371,9 +389,7 @@ class StaticModel:
 
     def _ids(self, texts: list[str], max_length) -> tuple[np.ndarray, np.ndarray]:
         """The token ids of ``texts`` end to end, and each text's count."""
-        limit = self.max_length if max_length == "model" else max_length
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit <= 0):
-            raise ValueError(f"max_length must be a positive integer or None, got {max_length!r}")
+        limit = self.max_length if max_length == "model" else positive_or_none(max_length, "max_length")
         if self.recipe == "model2vec" and limit is not None:
             cut = limit * self._median_length
             texts = [t[:cut] for t in texts]
