@@ -70,14 +70,16 @@ def tokenizer_model(spec: dict) -> tuple[str, int | None]:
     return kind, unk
 
 
-def positive_or_none(value, name: str, *, none: bool = True) -> int | None:
-    """``value`` as an int (None as None with ``none``); a ValueError naming ``name`` unless it is a
-    positive integer."""
-    if value is None and none:
-        return None
+def positive(value, name: str) -> int:
+    """``value`` as an int; a ValueError naming ``name`` unless it is a positive integer."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"{name} must be a positive integer{' or None' if none else ''}, got {value!r}")
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
+
+
+def positive_or_none(value, name: str) -> int | None:
+    """:func:`positive`, or None."""
+    return None if value is None else positive(value, f"{name} (or None)")
 
 
 def _tokens_by_id(vocab: dict) -> list[str]:
@@ -331,7 +333,7 @@ class StaticModel:
         -------
         numpy.ndarray, shape (n_texts, dim) or (dim,)
         """
-        step = positive_or_none(batch_size, "batch_size", none=False)
+        step = positive(batch_size, "batch_size")
         single = isinstance(texts, str)
         texts = self._texts(texts)
         normalize = self.normalize if normalize is None else bool(normalize)
