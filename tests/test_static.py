@@ -177,6 +177,8 @@ def test_embeddings_are_saved_as_a_word_level_model(tmp_path, small_embeddings):
     np.testing.assert_allclose(model.encode(text), (w.vectors[0] + w.vectors[3]) / 2, rtol=1e-6)
     # embgeo.load gives the token table back
     assert embgeo.load(tmp_path / "words").words == [*e.words, "[UNK]"]
+    with pytest.raises(ValueError, match="'new york' \\(row 1\\) is empty or holds whitespace"):
+        StaticModel.from_embeddings(embgeo.Embeddings(["a", "new york"], np.eye(2, dtype=np.float32)))
 
 
 def test_save_is_atomic_and_replaces_only_a_model_directory(model_dir, tmp_path, monkeypatch):

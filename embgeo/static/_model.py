@@ -246,10 +246,19 @@ class StaticModel:
         recipe) when ``e`` has none, so ``model.words(e.words)`` is ``e`` (normalised with
         ``normalize``); ``embgeo.save(e, path, format="model2vec")`` writes this model. Punctuation
         is not split off: tokenise texts first (``" ".join(gensim.utils.simple_preprocess(text))``).
+
+        Raises
+        ------
+        ValueError
+            An empty word, or one holding whitespace (it could never be looked up), named with its row.
         """
         _, tokenizers = require_extra()
         if not isinstance(e, Embeddings):
             raise TypeError(f"from_embeddings takes an Embeddings, got {type(e).__name__}")
+        spaced = next((i for i, w in enumerate(e.words) if not w or any(c.isspace() for c in w)), None)
+        if spaced is not None:
+            raise ValueError(f"word {e.words[spaced]!r} (row {spaced}) is empty or holds whitespace: a word-level model "
+                             f"splits texts on whitespace, so it could never be looked up")
         V = xb.to_numpy(e.vectors)
         vocab = {w: i for i, w in enumerate(e.words)}
         if "[UNK]" not in vocab:
