@@ -157,8 +157,9 @@ class StaticModel:
         The rest of the model's ``config.json``, written back by ``embgeo.save``.
     recipe : {"model2vec", "sentence-transformers"}
         ``"sentence-transformers"`` is ``StaticEmbedding``'s (an ``EmbeddingBag`` in mean mode): the
-        text is not cut, the unknown token is kept, and ``max_length`` is the tokenizer's own
-        truncation; the mean is float32 (equal to torch's up to rounding).
+        text is not cut, the unknown token is kept, and the tokenizer truncates as its file says
+        (:func:`~embgeo.static.load` passes ``max_length=None``; a ``max_length`` cuts further);
+        the mean is rounded as for model2vec (equal to torch's up to the last bit).
 
     Attributes
     ----------
