@@ -34,7 +34,7 @@ LAYERS = {
     # search: the exact / screened / FAISS / Dask engines
     "embgeo.neighbors": 3,
     # vectors: the Embeddings container and the file formats that make one
-    "embgeo.embeddings": 4, "embgeo.io": 4,
+    "embgeo.embeddings": 4, "embgeo.io": 4, "embgeo.static": 4,
     # methods: one paper each
     "embgeo.fuzzy": 5, "embgeo.alpha": 5, "embgeo.alpha.sweeps": 5, "embgeo.postprocess": 5, "embgeo.meta": 5,
     "embgeo.crosslingual": 5, "embgeo.crosslingual.rcsls": 5, "embgeo.negatives": 5,

@@ -945,8 +945,9 @@ def test_a_format_is_one_entry_of_the_registry(tmp_path, emb, monkeypatch):
 def test_the_format_table_is_unchanged():
     from embgeo.io import _formats
 
-    assert io.FORMATS == ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "embgeo")
-    assert _formats._save_formats() == ("word2vec", "fasttext", "glove", "word2vec_binary", "embgeo")
+    assert io.FORMATS == ("word2vec", "fasttext", "glove", "word2vec_binary", "fasttext_binary", "gensim", "model2vec",
+                          "embgeo")
+    assert _formats._save_formats() == ("word2vec", "fasttext", "glove", "word2vec_binary", "model2vec", "embgeo")
 
 
 def test_register_means_the_data_registry_only():

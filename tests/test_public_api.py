@@ -112,6 +112,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "cross_covariance_svd", "dewhiten", "dewhitening_transform", "ppa_pca_ppa", "reweight",
         "similarity_order", "similarity_order_transform", "unit", "unitdim", "whiten", "whitening_transform"],
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
+    "embgeo.static": ["LAYOUTS", "StaticModel", "load"],
     "embgeo.validation": ["check_k", "collection_input_tags", "exclusion_csr", "mask_excluded", "max_excluded"],
     "embgeo.textfile": ["BOM", "csv_rows", "data_lines", "decode_lines", "read_lines", "split_lines"],
     "embgeo.vocabulary": ["Vocabulary", "word_index"],
@@ -166,8 +167,9 @@ def test_every_public_top_level_module_is_an_attribute_of_embgeo():
 
 
 _PENDING_SAME_OBJECT: set = set()
-# one concept, two engines: the Gram matrix in memory (linalg, layer 0) and on a Dask cluster (distributed)
-_PENDING_SAME_NAME = {"gram"}
+# one concept, two engines: the Gram matrix in memory (linalg, layer 0) and on a Dask cluster (distributed);
+# one verb, each module's object: embgeo.io.load reads an Embeddings, embgeo.static.load a StaticModel
+_PENDING_SAME_NAME = {"gram", "load"}
 #: the protocol every CLI module implements (embgeo.cli's COMMANDS), one name by design
 _PROTOCOL_NAMES = {"add_arguments", "run"}
 

@@ -9,6 +9,8 @@ format                 what it is                                      load    s
 ``"word2vec_binary"``  word2vec C binary (float32)                     yes     yes
 ``"fasttext_binary"``  fastText's native ``.bin`` (via gensim)         yes     no
 ``"gensim"``           ``KeyedVectors.save`` / ``Word2Vec.save`` file  yes     no
+``"model2vec"``        a Model2Vec (or sentence-transformers           yes     yes
+                       ``StaticEmbedding``) model directory
 ``"embgeo"``           ``vectors.npy`` + ``vocab.txt`` (+ counts)      yes     yes
 =====================  ==============================================  ======  ======
 
@@ -25,6 +27,12 @@ inflated lines are parsed. The format is decided from the first bytes by structu
 trying a reader and falling back; a bad file raises :class:`~embgeo.errors.FormatError` naming the
 line, or the record and byte offset. Text is written with the shortest decimal that reads back to
 the same float32, so ``load(save(e))`` is bit-exact for every format.
+
+A ``"model2vec"`` directory loads as its token table (:attr:`embgeo.static.StaticModel.tokens`;
+:func:`embgeo.static.load` gives the model, which composes texts and words); ``save`` writes a
+:class:`~embgeo.static.StaticModel`, or an Embeddings as a word-level model
+(:meth:`~embgeo.static.StaticModel.from_embeddings`), as a directory that ``model2vec`` loads. Both
+need the ``static`` extra (``pip install 'embgeo[static]'``).
 
 GloVe's own model files (every parameter of a trained model: W, W̃ and both biases) are read by
 :func:`read_glove` for :mod:`embgeo.alpha`.

@@ -52,7 +52,9 @@ def load(source, limit: int | None = None, dtype="float32", format: str | None =
     format : str, optional
         One of :data:`FORMATS`; detected from the first bytes when omitted (see
         :func:`detect_format`: gzip, fastText's magic number, a ``N D`` header followed by text
-        or by binary records, otherwise GloVe). Detection never chooses ``"gensim"``: gensim's
+        or by binary records, otherwise GloVe; a directory with ``model.safetensors``,
+        ``modules.json`` or ``tokenizer.json`` is a ``"model2vec"`` model, loaded as its token
+        table). Detection never chooses ``"gensim"``: gensim's
         native files are pickles, and unpickling runs code that the file names, so a file that
         starts like a pickle raises :class:`~embgeo.errors.FormatError` unless
         ``format="gensim"`` is passed. Pass it only for a file you trust as you would trust a
@@ -172,7 +174,9 @@ def _load_npy_parquet(folder: Path, limit, dtype, mmap) -> Embeddings:
 def detect_format(path) -> str:
     """The format of ``path`` (see :data:`FORMATS`), decided from its name and first bytes.
 
-    A directory (or ``X.npy`` with ``X.vocab.txt``) is an embgeo cache. Otherwise, after
+    A directory with a static model's files (``model.safetensors``, ``modules.json`` or
+    ``tokenizer.json``, and no ``vocab.txt``) is ``"model2vec"``; another directory (or ``X.npy``
+    with ``X.vocab.txt``) is an embgeo cache. Otherwise, after
     gunzipping when the file starts with gzip's magic: fastText's magic number ``0x2F4F16BA`` is
     ``"fasttext_binary"``, a first line of two integers ``N D`` is followed either by text or by
     binary records, and anything else is GloVe text. Pickle's header (``0x80`` and a protocol
@@ -241,6 +245,12 @@ class _Probe:
         first, newline, rest = head.removeprefix(b"\xef\xbb\xbf").partition(b"\n")
         header = parse_header(first) if newline else None
         return None if header is None else (*header, rest, complete)
+
+
+def _is_static_model(p: _Probe) -> bool:
+    """A directory with a static model's files (Model2Vec, sentence-transformers) and no embgeo vocabulary."""
+    return p.path.is_dir() and not (p.path / _CACHE_VOCAB).exists() and any(
+        (p.path / name).exists() for name in ("model.safetensors", "modules.json", "tokenizer.json"))
 
 
 def _is_cache(p: _Probe) -> bool:
@@ -652,14 +662,18 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
 
     Parameters
     ----------
-    e : Embeddings
-        The embeddings to write (counts are written where the format has a place for them).
+    e : Embeddings or embgeo.static.StaticModel
+        The embeddings to write (counts are written where the format has a place for them); a
+        StaticModel is written as a Model2Vec directory (``format="model2vec"``, the default for it).
     path : str or path-like
         ``.vec``/``.txt``/``.w2v`` -> word2vec text, ``.bin`` -> word2vec binary,
         ``.embgeo``/``.npy``/an existing cache directory -> embgeo cache; ``.gz`` compresses text
         (and binary). Other names need ``format=``.
-    format : {"word2vec", "fasttext", "glove", "word2vec_binary", "embgeo"}, optional
-        GloVe text (no header) is only written when asked for.
+    format : {"word2vec", "fasttext", "glove", "word2vec_binary", "model2vec", "embgeo"}, optional
+        GloVe text (no header) is only written when asked for. ``"model2vec"`` writes a directory
+        that ``model2vec.StaticModel.from_pretrained`` loads (:meth:`embgeo.static.StaticModel.save`):
+        a StaticModel as it is, an Embeddings as a word-level model (words split on whitespace,
+        :meth:`embgeo.static.StaticModel.from_embeddings`).
     progress : bool, optional
         Progress bar while writing text.
 
@@ -690,9 +704,14 @@ def save(e: Embeddings, path, format: str | None = None, *, progress: bool | Non
     rounded, with a warning), the embgeo cache stores the dtype as is, with counts and
     output vectors.
     """
-    if not isinstance(e, Embeddings):
-        raise TypeError(f"save() takes an Embeddings, got {type(e).__name__}")
+    # imported here, not at the top: embgeo.static writes through embgeo.io.atomic (see load())
+    from ..static import StaticModel
+
     path = Path(os.fspath(path)).expanduser()
+    if isinstance(e, StaticModel) and format in (None, "model2vec"):
+        return e.save(path)
+    if not isinstance(e, Embeddings):
+        raise TypeError(f"save() takes an Embeddings (or a StaticModel, format='model2vec'), got {type(e).__name__}")
     fmt = format or _format_from_name(path)
     spec = _REGISTRY.get(fmt)
     if spec is None or spec.write is None:
@@ -867,6 +886,21 @@ class _Format:
     mmap: bool = False
 
 
+def _load_model2vec(path: Path, limit, dtype, mmap, progress) -> Embeddings:
+    from ..static import load as load_static  # see save()
+
+    tokens = load_static(path).tokens
+    if limit is not None:
+        tokens = tokens.top(limit)  # the first limit token ids
+    return tokens if tokens.dtype == dtype else tokens.astype(dtype)
+
+
+def _save_model2vec(e: Embeddings, path: Path) -> None:
+    from ..static import StaticModel  # see save()
+
+    StaticModel.from_embeddings(e).save(path)
+
+
 # Adding a format is one entry here. Detection runs by structure: the cache by its path, then the
 # magic numbers, then a header line followed by binary records or by text, and GloVe text last.
 # gensim's pickles are refused by detection (their test raises), never chosen: only format="gensim" reads one.
@@ -882,6 +916,8 @@ _REGISTRY = {f.name: f for f in (
             detect=(1, _is_fasttext_binary)),
     _Format("gensim", lambda path, limit, dtype, mmap, progress: _load_gensim(path, limit, dtype, mmap),
             detect=(2, _refuse_pickle), mmap=True),
+    _Format("model2vec", _load_model2vec, lambda e, path, progress: _save_model2vec(e, path),
+            (-1, _is_static_model)),
     _Format("embgeo", lambda path, limit, dtype, mmap, progress: _load_cache(path, limit, dtype, mmap),
             lambda e, path, progress: _save_cache(e, path), (0, _is_cache), suffixes=(".embgeo", ".npy"),
             mmap=True),
