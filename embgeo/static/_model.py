@@ -248,6 +248,20 @@ class StaticModel:
         ``normalize``); ``embgeo.save(e, path, format="model2vec")`` writes this model. Punctuation
         is not split off: tokenise texts first (``" ".join(gensim.utils.simple_preprocess(text))``).
 
+        Parameters
+        ----------
+        e : Embeddings
+            The words and their vectors: the model's vocabulary and token table.
+        normalize : bool
+            The model's ``normalize`` (``config.json``): scale each encoded text to unit length.
+        lowercase : bool
+            Lower-case texts before splitting them.
+
+        Returns
+        -------
+        StaticModel
+            A word-level model whose tokens are ``e``'s words.
+
         Raises
         ------
         ValueError
@@ -278,6 +292,23 @@ class StaticModel:
 
         The result has neither weights nor a mapping: ``e``'s rows are what each token adds, as in
         :attr:`tokens`. Its table is ``e``'s dtype (float32 from :attr:`tokens`).
+
+        Parameters
+        ----------
+        e : Embeddings
+            A table of exactly this model's tokens.
+
+        Returns
+        -------
+        StaticModel
+            A new model; this one is unchanged.
+
+        Raises
+        ------
+        TypeError
+            ``e`` is not an Embeddings.
+        ValueError
+            ``e`` misses some of the model's tokens or holds others (counted, the first named).
         """
         if not isinstance(e, Embeddings):
             raise TypeError(f"with_tokens takes an Embeddings of this model's tokens, got {type(e).__name__}")
@@ -302,6 +333,7 @@ class StaticModel:
 
     @property
     def dim(self) -> int:
+        """The width of the token table (after :meth:`with_tokens`, of the new table)."""
         return int(self._table.shape[1])
 
     @property
@@ -320,7 +352,20 @@ class StaticModel:
 
     # ------------------------------------------------------------------ composing texts
     def tokenize(self, texts: Sequence[str], *, max_length: int | None | str = "model") -> list[list[int]]:
-        """The token ids the recipe averages for each text (unknown tokens dropped, cut to ``max_length``)."""
+        """The token ids the recipe averages for each text (unknown tokens dropped, cut to ``max_length``).
+
+        Parameters
+        ----------
+        texts : sequence of str
+            The texts.
+        max_length : int, None or "model"
+            Tokens kept per text: ``"model"`` follows the model (``config.json``), None keeps all.
+
+        Returns
+        -------
+        list of list of int
+            One list of token ids per text.
+        """
         flat, lengths = self._ids(self._texts(texts), max_length)
         return [a.tolist() for a in np.split(flat, np.cumsum(lengths)[:-1])] if len(lengths) else []
 
@@ -455,9 +500,15 @@ class StaticModel:
         ``StaticEmbedding``'s recipe is written with model2vec's (its ``max_length`` the
         tokenizer's truncation): model2vec drops the unknown token, ``StaticEmbedding`` keeps it.
 
+        Parameters
+        ----------
+        path : str or path-like
+            The model directory to write.
+
         Returns
         -------
         Path
+            The directory written.
         """
         safetensors, _ = require_extra()
         path = Path(os.fspath(path)).expanduser()
