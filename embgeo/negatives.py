@@ -237,7 +237,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     -------
     SynonymTable
     """
-    from .neighbors import self_topk
+    from .neighbors import Dask, self_topk
 
     k = int(k)
     if k < 1:
@@ -265,8 +265,8 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     if backend not in ("exact", "dask"):
         raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
     scores, idx = self_topk(xb.to_numpy(X) if backend == "dask" else X, k, metric="cosine",
-                            memory_budget=memory_budget, progress=progress, symmetric=symmetric, backend=backend,
-                            client=client)
+                            memory_budget=memory_budget, progress=progress, symmetric=symmetric,
+                            backend=Dask(client=client) if backend == "dask" else backend)
     scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:
