@@ -595,6 +595,55 @@ def test_the_engine_modules_never_import_the_facade_above_them():
             assert not facade and node.module != "embgeo.neighbors", f"{path.name} imports the façade"
 
 
+def test_engine_objects_check_their_options_when_made_and_show_what_differs():
+    assert (repr(nb.Exact()), repr(nb.Dask()), repr(nb.Cuda()), repr(nb.Faiss())) == \
+        ("Exact()", "Dask()", "Cuda()", "Faiss()")
+    assert repr(nb.Exact(n_jobs=2, selector="argpartition")) == "Exact(selector='argpartition', n_jobs=2)"
+    assert repr(nb.Dask(query_block=64)) == "Dask(query_block=64)"
+    assert repr(nb.Faiss("hnsw", ef_search=128)) == "Faiss('hnsw', ef_search=128)"
+    for make, error, match in [
+        (lambda: nb.Exact(n_jobs=0), ValueError, "n_jobs must be a positive integer or None"),
+        (lambda: nb.Exact(n_jobs=True), ValueError, "n_jobs must be a positive integer"),
+        (lambda: nb.Exact(screen="yes"), TypeError, "screen must be None, a bool or a screening index"),
+        (lambda: nb.Dask(query_block=0), ValueError, "query_block must be a positive integer"),
+        (lambda: nb.Dask(client="tcp://127.0.0.1:8786"), TypeError, "client must be a dask.distributed Client"),
+        (lambda: nb.Dask(screen=True), TypeError, "screen"),
+        (lambda: nb.Faiss("annoy"), ValueError, "kind must be one of"),
+        (lambda: nb.Faiss("flat", M=16), TypeError, "unknown parameter.*M"),
+    ]:
+        with pytest.raises(error, match=match):
+            make()
+    engine = nb.Exact()
+    with pytest.raises(AttributeError):
+        engine.n_jobs = 3  # frozen: an engine given to many calls cannot change under them
+    faiss_engine = nb.Faiss()
+    with pytest.raises(AttributeError, match="frozen"):
+        faiss_engine.kind = "hnsw"
+
+
+def test_a_name_is_its_engine_with_defaults_and_a_wrong_engine_is_named(data):
+    Q, D = data
+    for name, engine in (("exact", nb.Exact()), ("cuda", nb.Cuda())):
+        a, b = nb.topk(Q, D, 4, backend=name), nb.topk(Q, D, 4, backend=engine)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    with pytest.raises(ValueError, match="backend must be 'exact', 'dask' or 'cuda', got Faiss\\(\\).*faiss_search"):
+        nb.topk(Q, D, 2, backend=nb.Faiss())
+    with pytest.raises(TypeError, match="backend must be a name .* or an engine object"):
+        nb.topk(Q, D, 2, backend=3)
+    with pytest.raises(ValueError, match="backend must be 'exact', got Dask"):
+        nb.isf_topk(Q, D, 2, source=D, backend=nb.Dask())
+    with pytest.raises(ValueError, match="CSLS does not screen"):
+        nb.csls_topk(Q, D, 2, backend=nb.Exact(screen=True))
+
+
+def test_search_refuses_an_option_its_metric_does_not_take(small_embeddings):
+    with pytest.raises(TypeError, match="unexpected keyword argument.*n_jobs"):
+        small_embeddings.neighbors("w1", n_jobs=2)
+    with pytest.raises(TypeError, match="FAISS engine got unexpected keyword argument.*kind"):
+        small_embeddings.neighbors("w1", backend="faiss", kind="hnsw")
+
+
 def test_the_package_exports_its_functions_and_criteria_tables():
     functions = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search",
                  "most_similar", "merge_topk", "select_topk", "self_topk", "check_backend", "check_metric",

@@ -43,7 +43,8 @@ from ..progress import progress_bar
 from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import check_metric
 
-__all__ = ["FaissIndex", "RecallResult", "faiss_search", "cached_faiss_index", "Faiss"]
+# Faiss (the engine object) is exported by embgeo.neighbors, beside the other engines
+__all__ = ["FaissIndex", "RecallResult", "faiss_search", "cached_faiss_index"]
 
 _KINDS = ("flat", "hnsw", "ivf")
 _PARAMS: dict[str, dict[str, Any]] = {"flat": {}, "hnsw": {"M": 32, "ef_construction": 40, "ef_search": 64},
