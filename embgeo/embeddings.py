@@ -362,8 +362,10 @@ class Embeddings(Vocabulary):
 
         ``queries`` is a word, a list of words, or a (q, dim) matrix. Query words are excluded from
         their own lists unless ``exclude_self=False``. See :func:`embgeo.neighbors.search`;
-        ``backend="dask"`` runs the search on the current Dask client, the vectors sharded by rows
-        across its workers (same results).
+        ``backend`` names the engine or gives an engine object with its options
+        (:class:`~embgeo.neighbors.Exact`, :class:`~embgeo.neighbors.Faiss`,
+        :class:`~embgeo.neighbors.Dask`, :class:`~embgeo.neighbors.Cuda`): ``backend="dask"`` runs the
+        search on the current Dask client, the vectors sharded by rows across its workers (same results).
         """
         from .neighbors import search
 

@@ -4,7 +4,9 @@ Every search returns the FAISS pair ``(scores, indices)``, both shaped (n_querie
 first, ties broken towards the lower database row, whatever ran it.
 
 This package is embgeo's one search engine; its ``__init__`` is the façade. :func:`topk`,
-:func:`csls_topk` and :func:`knn_mean_similarity` search arrays and dispatch on ``backend=``;
+:func:`csls_topk` and :func:`knn_mean_similarity` search arrays and dispatch on ``backend=``, a
+name or an engine object that carries the options only that engine understands (:class:`Exact`,
+:class:`Dask`, :class:`Cuda`, and :class:`Faiss` for :func:`search`: ``_engines``);
 :func:`search` and :func:`most_similar` search the words of an
 :class:`~embgeo.embeddings.Embeddings`; :func:`merge_topk` merges lists over row shards,
 :func:`select_topk` selects from a block of scores a method computed itself (the one tie order),
@@ -575,11 +577,20 @@ def most_similar(e, positive=None, negative=None, topn: int | None = 10, clip_st
     Parameters
     ----------
     e : Embeddings
-    positive, negative : str, int, vector, (key, weight) tuple, or a list of them; optional
+        The vocabulary searched.
+    positive : str, int, vector, (key, weight) tuple, or a list of them, optional
+        Entries that weigh +1 (unless a tuple gives the weight).
+    negative : str, int, vector, (key, weight) tuple, or a list of them, optional
+        Entries that weigh −1 (unless a tuple gives the weight).
     topn : int or None, default 10
         With None, the cosines to every row of the clipped range (input words included) as a
         NumPy array. ``topn < 1`` gives ``[]``.
-    clip_start, clip_end, restrict_vocab : int, optional
+    clip_start : int, default 0
+        First row ranked.
+    clip_end : int, optional
+        Row after the last one ranked (default: the end of the vocabulary).
+    restrict_vocab : int, optional
+        Rank rows ``0:restrict_vocab`` only (gensim's spelling; overrides the clip).
     indexer : object with ``most_similar(vector, topn)``, optional
         An approximate index (e.g. gensim's ``AnnoyIndexer``), used as gensim does.
 
@@ -594,6 +605,18 @@ def most_similar(e, positive=None, negative=None, topn: int | None = 10, clip_st
         A word is not in the vocabulary (a KeyError, as in gensim).
     ValueError
         No positive or negative entry, or a vector of the wrong dimension.
+
+    See Also
+    --------
+    search : the neighbours of many words or vectors at once, by any metric and engine.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embgeo import Embeddings
+    >>> e = Embeddings(["a", "b", "c"], np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32))
+    >>> [w for w, _ in most_similar(e, positive=["a"], topn=2)]
+    ['c', 'b']
     """
     return _gensim.most_similar(e, positive, negative, topn=topn, clip_start=clip_start, clip_end=clip_end,
                                 restrict_vocab=restrict_vocab, indexer=indexer)
