@@ -380,9 +380,12 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
          offset: int | None = None, screen=None, engine: str | None = None):
     """Exact top-``k`` neighbours of each query row among the database rows: the local engine.
 
-    :func:`embgeo.neighbors.topk` with ``backend="exact"`` (the parameters, results and errors
-    are documented there). On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba")
-    the scores are canonical (``_screening``): shards searched with ``offset=`` and merged by
+    :func:`embgeo.neighbors.topk` with the Exact engine (the parameters, results and errors are
+    documented there; ``selector``, ``n_jobs`` and ``screen`` are the options of
+    :class:`embgeo.neighbors.Exact`). On NumPy (float32/float64, ``selector`` "auto"/"numba") the
+    scores are canonical (``_screening``): shards searched with ``offset=`` (``database`` is rows
+    ``offset …`` of a larger matrix: returned indices and ``exclude`` are rows of the larger
+    matrix, rows outside the shard ignored; what the Dask engine runs on each shard) and merged by
     :func:`~embgeo.neighbors.merge_topk` give the bits of one search. ``engine="cuda"`` runs the
     GPU engine (``_cuda``; CuPy arrays select it whatever ``engine``), with the same results.
     """

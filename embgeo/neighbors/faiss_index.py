@@ -11,7 +11,8 @@
   and index ``-1`` (FAISS's own padding).
 * :func:`cached_faiss_index` builds an index over an :class:`~embgeo.embeddings.Embeddings` once
   and keeps it beside it (keyed by kind, parameters and metric), so ``e.neighbors(...,
-  backend="faiss", kind="hnsw")`` pays the build on the first call only.
+  backend=Faiss("hnsw"))`` pays the build on the first call only (:class:`Faiss` is the engine
+  object of :func:`embgeo.neighbors.search`, exported by :mod:`embgeo.neighbors`).
 * ``save`` is atomic (temp file + ``os.replace``) and writes the metric, kind and parameters to a
   JSON file beside the index (``path + ".json"``), so :meth:`FaissIndex.load` re-applies cosine
   normalisation to queries.
@@ -615,7 +616,7 @@ def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", *, progres
     """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
 
     Indexes are kept beside ``e`` (dropped with it), one per (kind, parameters, metric), so
-    repeated searches (``e.neighbors(..., backend="faiss", kind="hnsw")``) build once. The
+    repeated searches (``e.neighbors(..., backend=Faiss("hnsw"))``) build once. The
     index knows ``e``'s words (so it can be saved and reloaded for ``e``).
 
     Parameters
