@@ -33,16 +33,16 @@ class DistributedTopK:
         self.client = Client(self.cluster)
         self.db = dd.shard(self.D, self.client)
         self.small = dd.shard(self.D[:10_000], self.client)
-        self.topk = partial(neighbors.topk, backend="dask")
-        self.topk(self.Q[:4], self.db, 10, client=self.client)  # JIT warm-up on the workers
+        self.topk = partial(neighbors.topk, backend=neighbors.Dask(client=self.client))
+        self.topk(self.Q[:4], self.db, 10)  # JIT warm-up on the workers
 
     def teardown(self, n_workers):
         self.client.close()
         self.cluster.close()
 
     def time_topk(self, n_workers):
-        self.topk(self.Q, self.db, 10, client=self.client)
+        self.topk(self.Q, self.db, 10)
 
     def time_self_join_10k(self, n_workers):
         """The synonym-table join: every row of a 10,000-row database against all rows."""
-        self.topk(self.small, self.small, 10, client=self.client, exclude=np.arange(10_000))
+        self.topk(self.small, self.small, 10, exclude=np.arange(10_000))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from embgeo.neighbors import Exact, Faiss
+
 from .common import glove_or_none, random_embeddings
 
 
@@ -28,17 +30,18 @@ class TopK:
     param_names = ["selector", "k"]
 
     def setup(self, selector, k):
-        from embgeo.neighbors import topk
+        from embgeo.neighbors import Exact, topk
 
         self.Q, self.D = _random()
         self.topk = topk
-        topk(self.Q[:4], self.D[:1000], k, metric="dot", selector=selector, progress=False)  # JIT warm-up
+        self.engine = Exact(selector=selector)
+        topk(self.Q[:4], self.D[:1000], k, metric="dot", backend=self.engine, progress=False)  # JIT warm-up
 
     def time_topk(self, selector, k):
-        self.topk(self.Q, self.D, k, metric="dot", selector=selector, progress=False)
+        self.topk(self.Q, self.D, k, metric="dot", backend=self.engine, progress=False)
 
     def time_topk_self_excluded(self, selector, k):
-        self.topk(self.Q, self.D, k, metric="dot", selector=selector, exclude=np.arange(len(self.Q)),
+        self.topk(self.Q, self.D, k, metric="dot", backend=self.engine, exclude=np.arange(len(self.Q)),
                   progress=False)
 
 
@@ -89,15 +92,15 @@ class GloveNeighbors:
         self.e = e
         self.words = e.words[:1000]
         e.neighbors(self.words[:2], k=10, progress=False)  # caches the inverse norms, warms the JIT
-        # screen=True builds the certified screening index once and keeps it with e
-        e.neighbors(self.words[:2], k=10, progress=False, screen=True)
+        # Exact(screen=True) builds the certified screening index once and keeps it with e
+        e.neighbors(self.words[:2], k=10, progress=False, backend=Exact(screen=True))
 
     def time_neighbors_exact(self):
         self.e.neighbors(self.words, k=10, progress=False)
 
     def time_neighbors_screened(self):
         """The same lists and scores, screened by the rotation index kept with e."""
-        self.e.neighbors(self.words, k=10, progress=False, screen=True)
+        self.e.neighbors(self.words, k=10, progress=False, backend=Exact(screen=True))
 
     def time_screening_index_build(self):
         from embgeo.neighbors._screening import build_index
@@ -109,7 +112,7 @@ class GloveNeighbors:
 
 
 class FaissCached:
-    """Repeated ``e.neighbors(..., backend="faiss", kind="hnsw")``: the index is built once (issue 11)."""
+    """Repeated ``e.neighbors(..., backend=Faiss("hnsw"))``: the index is built once (issue 11)."""
 
     timeout = 300
 
@@ -117,10 +120,10 @@ class FaissCached:
 
         self.e = random_embeddings(50_000, 50)
         self.words = self.e.words[:100]
-        self.e.neighbors(self.words[:1], 10, backend="faiss", kind="hnsw")  # builds and caches
+        self.e.neighbors(self.words[:1], 10, backend=Faiss("hnsw"))  # builds and caches
 
     def time_hnsw_cached_100_queries(self):
-        self.e.neighbors(self.words, 10, backend="faiss", kind="hnsw")
+        self.e.neighbors(self.words, 10, backend=Faiss("hnsw"))
 
 
 class FirstCallMemory:

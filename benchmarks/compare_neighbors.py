@@ -6,7 +6,7 @@ itself is not excluded (FAISS and scikit-learn have no such option), so each lis
 
 gensim's ``most_similar`` answers one query per call: a sample of queries is timed and the
 time is extrapolated to all queries (printed as such). scikit-learn and embgeo's
-``selector="argpartition"`` path can be sampled the same way with ``--sample``.
+``Exact(selector="argpartition")`` path can be sampled the same way with ``--sample``.
 
 Run::
 
@@ -125,7 +125,7 @@ def main(argv=None):
     # the certified screened search: index built once (timed on its own), then searches
     t_build, index = best_of(lambda: screening.build_index(U, "dot"), 1)
     cpu_build = _CPU["last"]
-    nb.topk(Q[:8], U, k, metric="dot", screen=index)  # warm-up
+    nb.topk(Q[:8], U, k, metric="dot", backend=nb.Exact(screen=index))  # warm-up
     stats = {}
     t, (s_x, i_x) = best_of(lambda: screening.screened_topk(Q, U, k, index=index, n_jobs=len(os.sched_getaffinity(0)),
                                                             stats=stats), args.repeat)
@@ -170,7 +170,7 @@ def main(argv=None):
         return
 
     m = min(args.sample, nq)
-    t, (_, i_a) = best_of(lambda: nb.topk(Q[:m], U, k, metric="dot", selector="argpartition"), 1)
+    t, (_, i_a) = best_of(lambda: nb.topk(Q[:m], U, k, metric="dot", backend=nb.Exact(selector="argpartition")), 1)
     rows.append(("embgeo topk (argpartition)", t * nq / m, _CPU["last"] * nq / m,
                  f"{m} queries timed, x{nq / m:.0f}"))
 

@@ -524,8 +524,10 @@ class Embeddings(Vocabulary):
 
         ``queries`` is a word, a list of words, or a (q, dim) matrix. Query words are excluded from
         their own lists unless ``exclude_self=False``. See :func:`embgeo.neighbors.search`;
-        ``backend="dask"`` runs the search on the current Dask client, the vectors sharded by rows
-        across its workers (same results).
+        ``backend`` names the engine or gives an engine object with its options
+        (:class:`~embgeo.neighbors.Exact`, :class:`~embgeo.neighbors.Faiss`,
+        :class:`~embgeo.neighbors.Dask`, :class:`~embgeo.neighbors.Cuda`): ``backend="dask"`` runs the
+        search on the current Dask client, the vectors sharded by rows across its workers (same results).
 
         Parameters
         ----------
@@ -535,8 +537,8 @@ class Embeddings(Vocabulary):
             Neighbours per query.
         metric : {"cosine", "dot", "csls", "isf"}, default "cosine"
             The score (see :func:`embgeo.neighbors.search`).
-        backend : {"exact", "faiss", "dask", "cuda"}, default "exact"
-            The engine that searches.
+        backend : {"exact", "faiss", "dask", "cuda"} or engine object, default "exact"
+            The engine that searches, with its options on an engine object.
         exclude_self : bool, default True
             Drop each query word from its own list (ignored for vector queries).
         **kwargs

@@ -326,7 +326,7 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     Zhang, Zhao, Utiyama & Sumita (2023), "Language Model Pre-training on True Negatives", AAAI
     (the embedding-based synonym lookup of the hard correction).
     """
-    from .neighbors import self_topk
+    from .neighbors import Dask, self_topk
 
     k = int(k)
     if k < 1:
@@ -354,8 +354,8 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     if backend not in ("exact", "dask"):
         raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
     scores, idx = self_topk(xb.to_numpy(X) if backend == "dask" else X, k, metric="cosine",
-                            memory_budget=memory_budget, progress=progress, symmetric=symmetric, backend=backend,
-                            client=client)
+                            memory_budget=memory_budget, progress=progress, symmetric=symmetric,
+                            backend=Dask(client=client) if backend == "dask" else backend)
     scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:

@@ -75,10 +75,10 @@ e = embgeo.Embeddings([f"w{i}" for i in range(n)], W.copy())     # read-only vec
 Q = W[:16].copy()
 for D in (W, e.vectors):
     for metric in ("cosine", "dot"):
-        neighbors.topk(Q, D, 5, metric=metric, screen=True)
+        neighbors.topk(Q, D, 5, metric=metric, backend=neighbors.Exact(screen=True))
         neighbors.topk(Q, D, 5, metric=metric)
     neighbors.csls_topk(Q, D, 5)
-e.neighbors(["w1", "w2"], 5, screen=True)
+e.neighbors(["w1", "w2"], 5, backend=neighbors.Exact(screen=True))
 
 small = e.top(300)
 for axis in ("vocabulary", "features"):

@@ -40,7 +40,7 @@ def data(rng):
 @pytest.mark.parametrize("metric", ["cosine", "dot"])
 def test_topk_equals_dense_argsort(data, selector, metric):
     Q, D = data
-    s, i = nb.topk(Q, D, 9, metric=metric, selector=selector)
+    s, i = nb.topk(Q, D, 9, metric=metric, backend=nb.Exact(selector=selector))
     ref_s, ref_i = brute(Q, D, 9, metric)
     np.testing.assert_array_equal(i, ref_i)
     np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
@@ -51,7 +51,7 @@ def test_topk_equals_dense_argsort(data, selector, metric):
 def test_topk_with_exclusions_equals_dense_argsort(data, rng, selector):
     Q, D = data
     ragged = [rng.choice(len(D), size=int(rng.integers(0, 30)), replace=False) for _ in range(len(Q))]
-    s, i = nb.topk(Q, D, 6, exclude=ragged, selector=selector)
+    s, i = nb.topk(Q, D, 6, exclude=ragged, backend=nb.Exact(selector=selector))
     ref_s, ref_i = brute(Q, D, 6, exclude=ragged)
     np.testing.assert_array_equal(i, ref_i)
     for r, cols in enumerate(ragged):
@@ -60,9 +60,9 @@ def test_topk_with_exclusions_equals_dense_argsort(data, rng, selector):
     pad = np.full((len(Q), 30), -1)
     for r, cols in enumerate(ragged):
         pad[r, :cols.size] = cols
-    np.testing.assert_array_equal(nb.topk(Q, D, 6, exclude=pad, selector=selector)[1], ref_i)
+    np.testing.assert_array_equal(nb.topk(Q, D, 6, exclude=pad, backend=nb.Exact(selector=selector))[1], ref_i)
     one = np.arange(len(Q))
-    np.testing.assert_array_equal(nb.topk(Q, D, 6, exclude=one, selector=selector)[1],
+    np.testing.assert_array_equal(nb.topk(Q, D, 6, exclude=one, backend=nb.Exact(selector=selector))[1],
                                   brute(Q, D, 6, exclude=list(one))[1])
 
 
@@ -72,15 +72,15 @@ def test_ties_go_to_the_lower_row_deterministically(rng, selector):
     # every vector appears three times: rows r, r+40, r+80 score identically against any query
     D = np.concatenate([base, base, base])
     Q = base[:10]
-    s, i = nb.topk(Q, D, 5, selector=selector)
+    s, i = nb.topk(Q, D, 5, backend=nb.Exact(selector=selector))
     ref_s, ref_i = brute(Q, D, 5)
     np.testing.assert_array_equal(i, ref_i)
     assert list(i[0, :3]) == [0, 40, 80]
     # the k-th slot cuts through a tie: still the lower rows, whatever the tiling
-    s2, i2 = nb.topk(Q, D, 2, selector=selector, memory_budget=64 * 4)
+    s2, i2 = nb.topk(Q, D, 2, backend=nb.Exact(selector=selector), memory_budget=64 * 4)
     np.testing.assert_array_equal(i2, ref_i[:, :2])
     # with the query row itself excluded its copies come first
-    s3, i3 = nb.topk(Q, D, 2, exclude=np.arange(10), selector=selector)
+    s3, i3 = nb.topk(Q, D, 2, exclude=np.arange(10), backend=nb.Exact(selector=selector))
     assert [list(r) for r in i3[:3]] == [[40, 80], [41, 81], [42, 82]]
 
 
@@ -88,8 +88,8 @@ def test_numba_kernel_equals_argpartition_path(rng):
     Q = rng.standard_normal((130, 20)).astype(np.float32)
     D = rng.standard_normal((5000, 20)).astype(np.float32)
     ex = rng.integers(-1, 5000, size=(130, 4))
-    a = nb.topk(Q, D, 17, exclude=ex, selector="numba")
-    b = nb.topk(Q, D, 17, exclude=ex, selector="argpartition")
+    a = nb.topk(Q, D, 17, exclude=ex, backend=nb.Exact(selector="numba"))
+    b = nb.topk(Q, D, 17, exclude=ex, backend=nb.Exact(selector="argpartition"))
     np.testing.assert_array_equal(a[1], b[1])
     np.testing.assert_allclose(a[0], b[0], atol=1e-6)
 
@@ -112,9 +112,10 @@ def test_kernel_topk_rows_matches_sort_and_honours_exclusions(rng):
 @pytest.mark.parametrize("selector", SELECTORS)
 def test_tiny_memory_budget_forces_many_blocks_same_result(data, selector):
     Q, D = data
-    a = nb.topk(Q, D, 8, selector=selector, exclude=np.arange(len(Q)))
-    b = nb.topk(Q, D, 8, selector=selector, exclude=np.arange(len(Q)), memory_budget=1)
-    c = nb.topk(Q, D, 8, selector=selector, exclude=np.arange(len(Q)), memory_budget=3 * 700 * 4, n_jobs=2)
+    a = nb.topk(Q, D, 8, backend=nb.Exact(selector=selector), exclude=np.arange(len(Q)))
+    b = nb.topk(Q, D, 8, backend=nb.Exact(selector=selector), exclude=np.arange(len(Q)), memory_budget=1)
+    c = nb.topk(Q, D, 8, backend=nb.Exact(selector=selector, n_jobs=2), exclude=np.arange(len(Q)),
+                memory_budget=3 * 700 * 4)
     for x in (b, c):
         np.testing.assert_array_equal(a[1], x[1])
         np.testing.assert_allclose(a[0], x[0], atol=1e-6)
@@ -123,8 +124,8 @@ def test_tiny_memory_budget_forces_many_blocks_same_result(data, selector):
 def test_thread_count_does_not_change_results(rng):
     Q = rng.standard_normal((600, 10)).astype(np.float32)
     D = rng.standard_normal((9000, 10)).astype(np.float32)
-    a = nb.topk(Q, D, 5, n_jobs=1)
-    b = nb.topk(Q, D, 5, n_jobs=3)
+    a = nb.topk(Q, D, 5, backend=nb.Exact(n_jobs=1))
+    b = nb.topk(Q, D, 5, backend=nb.Exact(n_jobs=3))
     np.testing.assert_array_equal(a[1], b[1])
 
 
@@ -138,11 +139,11 @@ def test_float64_inputs_stay_float64(data):
 @pytest.mark.parametrize("selector", SELECTORS)
 def test_fortran_ordered_and_strided_inputs_give_the_same_result(data, selector):
     Q, D = data
-    ref = nb.topk(Q, D, 5, selector=selector)
+    ref = nb.topk(Q, D, 5, backend=nb.Exact(selector=selector))
     for Dv, Qv in ((np.asfortranarray(D), Q), (D, np.asfortranarray(Q)), (D[:, ::1], Q[::1, :])):
-        np.testing.assert_array_equal(nb.topk(Qv, Dv, 5, selector=selector)[1], ref[1])
+        np.testing.assert_array_equal(nb.topk(Qv, Dv, 5, backend=nb.Exact(selector=selector))[1], ref[1])
     wide = np.repeat(D, 2, axis=1)[:, ::2]  # equals D, but neither stride is one element
-    np.testing.assert_array_equal(nb.topk(Q, wide, 5, selector=selector)[1], ref[1])
+    np.testing.assert_array_equal(nb.topk(Q, wide, 5, backend=nb.Exact(selector=selector))[1], ref[1])
 
 
 def test_one_dimensional_query_and_empty_query_block(data):
@@ -169,8 +170,8 @@ def test_bad_input_raises_clear_errors(data):
         nb.topk(Qn, D, 3)
     with pytest.raises(ValueError, match="metric"):
         nb.topk(Q, D, 3, metric="euclidean")
-    with pytest.raises(ValueError, match="selector"):
-        nb.topk(Q, D, 3, selector="heap")
+    with pytest.raises(ValueError, match="selector must be 'auto', 'numba' or 'argpartition', got 'heap'"):
+        nb.Exact(selector="heap")
     with pytest.raises(ValueError, match="exclude has 2 rows for 45"):
         nb.topk(Q, D, 3, exclude=[1, 2])
     with pytest.raises(ValueError, match="database has 700 rows"):
@@ -212,7 +213,7 @@ def test_csls_equals_dense_formula(rng, selector):
     Q = S[:25]
     C = dense_csls(Q, T, S, 7)
     ref_i = np.argsort(-C, axis=1, kind="stable")[:, :5]
-    s, i = nb.csls_topk(Q, T, 5, csls_knn=7, source=S, selector=selector, memory_budget=400 * 4 * 3)
+    s, i = nb.csls_topk(Q, T, 5, csls_knn=7, source=S, backend=nb.Exact(selector=selector), memory_budget=400 * 4 * 3)
     np.testing.assert_array_equal(i, ref_i)
     np.testing.assert_allclose(s, np.take_along_axis(C, ref_i, 1), atol=1e-5)
     # the same with r_S precomputed, and without source (queries as the source space)
@@ -245,21 +246,6 @@ def _count_norm_passes(monkeypatch):
 
     monkeypatch.setattr(_exact, "inverse_norms", spy)
     return seen
-
-
-def test_csls_given_source_inv_makes_no_norm_pass_over_the_source(rng, monkeypatch):
-    S = rng.standard_normal((230, 10)).astype(np.float32)   # whole mapped source vocabulary
-    T = rng.standard_normal((400, 10)).astype(np.float32)
-    Q = S[:25]
-    ref = nb.csls_topk(Q, T, 5, csls_knn=7, source=S)
-    s_inv = inverse_norms(S, "source")
-    seen = _count_norm_passes(monkeypatch)
-    got = nb.csls_topk(Q, T, 5, csls_knn=7, source=S, source_inv=s_inv)
-    assert 230 not in seen  # issue 22: the source's norms were computed and then thrown away
-    np.testing.assert_array_equal(got[0], ref[0])
-    np.testing.assert_array_equal(got[1], ref[1])
-    with pytest.raises(ValueError, match="source_inv must have shape"):
-        nb.csls_topk(Q, T, 5, csls_knn=7, source=S, source_inv=s_inv[:-1])
 
 
 def test_word_query_csls_search_makes_one_norm_pass_for_the_queries_only(small_embeddings, monkeypatch):
@@ -557,13 +543,13 @@ def test_hnsw_index_is_built_once_and_reused(small_embeddings, monkeypatch):
     builds = []
     orig = FaissIndex._build
     monkeypatch.setattr(FaissIndex, "_build", lambda self, *a: (builds.append(self.kind), orig(self, *a))[1])
-    first = e.neighbors(["w1"], 5, backend="faiss", kind="hnsw")
+    first = e.neighbors(["w1"], 5, backend=nb.Faiss("hnsw"))
     for _ in range(3):
-        again = e.neighbors(["w2", "w1"], 5, backend="faiss", kind="hnsw")
+        again = e.neighbors(["w2", "w1"], 5, backend=nb.Faiss("hnsw"))
     np.testing.assert_array_equal(again[1][1], first[1][0])
     assert builds == ["hnsw"]
-    e.neighbors(["w1"], 5, backend="faiss", kind="hnsw", ef_search=128)  # other parameters: a new index
-    e.neighbors(["w1"], 5, backend="faiss", kind="hnsw", metric="dot")  # other metric: a new index
+    e.neighbors(["w1"], 5, backend=nb.Faiss("hnsw", ef_search=128))  # other parameters: a new index
+    e.neighbors(["w1"], 5, backend=nb.Faiss("hnsw"), metric="dot")  # other metric: a new index
     assert builds == ["hnsw"] * 3
 
 
@@ -578,13 +564,13 @@ def test_prebuilt_and_adopted_plain_faiss_index(small_embeddings, tmp_path):
         FaissIndex.load(tmp_path / "plain.faiss")
     index = FaissIndex.load(tmp_path / "plain.faiss", words=e.words)
     assert (index.kind, index.metric, index.words[:2]) == ("flat", "cosine", ["w0", "w1"])
-    s, i = e.neighbors(["w3", "w7"], 6, backend="faiss", index=index)
+    s, i = e.neighbors(["w3", "w7"], 6, backend=nb.Faiss(index=index))
     np.testing.assert_array_equal(i, e.neighbors(["w3", "w7"], 6)[1])
     with pytest.raises(ValueError, match="199 words"):
         FaissIndex.load(tmp_path / "plain.faiss", words=e.words[1:])
     other = embgeo.Embeddings([f"v{i}" for i in range(len(e))], e.vectors)
     with pytest.raises(ValueError, match="row 0"):
-        other.neighbors(["v1"], 3, backend="faiss", index=index)
+        other.neighbors(["v1"], 3, backend=nb.Faiss(index=index))
 
 
 def test_the_engine_modules_never_import_the_facade_above_them():
@@ -609,12 +595,62 @@ def test_the_engine_modules_never_import_the_facade_above_them():
             assert not facade and node.module != "embgeo.neighbors", f"{path.name} imports the façade"
 
 
+def test_engine_objects_check_their_options_when_made_and_show_what_differs():
+    assert (repr(nb.Exact()), repr(nb.Dask()), repr(nb.Cuda()), repr(nb.Faiss())) == \
+        ("Exact()", "Dask()", "Cuda()", "Faiss()")
+    assert repr(nb.Exact(n_jobs=2, selector="argpartition")) == "Exact(selector='argpartition', n_jobs=2)"
+    assert repr(nb.Dask(query_block=64)) == "Dask(query_block=64)"
+    assert repr(nb.Faiss("hnsw", ef_search=128)) == "Faiss('hnsw', ef_search=128)"
+    for make, error, match in [
+        (lambda: nb.Exact(n_jobs=0), ValueError, "n_jobs must be a positive integer or None"),
+        (lambda: nb.Exact(n_jobs=True), ValueError, "n_jobs must be a positive integer"),
+        (lambda: nb.Exact(screen="yes"), TypeError, "screen must be None, a bool or a screening index"),
+        (lambda: nb.Dask(query_block=0), ValueError, "query_block must be a positive integer"),
+        (lambda: nb.Dask(client="tcp://127.0.0.1:8786"), TypeError, "client must be a dask.distributed Client"),
+        (lambda: nb.Dask(screen=True), TypeError, "screen"),
+        (lambda: nb.Faiss("annoy"), ValueError, "kind must be one of"),
+        (lambda: nb.Faiss("flat", M=16), TypeError, "unknown parameter.*M"),
+    ]:
+        with pytest.raises(error, match=match):
+            make()
+    engine = nb.Exact()
+    with pytest.raises(AttributeError):
+        engine.n_jobs = 3  # frozen: an engine given to many calls cannot change under them
+    faiss_engine = nb.Faiss()
+    with pytest.raises(AttributeError, match="frozen"):
+        faiss_engine.kind = "hnsw"
+
+
+def test_a_name_is_its_engine_with_defaults_and_a_wrong_engine_is_named(data):
+    Q, D = data
+    for name, engine in (("exact", nb.Exact()), ("cuda", nb.Cuda())):
+        a, b = nb.topk(Q, D, 4, backend=name), nb.topk(Q, D, 4, backend=engine)
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    with pytest.raises(ValueError, match="backend must be 'exact', 'dask' or 'cuda', got Faiss\\(\\).*faiss_search"):
+        nb.topk(Q, D, 2, backend=nb.Faiss())
+    with pytest.raises(TypeError, match="backend must be a name .* or an engine object"):
+        nb.topk(Q, D, 2, backend=3)
+    with pytest.raises(ValueError, match="backend must be 'exact', got Dask"):
+        nb.isf_topk(Q, D, 2, source=D, backend=nb.Dask())
+    with pytest.raises(ValueError, match="CSLS does not screen"):
+        nb.csls_topk(Q, D, 2, backend=nb.Exact(screen=True))
+
+
+def test_search_refuses_an_option_its_metric_does_not_take(small_embeddings):
+    with pytest.raises(TypeError, match="unexpected keyword argument.*n_jobs"):
+        small_embeddings.neighbors("w1", n_jobs=2)
+    with pytest.raises(TypeError, match="FAISS engine got unexpected keyword argument.*kind"):
+        small_embeddings.neighbors("w1", backend="faiss", kind="hnsw")
+
+
 def test_the_package_exports_its_functions_and_criteria_tables():
     functions = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search",
                  "most_similar", "merge_topk", "select_topk", "self_topk", "check_backend", "check_metric",
                  "check_retrieval"]
     tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS"]
-    assert sorted(nb.__all__) == sorted(functions + tables)
+    engines = ["Exact", "Dask", "Cuda", "Faiss"]
+    assert sorted(nb.__all__) == sorted(functions + tables + engines)
     assert all(callable(getattr(nb, name)) for name in functions)
 
 
@@ -625,8 +661,8 @@ def test_self_topk_equals_brute_force_with_self_excluded(rng, metric, n_jobs):
     X[17] = 0  # a zero row: cosine 0 with everything
     ref_s, ref_i = brute(X, X, 6, metric=metric, exclude=[[r] for r in range(len(X))])
     for symmetric in (True, False, None):
-        s, i = nb.self_topk(X, 6, metric=metric, memory_budget=64 * 300 * 4, n_jobs=n_jobs,  # many blocks
-                            symmetric=symmetric)
+        s, i = nb.self_topk(X, 6, metric=metric, memory_budget=64 * 300 * 4, backend=nb.Exact(n_jobs=n_jobs),
+                            symmetric=symmetric)  # many blocks
         np.testing.assert_array_equal(i, ref_i)
         np.testing.assert_allclose(s, ref_s, rtol=1e-5, atol=1e-5)
     xps = pytest.importorskip("array_api_strict")
@@ -771,7 +807,10 @@ def test_merge_topk_of_shards_equals_the_whole_search_bit_for_bit(problem, metri
     irrelevant."""
     Q, D, k, cuts, exclude = problem
     whole = nb.topk(Q, D, k, metric=metric, exclude=exclude)
-    parts = [nb.topk(Q, D[a:b], k, metric=metric, exclude=exclude, offset=int(a)) for a, b in zip(cuts[:-1], cuts[1:])]
+    parts = []
+    for a, b in zip(cuts[:-1], cuts[1:]):  # each shard searched alone: its own rows, then made global
+        s, i = nb.topk(Q, D[a:b], k, metric=metric, exclude=[x[(x >= a) & (x < b)] - a for x in exclude])
+        parts.append((s, i + a))
     for merged in (nb.merge_topk(parts, k), nb.merge_topk(parts[::-1], k)):  # nor on the shards' order
         np.testing.assert_array_equal(merged[1], whole[1])
         np.testing.assert_array_equal(merged[0], whole[0])
@@ -783,12 +822,13 @@ def test_a_nan_row_never_yields_a_row_that_does_not_exist(selector):
     X = np.random.default_rng(0).standard_normal((20, 8)).astype(np.float32)
     X[5] = np.nan
     with pytest.raises(ValueError, match=r"fewer than k=19 rows with a finite score.*row 5"):
-        nb.topk(X[1:2], X, 19, exclude=[1], selector=selector, check_finite=False)
-    s, i = nb.topk(X[1:2], X, 3, exclude=[1], selector=selector, check_finite=False)
+        nb.topk(X[1:2], X, 19, exclude=[1], backend=nb.Exact(selector=selector), check_finite=False)
+    s, i = nb.topk(X[1:2], X, 3, exclude=[1], backend=nb.Exact(selector=selector), check_finite=False)
     assert np.isfinite(s).all() and (i < 20).all()
     # Embeddings (check_finite=False) refuse the row before any search, naming its word (issue 38)
     e = embgeo.Embeddings([f"w{i}" for i in range(20)], X, check_finite=False)
-    for search in (lambda: e.neighbors(["w1"], k=3, selector=selector), lambda: e.most_similar("w1", topn=3)):
+    for search in (lambda: e.neighbors(["w1"], k=3, backend=nb.Exact(selector=selector)),
+                   lambda: e.most_similar("w1", topn=3)):
         with pytest.raises(ValueError, match=r"row 5 \('w5'\) of the embeddings has a non-finite value"):
             search()
 

@@ -166,9 +166,9 @@ def test_faiss_hnsw_build_reports_its_progress(log_everything, rng):
     import embgeo
 
     e = embgeo.Embeddings([f"w{i}" for i in range(20_001)], rng.standard_normal((20_001, 4)).astype(np.float32))
-    e.neighbors(["w1"], 3, backend="faiss", kind="hnsw", M=4, ef_construction=8, progress=True)
+    e.neighbors(["w1"], 3, backend=embgeo.neighbors.Faiss("hnsw", M=4, ef_construction=8), progress=True)
     assert "FAISS hnsw index: 3/3 block in" in log_everything.getvalue()  # 10k rows a block
-    e.top(100).neighbors(["w1"], 3, backend="faiss", kind="hnsw", progress=False)
+    e.top(100).neighbors(["w1"], 3, backend=embgeo.neighbors.Faiss("hnsw"), progress=False)
     assert log_everything.getvalue().count("FAISS") == 1
 
 

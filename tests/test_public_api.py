@@ -100,8 +100,8 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.meta": ["GeometricMetaEmbedding", "average", "concatenate", "concatenate_svd", "objective"],
     "embgeo.negatives": ["HEAD", "NegativeCandidates", "PhraseIndex", "SynonymTable", "TAIL", "candidate_negatives",
         "false_negative_mask", "soft_regularisation", "synonym_table"],
-    "embgeo.neighbors": ["ARRAY_BACKENDS", "PAIRWISE_METRICS", "RETRIEVAL_METRICS", "VALID_METRICS", "VALID_RETRIEVALS",
-        "check_backend", "check_metric", "check_retrieval", "csls_topk", "isf_log_partition", "isf_topk",
+    "embgeo.neighbors": ["ARRAY_BACKENDS", "Cuda", "Dask", "Exact", "Faiss", "PAIRWISE_METRICS", "RETRIEVAL_METRICS",
+        "VALID_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval", "csls_topk", "isf_log_partition", "isf_topk",
         "knn_mean_similarity", "merge_topk", "most_similar", "search", "select_topk", "self_topk", "topk"],
     "embgeo.neighbors.cli": ["add_arguments", "run"],
     "embgeo.neighbors.faiss_index": ["FaissIndex", "RecallResult", "cached_faiss_index", "faiss_search"],
@@ -223,3 +223,18 @@ def test_the_docs_table_is_this_surface_of_this_release():
     assert set(PUBLIC_API) <= named, f"add to docs/api/index.md: {sorted(set(PUBLIC_API) - named)}"
     assert not named - set(PUBLIC_API), f"not public modules: {sorted(named - set(PUBLIC_API))}"
     assert f"## The {embgeo.__version__} surface" in page
+
+
+def test_topk_keeps_a_short_signature_with_engine_options_on_engine_objects():
+    """Issue 42, item 9: ``neighbors.topk`` takes at most 9 parameters; what only one engine understands
+    (threads, selector, screening, the Dask client, FAISS parameters) lives on that engine's object."""
+    import inspect
+
+    from embgeo import neighbors
+
+    params = inspect.signature(neighbors.topk).parameters
+    assert len(params) <= 9, list(params)
+    engine_options = {"selector", "n_jobs", "screen", "client", "query_block", "offset", "kind", "index"}
+    for function in (neighbors.topk, neighbors.csls_topk, neighbors.knn_mean_similarity, neighbors.self_topk,
+                     neighbors.isf_topk, neighbors.search):
+        assert not engine_options & set(inspect.signature(function).parameters), function.__name__

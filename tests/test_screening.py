@@ -193,16 +193,14 @@ def test_public_topk_takes_screen_and_dask_refuses_it(rng):
     Q = D[:50]
     plain = neighbors.topk(Q, D, 7, exclude=np.arange(50), progress=False)
     screened = neighbors.topk(Q, D, 7, exclude=np.arange(50), progress=False,
-                              screen=screening.build_index(D, "cosine"))
+                              backend=neighbors.Exact(screen=screening.build_index(D, "cosine")))
     np.testing.assert_array_equal(plain[1], screened[1])
     np.testing.assert_array_equal(plain[0], screened[0])
     np.testing.assert_array_equal(plain[1], oracle(Q, D, 7, exclude=np.arange(50))[1])
-    with pytest.raises(TypeError, match="screen="):
-        neighbors.topk(Q, D, 7, screen=True, backend="dask")
 
 
 def test_word_search_keeps_the_screening_index_of_its_embeddings(rng, monkeypatch):
-    from embgeo import Embeddings
+    from embgeo import Embeddings, neighbors
 
     D = rng.standard_normal((3000, 40)).astype(np.float32)
     e = Embeddings([f"w{i}" for i in range(len(D))], D)
@@ -210,9 +208,9 @@ def test_word_search_keeps_the_screening_index_of_its_embeddings(rng, monkeypatc
     monkeypatch.setattr(screening, "build_index", lambda *a, **kw: built.append(a[1]) or real(*a, **kw))
     plain = e.neighbors(["w3", "w70"], 7)
     for _ in range(2):
-        screened = e.neighbors(["w3", "w70"], 7, screen=True)
+        screened = e.neighbors(["w3", "w70"], 7, backend=neighbors.Exact(screen=True))
         np.testing.assert_array_equal(plain[1], screened[1])
         np.testing.assert_array_equal(plain[0], screened[0])
     assert built == ["cosine"]  # built on the first call, kept with e
-    e.neighbors(["w3"], 7, metric="dot", screen=True)
+    e.neighbors(["w3"], 7, metric="dot", backend=neighbors.Exact(screen=True))
     assert built == ["cosine", "dot"]

@@ -24,7 +24,7 @@ from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
 from ..linalg import inverse_norms, unit_rows
-from ..neighbors import ARRAY_BACKENDS, check_backend, self_topk
+from ..neighbors import ARRAY_BACKENDS, Dask, check_backend, self_topk
 from ..progress import progress_bar
 
 __all__ = ["align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]
@@ -221,8 +221,8 @@ def _index(like, idx):
 
 def _self_lists(X, k, memory_budget, progress, backend, client):
     """Each row's k nearest other rows by cosine: the exact self-join, or one sharded search on Dask."""
-    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress, backend=backend,
-                     client=client)[1]
+    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress,
+                     backend=Dask(client=client) if backend == "dask" else backend)[1]
 
 
 def _neighborhood(A, B, k, memory_budget, progress, backend="exact", client=None):

@@ -306,7 +306,7 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     else:
         k = _check_k(k, n, f"the target has only {n} words")
     opts = dict(memory_budget=memory_budget, progress=progress)
-    dask = dict(client=client) if backend == "dask" else {}
+    engine = neighbors.Dask(client=client) if backend == "dask" else backend
     X = S  # the query rows, read block by block
     if backend == "dask":
         # shard once: the blocks of queries below all search the same shards
@@ -316,10 +316,10 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         S = D if own else distributed.shard(S, client)
     if own and rows is None and retrieval == "nn":
         # the whole space against itself: one self-join of the exact engine
-        _, idx = neighbors.self_topk(D if backend == "dask" else S, k, backend=backend, client=client,
-                                     memory_budget=memory_budget, progress=progress)
+        _, idx = neighbors.self_topk(D if backend == "dask" else S, k, backend=engine, memory_budget=memory_budget,
+                                     progress=progress)
         return _result(xb.to_numpy(idx), k, retrieval, n, nq, hub_size, words)
-    search = _searcher(retrieval, S, D, csls_knn, isf_beta, backend, dask, opts)
+    search = _searcher(retrieval, S, D, csls_knn, isf_beta, engine, opts)
     counts = np.zeros(n, dtype=np.int64)
     step = blocking.block_rows(S.shape[1] + 3 * k, 8, memory_budget, maximum=blocking.PASS_ROWS)
     for start, stop in blocking.row_blocks(nq, step):
@@ -330,18 +330,18 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     return _from_counts(counts, k, retrieval, nq, hub_size, words)
 
 
-def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, dask, opts):
+def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, opts):
     """search(Q, k, exclude) -> indices by ``retrieval``, its per-candidate term computed once."""
     if retrieval == "nn":
-        return lambda Q, k, exclude: neighbors.topk(Q, D, k, exclude=exclude, backend=backend, **dask, **opts)[1]
+        return lambda Q, k, exclude: neighbors.topk(Q, D, k, exclude=exclude, backend=backend, **opts)[1]
     if retrieval == "csls":
         # r_S of every candidate over the whole source space, once; r_T(x) does not change a
         # query's ranking, so zeros spare its search
         knn = min(int(csls_knn), S.shape[0])
-        r = neighbors.knn_mean_similarity(D, S, knn, backend=backend, **dask, **opts)
+        r = neighbors.knn_mean_similarity(D, S, knn, backend=backend, **opts)
         return lambda Q, k, exclude: neighbors.csls_topk(
             Q, D, k, csls_knn=knn, r_database=r, r_queries=np.zeros(Q.shape[0]), exclude=exclude,
-            backend=backend, **dask, **opts)[1]
+            backend=backend, **opts)[1]
     lp = neighbors.isf_log_partition(D, S, isf_beta, **opts)
     return lambda Q, k, exclude: neighbors.isf_topk(Q, D, k, isf_beta=isf_beta, log_partition=lp, exclude=exclude,
                                                     **opts)[1]

@@ -853,9 +853,10 @@ class FuzzyEmbeddings(Vocabulary):
                 xd = xb.get_namespace(D)
                 d_max = np.maximum(d_max, np.maximum(xb.to_numpy(xd.max(D, axis=0)),
                                                      -xb.to_numpy(xd.min(D, axis=0))))
-                exb = [e[(e >= c0) & (e < c1)] for e in ex]
-                s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, offset=c0, memory_budget=share(budget, 4),
+                exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex]  # the block's own rows
+                s_, i_ = _dot_topk(Qs, D, kk, metric="dot", exclude=exb, memory_budget=share(budget, 4),
                                    progress=False, check_finite=False, backend=backend)
+                i_ = i_ + c0
                 avail = (c1 - c0) - np.array([len(e) for e in exb], dtype=np.int64)
                 left_out = np.maximum(left_out, np.where(avail > kk, xb.to_numpy(s_)[:, kk - 1], -np.inf))
                 best = (s_, i_) if best is None else merge_topk([best, (s_, i_)], kk)
@@ -929,10 +930,10 @@ class FuzzyEmbeddings(Vocabulary):
         for c0, c1 in row_blocks(n, block_rows(96 * Qa.shape[1], 1, budget // 2),
                                   k + max((len(e) for e in ex), default=0)):
             D = self._candidate_columns(key, c0, c1, centre, np.ones_like(centre), xp.float64, budget)
-            exb = [e[(e >= c0) & (e < c1)] for e in ex]
-            part = _dot_topk(Qa, D, k, metric="dot", exclude=exb, offset=c0, memory_budget=share(budget, 2),
-                             progress=False, check_finite=False)
-            best = part if best is None else merge_topk([best, part], k)
+            exb = [e[(e >= c0) & (e < c1)] - c0 for e in ex]  # the block's own rows
+            s_, i_ = _dot_topk(Qa, D, k, metric="dot", exclude=exb, memory_budget=share(budget, 2),
+                               progress=False, check_finite=False)
+            best = (s_, i_ + c0) if best is None else merge_topk([best, (s_, i_ + c0)], k)
         return xb.to_numpy(best[1])
 
     def _ratio_search(self, Q, k, measure, ex, n, memory_budget, progress):

@@ -4,7 +4,9 @@ Every search returns the FAISS pair ``(scores, indices)``, both shaped (n_querie
 first, ties broken towards the lower database row, whatever ran it.
 
 This package is embgeo's one search engine; its ``__init__`` is the façade. :func:`topk`,
-:func:`csls_topk` and :func:`knn_mean_similarity` search arrays and dispatch on ``backend=``;
+:func:`csls_topk` and :func:`knn_mean_similarity` search arrays and dispatch on ``backend=``, a
+name or an engine object that carries the options only that engine understands (:class:`Exact`,
+:class:`Dask`, :class:`Cuda`, and :class:`Faiss` for :func:`search`: ``_engines``);
 :func:`search` and :func:`most_similar` search the words of an
 :class:`~embgeo.embeddings.Embeddings`; :func:`merge_topk` merges lists over row shards,
 :func:`select_topk` selects from a block of scores a method computed itself (the one tie order),
@@ -33,53 +35,48 @@ from .. import backend as xb
 from .. import linalg
 from . import _dask, _exact, _gensim
 from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
-                        check_backend, check_metric, check_retrieval, choices)
+                        check_backend, check_metric, check_retrieval)
+from ._engines import Cuda, Dask, Exact, as_engine
 from ._exact import check_csls_knn, prepared_topk, select_topk
 from ._isf import isf_log_partition, isf_topk
 from ._ranking import merge_topk
 from ._screening import cached_screen_index
-from .faiss_index import cached_faiss_index
+from .faiss_index import Faiss, cached_faiss_index
 
-__all__ = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
+__all__ = ["Exact", "Dask", "Cuda", "Faiss", "topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
            "merge_topk", "select_topk", "self_topk", "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS",
            "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval"]
 
-def _dask_engine(backend, client, query_block):
-    """The Dask engine for ``backend="dask"``, None for "exact" and "cuda"; refuses the Dask options
-    without Dask and any other backend."""
-    if backend == "dask":
-        return _dask
-    if backend not in ARRAY_BACKENDS:
-        hint = (" (FAISS: embgeo.neighbors.faiss_index.faiss_search for arrays, "
-                "neighbors.search(..., backend='faiss') for words)") if backend == "faiss" else ""
-        raise ValueError(f"backend must be {choices(ARRAY_BACKENDS)}, got {backend!r}{hint}")
-    for name, value in (("client", client), ("query_block", query_block)):
-        if value is not None:
-            raise TypeError(f"{name}= needs backend='dask'")
-    return None
-
-
-def _engine(backend):
-    return "cuda" if backend == "cuda" else None
+def _local(engine, *, screen: bool = True) -> dict:
+    """The local engine's keyword arguments for an :class:`Exact` or :class:`Cuda` engine."""
+    if isinstance(engine, Cuda):
+        return dict(engine="cuda")
+    opts = dict(selector=engine.selector, n_jobs=engine.n_jobs)
+    if screen:
+        opts["screen"] = engine.screen
+    elif engine.screen:
+        raise ValueError("CSLS does not screen (its scores are biased per candidate): pass an Exact engine "
+                         "without screen=")
+    return opts
 
 
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
-         memory_budget: int | None = None, progress: bool | None = None, selector: str = "auto",
-         n_jobs: int | None = None, check_finite: bool = True, offset: int | None = None,
-         screen=None, backend: str = "exact", client=None, query_block: int | None = None):
+         memory_budget: int | None = None, progress: bool | None = None, check_finite: bool = True,
+         backend="exact"):
     """Exact top-``k`` neighbours of each query row among the database rows.
 
     Parameters
     ----------
     queries : array, shape (q, d) or (d,)
+        The query rows.
     database : array, shape (n, d)
-        Same array library as ``queries`` (NumPy, CuPy or array-API), finite. With
-        ``backend="dask"`` also a dask array, a memory-mapped ``.npy`` or its path, or a
+        Same array library as ``queries`` (NumPy, CuPy or array-API). With the Dask engine also a
+        dask array, a memory-mapped ``.npy`` or its path, or a
         :class:`~embgeo.distributed.ShardedDatabase` (see :func:`embgeo.distributed.shard`), and
         ``queries`` may be that same object (a self-join: the query blocks are the shards).
-    k : int
+    k : int, default 10
         Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).
-    metric : {"cosine", "dot"}
+    metric : {"cosine", "dot"}, default "cosine"
         Cosine scales both sides to unit length first (zero vectors score 0).
     exclude : array or sequence, optional
         Per query, database rows never to return: an int array of shape (q,) (one row each,
@@ -94,42 +91,23 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         memory (NumPy, measured over 400k rows in ``tests/test_memory_budgets.py``): the inputs,
         the outputs (q × k scores and indices), O(n) row statistics (the n inverse norms in the
         database's dtype, one float64 bound per score tile of at least 16 columns: at most
-        n/2 bytes), ``memory_budget`` and a fixed overhead under 256 KiB.
+        n/2 bytes), ``memory_budget`` and a fixed overhead under 256 KiB. With the GPU engine it
+        counts device memory; the Dask engine's workers run with the default.
     progress : bool, optional
         Show a progress bar over blocks of queries (default: the global setting).
-    selector : {"auto", "numba", "argpartition"}
-        NumPy only: "auto"/"numba" fuses the GEMM with the Numba heap kernel (the fastest);
-        "argpartition" selects from full-row blocks with ``np.argpartition``. Other array
-        libraries always select with a stable ``argsort``.
-    n_jobs : int, optional
-        Threads (default: the CPUs this process may use, :func:`embgeo.blocking.n_jobs`). BLAS
-        runs one thread per job meanwhile.
-    check_finite : bool
-        Refuse NaN/inf in queries and database (default). Turning it off spares a pass over the
-        database when it is known to be finite (an :class:`~embgeo.embeddings.Embeddings`);
-        NaN scores would then give undefined rankings.
-    offset : int, optional
-        ``database`` is rows ``offset …`` of a larger matrix (a shard): returned indices are
-        rows of the larger matrix, and ``exclude`` is given in them too (rows outside the shard
-        are ignored, not refused). Shards' results combine with :func:`merge_topk`; ``k`` must
-        still fit the shard.
-    screen : bool, optional
-        True screens the search with a rotation index of ``database`` built for this call (a
-        width-(r+1) GEMM of rigorous upper bounds prunes the pairs that cannot enter a top-k
-        list; :func:`search` keeps the index of an Embeddings instead). Same rows and scores as
-        without it. An index built earlier is accepted too.
-    backend : {"exact", "dask", "cuda"}
-        "exact" (default) runs the blocked search here; "dask" shards the database by rows over
-        the workers of a Dask client and merges the per-shard lists, with the same results
-        (each worker runs with the local options' defaults; ``offset`` and ``screen`` are
-        refused); "cuda" runs the GPU engine (CuPy tiles, :mod:`embgeo.kernels.cuda` selection)
-        with the same results: NumPy inputs are copied to the device a block at a time and the
-        results come back as NumPy. CuPy inputs take the GPU engine with "exact" too (their
-        results are CuPy); ``memory_budget`` then counts device memory.
-    client : distributed.Client, optional
-        ``backend="dask"`` only: the client (default: the current one).
-    query_block : int, optional
-        ``backend="dask"`` only: query rows per task (default 4096).
+    check_finite : bool, default True
+        Refuse NaN/inf in queries and database. Turning it off spares the local engines a pass
+        over the database when it is known to be finite (an :class:`~embgeo.embeddings.Embeddings`
+        checks its own once); NaN scores would then give undefined rankings. The Dask engine
+        checks the rows on its workers whatever this says.
+    backend : {"exact", "dask", "cuda"} or Exact or Dask or Cuda, default "exact"
+        The engine, by name (with its default options) or as an engine object that carries its
+        options: :class:`Exact` runs the blocked search here (``selector``, ``n_jobs``,
+        ``screen``); :class:`Dask` shards the database by rows over the workers of a Dask client
+        and merges the per-shard lists (``client``, ``query_block``); :class:`Cuda` runs the GPU
+        engine, NumPy inputs copied to the device a block at a time and the results returned as
+        NumPy. All three give the same scores and indices. CuPy inputs take the GPU engine with
+        "exact" too (their results are CuPy).
 
     Returns
     -------
@@ -138,19 +116,32 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     indices : array of int64, shape (q, k)
         Database rows; equal scores are ordered by the lower row, deterministically.
 
-    Notes
-    -----
-    On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba") every returned score is
-    *canonical*: one fixed-order float64 dot product of the (unit) query with the database row,
-    times the row's inverse norm, rounded once to the database dtype. So scores and order do not
-    depend on the tiling, the threads, the screening or a split of the database into shards
-    (``offset=`` + :func:`merge_topk`, or ``backend="dask"``, gives bit-identical results).
-
     Raises
     ------
     ValueError
         k < 1 or larger than the candidates, dimension mismatch, NaN/inf in queries or
-        database (the row is named), unknown metric, selector or backend, bad ``exclude``.
+        database (the row is named), unknown metric or backend, bad ``exclude``.
+    TypeError
+        ``backend`` is neither an engine name nor an engine object.
+
+    See Also
+    --------
+    search : the neighbours of words of an :class:`~embgeo.embeddings.Embeddings`.
+    csls_topk : the same search ranked by CSLS.
+    self_topk : every row's neighbours among the other rows.
+    merge_topk : merge the lists of searches over row shards.
+    Exact, Dask, Cuda : the engines and their options.
+    embgeo.neighbors.faiss_index.faiss_search : the same call answered by FAISS.
+
+    Notes
+    -----
+    On NumPy (C-ordered or not, float32/float64, the Exact engine's ``selector`` "auto" or
+    "numba") every returned score is *canonical*: one fixed-order float64 dot product of the
+    (unit) query with the database row, times the row's inverse norm, rounded once to the
+    database dtype. So scores and order do not depend on the tiling, the threads, the screening
+    or a split of the database into shards: searching row blocks ``D[a:b]``, adding ``a`` to their
+    indices and merging them with :func:`merge_topk`, or the Dask engine, gives bit-identical
+    results.
 
     Examples
     --------
@@ -159,41 +150,69 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     >>> s, i = topk(D[:1], D, 2, exclude=[0])
     >>> i.tolist()
     [[3, 2]]
+    >>> topk(D[:1], D, 2, exclude=[0], backend=Exact(n_jobs=1))[1].tolist()
+    [[3, 2]]
     """
-    dd = _dask_engine(backend, client, query_block)
-    if dd is None:
-        return _exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
-                          progress=progress, selector=selector, n_jobs=n_jobs, check_finite=check_finite,
-                          offset=offset, screen=screen, engine=_engine(backend))
-    if screen is not None and screen is not False:
-        raise TypeError("screen= is an index of the local engine; backend='dask' does not take it")
-    if offset is not None:
-        raise TypeError("offset= is for one shard searched by the local engine; backend='dask' shards "
-                        "the database itself")
-    return dd.topk(queries, database, k, metric=metric, exclude=exclude, client=client, query_block=query_block)
+    engine = as_engine(backend)
+    if isinstance(engine, Dask):
+        return _dask.topk(queries, database, k, metric=metric, exclude=exclude, client=engine.client,
+                          query_block=engine.query_block)
+    return _exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
+                       progress=progress, check_finite=check_finite, **_local(engine))
 
 
 def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
-              progress: bool | None = None, n_jobs: int | None = None, check_finite: bool = True,
-              symmetric: bool | None = None, backend: str = "exact", client=None, query_block: int | None = None):
+              progress: bool | None = None, check_finite: bool = True, symmetric: bool | None = None,
+              backend="exact"):
     """Every row's top-``k`` among the *other* rows of ``X``: ``topk(X, X, k, exclude=self)``.
 
-    The local engines' function is :func:`embgeo.neighbors._exact.self_topk` (its docstring has the
-    symmetric path and the scores); ``backend="dask"`` shards the rows once and joins each shard,
-    already on its worker, with all of them (same lists and scores as the local default route).
+    The local engines' search is the canonical one of :func:`topk` (its scores the same bits
+    whatever the tiling or sharding), or, with ``symmetric=True``, each pair (i, j) scored once by
+    one GEMM tile and merged into the heaps of both i and j. The symmetric path halves the GEMM but
+    merges every score twice, so it pays only when the GEMM dominates: measured
+    (``benchmarks/compare_negatives.py``, CPU seconds) 1.24× faster than the plain route at
+    d = 300, a wash at d = 50. Its scores are the GEMM's float32 ones. The Dask engine shards the
+    rows once and joins each shard, already on its worker, with all of them (the table of the
+    canonical route, exactly).
 
     Parameters
     ----------
-    X : array (n, d); with ``backend="dask"`` anything :func:`embgeo.distributed.shard` takes
-    k, metric, memory_budget, progress, n_jobs, check_finite, symmetric
-        As in the local function; ``symmetric=True`` is a path of the local engine only.
-    backend, client, query_block
+    X : array, shape (n, d)
+        The rows; with the Dask engine anything :func:`embgeo.distributed.shard` takes.
+    k : int, default 10
+        Neighbours per row, 1 ≤ k ≤ n − 1.
+    metric : {"cosine", "dot"}, default "cosine"
+        As in :func:`topk`.
+    memory_budget : int, optional
+        As in :func:`topk`.
+    progress : bool, optional
+        As in :func:`topk`.
+    check_finite : bool, default True
+        As in :func:`topk`.
+    symmetric : bool, optional
+        True: the symmetric path of the :class:`Exact` engine on C-ordered NumPy rows (faster for
+        d ≳ 128, float32 GEMM scores); None or False (default): the canonical route.
+    backend : {"exact", "dask", "cuda"} or Exact or Dask or Cuda, default "exact"
         As in :func:`topk`.
 
     Returns
     -------
-    scores, indices : arrays, shape (n, k)
-        Best first, ties to the lower row, never the row itself.
+    scores : array, shape (n, k)
+        Similarities, best first. With ``symmetric=True`` they can differ from :func:`topk`'s in
+        the last float32 bit (the unit scaling is applied to both sides before the GEMM), so
+        near-ties may order differently.
+    indices : array of int64, shape (n, k)
+        Rows, ties to the lower row, never the row itself.
+
+    Raises
+    ------
+    ValueError
+        As :func:`topk`; ``symmetric=True`` with the Dask engine.
+
+    See Also
+    --------
+    topk : the search of other queries.
+    embgeo.negatives.synonym_table : a neighbour table of words built on it.
 
     Examples
     --------
@@ -202,53 +221,76 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     >>> ids.ravel().tolist(), scores.ravel().tolist()
     ([1, 0, 1], [2.0, 2.0, 1.0])
     """
-    dd = _dask_engine(backend, client, query_block)
-    if dd is None:
-        return _exact.self_topk(X, k, metric=metric, memory_budget=memory_budget, progress=progress, n_jobs=n_jobs,
-                                check_finite=check_finite, symmetric=symmetric, backend=backend)
-    if symmetric:
-        raise ValueError("symmetric=True is a path of the local engine; backend='dask' joins shards")
-    return dd.self_topk(X, k, metric=metric, client=client, query_block=query_block)
+    engine = as_engine(backend)
+    if isinstance(engine, Dask):
+        if symmetric:
+            raise ValueError("symmetric=True is a path of the local engine; the Dask engine joins shards")
+        return _dask.self_topk(X, k, metric=metric, client=engine.client, query_block=engine.query_block)
+    return _exact.self_topk(X, k, metric=metric, memory_budget=memory_budget, progress=progress,
+                            check_finite=check_finite, symmetric=symmetric, **_local(engine))
 
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
-                        memory_budget: int | None = None, progress: bool | None = None,
-                        selector: str = "auto", n_jobs: int | None = None, backend: str = "exact",
-                        client=None, query_block: int | None = None):
+                        memory_budget: int | None = None, progress: bool | None = None, backend="exact"):
     """Mean similarity of each query row to its ``k`` nearest database rows (CSLS's r terms).
 
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (the text
     after it): r_T(Wx_s) = (1/K) Σ_{y_t ∈ N_T(Wx_s)} cos(Wx_s, y_t). Called with the mapped
     source as ``queries`` and the target vocabulary as ``database`` it gives r_T; with the roles
-    swapped, r_S. The mean of :func:`topk`'s scores, in float64.
+    swapped, r_S. The mean of :func:`topk`'s scores, in float64, computed a block of queries at a
+    time (the lists of a whole vocabulary never exist at once).
 
     Parameters
     ----------
-    queries, database, k, metric, exclude
+    queries : array, shape (q, d)
+        The rows whose neighbourhoods are averaged.
+    database : array, shape (n, d)
+        The space searched (with the Dask engine, anything :func:`topk` takes).
+    k : int, default 10
+        K, the neighbours averaged (MUSE uses 10).
+    metric : {"cosine", "dot"}, default "cosine"
         As in :func:`topk`.
-    memory_budget, progress, selector, n_jobs
+    exclude : array or sequence, optional
         As in :func:`topk`.
-    backend, client, query_block
-        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster, ``"cuda"`` on the GPU.
+    memory_budget : int, optional
+        As in :func:`topk`.
+    progress : bool, optional
+        As in :func:`topk`.
+    backend : {"exact", "dask", "cuda"} or Exact or Dask or Cuda, default "exact"
+        As in :func:`topk`.
 
     Returns
     -------
     r : array of float64, shape (q,)
+        The mean of each query's top-``k`` similarities.
+
+    Raises
+    ------
+    ValueError
+        As :func:`topk`.
+
+    See Also
+    --------
+    csls_topk : the search these terms correct.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> D = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32)
+    >>> knn_mean_similarity(D[:1], D, 2, metric="dot").tolist()
+    [1.0]
     """
-    dd = _dask_engine(backend, client, query_block)
-    if dd is None:
-        return _exact.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
-                                         memory_budget=memory_budget, progress=progress, selector=selector,
-                                         n_jobs=n_jobs, engine=_engine(backend))
-    return dd.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude, client=client,
-                                  query_block=query_block)
+    engine = as_engine(backend)
+    if isinstance(engine, Dask):
+        return _dask.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
+                                         client=engine.client, query_block=engine.query_block)
+    return _exact.knn_mean_similarity(queries, database, k, metric=metric, exclude=exclude,
+                                      memory_budget=memory_budget, progress=progress, **_local(engine))
 
 
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
-              selector: str = "auto", n_jobs: int | None = None,
-              database_inv=None, source_inv=None, backend: str = "exact", client=None,
-              query_block: int | None = None):
+              backend="exact"):
     """Top-``k`` database rows of each query by CSLS (cross-domain similarity local scaling).
 
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (MUSE):
@@ -271,43 +313,64 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
 
     Parameters
     ----------
-    queries : array (q, d)
+    queries : array, shape (q, d)
         Mapped source vectors Wx_s.
-    database : array (n, d)
-        Target vectors y_t (with ``backend="dask"``, anything :func:`topk` takes).
-    k : int
+    database : array, shape (n, d)
+        Target vectors y_t (with the Dask engine, anything :func:`topk` takes).
+    k : int, default 10
         Neighbours to return per query.
-    csls_knn : int
+    csls_knn : int, default 10
         K of the r terms (MUSE uses 10), capped at the size of the space it averages over.
-    r_database, r_queries : arrays (n,) and (q,), optional
-        Precomputed r_S and r_T.
-    source : array (m, d), optional
+    r_database : array, shape (n,), optional
+        Precomputed r_S of the database rows.
+    r_queries : array, shape (q,), optional
+        Precomputed r_T of the queries.
+    source : array, shape (m, d), optional
         The whole mapped source vocabulary, used for r_S when ``r_database`` is not given.
-    exclude, memory_budget, progress, selector, n_jobs
+    exclude : array or sequence, optional
         As in :func:`topk`.
-    database_inv, source_inv : arrays (n,) and (m,), optional
-        Precomputed :func:`~embgeo.linalg.inverse_norms` of ``database`` and ``source``: each
-        spares a pass over its side (an :class:`~embgeo.embeddings.Embeddings` caches its own,
-        :func:`~embgeo.linalg.cached_inverse_norms`). With ``backend="dask"`` the workers
-        compute those of their own rows.
-    backend, client, query_block
-        As in :func:`topk`: ``backend="dask"`` runs on a Dask cluster, r_S of each row on the
-        worker holding it.
+    memory_budget : int, optional
+        As in :func:`topk`.
+    progress : bool, optional
+        As in :func:`topk`.
+    backend : {"exact", "dask", "cuda"} or Exact or Dask or Cuda, default "exact"
+        As in :func:`topk` (an Exact engine without ``screen``: CSLS is not screened). The Dask
+        engine computes r_S of each database row on the worker holding it.
 
     Returns
     -------
-    scores, indices : arrays, shape (q, k)
-        CSLS values best first, and database rows (ties to the lower row).
+    scores : array, shape (q, k)
+        CSLS values, best first.
+    indices : array of int64, shape (q, k)
+        Database rows, ties to the lower row.
+
+    Raises
+    ------
+    ValueError
+        As :func:`topk`; a ``csls_knn`` that is not a positive integer, an empty source space,
+        ``r_database`` or ``r_queries`` of the wrong shape, an Exact engine with ``screen``.
+
+    See Also
+    --------
+    knn_mean_similarity : the r terms.
+    search : ``metric="csls"`` over the words of an :class:`~embgeo.embeddings.Embeddings`.
+    embgeo.crosslingual.retrieve : CSLS retrieval for translation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32)
+    >>> csls_topk(X[:1], X, 2, csls_knn=1, source=X)[1].tolist()
+    [[0, 2]]
     """
     csls_knn = check_csls_knn(csls_knn)
-    dd = _dask_engine(backend, client, query_block)
-    if dd is None:
-        return _exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
-                               source=source, exclude=exclude, memory_budget=memory_budget, progress=progress,
-                               selector=selector, n_jobs=n_jobs, database_inv=database_inv, source_inv=source_inv,
-                               engine=_engine(backend))
-    return dd.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
-                        source=source, exclude=exclude, client=client, query_block=query_block)
+    engine = as_engine(backend)
+    if isinstance(engine, Dask):
+        return _dask.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
+                               source=source, exclude=exclude, client=engine.client, query_block=engine.query_block)
+    return _exact.csls_topk(queries, database, k, csls_knn=csls_knn, r_database=r_database, r_queries=r_queries,
+                            source=source, exclude=exclude, memory_budget=memory_budget, progress=progress,
+                            **_local(engine, screen=False))
 
 
 def _query_matrix(e, queries):
@@ -323,85 +386,126 @@ def _query_matrix(e, queries):
     return queries, None
 
 
-def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exact",
-           exclude_self: bool = True, csls_knn: int = 10, **kwargs):
+def search(e, queries, k: int = 10, metric: str = "cosine", backend="exact", exclude_self: bool = True,
+           csls_knn: int = 10, **kwargs):
     """Neighbours of words (or vectors) in an :class:`~embgeo.embeddings.Embeddings`.
+
+    The one implementation behind :meth:`embgeo.Embeddings.neighbors`. The whole vocabulary is
+    searched; ``e`` is checked for NaN/inf once (a bad row names its word), and what a search of
+    ``e`` would recompute each time is kept with ``e``: its inverse row norms, CSLS's and the
+    inverted softmax's per-candidate terms, screening and FAISS indexes.
 
     Parameters
     ----------
     e : Embeddings
-    queries : str, list of str, or array (q, d)
-    k : int
-    metric : {"cosine", "dot", "csls", "isf"}
-        :data:`VALID_METRICS` lists those of each ``backend``. "csls" and "isf" treat the queries
-        as the source space and ``e`` as the target (pass ``source=`` for the whole source
-        space, or its precomputed term, ``r_database=`` for CSLS, ``log_partition=`` for isf;
-        see :func:`csls_topk` and :func:`isf_topk`). For word queries (monolingual,
+        The vocabulary searched.
+    queries : str, list of str, or array, shape (q, d)
+        Words of ``e`` or query vectors.
+    k : int, default 10
+        Neighbours per query.
+    metric : {"cosine", "dot", "csls", "isf"}, default "cosine"
+        :data:`VALID_METRICS` lists those of each engine. "csls" and "isf" treat the queries as
+        the source space and ``e`` as the target (pass ``source=`` for the whole source space,
+        or its precomputed term, ``r_database=`` for CSLS, ``log_partition=`` for isf; see
+        :func:`csls_topk` and :func:`isf_topk`). For word queries (monolingual,
         hubness-corrected neighbours within ``e``) the source space defaults to the whole of
         ``e``: the term then costs one pass over all n² pairs, made once and kept with ``e``
         (per ``csls_knn``, or per ``isf_beta``). "isf" is the inverted softmax of BLI
         (``retrieval="isf"``, Smith et al. 2017, eq. 4), scores log P(y | x); it searches unit
         copies of the vectors (:func:`isf_topk`) and runs on the exact engine only.
-    backend : {"exact", "faiss", "dask", "cuda"}
-        "cuda" runs the exact search on the GPU engine (see :func:`topk`; CuPy vectors, e.g.
-        ``e.to("cuda")``, take it with "exact" too). "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
-        sharded by rows across its workers (``e`` may hold a dask array), with the same results.
-        "faiss" searches a :class:`~embgeo.neighbors.faiss_index.FaissIndex` (cosine and dot
-        only): pass ``kind="hnsw"`` or ``"ivf"`` and its parameters for approximate search. The
-        index is built on the first call and kept with ``e`` (one per kind, parameters and
-        metric; see :func:`embgeo.neighbors.faiss_index.cached_faiss_index`), or pass a prebuilt one
-        as ``index=``.
-    exclude_self : bool
+    backend : {"exact", "faiss", "dask", "cuda"} or Exact or Faiss or Dask or Cuda, default "exact"
+        The engine, as in :func:`topk`, or FAISS. ``Exact(screen=True)`` screens with the
+        rotation index of ``e``, built on the first such call and kept with ``e`` (one per
+        metric). :class:`Faiss` searches a :class:`~embgeo.neighbors.faiss_index.FaissIndex`
+        (cosine and dot only): ``Faiss("hnsw")`` or ``Faiss("ivf")``, with the kind's
+        parameters, for approximate search. The index is built on the first call and kept with
+        ``e`` (one per kind, parameters and metric; see
+        :func:`embgeo.neighbors.faiss_index.cached_faiss_index`), or ``Faiss(index=...)`` searches
+        a prebuilt one.
+    exclude_self : bool, default True
         Drop each query word from its own list (ignored for vector queries).
-    csls_knn : int
+    csls_knn : int, default 10
         K of the CSLS r terms.
     **kwargs
-        Passed on to :func:`topk`, :func:`csls_topk` or :func:`isf_topk` (``memory_budget``,
-        ``progress``, ``exclude``, ``isf_beta``, ...). ``screen=True`` screens with the rotation index of ``e``, built on the
-        first such call and kept with ``e`` (one per metric).
+        ``memory_budget``, ``progress`` and ``exclude`` as in :func:`topk`; with
+        ``metric="csls"`` also ``source``, ``r_database``, ``r_queries`` (:func:`csls_topk`);
+        with ``metric="isf"`` also ``source``, ``isf_beta``, ``log_partition`` (:func:`isf_topk`).
 
     Returns
     -------
-    scores, indices : arrays, shape (q, k)
+    scores : array, shape (q, k)
+        Best first, in the array library of ``e``.
+    indices : array of int64, shape (q, k)
+        Rows of ``e`` (``e.words[i]``), ties to the lower row.
+
+    Raises
+    ------
+    UnknownWordError
+        A query word is not in ``e``.
+    ValueError
+        A metric the engine does not run, NaN/inf in ``e`` (the word is named), and as
+        :func:`topk`.
+    TypeError
+        A keyword argument the metric does not take.
+
+    See Also
+    --------
+    topk, csls_topk, isf_topk : the searches of arrays behind it.
+    most_similar : gensim's query arithmetic over the same words.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embgeo import Embeddings
+    >>> e = Embeddings(["a", "b", "c"], np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32))
+    >>> scores, ids = search(e, ["a"], 1)
+    >>> e.words[int(ids[0, 0])]
+    'c'
     """
-    check_metric(metric, check_backend(backend))
+    engine = as_engine(backend, tuple(VALID_METRICS))
+    check_metric(metric, engine.name)
     csls_knn = check_csls_knn(csls_knn)
     e.check_finite()  # the whole vocabulary is searched: once per e, a NaN row names its word
     Q, idx = _query_matrix(e, queries)
     exclude = kwargs.pop("exclude", None)
     if exclude_self and idx is not None:
         exclude = idx if exclude is None else [np.append(np.atleast_1d(x), i) for x, i in zip(exclude, idx)]
-    if backend == "faiss":
-        return _faiss_search(e, Q, k, metric, exclude, kwargs)
-    if "index" in kwargs:
-        raise TypeError("index= needs backend='faiss'")
+    if isinstance(engine, Faiss):
+        return _faiss_search(e, Q, k, metric, exclude, engine, kwargs)
     if metric == "isf":
-        return _isf_search(e, Q, k, idx is not None, exclude, kwargs)
-    local = backend in ("exact", "cuda")
+        return _isf_search(e, Q, k, idx is not None, exclude, engine, kwargs)
+    local = not isinstance(engine, Dask)
     inv = linalg.cached_inverse_norms(e, kwargs.get("memory_budget")) if local and metric != "dot" else None
     if metric == "csls":
         if idx is not None and kwargs.get("source") is None and kwargs.get("r_database") is None:
             # monolingual CSLS: the source space is the whole vocabulary; its r_S does not depend
             # on the queries, so the local engine keeps it with e (a whole-vocabulary search)
             if local:
-                kwargs["r_database"] = _cached_r_database(e, csls_knn, kwargs)
+                kwargs["r_database"] = _cached_r_database(e, csls_knn, kwargs, getattr(engine, "n_jobs", None))
             else:
-                kwargs["source"], kwargs["source_inv"] = e.vectors, inv
-        return csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, database_inv=inv, backend=backend,
-                         **kwargs)
+                kwargs["source"] = e.vectors
+        if not local:
+            return csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, backend=engine, **kwargs)
+        return _exact.csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, database_inv=inv,
+                                **_local(engine, screen=False), **kwargs)
+    opts = {name: kwargs.pop(name) for name in ("memory_budget", "progress") if name in kwargs}
+    if kwargs:
+        raise TypeError(f"search() with metric={metric!r} got unexpected keyword argument(s) "
+                        f"{', '.join(sorted(kwargs))}")
     if not local:
-        return topk(Q, e.vectors, k, metric=metric, exclude=exclude, backend=backend, **kwargs)
-    if kwargs.get("screen") is True and xb.is_numpy(e.vectors):
-        kwargs["screen"] = cached_screen_index(e, metric, inv)
+        return topk(Q, e.vectors, k, metric=metric, exclude=exclude, backend=engine, **opts)
+    local_opts = _local(engine)
+    if local_opts.get("screen") is True and xb.is_numpy(e.vectors):
+        local_opts["screen"] = cached_screen_index(e, metric, inv)
     # e passed check_finite above: only the queries need the finiteness check
     Q = _query_rows(Q, e.vectors)
     xp = xb.get_namespace(e.vectors)
-    q_inv = linalg.inverse_norms(Q, "queries", memory_budget=kwargs.get("memory_budget")) if metric == "cosine" \
+    q_inv = linalg.inverse_norms(Q, "queries", memory_budget=opts.get("memory_budget")) if metric == "cosine" \
         else None
-    return prepared_topk(xp, Q, e.vectors, k, exclude, q_inv, inv, engine=_engine(backend), **kwargs)
+    return prepared_topk(xp, Q, e.vectors, k, exclude, q_inv, inv, **local_opts, **opts)
 
 
-def _isf_search(e, Q, k, words, exclude, kwargs):
+def _isf_search(e, Q, k, words, exclude, engine, kwargs):
     """:func:`search` with ``metric="isf"``: the inverted softmax of :func:`isf_topk`."""
     beta = float(kwargs.pop("isf_beta", 30.0))
     if words and kwargs.get("source") is None and kwargs.get("log_partition") is None:
@@ -410,19 +514,19 @@ def _isf_search(e, Q, k, words, exclude, kwargs):
         V = e.vectors
         kwargs["log_partition"] = linalg.derived(e, ("isf_log_partition", beta), lambda: isf_log_partition(
             V, V, beta, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
-    return isf_topk(Q, e.vectors, k, isf_beta=beta, exclude=exclude, **kwargs)
+    return isf_topk(Q, e.vectors, k, isf_beta=beta, exclude=exclude, backend=engine, **kwargs)
 
 
-def _faiss_search(e, Q, k, metric, exclude, kwargs):
-    """:func:`search` with ``backend="faiss"``: the cached (or given) index of ``e``."""
+def _faiss_search(e, Q, k, metric, exclude, engine, kwargs):
+    """:func:`search` with the FAISS engine: the cached (or given) index of ``e``."""
     progress = kwargs.pop("progress", None)  # for the build of the index
-    for name in ("memory_budget", "selector", "n_jobs"):  # exact-search options
-        kwargs.pop(name, None)
-    index = kwargs.pop("index", None)
+    kwargs.pop("memory_budget", None)  # FAISS holds its own index: no blocked pass to budget
+    if kwargs:
+        raise TypeError(f"search() with the FAISS engine got unexpected keyword argument(s) "
+                        f"{', '.join(sorted(kwargs))} (the index's options go on Faiss(...))")
+    index = engine.index
     if index is None:
-        index = cached_faiss_index(e, metric=metric, progress=progress, **kwargs)
-    elif kwargs:
-        raise TypeError(f"index= is prebuilt: {', '.join(sorted(kwargs))} cannot apply to it")
+        index = cached_faiss_index(e, kind=engine.kind, metric=metric, progress=progress, **engine.params)
     else:
         index.check_matches(e, metric)
     s, i = index.search(Q, k, exclude=exclude)
@@ -432,7 +536,7 @@ def _faiss_search(e, Q, k, metric, exclude, kwargs):
     return s, i
 
 
-def _cached_r_database(e, csls_knn: int, opts: dict):
+def _cached_r_database(e, csls_knn: int, opts: dict, n_jobs: int | None):
     """CSLS's r_S of every word of ``e`` against its own vocabulary, computed once per ``csls_knn``.
 
     It does not depend on the queries, but is a search of the whole vocabulary against itself
@@ -442,7 +546,7 @@ def _cached_r_database(e, csls_knn: int, opts: dict):
     V = e.vectors
     return linalg.derived(e, ("csls_r_database", csls_knn), lambda: _exact.knn_mean_similarity(
         V, V, min(csls_knn, V.shape[0]), memory_budget=opts.get("memory_budget"),
-        progress=opts.get("progress"), n_jobs=opts.get("n_jobs")))
+        progress=opts.get("progress"), n_jobs=n_jobs))
 
 
 def _query_rows(Q, like):
@@ -473,11 +577,20 @@ def most_similar(e, positive=None, negative=None, topn: int | None = 10, clip_st
     Parameters
     ----------
     e : Embeddings
-    positive, negative : str, int, vector, (key, weight) tuple, or a list of them; optional
+        The vocabulary searched.
+    positive : str, int, vector, (key, weight) tuple, or a list of them, optional
+        Entries that weigh +1 (unless a tuple gives the weight).
+    negative : str, int, vector, (key, weight) tuple, or a list of them, optional
+        Entries that weigh −1 (unless a tuple gives the weight).
     topn : int or None, default 10
         With None, the cosines to every row of the clipped range (input words included) as a
         NumPy array. ``topn < 1`` gives ``[]``.
-    clip_start, clip_end, restrict_vocab : int, optional
+    clip_start : int, default 0
+        First row ranked.
+    clip_end : int, optional
+        Row after the last one ranked (default: the end of the vocabulary).
+    restrict_vocab : int, optional
+        Rank rows ``0:restrict_vocab`` only (gensim's spelling; overrides the clip).
     indexer : object with ``most_similar(vector, topn)``, optional
         An approximate index (e.g. gensim's ``AnnoyIndexer``), used as gensim does.
 
@@ -492,6 +605,18 @@ def most_similar(e, positive=None, negative=None, topn: int | None = 10, clip_st
         A word is not in the vocabulary (a KeyError, as in gensim).
     ValueError
         No positive or negative entry, or a vector of the wrong dimension.
+
+    See Also
+    --------
+    search : the neighbours of many words or vectors at once, by any metric and engine.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from embgeo import Embeddings
+    >>> e = Embeddings(["a", "b", "c"], np.array([[1, 0], [0, 1], [1, 1]], dtype=np.float32))
+    >>> [w for w, _ in most_similar(e, positive=["a"], topn=2)]
+    ['c', 'b']
     """
     return _gensim.most_similar(e, positive, negative, topn=topn, clip_start=clip_start, clip_end=clip_end,
                                 restrict_vocab=restrict_vocab, indexer=indexer)

@@ -240,7 +240,7 @@ def _query_blocks(client, Q, q_inv, query_block):
 
 @_surviving_lost_workers
 def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None, client=None,
-         query_block: int | None = None, **kwargs):
+         query_block: int | None = None):
     """:func:`embgeo.neighbors.topk` with ``backend="dask"``: the same (scores, indices) as the local search.
 
     Parameters
@@ -255,9 +255,6 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         Default: the current client.
     query_block : int, optional
         Query rows per task (default 4096).
-    **kwargs
-        Options of the local search (``memory_budget``, ``progress``, ``selector``, ``n_jobs``,
-        ``check_finite``) are accepted and ignored: each worker runs with its defaults.
 
     Returns
     -------
@@ -303,7 +300,7 @@ def _sharded_topk(client, sd: ShardedDatabase, Q, q_inv, k, cosine: bool, exclud
 
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None, client=None,
-                        query_block: int | None = None, **kwargs):
+                        query_block: int | None = None):
     """:func:`embgeo.neighbors.knn_mean_similarity` with ``backend="dask"`` (float64, shape (q,))."""
     scores, _ = topk(queries, database, k, metric=metric, exclude=exclude, client=client, query_block=query_block)
     return np.mean(scores.astype(np.float64), axis=1)
@@ -311,15 +308,14 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
 
 @_surviving_lost_workers
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
-              source=None, exclude=None, client=None, query_block: int | None = None, **kwargs):
+              source=None, exclude=None, client=None, query_block: int | None = None):
     """:func:`embgeo.neighbors.csls_topk` (Conneau et al. 2018, eq. 3) with ``backend="dask"``.
 
     CSLS(Wx, y) = 2 cos(Wx, y) − r_T(Wx) − r_S(y). r_S of each database row (over ``source``, or
     the queries when no ``source`` is given) is computed on the worker holding that row's shard
     and stays there; r_T is a distributed :func:`knn_mean_similarity` over the database. Ranking
     uses 2 cos − r_S, as the local function does, and r_T is subtracted at the end, so scores and
-    order equal the local ones. ``csls_knn`` comes checked from the façade; the local engine's
-    options in ``kwargs`` are ignored, as in :func:`topk`.
+    order equal the local ones. ``csls_knn`` comes checked from the façade.
 
     Returns
     -------

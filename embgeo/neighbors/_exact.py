@@ -38,19 +38,13 @@ from ._screening import resolve_index, screened_topk
 __all__ = ["topk", "knn_mean_similarity", "csls_topk", "self_topk", "select_topk", "prepared_topk",
            "check_csls_knn"]
 
-_SELECTORS = ("auto", "numba", "argpartition")
-
-
-
-
 # ---------------------------------------------------------------------------- validation
-def _prepare(queries, database, metric, check_finite=True, database_inv=None, queries_inv=None,
-             memory_budget=None):
+def _prepare(queries, database, metric, check_finite=True, database_inv=None, memory_budget=None):
     """Validate and align (queries, database); cosine gives the inverse row norms of both.
 
     Neither matrix is copied (beyond a dtype conversion of the queries): cosine scaling is
     applied per tile, so a large or memory-mapped database stays where it is. Inverse norms
-    given for a side are used as they are, without a pass over that side.
+    given for the database are used as they are, without a pass over it.
     """
     check_metric(metric, metrics=PAIRWISE_METRICS)
     xb.check_same_device(queries=queries, database=database)
@@ -67,8 +61,7 @@ def _prepare(queries, database, metric, check_finite=True, database_inv=None, qu
     if queries.dtype != database.dtype:
         queries = xp.astype(queries, database.dtype)
     if metric == "cosine":
-        q_inv = xp.astype(xb.asarray(queries_inv, like=database), database.dtype) if queries_inv is not None \
-            else inverse_norms(queries, "queries", check_finite=check_finite, memory_budget=memory_budget)
+        q_inv = inverse_norms(queries, "queries", check_finite=check_finite, memory_budget=memory_budget)
         d_inv = database_inv if database_inv is not None else \
             inverse_norms(database, "database", check_finite=check_finite, memory_budget=memory_budget)
         return xp, queries, database, q_inv, d_inv
@@ -251,8 +244,6 @@ def _tiled_numba(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col_bias=No
 
 def _run(xp, Q, D, k, ex, memory_budget, progress, desc, selector, n_jobs, col_bias=None, scale=None,
          q_inv=None, d_inv=None, screen=None, engine=None):
-    if selector not in _SELECTORS:
-        raise ValueError(f"selector must be one of {', '.join(map(repr, _SELECTORS))}, got {selector!r}")
     if engine == "cuda" or xb.is_cupy(D):
         # the GPU engine: the same canonical scores and lists as the CPU engine below
         from . import _cuda
@@ -311,8 +302,8 @@ def _canonical_in_blocks(Q, D, k, ex, memory_budget, progress, desc, n_jobs, col
 
 
 def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | None = None,
-              progress: bool | None = None, n_jobs: int | None = None, check_finite: bool = True,
-              symmetric: bool | None = None, backend: str = "exact"):
+              progress: bool | None = None, check_finite: bool = True, symmetric: bool | None = None,
+              selector: str = "auto", n_jobs: int | None = None, screen=None, engine: str | None = None):
     """Every row's top-``k`` among the *other* rows of ``X``: ``topk(X, X, k, exclude=self)`` at half the GEMM.
 
     A vocabulary-wide neighbour table (e.g. the synonym table of
@@ -337,14 +328,14 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     k : int
         1 ≤ k ≤ n − 1.
     metric : {"cosine", "dot"}
-    memory_budget, progress, n_jobs, check_finite
+    memory_budget, progress, check_finite
         As in :func:`topk`.
     symmetric : bool, optional
         True: the symmetric path (faster for d ≳ 128, float32 GEMM scores); None or False
         (default): ``topk(X, X, exclude=self)`` with canonical scores.
-    backend : {"exact", "cuda"}
-        "cuda" runs ``topk(X, X, exclude=self)`` on the GPU engine (as does a CuPy ``X``), with
-        the default route's results.
+    selector, n_jobs, screen, engine
+        As in :func:`topk`: ``engine="cuda"`` runs ``topk(X, X, exclude=self)`` on the GPU engine
+        (as does a CuPy ``X``), with the default route's results.
 
     Returns
     -------
@@ -360,15 +351,12 @@ def self_topk(X, k: int = 10, *, metric: str = "cosine", memory_budget: int | No
     >>> self_topk(X, 1)[1].ravel().tolist()
     [1, 0, 1]
     """
-    if backend not in ("exact", "cuda"):
-        raise ValueError(f"backend must be 'exact' or 'cuda', got {backend!r}")
     xp, _, X, _, inv = _prepare(X[:0, ...], X, metric, check_finite, memory_budget=memory_budget)
     n = X.shape[0]
     k = check_k(k, n - 1)
-    engine = "cuda" if backend == "cuda" else None
     if not (symmetric and engine is None and xb.is_numpy(X) and X.flags.c_contiguous):
         return prepared_topk(xp, X, X, k, np.arange(n), inv, inv, memory_budget=memory_budget, progress=progress,
-                             n_jobs=n_jobs, engine=engine)
+                             selector=selector, n_jobs=n_jobs, screen=screen, engine=engine)
     import threading
 
     from ..kernels import topk as K
@@ -414,9 +402,12 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
          offset: int | None = None, screen=None, engine: str | None = None):
     """Exact top-``k`` neighbours of each query row among the database rows: the local engine.
 
-    :func:`embgeo.neighbors.topk` with ``backend="exact"`` (the parameters, results and errors
-    are documented there). On NumPy (C-ordered, float32/float64, ``selector`` "auto"/"numba")
-    the scores are canonical (``_screening``): shards searched with ``offset=`` and merged by
+    :func:`embgeo.neighbors.topk` with the Exact engine (the parameters, results and errors are
+    documented there; ``selector``, ``n_jobs`` and ``screen`` are the options of
+    :class:`embgeo.neighbors.Exact`). On NumPy (float32/float64, ``selector`` "auto"/"numba") the
+    scores are canonical (``_screening``): shards searched with ``offset=`` (``database`` is rows
+    ``offset …`` of a larger matrix: returned indices and ``exclude`` are rows of the larger
+    matrix, rows outside the shard ignored; what the Dask engine runs on each shard) and merged by
     :func:`~embgeo.neighbors.merge_topk` give the bits of one search. ``engine="cuda"`` runs the
     GPU engine (``_cuda``; CuPy arrays select it whatever ``engine``), with the same results.
     """
@@ -502,7 +493,7 @@ def _mean_topk(xp, Q, D, k, q_inv, d_inv, desc, opts):
 
 def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None,
                         memory_budget: int | None = None, progress: bool | None = None,
-                        selector: str = "auto", n_jobs: int | None = None, engine: str | None = None):
+                        selector: str = "auto", n_jobs: int | None = None, screen=None, engine: str | None = None):
     """Mean similarity of each query row to its ``k`` nearest database rows (CSLS's r terms).
 
     Conneau et al. (2018), "Word translation without parallel data", ICLR, eq. 3 (the text
@@ -517,14 +508,14 @@ def knn_mean_similarity(queries, database, k: int = 10, *, metric: str = "cosine
     """
     if exclude is not None:
         scores, _ = topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
-                         progress=progress, selector=selector, n_jobs=n_jobs, engine=engine)
+                         progress=progress, selector=selector, n_jobs=n_jobs, screen=screen, engine=engine)
         return _row_means(scores)
     # no exclusions: chunks of queries, so that the lists of a whole vocabulary never exist at once
     xp, Q, D, q_inv, d_inv = _prepare(queries, database, metric, memory_budget=memory_budget)
     k = check_k(k, D.shape[0])
     return _mean_topk(xp, Q, D, k, q_inv, d_inv, "k-NN mean",
                       dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs,
-                           engine=engine))
+                           screen=screen, engine=engine))
 
 
 def _row_means(scores):
@@ -548,7 +539,7 @@ def check_csls_knn(csls_knn):
 def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=None, r_queries=None,
               source=None, exclude=None, memory_budget: int | None = None, progress: bool | None = None,
               selector: str = "auto", n_jobs: int | None = None,
-              database_inv=None, source_inv=None, offset: int | None = None, engine: str | None = None):
+              database_inv=None, offset: int | None = None, engine: str | None = None):
     """Top-``k`` database rows of each query by CSLS: the local engine.
 
     :func:`embgeo.neighbors.csls_topk` with ``backend="exact"`` (Conneau et al. 2018, eq. 3: the
@@ -566,10 +557,7 @@ def csls_topk(queries, database, k: int = 10, *, csls_knn: int = 10, r_database=
     opts = dict(memory_budget=memory_budget, progress=progress, selector=selector, n_jobs=n_jobs, engine=engine)
     if r_database is None:
         if source is not None:
-            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, queries_inv=source_inv,
-                                          memory_budget=memory_budget)
-            if s_inv.shape != (S_.shape[0],):
-                raise ValueError(f"source_inv must have shape ({S_.shape[0]},), got {tuple(s_inv.shape)}")
+            _, S_, _, s_inv, _ = _prepare(source, D, "cosine", database_inv=d_inv, memory_budget=memory_budget)
         else:
             S_, s_inv = Q, q_inv
         if S_.shape[0] == 0:

@@ -12,7 +12,9 @@ from .. import backend as xb
 from ..blocking import block_rows
 from ..normalize import normalize
 from ..progress import progress_bar
+from ._engines import as_engine
 from ._exact import topk
+from ._screening import ScreenIndex
 
 
 def isf_log_partition(database, source, isf_beta: float = 30.0, *, memory_budget: int | None = None,
@@ -116,7 +118,7 @@ def isf_factors(queries, database, isf_beta: float = 30.0, *, source=None, log_p
 
 
 def isf_topk(queries, database, k: int = 10, *, source=None, isf_beta: float = 30.0, log_partition=None,
-             exclude=None, memory_budget: int | None = None, progress=None, **kwargs):
+             exclude=None, memory_budget: int | None = None, progress=None, backend="exact"):
     """Top-``k`` database rows of each query by inverted softmax (Smith et al. 2017, eq. 4).
 
     Ranks by log P(y | x) = β cos(x, y) − log Σ_{x' ∈ source} exp(β cos(x', y)), the score
@@ -135,14 +137,22 @@ def isf_topk(queries, database, k: int = 10, *, source=None, isf_beta: float = 3
         Inverse temperature β (default 30, as Smith et al. for BLI).
     log_partition : array (n,), optional
         Precomputed :func:`isf_log_partition` of ``database`` over ``source`` with this β.
-    exclude, memory_budget, progress, **kwargs
+    exclude, memory_budget, progress
         As in :func:`embgeo.neighbors.topk` (which searches the augmented rows by dot product).
+    backend : "exact" or Exact, default "exact"
+        The exact engine and its options (:class:`~embgeo.neighbors.Exact`); ``screen=True``
+        screens the augmented rows with an index built for the call.
 
     Returns
     -------
     scores, indices : arrays, shape (q, k)
         log P(y | x), best first, and database rows (ties to the lower row).
     """
+    engine = as_engine(backend, ("exact",))
+    if isinstance(engine.screen, ScreenIndex):
+        raise ValueError("isf_topk searches augmented rows it makes itself: an index built before cannot screen "
+                         "them (screen=True builds one for the call)")
     Qa, Ta = isf_factors(queries, database, isf_beta, source=source, log_partition=log_partition,
                          memory_budget=memory_budget, progress=progress)
-    return topk(Qa, Ta, k, metric="dot", exclude=exclude, memory_budget=memory_budget, progress=progress, **kwargs)
+    return topk(Qa, Ta, k, metric="dot", exclude=exclude, memory_budget=memory_budget, progress=progress,
+                selector=engine.selector, n_jobs=engine.n_jobs, screen=engine.screen)

@@ -319,8 +319,8 @@ def resolve_index(screen, D, metric: str, inv, n_queries: int, k: int, memory_bu
 def cached_screen_index(e, metric: str = "cosine", inv=None) -> ScreenIndex:
     """The screening index of an :class:`~embgeo.embeddings.Embeddings`, built once per metric and kept with it.
 
-    What :func:`embgeo.neighbors.search` screens with when given ``screen=True``; it can also be
-    passed as ``screen=`` to :func:`embgeo.neighbors.topk` over ``e.vectors``.
+    What :func:`embgeo.neighbors.search` screens with when given ``backend=Exact(screen=True)``; it
+    can also be given as ``Exact(screen=...)`` to :func:`embgeo.neighbors.topk` over ``e.vectors``.
     """
     return derived(e, ("screening index", metric), lambda: build_index(np.asarray(e.vectors), metric, inv))
 

@@ -11,7 +11,8 @@
   and index ``-1`` (FAISS's own padding).
 * :func:`cached_faiss_index` builds an index over an :class:`~embgeo.embeddings.Embeddings` once
   and keeps it beside it (keyed by kind, parameters and metric), so ``e.neighbors(...,
-  backend="faiss", kind="hnsw")`` pays the build on the first call only.
+  backend=Faiss("hnsw"))`` pays the build on the first call only (:class:`Faiss` is the engine
+  object of :func:`embgeo.neighbors.search`, exported by :mod:`embgeo.neighbors`).
 * ``save`` is atomic (temp file + ``os.replace``) and writes the metric, kind and parameters to a
   JSON file beside the index (``path + ".json"``), so :meth:`FaissIndex.load` re-applies cosine
   normalisation to queries.
@@ -43,6 +44,7 @@ from ..progress import progress_bar
 from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import check_metric
 
+# Faiss (the engine object) is exported by embgeo.neighbors, beside the other engines
 __all__ = ["FaissIndex", "RecallResult", "faiss_search", "cached_faiss_index"]
 
 _KINDS = ("flat", "hnsw", "ivf")
@@ -95,6 +97,82 @@ def _check_kind(kind: str, params) -> None:
     if unknown:
         raise TypeError(f"unknown parameter(s) for kind={kind!r}: {', '.join(sorted(unknown))}; "
                         f"accepted: {', '.join(_PARAMS[kind]) or 'none'}")
+
+
+class Faiss:
+    """A FAISS index as the engine of :func:`embgeo.neighbors.search` (``backend="faiss"``).
+
+    The options of the index a search of an :class:`~embgeo.embeddings.Embeddings` builds (on the
+    first call, then kept with it: :func:`cached_faiss_index`), or an index built earlier. Cosine
+    and dot only. Frozen, and checked when made.
+
+    Parameters
+    ----------
+    kind : {"flat", "hnsw", "ivf"}, optional
+        As for :class:`FaissIndex` (default "flat", exact; or the kind of ``index``).
+    index : FaissIndex, optional
+        A prebuilt index over the Embeddings' rows (e.g. :meth:`FaissIndex.load`), searched as it
+        is; it takes no ``params``.
+    **params
+        The kind's parameters, as for :class:`FaissIndex` (``M``, ``ef_construction``,
+        ``ef_search`` for "hnsw"; ``nlist``, ``nprobe`` for "ivf").
+
+    Raises
+    ------
+    ValueError
+        An unknown kind, or a kind other than that of ``index``.
+    TypeError
+        A parameter the kind does not have, parameters beside a prebuilt ``index``, or an
+        ``index`` that is not a :class:`FaissIndex`.
+
+    See Also
+    --------
+    embgeo.neighbors.Exact : the exact engine, which FAISS's "flat" kind equals up to rounding.
+
+    Examples
+    --------
+    >>> Faiss("hnsw", ef_search=128)
+    Faiss('hnsw', ef_search=128)
+    """
+
+    name = "faiss"
+    __slots__ = ("kind", "index", "_params")
+
+    def __init__(self, kind: str | None = None, *, index: "FaissIndex | None" = None, **params):
+        if index is not None:
+            if not isinstance(index, FaissIndex):
+                raise TypeError(f"index must be a FaissIndex, got {type(index).__name__}")
+            if params:
+                raise TypeError(f"index= is prebuilt: {', '.join(sorted(params))} cannot apply to it")
+            if kind is not None and kind != index.kind:
+                raise ValueError(f"kind={kind!r} but the index is of kind {index.kind!r}")
+            kind = index.kind
+        kind = "flat" if kind is None else kind
+        _check_kind(kind, params)
+        for slot, value in (("kind", kind), ("index", index), ("_params", tuple(sorted(params.items())))):
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"Faiss is frozen: make a new one (cannot set {name!r})")
+
+    @property
+    def params(self) -> dict:
+        """The kind's parameters given (the others keep :class:`FaissIndex`'s defaults)."""
+        return dict(self._params)
+
+    def __eq__(self, other):
+        return (isinstance(other, Faiss) and (self.kind, self._params) == (other.kind, other._params)
+                and self.index is other.index)
+
+    def __hash__(self):
+        return hash((self.kind, self._params, id(self.index)))
+
+    def __repr__(self) -> str:
+        opts = [] if self.kind == "flat" and self.index is None else [repr(self.kind)]
+        opts += [f"{k}={v!r}" for k, v in self._params]
+        if self.index is not None:
+            opts.append(f"index={self.index!r}")
+        return f"Faiss({', '.join(opts)})"
 
 
 class FaissIndex:
@@ -618,7 +696,7 @@ def cached_faiss_index(e, kind: str = "flat", metric: str = "cosine", *, progres
     """The :class:`FaissIndex` of ``kind`` over an Embeddings' vectors, built on first use.
 
     Indexes are kept beside ``e`` (dropped with it), one per (kind, parameters, metric), so
-    repeated searches (``e.neighbors(..., backend="faiss", kind="hnsw")``) build once. The
+    repeated searches (``e.neighbors(..., backend=Faiss("hnsw"))``) build once. The
     index knows ``e``'s words (so it can be saved and reloaded for ``e``).
 
     Parameters
