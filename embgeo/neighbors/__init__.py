@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import backend as xb
 from .. import linalg
-from . import _dask, _exact, _gensim
+from . import _codes, _dask, _exact, _gensim
 from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
                         check_backend, check_metric, check_retrieval, choices)
 from ._exact import check_csls_knn, prepared_topk, select_topk
@@ -79,8 +79,12 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         ``queries`` may be that same object (a self-join: the query blocks are the shards).
     k : int
         Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).
-    metric : {"cosine", "dot"}
-        Cosine scales both sides to unit length first (zero vectors score 0).
+    metric : {"cosine", "dot", "hamming"}
+        Cosine scales both sides to unit length first (zero vectors score 0). On codes
+        (:func:`embgeo.quantize`): "hamming" over ``uint8`` packed bits (integer distances,
+        smallest first) and "dot" over ``int8`` codes (integer scores), both exact, on the
+        "exact" and "cuda" engines (:mod:`embgeo.neighbors._codes`); queries are codes of the
+        same kind.
     exclude : array or sequence, optional
         Per query, database rows never to return: an int array of shape (q,) (one row each,
         e.g. the query word itself), an int array (q, m) padded with -1, or a sequence of q ints
@@ -160,6 +164,9 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     >>> i.tolist()
     [[3, 2]]
     """
+    if _codes.is_code_search(database, metric):
+        return _codes.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
+                           backend=backend, progress=progress)
     dd = _dask_engine(backend, client, query_block)
     if dd is None:
         return _exact.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
