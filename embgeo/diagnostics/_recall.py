@@ -5,7 +5,7 @@ import numpy as np
 
 from ..embeddings import Embeddings
 from ..neighbors.faiss_index import FaissIndex, RecallResult, cached_faiss_index
-from ..quantize import CodeSearch, QuantizedEmbeddings
+from ..quantization import CodeSearch, QuantizedEmbeddings
 
 __all__ = ["recall"]
 
@@ -25,8 +25,8 @@ def recall(index, model, k: int = 10, queries=1000, *, random_state=0, memory_bu
         took), or a kind: the index is then built here over ``model`` with ``**params``
         (``M``, ``ef_construction``, ``ef_search``; ``nlist``, ``nprobe``), timed, and kept with
         an Embeddings as ``e.neighbors(..., backend="faiss")`` keeps it. A
-        :class:`~embgeo.quantize.QuantizedEmbeddings` of ``model``: the exact search on its codes
-        (``rescore=r`` in ``params`` rescores the top r·k, :meth:`~embgeo.quantize.QuantizedEmbeddings.search`),
+        :class:`~embgeo.quantization.QuantizedEmbeddings` of ``model``: the exact search on its codes
+        (``rescore=r`` in ``params`` rescores the top r·k, :meth:`~embgeo.quantization.QuantizedEmbeddings.search`),
         with the float ``model``'s rows as queries, against the exact lists of ``model``.
     model : Embeddings or array (n, d)
     k : int

@@ -19,6 +19,7 @@ import numpy as np
 from .. import backend as xb
 from ..blocking import budget_bytes, n_jobs, run_blocks, share, tile_shape
 from ..validation import check_k, exclusion_csr, max_excluded
+from ._criteria import CODE_METRICS, choices
 
 __all__ = ["is_code_search", "topk"]
 
@@ -115,10 +116,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     """
     if backend not in ("exact", "cuda"):
         raise ValueError(f"search on codes runs on backend 'exact' or 'cuda', got {backend!r}")
-    if metric not in ("hamming", "dot"):
-        raise ValueError(f"metric must be 'hamming' (uint8 packed bits) or 'dot' (int8 codes) on codes, "
-                         f"got {metric!r}")
+    # the codes' own errors first: they say which metric the given codes take
     Q, X = check_codes(queries, database, metric)
+    if metric not in CODE_METRICS:
+        raise ValueError(f"metric must be {choices(CODE_METRICS)} on codes ('hamming': uint8 packed bits, 'dot': "
+                         f"int8 codes), got {metric!r}")
     n = X.shape[0]
     ex = exclusion_csr(exclude, Q.shape[0], n)
     k = check_k(k, n - max_excluded(ex))

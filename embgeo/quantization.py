@@ -45,7 +45,7 @@ from .blocking import block_rows
 from .embeddings import Embeddings
 from .neighbors.faiss_index import FaissIndex
 
-__all__ = ["quantize", "QuantizedEmbeddings", "SCHEMES"]
+__all__ = ["quantize", "QuantizedEmbeddings", "CodeSearch", "SCHEMES", "int8_ranges"]
 
 #: The schemes :func:`quantize` accepts (``("kmeans", n_clusters)`` for the last).
 SCHEMES = ("float16", "int8", "binary", "kmeans")
