@@ -5,6 +5,7 @@ The CUDA tests run under Numba's CUDA simulator where there is no GPU (tests/con
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
@@ -124,9 +125,21 @@ def test_code_search_refuses_the_dask_engine():
 
 
 # ------------------------------------------------------------------------------------------- CUDA engine
-needs_cuda = pytest.mark.skipif(
-    not (os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" and __import__("importlib").util.find_spec("numba_cuda")),
-    reason="the CUDA kernels are tested under Numba's CUDA simulator (numba-cuda)")
+def cuda_engine_present() -> bool:
+    """numba-cuda under the simulator, or with CuPy and a visible GPU (where the kernels run for real)."""
+    if importlib.util.find_spec("numba_cuda") is None:
+        return False
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return True
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no CuPy, or CuPy without a GPU
+        return False
+
+
+needs_cuda = pytest.mark.skipif(not cuda_engine_present(), reason="needs numba-cuda (simulator) or a GPU with CuPy")
 
 
 @needs_cuda
