@@ -420,7 +420,7 @@ __all__ += ["hamming_rows", "int8_dot_rows"]
 
 @cuda.jit
 def hamming_rows(Q, X, col0, hv, hi, ex_ptr, ex_idx, has_ex):
-    """The GPU twin of :func:`embgeo.kernels.codes.hamming_topk`: one thread per query row merges
+    """The GPU twin of :func:`embgeo.kernels.topk.hamming_topk`: one thread per query row merges
     database rows ``X`` (rows ``col0 …``) into its heap by Hamming distance (stored negated, int32).
 
     ``Q`` and ``X`` hold packed bits as unsigned words (any width: ``cuda.popc`` counts them); the
@@ -429,19 +429,11 @@ def hamming_rows(Q, X, col0, hv, hi, ex_ptr, ex_idx, has_ex):
     r = cuda.grid(1)
     if r >= Q.shape[0]:
         return
-    hvr = hv[r]
-    hir = hi[r]
-    k = hv.shape[1]
     for j in range(X.shape[0]):
         d = 0
         for b in range(Q.shape[1]):
             d += cuda.popc(Q[r, b] ^ X[j, b])
-        c = col0 + j
-        s = -d
-        if _worse(hvr[0], hir[0], s, c) and not (has_ex and _excluded(ex_ptr, ex_idx, r, c)):
-            hvr[0] = s
-            hir[0] = c
-            _sift_down(hvr, hir, k, 0)
+        _offer(hv[r], hi[r], -d, col0 + j, ex_ptr, ex_idx, has_ex, r)
 
 
 @cuda.jit
@@ -451,18 +443,20 @@ def int8_dot_rows(Q, X, col0, hv, hi, ex_ptr, ex_idx, has_ex):
     r = cuda.grid(1)
     if r >= Q.shape[0]:
         return
-    hvr = hv[r]
-    hir = hi[r]
-    k = hv.shape[1]
     for j in range(X.shape[0]):
         s = 0
         for b in range(Q.shape[1]):
             s += int32(Q[r, b]) * int32(X[j, b])
-        c = col0 + j
-        if _worse(hvr[0], hir[0], s, c) and not (has_ex and _excluded(ex_ptr, ex_idx, r, c)):
-            hvr[0] = s
-            hir[0] = c
-            _sift_down(hvr, hir, k, 0)
+        _offer(hv[r], hi[r], s, col0 + j, ex_ptr, ex_idx, has_ex, r)
+
+
+@cuda.jit(device=True)
+def _offer(hvr, hir, s, c, ex_ptr, ex_idx, has_ex, r):
+    # (s, c) replaces the heap's worst pair if it ranks above it and is not excluded for query r
+    if _worse(hvr[0], hir[0], s, c) and not (has_ex and _excluded(ex_ptr, ex_idx, r, c)):
+        hvr[0] = s
+        hir[0] = c
+        _sift_down(hvr, hir, hvr.shape[0], 0)
 
 
 @cuda.jit(device=True)

@@ -1,11 +1,14 @@
 """Exact top-k on quantised codes: Hamming distance of packed bits, integer dot product of int8 codes.
 
 What :func:`embgeo.neighbors.topk` runs when the database holds codes (``uint8`` packed bits,
-``int8`` codes) or ``metric="hamming"``: the Numba kernels of :mod:`embgeo.kernels.codes` on the
-CPU, their twins in :mod:`embgeo.kernels.cuda` with ``backend="cuda"`` (CuPy inputs, or under the
-CUDA simulator). Both keep per-query heaps fed row by row, so no score matrix is made: the memory
-beyond inputs and outputs is the heaps and, for packed bits whose row is not a whole number of
-64-bit words, a zero-padded copy of one block of database rows (``memory_budget`` bytes at most).
+``int8`` codes) or ``metric="hamming"``. On the CPU, Hamming search is the Numba kernel
+:func:`embgeo.kernels.topk.hamming_topk` (per-query heaps fed row by row: no score matrix; beyond
+inputs and outputs, the heaps and, for packed rows that are not whole 64-bit words, a zero-padded
+copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the float
+engine's fused GEMM + heap kernel on float copies of blocks of rows (exact, see
+:func:`_int8_topk`). With ``backend="cuda"`` (or CuPy inputs, or under the CUDA simulator) both run
+as :func:`embgeo.kernels.cuda.hamming_rows` and :func:`~embgeo.kernels.cuda.int8_dot_rows`, with
+the same lists.
 
 The codes are those of :func:`embgeo.quantize` (sentence-transformers' ``"ubinary"`` and ``"int8"``
 precisions): Hamming search takes ``np.packbits`` rows (bit order big-endian within a byte, as
@@ -20,6 +23,7 @@ from .. import backend as xb
 from ..blocking import budget_bytes, n_jobs, run_blocks, share, tile_shape
 from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import CODE_METRICS, choices
+from ._cuda import device_copy
 
 __all__ = ["is_code_search", "topk"]
 
@@ -130,9 +134,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
         ex = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     if metric == "dot":
         return _int8_topk(Q, X, k, exclude, memory_budget, progress)
-    from ..kernels import codes as KC
+    from ..kernels import topk as KT
 
-    hv, hi = KC.init_heaps(Q.shape[0], k, n)
+    # int32 heaps of negated distances; the sentinel (worst score, row 2**62) loses to every real pair
+    hv = np.full((Q.shape[0], k), np.iinfo(np.int32).min, dtype=np.int32)
+    hi = np.full((Q.shape[0], k), 2**62, dtype=np.int64)
     if ex[0].size == 0:
         ex = (np.zeros(Q.shape[0] + 1, dtype=np.int64), ex[1])
     Qw = _words(Q)
@@ -141,8 +147,8 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     # a block of database rows is viewed (or, for packed rows of no whole words, copied) at a time
     step = max(tile, budget_bytes(memory_budget) // row_bytes)
     for s in range(0, n, step):
-        KC.hamming_topk(Qw, _words(X[s:s + step]), s, hv, hi, ex[0], ex[1], tile)
-    KC.sort_heaps(hv, hi)
+        KT.hamming_topk(Qw, _words(X[s:s + step]), s, hv, hi, ex[0], ex[1], tile)
+    KT.finalize(hv, hi)
     return -hv, hi
 
 
@@ -193,14 +199,7 @@ def _cuda_topk(Q, X, k, ex, metric, memory_budget):
 
     lib, _ = xb.cuda_library()
     on_device = xb.is_cupy(X)
-    if lib is np:
-        # the simulator copies every argument back after a launch: read-only inputs travel as copies
-        def dev(x):
-            x = np.ascontiguousarray(x)
-            return x if x.flags.writeable else x.copy()
-    else:
-        def dev(x):
-            return lib.ascontiguousarray(lib.asarray(x))
+    dev = device_copy(lib)
     hamming = metric == "hamming"
     # packed bits as 32-bit words when a row is whole words (one popc per word), else bytes
     as_words = hamming and X.shape[1] % 4 == 0
