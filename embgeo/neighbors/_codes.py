@@ -35,7 +35,12 @@ _TILE_BYTES = 1 << 15
 
 def is_code_search(database, metric) -> bool:
     """True when :func:`embgeo.neighbors.topk` must search codes: integer codes or ``metric="hamming"``."""
-    return metric == "hamming" or np.dtype(getattr(database, "dtype", np.float32)) in (np.uint8, np.int8)
+    if metric == "hamming":
+        return True
+    try:
+        return np.dtype(getattr(database, "dtype", np.float32)) in (np.uint8, np.int8)
+    except TypeError:  # an array-API library's dtype (codes are NumPy or CuPy arrays)
+        return False
 
 
 def _kind(X, name):
