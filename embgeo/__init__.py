@@ -28,10 +28,11 @@ __version__ = "0.1.0"
 # read from the package's own files, so a module added or removed is never missing from it
 _SUBMODULES = frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 # gensim and scikit-learn take seconds to import: their users pay for them on first use
-_LAZY_ATTRS = {"load": "io", "save": "io", "KeyedVectors": "keyedvectors", "NotFittedError": "errors"}
+_LAZY_ATTRS = {"load": "io", "save": "io", "KeyedVectors": "keyedvectors", "NotFittedError": "errors",
+               "quantize": "quantization"}
 
 __all__ = ["Embeddings", "KeyedVectors", "UnknownWordError", "FormatError", "NotFittedError", "load", "save",
-           "get_namespace", "to_numpy", "to_device", "set_progress", "__version__"]
+           "quantize", "get_namespace", "to_numpy", "to_device", "set_progress", "__version__"]
 
 
 def __getattr__(name):

@@ -37,7 +37,7 @@ LAYERS = {
     "embgeo.embeddings": 4, "embgeo.io": 4, "embgeo.static": 4,
     # methods: one paper each
     "embgeo.fuzzy": 5, "embgeo.alpha": 5, "embgeo.alpha.sweeps": 5, "embgeo.postprocess": 5, "embgeo.meta": 5,
-    "embgeo.crosslingual": 5, "embgeo.crosslingual.rcsls": 5, "embgeo.negatives": 5,
+    "embgeo.crosslingual": 5, "embgeo.crosslingual.rcsls": 5, "embgeo.negatives": 5, "embgeo.quantization": 5,
     "embgeo.crosslingual._dictionaries": 5, "embgeo.crosslingual._procrustes": 5, "embgeo.crosslingual._retrieval": 5,
     "embgeo.crosslingual._induction": 5, "embgeo.crosslingual._muse": 5, "embgeo.crosslingual._mapper": 5,
     # evaluation: word similarity, analogy, relational similarity, BLI, reports

@@ -22,7 +22,7 @@ import embgeo
 
 PUBLIC_API = {  # module -> sorted __all__
     "embgeo": ["Embeddings", "FormatError", "KeyedVectors", "NotFittedError", "UnknownWordError", "__version__",
-        "get_namespace", "load", "save", "set_progress", "to_device", "to_numpy"],
+        "get_namespace", "load", "quantize", "save", "set_progress", "to_device", "to_numpy"],
     "embgeo.alpha": ["ANALOGY_GROUPS", "AlphaEmbeddings", "AnalogySweepResult", "CrossValidation", "GEOMETRIES",
         "P0_CHOICES", "SweepResult", "VARIANTS", "alpha_sweep", "analogy_sweep", "fisher_cosine"],
     "embgeo.alpha.sweeps": ["ANALOGY_GROUPS", "AnalogySweepResult", "CrossValidation", "SweepResult", "alpha_sweep",
@@ -112,6 +112,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "cross_covariance_svd", "dewhiten", "dewhitening_transform", "ppa_pca_ppa", "reweight",
         "similarity_order", "similarity_order_transform", "unit", "unitdim", "whiten", "whitening_transform"],
     "embgeo.progress": ["progress_bar", "progress_enabled", "set_progress"],
+    "embgeo.quantization": ["CodeSearch", "QuantizedEmbeddings", "SCHEMES", "int8_ranges", "quantize"],
     "embgeo.static": ["LAYOUTS", "StaticModel", "load"],
     "embgeo.validation": ["check_k", "collection_input_tags", "exclusion_csr", "mask_excluded", "max_excluded"],
     "embgeo.textfile": ["BOM", "csv_rows", "data_lines", "decode_lines", "read_lines", "split_lines"],

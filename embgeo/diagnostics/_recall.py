@@ -5,6 +5,7 @@ import numpy as np
 
 from ..embeddings import Embeddings
 from ..neighbors.faiss_index import FaissIndex, RecallResult, cached_faiss_index
+from ..quantization import CodeSearch, QuantizedEmbeddings
 
 __all__ = ["recall"]
 
@@ -19,11 +20,14 @@ def recall(index, model, k: int = 10, queries=1000, *, random_state=0, memory_bu
 
     Parameters
     ----------
-    index : FaissIndex or {"hnsw", "ivf", "flat"}
+    index : FaissIndex, QuantizedEmbeddings or {"hnsw", "ivf", "flat"}
         A built index over the rows of ``model`` (its build time is the time its ``add`` calls
         took), or a kind: the index is then built here over ``model`` with ``**params``
         (``M``, ``ef_construction``, ``ef_search``; ``nlist``, ``nprobe``), timed, and kept with
-        an Embeddings as ``e.neighbors(..., backend="faiss")`` keeps it.
+        an Embeddings as ``e.neighbors(..., backend="faiss")`` keeps it. A
+        :class:`~embgeo.quantization.QuantizedEmbeddings` of ``model``: the exact search on its codes
+        (``rescore=r`` in ``params`` rescores the top r·k, :meth:`~embgeo.quantization.QuantizedEmbeddings.search`),
+        with the float ``model``'s rows as queries, against the exact lists of ``model``.
     model : Embeddings or array (n, d)
         The indexed vectors (words name the queries).
     k : int
@@ -66,6 +70,9 @@ def recall(index, model, k: int = 10, queries=1000, *, random_state=0, memory_bu
             if not isinstance(model, Embeddings):
                 raise TypeError("word queries need an Embeddings model; with an array pass row numbers")
             queries = np.asarray(model.indices(list(queries)), dtype=np.int64)
+    if isinstance(index, QuantizedEmbeddings):
+        # the exact search on its codes (rescore=r: rescored) against the float model's exact lists
+        index = index.searcher(params.pop("rescore", None), params.pop("metric", "cosine"))
     if isinstance(index, str):
         metric = params.pop("metric", "cosine")
         if isinstance(model, Embeddings):
@@ -76,9 +83,9 @@ def recall(index, model, k: int = 10, queries=1000, *, random_state=0, memory_bu
             index.add(X)
     elif params:
         raise TypeError(f"index is prebuilt: {', '.join(sorted(params))} cannot apply to it")
-    if not isinstance(index, FaissIndex):
+    if not isinstance(index, (FaissIndex, CodeSearch)):
         raise TypeError(f"index must be a FaissIndex or a kind ('hnsw', 'ivf', 'flat'), got {type(index).__name__}")
-    if isinstance(model, Embeddings):
+    if isinstance(model, Embeddings) and isinstance(index, FaissIndex):
         index.check_matches(model)
     return index.recall(model, k, queries, random_state=random_state, memory_budget=memory_budget,
                         progress=progress)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from numba import config, cuda, float32, float64, int64
+from numba import config, cuda, float32, float64, int32, int64
 
 from .fuzzy import conditioned_logit_row
 
@@ -412,3 +412,62 @@ def launch_threads(kernel, n_rows, *args):
     """Launch a one-thread-per-row kernel over ``n_rows`` rows."""
     if n_rows:
         kernel[-(-n_rows // THREADS), THREADS](*args)
+
+
+# ---------------------------------------------------------------------------- search on quantised codes
+__all__ += ["hamming_rows", "int8_dot_rows"]
+
+
+@cuda.jit
+def hamming_rows(Q, X, col0, hv, hi, ex_ptr, ex_idx, has_ex):
+    """The GPU twin of :func:`embgeo.kernels.topk.hamming_topk`: one thread per query row merges
+    database rows ``X`` (rows ``col0 …``) into its heap by Hamming distance (stored negated, int32).
+
+    ``Q`` and ``X`` hold packed bits as unsigned words (any width: ``cuda.popc`` counts them); the
+    order is the CPU kernel's (higher score, then the lower row), so the lists are the same.
+    """
+    r = cuda.grid(1)
+    if r >= Q.shape[0]:
+        return
+    for j in range(X.shape[0]):
+        d = 0
+        for b in range(Q.shape[1]):
+            d += cuda.popc(Q[r, b] ^ X[j, b])
+        _offer(hv[r], hi[r], -d, col0 + j, ex_ptr, ex_idx, has_ex, r)
+
+
+@cuda.jit
+def int8_dot_rows(Q, X, col0, hv, hi, ex_ptr, ex_idx, has_ex):
+    """The GPU search of int8 codes: one thread per query row, the integer dot product summed exactly
+    in int32, the CPU engine's order (higher score, then the lower row), so the same lists."""
+    r = cuda.grid(1)
+    if r >= Q.shape[0]:
+        return
+    for j in range(X.shape[0]):
+        s = 0
+        for b in range(Q.shape[1]):
+            s += int32(Q[r, b]) * int32(X[j, b])
+        _offer(hv[r], hi[r], s, col0 + j, ex_ptr, ex_idx, has_ex, r)
+
+
+@cuda.jit(device=True)
+def _offer(hvr, hir, s, c, ex_ptr, ex_idx, has_ex, r):
+    # (s, c) replaces the heap's worst pair if it ranks above it and is not excluded for query r
+    if _worse(hvr[0], hir[0], s, c) and not (has_ex and _excluded(ex_ptr, ex_idx, r, c)):
+        hvr[0] = s
+        hir[0] = c
+        _sift_down(hvr, hir, hvr.shape[0], 0)
+
+
+@cuda.jit(device=True)
+def _excluded(ex_ptr, ex_idx, r, c):
+    # binary search of column c among query r's sorted exclusions
+    lo = ex_ptr[r]
+    hi = ex_ptr[r + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ex_idx[mid] < c:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < ex_ptr[r + 1] and ex_idx[lo] == c

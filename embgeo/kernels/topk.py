@@ -358,3 +358,69 @@ def merge_heaps(dst_vals, dst_idx, src_vals, src_idx):
                 dst_vals[r, 0] = v
                 dst_idx[r, 0] = c
                 _sift_down(dst_vals[r], dst_idx[r], k)
+
+
+# ---------------------------------------------------------------------------- Hamming distance of packed bits
+# Packed bits are read as uint64 words (the caller pads a row to whole words with zero bytes, which add
+# nothing to a distance); a word's popcount is the SWAR sequence, which LLVM compiles to one popcnt.
+# Distances enter the heaps negated, so the order is the one above: ties to the lower row. Queries are taken
+# in chunks of _QCHUNK rows (one chunk per thread) and the database in tiles, so that a tile stays in cache
+# while the chunk's queries scan it; a candidate costs one distance and one comparison with the heap root.
+__all__ += ["hamming_topk"]
+_QCHUNK = 8
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+_S1 = np.uint64(1)
+_S2 = np.uint64(2)
+_S4 = np.uint64(4)
+_S56 = np.uint64(56)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    x = x - ((x >> _S1) & _M1)
+    x = (x & _M2) + ((x >> _S2) & _M2)
+    x = (x + (x >> _S4)) & _M4
+    return np.int32((x * _H01) >> _S56)
+
+
+@njit(cache=True, inline="always")
+def _excluded(ex_ptr, ex_idx, r, c):
+    a = ex_ptr[r]
+    b = ex_ptr[r + 1]
+    if a == b:
+        return False
+    p = a + np.searchsorted(ex_idx[a:b], c)
+    return p < b and ex_idx[p] == c
+
+
+@njit(cache=True, parallel=True)
+def hamming_topk(Q, X, col0, hv, hi, ex_ptr, ex_idx, tile):
+    """Merge rows ``X`` (database rows ``col0 …``) into the heaps of queries ``Q`` by Hamming distance.
+
+    ``Q`` (q, w) and ``X`` (m, w) are ``uint64`` words of packed bits; ``hv`` (q, k) ``int32`` holds
+    negated distances, ``hi`` (q, k) ``int64`` rows (:func:`finalize` sorts them). ``ex_ptr`` has
+    length q + 1 (all zero: nothing excluded); an excluded row is looked up (binary search) only for
+    a candidate that would enter the heap. ``tile``: database rows per cache tile.
+    """
+    nq, w = Q.shape
+    m = X.shape[0]
+    for ch in prange((nq + _QCHUNK - 1) // _QCHUNK):
+        q0 = ch * _QCHUNK
+        q1 = min(nq, q0 + _QCHUNK)
+        for t0 in range(0, m, tile):
+            t1 = min(m, t0 + tile)
+            for r in range(q0, q1):
+                hvr = hv[r]
+                hir = hi[r]
+                for j in range(t0, t1):
+                    d = np.int32(0)
+                    for b in range(w):
+                        d += _popcount(Q[r, b] ^ X[j, b])
+                    c = col0 + j
+                    if _worse(hvr[0], hir[0], -d, c) and not _excluded(ex_ptr, ex_idx, r, c):
+                        hvr[0] = -d
+                        hir[0] = c
+                        _sift_down(hvr, hir, hvr.shape[0])

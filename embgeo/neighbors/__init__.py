@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import backend as xb
 from .. import linalg
-from . import _dask, _exact, _gensim
+from . import _codes, _dask, _exact, _gensim
 from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
                         check_backend, check_metric, check_retrieval)
 from ._engines import Cuda, Dask, Exact, as_engine
@@ -76,8 +76,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
         ``queries`` may be that same object (a self-join: the query blocks are the shards).
     k : int, default 10
         Number of neighbours, 1 ≤ k ≤ n − (most rows excluded for one query).
-    metric : {"cosine", "dot"}, default "cosine"
-        Cosine scales both sides to unit length first (zero vectors score 0).
+    metric : {"cosine", "dot", "hamming"}, default "cosine"
+        Cosine scales both sides to unit length first (zero vectors score 0). On codes
+        (:func:`embgeo.quantize`): "hamming" over ``uint8`` packed bits (integer distances,
+        smallest first) and "dot" over ``int8`` codes (integer scores), both exact, on the
+        Exact and Cuda engines; queries are codes of the same kind.
     exclude : array or sequence, optional
         Per query, database rows never to return: an int array of shape (q,) (one row each,
         e.g. the query word itself), an int array (q, m) padded with -1, or a sequence of q ints
@@ -154,6 +157,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     [[3, 2]]
     """
     engine = as_engine(backend)
+    if _codes.is_code_search(database, metric):
+        if isinstance(engine, Dask):
+            raise ValueError("search on codes runs on the 'exact' or 'cuda' engine, not 'dask'")
+        return _codes.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
+                           backend="cuda" if isinstance(engine, Cuda) else "exact", progress=progress)
     if isinstance(engine, Dask):
         return _dask.topk(queries, database, k, metric=metric, exclude=exclude, client=engine.client,
                           query_block=engine.query_block)

@@ -24,6 +24,10 @@ from __future__ import annotations
 #: :func:`~embgeo.neighbors.knn_mean_similarity`, the screening index and FAISS accept.
 PAIRWISE_METRICS = ("cosine", "dot")
 
+#: Metrics of :func:`~embgeo.neighbors.topk` on quantised codes (:func:`embgeo.quantize`), engines "exact" and
+#: "cuda": "hamming" over ``uint8`` packed bits, "dot" over ``int8`` codes (integer scores).
+CODE_METRICS = ("hamming", "dot")
+
 #: ``metric=`` names that :func:`embgeo.neighbors.search` accepts with each ``backend=`` engine.
 VALID_METRICS = {
     "exact": PAIRWISE_METRICS + ("csls", "isf"),

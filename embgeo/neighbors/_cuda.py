@@ -27,7 +27,7 @@ from ..blocking import budget_bytes
 from ..progress import progress_bar
 from ._screening import plain_margin
 
-__all__ = ["device_library", "screened_topk"]
+__all__ = ["device_library", "device_copy", "screened_topk"]
 
 _U64 = 2.0 ** -53
 #: most query rows per block (a GEMM this tall already fills a GPU)
@@ -39,6 +39,20 @@ _MAX_COLS: int | None = None
 def device_library():
     """(array library, simulated): :func:`embgeo.backend.cuda_library`."""
     return xb.cuda_library()
+
+
+def device_copy(lib):
+    """``dev(x)``: ``x`` as a C-ordered array of the device library ``lib`` (CuPy, or NumPy under the simulator)."""
+    if lib is np:
+        # the simulator copies every argument back after a launch: a read-only input (an
+        # Embeddings' vectors) travels as a copy of its tile, as it would to a device
+        def dev(x):
+            x = np.ascontiguousarray(x)
+            return x if x.flags.writeable else x.copy()
+    else:
+        def dev(x):
+            return lib.ascontiguousarray(lib.asarray(x))
+    return dev
 
 
 def _max_row_norm(lib, D, step):
@@ -111,15 +125,7 @@ def screened_topk(Q, D, k, ex=None, q_inv=None, d_inv=None, *, memory_budget=Non
 def _search(lib, Q, D, k, ex, q_inv, d_inv, memory_budget, progress, desc, scale, col_bias, stats):
     from ..kernels import cuda as KC
 
-    if lib is np:
-        # the simulator copies every argument back after a launch: a read-only input (an
-        # Embeddings' vectors) travels as a copy of its tile, as it would to a device
-        def dev(x):
-            x = np.ascontiguousarray(x)
-            return x if x.flags.writeable else x.copy()
-    else:
-        def dev(x):
-            return lib.ascontiguousarray(lib.asarray(x))
+    dev = device_copy(lib)
     on_device = xb.is_cupy(D)
     dtype = np.dtype(D.dtype)
     n, d = D.shape

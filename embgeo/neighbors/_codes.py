@@ -1,0 +1,235 @@
+"""Exact top-k on quantised codes: Hamming distance of packed bits, integer dot product of int8 codes.
+
+What :func:`embgeo.neighbors.topk` runs when the database holds codes (``uint8`` packed bits,
+``int8`` codes) or ``metric="hamming"``. On the CPU, Hamming search is the Numba kernel
+:func:`embgeo.kernels.topk.hamming_topk` (per-query heaps fed row by row: no score matrix; beyond
+inputs and outputs, the heaps and, for packed rows that are not whole 64-bit words, a zero-padded
+copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the float
+engine's fused GEMM + heap kernel on float copies of blocks of rows (exact, see
+:func:`_int8_topk`). With ``backend="cuda"`` (or CuPy inputs, or under the CUDA simulator) both run
+as :func:`embgeo.kernels.cuda.hamming_rows` and :func:`~embgeo.kernels.cuda.int8_dot_rows`, with
+the same lists.
+
+The codes are those of :func:`embgeo.quantize` (sentence-transformers' ``"ubinary"`` and ``"int8"``
+precisions): Hamming search takes ``np.packbits`` rows (bit order big-endian within a byte, as
+FAISS ``IndexBinaryFlat`` reads them); distances are integers, smallest first; int8 scores are
+exact integer dot products, largest first. Ties go to the lower database row.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend as xb
+from ..blocking import budget_bytes, n_jobs, run_blocks, share, tile_shape
+from ..validation import check_k, exclusion_csr, max_excluded
+from ._criteria import CODE_METRICS, choices
+from ._cuda import device_copy
+
+__all__ = ["is_code_search", "topk"]
+
+#: the largest int8 dimension whose dot products are exact in int32 (d · 128² < 2³¹)
+MAX_INT8_DIM = (2**31 - 1) // (128 * 128)
+#: bytes of database rows a thread scans per tile (they stay in cache while its queries scan them)
+_TILE_BYTES = 1 << 15
+
+
+def is_code_search(database, metric) -> bool:
+    """True when :func:`embgeo.neighbors.topk` must search codes: integer codes or ``metric="hamming"``."""
+    if metric == "hamming":
+        return True
+    try:
+        return np.dtype(getattr(database, "dtype", np.float32)) in (np.uint8, np.int8)
+    except TypeError:  # an array-API library's dtype (codes are NumPy or CuPy arrays)
+        return False
+
+
+def _kind(X, name):
+    """A one-line description of an array for the errors: ``float32 array of shape (5, 8)``."""
+    return f"{name} is a {np.dtype(X.dtype)} array of shape {tuple(X.shape)}"
+
+
+def check_codes(queries, database, metric):
+    """``(Q, X)``: 2-D code matrices of one dtype that ``metric`` searches; clear errors otherwise."""
+    X = database if xb.is_cupy(database) else np.asarray(database)
+    Q = queries if xb.is_cupy(queries) else np.asarray(queries)
+    if Q.ndim == 1:
+        Q = Q.reshape(1, -1)
+    if X.ndim != 2 or Q.ndim != 2:
+        bad, name = (X, "database") if X.ndim != 2 else (Q, "queries")
+        raise ValueError(f"codes must be 2-D (rows, bytes): {_kind(bad, name)}")
+    dt = np.dtype(X.dtype)
+    if metric == "hamming":
+        if dt != np.uint8:
+            if dt == np.bool_:
+                hint = "unpacked bits: pack them with np.packbits(bits, axis=1)"
+            elif dt == np.int8:
+                hint = ("int8: sentence-transformers' 'binary' precision is packed bits minus 128; its 'ubinary' "
+                        "(uint8) is what Hamming search takes, and int8 codes are searched with metric='dot'")
+            else:
+                hint = "binarise by sign first: embgeo.quantize(e, 'binary').codes, or np.packbits(X > 0, axis=1)"
+            raise ValueError(f"metric='hamming' searches packed bits (uint8); {_kind(X, 'the database')}: {hint}")
+    elif dt == np.uint8:
+        raise ValueError(f"a uint8 database holds packed bits: search it with metric='hamming', not {metric!r} "
+                         "(int8 codes take metric='dot')")
+    elif dt == np.int8:
+        if metric != "dot":
+            raise ValueError(f"int8 codes are searched by their integer dot product, metric='dot', not {metric!r}; "
+                             "for cosine, dequantise them (QuantizedEmbeddings.dequantize())")
+        if X.shape[1] > MAX_INT8_DIM:
+            raise ValueError(f"int8 codes of dimension {X.shape[1]} may overflow an int32 dot product "
+                             f"(at most {MAX_INT8_DIM} dimensions)")
+    if np.dtype(Q.dtype) != dt:
+        raise ValueError(f"the database holds {dt} codes but {_kind(Q, 'queries')}: quantise the queries the "
+                         "same way (QuantizedEmbeddings.search does so for float queries)")
+    if Q.shape[1] != X.shape[1]:
+        unit = "bytes of packed bits" if dt == np.uint8 else "dimensions"
+        raise ValueError(f"queries have {Q.shape[1]} {unit} per row but the database has {X.shape[1]}")
+    if X.shape[0] == 0:
+        raise ValueError("the database has no rows")
+    return Q, X
+
+
+def _words(B):
+    """Packed bit rows as uint64 words: a view when a row is whole words, else a zero-padded copy."""
+    pad = -B.shape[1] % 8
+    if pad:
+        B = np.concatenate([B, np.zeros((B.shape[0], pad), dtype=np.uint8)], axis=1)
+    return np.ascontiguousarray(B).view(np.uint64)
+
+
+def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=None,
+         memory_budget: int | None = None, backend: str = "exact", progress: bool | None = None):
+    """Exact top-``k`` rows of each query over code rows (what :func:`embgeo.neighbors.topk` dispatches to).
+
+    Parameters
+    ----------
+    queries, database : arrays (q, b) and (n, b)
+        Both ``uint8`` packed bits (``metric="hamming"``) or both ``int8`` codes (``metric="dot"``).
+    k, exclude, memory_budget, progress
+        As in :func:`embgeo.neighbors.topk`.
+    backend : {"exact", "cuda"}
+        "cuda" (or CuPy inputs) runs the kernels of :mod:`embgeo.kernels.cuda`, with the same lists.
+
+    Returns
+    -------
+    scores : int32 array (q, k)
+        Hamming distances, smallest first, or int8 dot products, largest first.
+    indices : int64 array (q, k)
+        Database rows; ties go to the lower row.
+
+    Raises
+    ------
+    ValueError
+        A database or queries that are not codes of ``metric`` (float, unpacked bool, the other
+        integer type), widths that differ, a bad ``k`` or ``exclude``, another backend.
+    """
+    if backend not in ("exact", "cuda"):
+        raise ValueError(f"search on codes runs on backend 'exact' or 'cuda', got {backend!r}")
+    # the codes' own errors first: they say which metric the given codes take
+    Q, X = check_codes(queries, database, metric)
+    if metric not in CODE_METRICS:
+        raise ValueError(f"metric must be {choices(CODE_METRICS)} on codes ('hamming': uint8 packed bits, 'dot': "
+                         f"int8 codes), got {metric!r}")
+    n = X.shape[0]
+    ex = exclusion_csr(exclude, Q.shape[0], n)
+    k = check_k(k, n - max_excluded(ex))
+    if backend == "cuda" or xb.is_cupy(X):
+        return _cuda_topk(Q, X, k, ex, metric, memory_budget)
+    if ex is None:
+        ex = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    if metric == "dot":
+        return _int8_topk(Q, X, k, exclude, memory_budget, progress)
+    from ..kernels import topk as KT
+
+    # int32 heaps of negated distances; the sentinel (worst score, row 2**62) loses to every real pair
+    hv = np.full((Q.shape[0], k), np.iinfo(np.int32).min, dtype=np.int32)
+    hi = np.full((Q.shape[0], k), 2**62, dtype=np.int64)
+    if ex[0].size == 0:
+        ex = (np.zeros(Q.shape[0] + 1, dtype=np.int64), ex[1])
+    Qw = _words(Q)
+    row_bytes = 8 * Qw.shape[1]
+    tile = max(64, _TILE_BYTES // row_bytes)
+    # a block of database rows is viewed (or, for packed rows of no whole words, copied) at a time
+    step = max(tile, budget_bytes(memory_budget) // row_bytes)
+    for s in range(0, n, step):
+        KT.hamming_topk(Qw, _words(X[s:s + step]), s, hv, hi, ex[0], ex[1], tile)
+    KT.finalize(hv, hi)
+    return -hv, hi
+
+
+def _int8_topk(Q, X, k, exclude, memory_budget, progress):
+    """int8 top-k by exact integer dot products: the float engine's fused GEMM + heap kernel on float copies.
+
+    Each product of two int8 codes is at most 128² in magnitude, so for d ≤ 1024 every partial sum
+    is an integer below 2²⁴, exact in float32 whatever order the BLAS sums in (float64, exact below
+    2⁵³, beyond): the GEMM gives the integer dot products themselves, and no canonical rescoring
+    is needed. The database is cast a block of rows at a time (half the budget; the score tiles get
+    the other half), each block's lists merged into the running ones.
+    """
+    from ..kernels import topk as KT
+
+    n, d = X.shape
+    nq = Q.shape[0]
+    dt = np.float32 if d * 128 * 128 <= 2**24 else np.float64
+    isz = np.dtype(dt).itemsize
+    jobs = n_jobs()
+    half = share(memory_budget, 2)
+    step = int(max(k, half // (d * isz)))
+    Qf = Q.astype(dt)
+    empty = np.zeros(0, dt)
+    hv, hi = KT.init_heaps(nq, k, dt)
+    for c0 in range(0, n, step):
+        Xf = X[c0:c0 + step].astype(dt)
+        m = Xf.shape[0]
+        ex = exclusion_csr(exclude, nq, m, offset=c0)
+        ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        bv, bi = (hv, hi) if c0 == 0 else KT.init_heaps(nq, min(k, m), dt)
+        rows, cols = tile_shape(m, nq, jobs, isz, half)
+
+        def run_block(s, Xf=Xf, bv=bv, bi=bi, ptr=ptr, idx=idx, rows=rows, cols=cols):
+            KT.block_topk(np.ascontiguousarray(Qf[s:s + rows]), Xf, cols, bv, bi, s, ptr, idx, 1.0, empty, empty)
+
+        run_blocks(run_block, range(0, nq, rows), n_jobs=jobs, desc="int8 top-k", progress=progress,
+                   flops=nq * m * d)
+        if c0:
+            # a block's rows are numbered from 0: shift them, then merge (excluded and missing pairs stay -inf)
+            KT.merge_heaps(hv, hi, bv, np.where(np.isfinite(bv), bi + c0, bi))
+    KT.finalize(hv, hi)
+    return hv.astype(np.int32), hi
+
+
+def _cuda_topk(Q, X, k, ex, metric, memory_budget):
+    """The GPU engine of :func:`topk`: one thread per query, a database tile at a time, heaps on the device."""
+    from ..kernels import cuda as KC
+
+    lib, _ = xb.cuda_library()
+    on_device = xb.is_cupy(X)
+    dev = device_copy(lib)
+    hamming = metric == "hamming"
+    # packed bits as 32-bit words when a row is whole words (one popc per word), else bytes
+    as_words = hamming and X.shape[1] % 4 == 0
+
+    def codes(B):
+        B = dev(B)
+        return B.view(np.uint32) if as_words else B
+    nq, n = Q.shape[0], X.shape[0]
+    budget = budget_bytes(memory_budget)
+    cols = max(1, min(n, budget // 2 // max(1, X.shape[1])))
+    hv = lib.full((nq, k), np.iinfo(np.int32).min, dtype=np.int32)
+    hi = lib.full((nq, k), n, dtype=np.int64)
+    has_ex = ex is not None
+    ex_ptr = dev(ex[0]) if has_ex else lib.zeros(1, dtype=np.int64)
+    ex_idx = dev(ex[1]) if has_ex and ex[1].size else lib.zeros(1, dtype=np.int64)
+    Qd = codes(Q)
+    kernel = KC.hamming_rows if hamming else KC.int8_dot_rows
+    for c in range(0, n, cols):
+        Xt = codes(X[c:c + cols])
+        if nq:
+            kernel[-(-nq // KC.THREADS), KC.THREADS](Qd, Xt, c, hv, hi, ex_ptr, ex_idx, has_ex)
+    if nq:
+        KC.finalize[-(-nq // KC.THREADS), KC.THREADS](hv, hi)
+    if hamming:
+        hv = -hv
+    if not on_device and lib is not np:
+        return lib.asnumpy(hv), lib.asnumpy(hi)
+    return hv, hi

@@ -1,0 +1,163 @@
+"""Exact top-k on codes: Hamming over packed bits (= FAISS IndexBinaryFlat), int8 dot products, CUDA twins.
+
+The CUDA tests run under Numba's CUDA simulator where there is no GPU (tests/conftest.py sets
+``NUMBA_ENABLE_CUDASIM=1``), on tiny shapes, against the CPU lists.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+from embgeo import neighbors as nb
+from embgeo.backend import to_numpy
+
+
+def brute(S, k, smallest):
+    """Top-k of a full integer score matrix, ties to the lower column (a stable sort)."""
+    order = np.argsort(S if smallest else -S, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(S, order, 1), order
+
+
+def hamming_matrix(Q, X):
+    return (np.unpackbits(Q, axis=1)[:, None, :] != np.unpackbits(X, axis=1)[None]).sum(-1)
+
+
+def packed(n, nbytes, seed=0, nq=12):
+    """Random packed bits with duplicated rows (exact ties) and a query equal to a row."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 256, (n, nbytes), dtype=np.uint8)
+    X[7] = X[3]
+    X[n - 1] = X[3]
+    Q = rng.integers(0, 256, (nq, nbytes), dtype=np.uint8)
+    Q[0] = X[3]
+    return Q, X
+
+
+@pytest.mark.parametrize("nbytes", [32, 7])  # whole 64-bit words, and padded rows
+def test_hamming_topk_is_the_brute_force_list_with_ties_to_the_lower_row(nbytes):
+    Q, X = packed(3000, nbytes)
+    d, i = nb.topk(Q, X, 10, metric="hamming")
+    ref_d, ref_i = brute(hamming_matrix(Q, X), 10, smallest=True)
+    assert d.dtype == np.int32 and i.dtype == np.int64
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_array_equal(d, ref_d)
+    assert i[0, :3].tolist() == [3, 7, 2999]  # three rows at distance 0: lowest first
+
+
+def test_hamming_topk_equals_faiss_index_binary_flat():
+    faiss = pytest.importorskip("faiss")
+    Q, X = packed(5000, 32, seed=1, nq=50)
+    index = faiss.IndexBinaryFlat(256)
+    index.add(X)
+    fd, fi = index.search(Q, 10)
+    d, i = nb.topk(Q, X, 10, metric="hamming")
+    # IndexBinaryFlat also returns equal distances by the lower row (checked here on exact duplicates)
+    np.testing.assert_array_equal(d, fd)
+    np.testing.assert_array_equal(i, fi)
+
+
+def test_hamming_topk_does_not_depend_on_the_memory_budget_and_honours_exclude():
+    Q, X = packed(40_000, 7, seed=2, nq=3)
+    whole = nb.topk(Q, X, 5, metric="hamming", exclude=[[3, 7], [], 5])
+    # (tests lift the budget floor, conftest.blocks_of_any_size): tiles of 64 rows
+    blocked = nb.topk(Q, X, 5, metric="hamming", exclude=[[3, 7], [], 5], memory_budget=1)
+    for a, b in zip(whole, blocked):
+        np.testing.assert_array_equal(a, b)
+    assert 3 not in whole[1][0] and 7 not in whole[1][0] and 39999 in whole[1][0]
+    S = hamming_matrix(Q, X)
+    S[0, [3, 7]] = S[2, 5] = 10**6
+    np.testing.assert_array_equal(whole[1], brute(S, 5, smallest=True)[1])
+
+
+def int8_data(n=4000, d=50, nq=20, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-128, 128, (n, d), dtype=np.int8)
+    X[9] = X[4]
+    Q = rng.integers(-128, 128, (nq, d), dtype=np.int8)
+    return Q, X
+
+
+def test_int8_dot_topk_is_the_exact_integer_list():
+    Q, X = int8_data()
+    s, i = nb.topk(Q, X, 10, metric="dot", exclude=np.arange(Q.shape[0]))
+    S = Q.astype(np.int64) @ X.T.astype(np.int64)
+    S[np.arange(Q.shape[0]), np.arange(Q.shape[0])] = -10**9
+    ref_s, ref_i = brute(S, 10, smallest=False)
+    assert s.dtype == np.int32
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_array_equal(s, ref_s)
+
+
+def test_int8_dot_topk_is_exact_beyond_float32_integers_and_across_database_blocks():
+    # d = 1100: sums pass 2**24, so the GEMM runs in float64; a 2 MB budget splits the rows into 27 blocks
+    Q, X = int8_data(n=3000, d=1100, nq=4)
+    X[:, :] = -128
+    X[5::7] = 127  # huge equal scores: ties to the lower row across blocks
+    Q[:] = -128
+    s, i = nb.topk(Q, X, 6, metric="dot", memory_budget=2_000_000)
+    ref_s, ref_i = brute(Q.astype(np.int64) @ X.T.astype(np.int64), 6, smallest=False)
+    np.testing.assert_array_equal(s, ref_s)
+    np.testing.assert_array_equal(i, ref_i)
+    assert int(s[0, 0]) == 1100 * 128 * 128 > 2**24
+
+
+@pytest.mark.parametrize("database, queries, metric, message", [
+    (np.zeros((5, 8), np.float32), np.zeros((1, 8), np.float32), "hamming", "binarise by sign"),
+    (np.zeros((5, 64), bool), np.zeros((1, 64), bool), "hamming", "np.packbits"),
+    (np.zeros((5, 8), np.int8), np.zeros((1, 8), np.int8), "hamming", "ubinary"),
+    (np.zeros((5, 8), np.uint8), np.zeros((1, 8), np.uint8), "dot", "metric='hamming'"),
+    (np.zeros((5, 8), np.int8), np.zeros((1, 8), np.int8), "cosine", "metric='dot'"),
+    (np.zeros((5, 8), np.uint8), np.zeros((1, 8), np.float32), "hamming", "quantise the queries"),
+    (np.zeros((5, 8), np.uint8), np.zeros((1, 4), np.uint8), "hamming", "4 bytes of packed bits per row"),
+    (np.zeros(8, np.uint8), np.zeros((1, 8), np.uint8), "hamming", "2-D"),
+])
+def test_codes_of_the_wrong_kind_get_an_error_naming_it(database, queries, metric, message):
+    with pytest.raises(ValueError, match=message):
+        nb.topk(queries, database, 1, metric=metric)
+
+
+def test_code_search_refuses_the_dask_engine():
+    with pytest.raises(ValueError, match="'exact' or 'cuda'"):
+        nb.topk(np.zeros((1, 4), np.uint8), np.zeros((5, 4), np.uint8), 1, metric="hamming", backend="dask")
+
+
+# ------------------------------------------------------------------------------------------- CUDA engine
+def cuda_engine_present() -> bool:
+    """numba-cuda under the simulator, or with CuPy and a visible GPU (where the kernels run for real)."""
+    if importlib.util.find_spec("numba_cuda") is None:
+        return False
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return True
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no CuPy, or CuPy without a GPU
+        return False
+
+
+needs_cuda = pytest.mark.skipif(not cuda_engine_present(), reason="needs numba-cuda (simulator) or a GPU with CuPy")
+
+
+@needs_cuda
+@pytest.mark.parametrize("nbytes", [8, 3])  # 32-bit words, and bytes
+def test_cuda_hamming_lists_equal_the_cpu_lists(nbytes):
+    Q, X = packed(40, nbytes, seed=4, nq=5)
+    ex = [[3], [], [0, 1], [39], []]
+    cpu = nb.topk(Q, X, 4, metric="hamming", exclude=ex)
+    gpu = nb.topk(Q, X, 4, metric="hamming", exclude=ex, backend="cuda")
+    for a, b in zip(cpu, gpu):
+        np.testing.assert_array_equal(a, to_numpy(b))
+
+
+@needs_cuda
+def test_cuda_int8_dot_lists_equal_the_cpu_lists():
+    Q, X = int8_data(n=40, d=6, nq=5, seed=5)
+    X[11] = X[4]
+    cpu = nb.topk(Q, X, 4, metric="dot", exclude=[[4], [], [], [], []])
+    gpu = nb.topk(Q, X, 4, metric="dot", exclude=[[4], [], [], [], []], backend="cuda")
+    for a, b in zip(cpu, gpu):
+        np.testing.assert_array_equal(a, to_numpy(b))
