@@ -32,17 +32,18 @@ import numpy as np
 from .. import backend as xb
 from .. import linalg
 from . import _dask, _exact, _gensim
-from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
-                        check_backend, check_metric, check_retrieval, choices)
+from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, REDUCTION_METRICS, RETRIEVAL_METRICS, VALID_METRICS,
+                        VALID_RETRIEVALS, check_backend, check_metric, check_retrieval, choices)
 from ._exact import check_csls_knn, prepared_topk, select_topk
 from ._isf import isf_log_partition, isf_topk
 from ._ranking import merge_topk
+from ._reduction import reduction_ranks, reduction_stats, reduction_topk
 from ._screening import cached_screen_index
 from .faiss_index import cached_faiss_index
 
 __all__ = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
-           "merge_topk", "select_topk", "self_topk", "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS",
-           "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval"]
+           "merge_topk", "select_topk", "self_topk", "reduction_topk", "reduction_ranks", "reduction_stats",
+           "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval"]
 
 def _dask_engine(backend, client, query_block):
     """The Dask engine for ``backend="dask"``, None for "exact" and "cuda"; refuses the Dask options
@@ -332,7 +333,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     e : Embeddings
     queries : str, list of str, or array (q, d)
     k : int
-    metric : {"cosine", "dot", "csls", "isf"}
+    metric : {"cosine", "dot", "csls", "isf", "mp", "mp-gauss", "ls", "cdm", "dsl"}
         :data:`VALID_METRICS` lists those of each ``backend``. "csls" and "isf" treat the queries
         as the source space and ``e`` as the target (pass ``source=`` for the whole source
         space, or its precomputed term, ``r_database=`` for CSLS, ``log_partition=`` for isf;
@@ -341,7 +342,10 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         ``e``: the term then costs one pass over all n² pairs, made once and kept with ``e``
         (per ``csls_knn``, or per ``isf_beta``). "isf" is the inverted softmax of BLI
         (``retrieval="isf"``, Smith et al. 2017, eq. 4), scores log P(y | x); it searches unit
-        copies of the vectors (:func:`isf_topk`) and runs on the exact engine only.
+        copies of the vectors (:func:`isf_topk`) and runs on the exact engine only. The hubness
+        reductions of :data:`REDUCTION_METRICS` (mutual proximity, local scaling, NICDM,
+        DisSimLocal: :func:`reduction_topk`) run on the exact engine too, with neighbourhoods of
+        ``csls_knn`` words over the whole of ``e`` (kept with ``e``), or over ``source=``.
     backend : {"exact", "faiss", "dask", "cuda"}
         "cuda" runs the exact search on the GPU engine (see :func:`topk`; CuPy vectors, e.g.
         ``e.to("cuda")``, take it with "exact" too). "dask" runs the exact search on the current Dask client (or ``client=``), the vectors
@@ -354,7 +358,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
     exclude_self : bool
         Drop each query word from its own list (ignored for vector queries).
     csls_knn : int
-        K of the CSLS r terms.
+        K of the CSLS r terms, and of the hubness reductions' neighbourhoods.
     **kwargs
         Passed on to :func:`topk`, :func:`csls_topk` or :func:`isf_topk` (``memory_budget``,
         ``progress``, ``exclude``, ``isf_beta``, ...). ``screen=True`` screens with the rotation index of ``e``, built on the
@@ -377,6 +381,8 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend: str = "exac
         raise TypeError("index= needs backend='faiss'")
     if metric == "isf":
         return _isf_search(e, Q, k, idx is not None, exclude, kwargs)
+    if metric in REDUCTION_METRICS:
+        return _reduction_search(e, Q, k, metric, idx, exclude, csls_knn, kwargs)
     local = backend in ("exact", "cuda")
     inv = linalg.cached_inverse_norms(e, kwargs.get("memory_budget")) if local and metric != "dot" else None
     if metric == "csls":
@@ -411,6 +417,17 @@ def _isf_search(e, Q, k, words, exclude, kwargs):
         kwargs["log_partition"] = linalg.derived(e, ("isf_log_partition", beta), lambda: isf_log_partition(
             V, V, beta, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
     return isf_topk(Q, e.vectors, k, isf_beta=beta, exclude=exclude, **kwargs)
+
+
+def _reduction_search(e, Q, k, metric, idx, exclude, knn, kwargs):
+    """:func:`search` with a hubness reduction (:func:`reduction_topk`), K = ``csls_knn``."""
+    if kwargs.get("source") is None:
+        # monolingual: the statistics run over the whole vocabulary and do not depend on the
+        # queries, so they are computed once per (metric, K) and kept with e
+        kwargs["stats"] = linalg.derived(e, ("reduction_stats", metric, knn), lambda: reduction_stats(
+            e.vectors, metric, knn, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
+        kwargs["query_rows"] = idx
+    return reduction_topk(Q, e.vectors, k, metric=metric, knn=knn, exclude=exclude, **kwargs)
 
 
 def _faiss_search(e, Q, k, metric, exclude, kwargs):
