@@ -33,7 +33,7 @@ moments and list (MP needs them) are those of x among the source words too, whic
 golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it):
 
 * Its empirical MP is computed on a K-nearest-neighbour graph only, the "approximate" MP that
-  embgeo follows: a query's candidates are its top max(k, K) targets by cosine, re-ranked by MP;
+  embgeo follows: a query's candidates are its top K targets by cosine, re-ranked by MP;
   j runs over the union of the K-NN lists of x and y, a point missing from a list counts as
   farther than the pair, and a pair farther apart than y's K-th neighbour gets MP = 0. Targets
   outside the candidates rank after them, by cosine (BLI's ranks). The exact MP of the paper
@@ -63,8 +63,8 @@ from ._exact import select_topk, topk
 
 __all__ = ["reduction_topk", "reduction_ranks", "reduction_stats"]
 
-# bytes per score of a full-row block: the float32 cosines, the float64 d² and score, one temporary
-_ITEM = 4 + 3 * 8
+# bytes per score of a full-row block: the float64 cosines, d² and score, one temporary
+_ITEM = 4 * 8
 
 
 def _check(metric, knn):
@@ -157,9 +157,10 @@ def _moments(X, S, self_rows, memory_budget, progress):
     """Mean and population standard deviation of every row's distances to the rows of ``S``."""
     n, m = X.shape[0], S.shape[0]
     mu, sd = np.empty(n), np.empty(n)
+    S64 = S.astype(np.float64).T
     starts = row_blocks(n, block_rows(m, _ITEM, memory_budget))
     for s, t in progress_bar(starts, total=len(starts), desc="MP moments", progress=progress, unit="block"):
-        d = np.sqrt(_d2(X[s:t] @ S.T))
+        d = np.sqrt(_d2(X[s:t].astype(np.float64) @ S64))
         if self_rows is not None:
             d[np.arange(t - s), self_rows[s:t]] = np.nan  # the word itself is not among the others
             mu[s:t] = np.nanmean(d, axis=1)
@@ -198,15 +199,17 @@ def _scores(metric, C, qs, ts, m):
     return px * ndtr(d, out=d)
 
 
-def _mp_scores(C, qs, ts, kc, m, exclude, own_rows):
+def _mp_scores(C, Qb, T, qs, ts, kc, m, exclude, own_rows):
     """Empirical MP of each query's top-``kc`` cosine candidates (skhubness's k-NN graph formula).
 
     Returns the score block (candidates 2 + MP, the others their cosine) and the candidates.
     """
-    _, cand = select_topk(C.copy(), kc, exclude)
+    # the candidates by topk's canonical cosines, which are symmetric (cos(x, y) is cos(y, x) to the
+    # bit) and equal to those of the neighbour lists: "farther than the pair" must compare alike
+    cc, cand = topk(Qb, T, kc, metric="dot", exclude=exclude, check_finite=False)
     q = C.shape[0]
     rows = np.arange(q)
-    dc = np.sqrt(_d2(C[rows[:, None], cand]))
+    dc = np.sqrt(_d2(cc))
     xi, xd = qs["idx"], qs["d"]  # the query's K source neighbours and distances
     me = np.full(q, -1, dtype=np.int64) if own_rows is None else own_rows
     mp = np.empty(cand.shape)
@@ -238,13 +241,16 @@ def _blocks(metric, Q, T, S, knn, k_cand, exclude, query_rows, stats, memory_bud
         else:
             qs_all = _stats(Q, S, metric, knn, memory_budget=memory_budget)
     starts = row_blocks(Q.shape[0], block_rows(T.shape[0], _ITEM, memory_budget))
+    # cosines in float64: d = √(2 − 2 cos) of near pairs needs the digits, and the scores then do not
+    # depend (beyond float64 rounding) on how the blocks cut the queries
+    T64 = T.astype(np.float64).T
     for s, t in progress_bar(starts, total=len(starts), desc=f"{metric} top-k", progress=progress, unit="block"):
-        C = Q[s:t] @ T.T
+        C = Q[s:t].astype(np.float64) @ T64
         qs = None if qs_all is None else {name: v[s:t] for name, v in qs_all.items()}
         bex = None if ex is None else [ex[1][ex[0][i]:ex[0][i + 1]] for i in range(s, t)]
         if metric == "mp":
             own = None if query_rows is None else np.asarray(query_rows[s:t])
-            yield s, t, _mp_scores(C, qs, ts, k_cand, m, bex, own), bex
+            yield s, t, _mp_scores(C, Q[s:t], T, qs, ts, k_cand, m, bex, own), bex
         else:
             yield s, t, _scores(metric, C, qs, ts, m), bex
 
@@ -280,7 +286,7 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         The space the neighbourhood statistics run over: the mapped source space for
         cross-lingual retrieval. Default: the database itself, each row leaving itself out.
     knn : int
-        K, the neighbourhood size (for ``"mp"`` also the least number of candidates re-ranked).
+        K, the neighbourhood size (for ``"mp"`` also the number of candidates re-ranked).
     exclude : optional
         Database rows never returned, per query, in any form :func:`embgeo.neighbors.topk` takes.
     query_rows : int array (q,), optional
@@ -294,7 +300,9 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
     Returns
     -------
     scores : float64 array (q, k)
-        The similarity of the criterion, best first (see the module notes).
+        The similarity of the criterion, best first (see the module notes). ``"mp"`` re-ranks each
+        query's K nearest targets (so K must exceed k to change the list); targets beyond them
+        follow by cosine, scored cos − 2 (below every MP value).
     indices : int64 array (q, k)
         Ties go to the lower database row.
 
@@ -308,9 +316,8 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
     if query_rows is not None and source is not None:
         raise ValueError("query_rows= names rows of the database, whose statistics are the queries' only "
                          "when the database is its own source (source=None)")
-    k_cand = max(int(k), knn)
-    if metric == "mp":
-        k_cand = min(k_cand, T.shape[0] - (0 if exclude is None else 1))
+    # MP re-ranks each query's K nearest targets (fewer when exclusions leave fewer), whatever k
+    k_cand = min(knn, T.shape[0] - (0 if exclude is None else 1))
     out_s, out_i = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
     for s, t, B, bex in _blocks(metric, Q, T, S, knn, k_cand, exclude, query_rows, stats, memory_budget,
                                 progress):
