@@ -33,7 +33,8 @@ moments and list (MP needs them) are those of x among the source words too, whic
 golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it):
 
 * Its empirical MP is computed on a K-nearest-neighbour graph only, the "approximate" MP that
-  embgeo follows: a query's candidates are its top K targets by cosine, re-ranked by MP;
+  embgeo follows: a query's candidates are its top K targets by cosine, re-ranked by MP (equal
+  MP values, which are counts, by cosine, as scikit-hubness's sort leaves them; then the lower row);
   j runs over the union of the K-NN lists of x and y, a point missing from a list counts as
   farther than the pair, and a pair farther apart than y's K-th neighbour gets MP = 0. Targets
   outside the candidates rank after them, by cosine (BLI's ranks). The exact MP of the paper
@@ -51,7 +52,7 @@ golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import ndtr, ndtri
 
 from .. import backend as xb
 from ..blocking import block_rows, row_blocks
@@ -154,20 +155,29 @@ def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, 
 
 
 def _moments(X, S, self_rows, memory_budget, progress):
-    """Mean and population standard deviation of every row's distances to the rows of ``S``."""
+    """Mean and population standard deviation of every row's distances to the rows of ``S``.
+
+    Two passes over each block of full rows, in the inputs' dtype, summed in float64; a row's own
+    distance (``self_rows``) is set to 0 and taken out of the count and of the squared deviations.
+    """
     n, m = X.shape[0], S.shape[0]
     mu, sd = np.empty(n), np.empty(n)
-    S64 = S.astype(np.float64).T
     starts = row_blocks(n, block_rows(m, _ITEM, memory_budget))
     for s, t in progress_bar(starts, total=len(starts), desc="MP moments", progress=progress, unit="block"):
-        d = np.sqrt(_d2(X[s:t].astype(np.float64) @ S64))
+        d = X[s:t] @ S.T
+        np.multiply(d, -2, out=d)
+        d += 2
+        np.sqrt(np.maximum(d, 0, out=d), out=d)
+        cnt = m
         if self_rows is not None:
-            d[np.arange(t - s), self_rows[s:t]] = np.nan  # the word itself is not among the others
-            mu[s:t] = np.nanmean(d, axis=1)
-            sd[s:t] = np.nanstd(d, axis=1)
-        else:
-            mu[s:t] = d.mean(axis=1)
-            sd[s:t] = d.std(axis=1)
+            d[np.arange(t - s), self_rows[s:t]] = 0  # the word itself is not among the others
+            cnt = m - 1
+        mu[s:t] = d.sum(axis=1, dtype=np.float64) / cnt
+        d -= mu[s:t, None].astype(d.dtype)
+        ss = np.einsum("ij,ij->i", d, d, dtype=np.float64)
+        if self_rows is not None:
+            ss -= mu[s:t] ** 2
+        sd[s:t] = np.sqrt(np.maximum(ss / cnt, 0))
     return {"mu": mu, "sd": sd}
 
 
@@ -176,83 +186,156 @@ def _positive(r):
     return np.maximum(r, np.finfo(np.float64).tiny)
 
 
-def _scores(metric, C, qs, ts, m):
-    """Score block of one block of queries (cosines ``C``) against all targets; higher is better.
-
-    For ``"mp"`` the MP values of the candidates are shifted by 2, above every cosine, and the
-    other targets keep their cosine: candidates first, the rest after them by cosine.
-    """
-    if metric == "mp":
-        return C  # see _mp_scores
-    d2 = _d2(C)
-    if metric == "ls":
-        return -d2 / _positive(ts["r"])
-    if metric == "cdm":
-        return -np.sqrt(d2) / np.sqrt(_positive(ts["r"]))
-    if metric == "dsl":
-        d2 -= ts["e"]
-        return np.negative(d2, out=d2)
-    d = np.sqrt(d2, out=d2)
+def _scores(C, qs, ts):
+    """Gaussian MP of one block of queries (cosines ``C``, float64) against all targets."""
+    d = np.sqrt(_d2(C))
     px = ndtr((qs["mu"][:, None] - d) / _positive(qs["sd"])[:, None])
     d -= ts["mu"]
     d /= -_positive(ts["sd"])
     return px * ndtr(d, out=d)
 
 
-def _mp_scores(C, Qb, T, qs, ts, kc, m, exclude, own_rows):
+def _mp_rerank(Qb, T, qs, ts, kc, m, exclude, own_rows, own):
     """Empirical MP of each query's top-``kc`` cosine candidates (skhubness's k-NN graph formula).
 
-    Returns the score block (candidates 2 + MP, the others their cosine) and the candidates.
+    ``own``: the database is its own source, so a candidate y is also a source row (j ≠ y).
+    Returns the candidates (q, kc), their MP values and their cosines.
     """
     # the candidates by topk's canonical cosines, which are symmetric (cos(x, y) is cos(y, x) to the
     # bit) and equal to those of the neighbour lists: "farther than the pair" must compare alike
     cc, cand = topk(Qb, T, kc, metric="dot", exclude=exclude, check_finite=False)
-    q = C.shape[0]
-    rows = np.arange(q)
+    q = Qb.shape[0]
     dc = np.sqrt(_d2(cc))
     xi, xd = qs["idx"], qs["d"]  # the query's K source neighbours and distances
-    me = np.full(q, -1, dtype=np.int64) if own_rows is None else own_rows
+    me = np.full((q, 1), -1, dtype=np.int64) if own_rows is None else np.asarray(own_rows).reshape(-1, 1)
+    # d(x, j) of any source row j: one dense row per query of the block (+inf off x's list)
+    rows = np.arange(q)[:, None]
+    table = np.full((q, m), np.inf)
+    table[rows, xi] = xd
     mp = np.empty(cand.shape)
     for p in range(kc):
-        y, d = cand[:, p], dc[:, p:p + 1]
-        yi, yd = ts["idx"][y], ts["d"][y]
-        same = xi[:, :, None] == yi[:, None, :]
-        d_y_of_xj = np.where(same, yd[:, None, :], np.inf).min(axis=2)  # inf: j not in y's list
-        from_x = (xd > d) & (d_y_of_xj > d) & (xi != y[:, None]) & (xi != me[:, None])
-        from_y = ~same.any(axis=1) & (yd > d) & (yi != y[:, None]) & (yi != me[:, None])
-        count = from_x.sum(axis=1) + from_y.sum(axis=1)
+        y, d = cand[:, p:p + 1], dc[:, p:p + 1]
+        yi, yd = ts["idx"][y[:, 0]], ts["d"][y[:, 0]]
+        d_x = table[rows, yi]  # d(x, j) for j in y's list
+        not_y = (xi != y) if own else True
+        # j in x's list, farther from x than y is ...
+        far_x = ((xd > d) & not_y & (xi != me)).sum(axis=1)
+        # ... minus those also in y's list (they count only if farther from y too, below) ...
+        shared_far = (np.isfinite(d_x) & (d_x > d)).sum(axis=1)
+        # ... plus the j of y's list farther from both (off x's list: farther from x than y is)
+        far_y = ((d_x > d) & (yd > d) & (yi != me) & ((yi != y) if own else True)).sum(axis=1)
+        count = far_x - shared_far + far_y
         # beyond y's K-th neighbour (or x's) nothing is known to be farther from both
         count[(d[:, 0] >= yd[:, -1]) | (d[:, 0] > xd[:, -1])] = 0
         mp[:, p] = count / m
+    return cand, mp, cc
+
+
+def _mp_scores(C, Qb, T, qs, ts, kc, m, exclude, own_rows, own):
+    """The score block for MP: the candidates 2 + MP, above every cosine; the others their cosine."""
+    cand, mp, cc = _mp_rerank(Qb, T, qs, ts, kc, m, exclude, own_rows, own)
     S = C.astype(np.float64)
-    S[rows[:, None], cand] = 2.0 + mp
+    # MP values are counts / m: equal ones go to the nearer pair, a share of (cos + 1) / 2 of
+    # 1 / (2m), below the step between two MP values
+    S[np.arange(C.shape[0])[:, None], cand] = 2.0 + mp + (cc + 1.0) / (4.0 * m)
     return S
 
 
-def _blocks(metric, Q, T, S, knn, k_cand, exclude, query_rows, stats, memory_budget, progress):
-    """(start, stop, score block) of every block of queries: the one blocked pass of both entry points."""
-    m = S.shape[0]
-    ts = stats
+def _factors(metric, Q, T, ts):
+    """[x̂, 1] and [w_y ŷ, b_y], whose dot products rank as LS, CDM or DSL (float32 factors).
+
+    −d²/σ_y = (2 cos − 2)/σ_y; CDM's −d/√μ_y ranks as −d²/μ_y; DSL's −(d² − e_y) = 2 cos + e_y − 2.
+    So these three are one GEMM-and-heap search of the fused engine, as CSLS is.
+    """
+    if metric == "dsl":
+        w, b = np.full(T.shape[0], 2.0), ts["e"] - 2.0
+    else:
+        r = _positive(ts["r"])
+        w, b = 2.0 / r, -2.0 / r
+    Qa = np.concatenate([Q, np.ones((Q.shape[0], 1), dtype=Q.dtype)], axis=1)
+    Ta = np.concatenate([T * w[:, None].astype(T.dtype), b[:, None].astype(T.dtype)], axis=1)
+    return Qa, Ta
+
+
+def _pair_scores(metric, Q, T, rows, cols, qs, ts):
+    """Exact float64 scores of the pairs (rows[i], cols[i]) (``qs`` indexed like ``rows``)."""
+    cos = np.einsum("ij,ij->i", Q[rows].astype(np.float64), T[cols].astype(np.float64))
+    d2 = _d2(cos)
+    if metric == "ls":
+        return -d2 / _positive(ts["r"][cols])
+    if metric == "cdm":
+        return -np.sqrt(d2) / np.sqrt(_positive(ts["r"][cols]))
+    if metric == "dsl":
+        return ts["e"][cols] - d2
+    d = np.sqrt(d2)
+    return (ndtr((qs["mu"][rows] - d) / _positive(qs["sd"][rows]))
+            * ndtr((ts["mu"][cols] - d) / _positive(ts["sd"][cols])))
+
+
+def _gauss_block(Qb, T, k, qs, ts, bex):
+    """Top-k (scores, rows) of one block by Gaussian MP, scoring only the pairs that can enter (exact).
+
+    MP(x, y) ≤ SF(d; μ_x, σ_x), which falls with d: the k-th best score L among the query's nearest
+    targets bounds the k-th best overall from below, so only targets with SF(d; μ_x, σ_x) ≥ L, i.e.
+    d ≤ μ_x − σ_x Φ⁻¹(L), are scored (the normal CDFs are the cost, not the GEMM).
+    """
+    q, n = Qb.shape[0], T.shape[0]
+    most = n - (0 if bex is None else max((len(e) for e in bex), default=0))
+    M = min(most, max(4 * k, 64))
+    _, ci = topk(Qb, T, M, metric="dot", exclude=bex, check_finite=False)
+    rows = np.repeat(np.arange(q), M)
+    sc = _pair_scores("mp-gauss", Qb, T, rows, ci.ravel(), qs, ts).reshape(q, M)
+    L = -np.partition(-sc, k - 1, axis=1)[:, k - 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reach = np.maximum(qs["mu"] - _positive(qs["sd"]) * ndtri(L), 0.0)
+    # a margin far above float32 rounding of the cosines: it only adds pairs to score
+    cos_min = 1.0 - reach ** 2 / 2.0 - 1e-4
+    keep = Qb @ T.T >= cos_min[:, None].astype(T.dtype)
+    for i, e in enumerate(bex or ()):
+        keep[i, e] = False
+    r, c = np.nonzero(keep)
+    sc = _pair_scores("mp-gauss", Qb, T, r, c, qs, ts)
+    # the k best of each row's survivors: score, then the lower row (every row keeps at least k)
+    order = np.lexsort((c, -sc, r))
+    first = np.searchsorted(r[order], np.arange(q))[:, None] + np.arange(k)
+    pick = order[first]
+    return sc[pick], c[pick]
+
+
+def _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress):
+    """(start, stop, exclusions, query statistics) of every block of queries."""
     ex = exclusion_csr(exclude, Q.shape[0], T.shape[0])
     qs_all = None
     if metric in ("mp", "mp-gauss"):
         if query_rows is not None:
-            qs_all = {name: v[query_rows] for name, v in ts.items()}
+            qs_all = {name: v[query_rows] for name, v in stats.items()}
         else:
             qs_all = _stats(Q, S, metric, knn, memory_budget=memory_budget)
-    starts = row_blocks(Q.shape[0], block_rows(T.shape[0], _ITEM, memory_budget))
-    # cosines in float64: d = √(2 − 2 cos) of near pairs needs the digits, and the scores then do not
-    # depend (beyond float64 rounding) on how the blocks cut the queries
-    T64 = T.astype(np.float64).T
-    for s, t in progress_bar(starts, total=len(starts), desc=f"{metric} top-k", progress=progress, unit="block"):
-        C = Q[s:t].astype(np.float64) @ T64
+    # full rows of the database (the score blocks) or of the source (MP's table of the query's list)
+    starts = row_blocks(Q.shape[0], block_rows(max(T.shape[0], S.shape[0]), _ITEM, memory_budget))
+    for s, t in progress_bar(starts, total=len(starts), desc=metric, progress=progress, unit="block"):
         qs = None if qs_all is None else {name: v[s:t] for name, v in qs_all.items()}
         bex = None if ex is None else [ex[1][ex[0][i]:ex[0][i + 1]] for i in range(s, t)]
+        yield s, t, bex, qs
+
+
+def _blocks(metric, Q, T, S, knn, stats, memory_budget, progress):
+    """(start, stop, full-row score block) of every block of queries, ranked as :func:`reduction_topk`."""
+    if metric in ("ls", "cdm", "dsl"):
+        Qa, Ta = _factors(metric, Q, T, stats)
+        TaT = Ta.T
+    else:
+        # cosines in float64: d = √(2 − 2 cos) of near pairs needs the digits
+        T64 = T.astype(np.float64).T
+    for s, t, _, qs in _query_blocks(metric, Q, T, S, knn, None, None, stats, memory_budget, progress):
+        if metric in ("ls", "cdm", "dsl"):
+            yield s, t, Qa[s:t] @ TaT
+            continue
+        C = Q[s:t].astype(np.float64) @ T64
         if metric == "mp":
-            own = None if query_rows is None else np.asarray(query_rows[s:t])
-            yield s, t, _mp_scores(C, Q[s:t], T, qs, ts, k_cand, m, bex, own), bex
+            yield s, t, _mp_scores(C, Q[s:t], T, qs, stats, min(knn, T.shape[0]), S.shape[0], None, None, S is T)
         else:
-            yield s, t, _scores(metric, C, qs, ts, m), bex
+            yield s, t, _scores(C, qs, stats)
 
 
 def _prepare(queries, database, metric, knn, source, stats, memory_budget, progress):
@@ -304,7 +387,8 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         query's K nearest targets (so K must exceed k to change the list); targets beyond them
         follow by cosine, scored cos − 2 (below every MP value).
     indices : int64 array (q, k)
-        Ties go to the lower database row.
+        Ties go to the lower database row (for ``"mp"``, equal MP values go to the higher cosine
+        first).
 
     Raises
     ------
@@ -318,12 +402,31 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
                          "when the database is its own source (source=None)")
     # MP re-ranks each query's K nearest targets (fewer when exclusions leave fewer), whatever k
     k_cand = min(knn, T.shape[0] - (0 if exclude is None else 1))
+    if metric in ("ls", "cdm", "dsl"):
+        # one search of the fused engine on factors that rank alike; the scores of the pairs it
+        # returns are then recomputed exactly
+        Qa, Ta = _factors(metric, Q, T, stats)
+        _, idx = topk(Qa, Ta, k, metric="dot", exclude=exclude, memory_budget=memory_budget, progress=progress,
+                      check_finite=False)
+        rows = np.repeat(np.arange(Q.shape[0]), idx.shape[1])
+        return _pair_scores(metric, Q, T, rows, idx.ravel(), None, stats).reshape(idx.shape), idx
     out_s, out_i = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
-    for s, t, B, bex in _blocks(metric, Q, T, S, knn, k_cand, exclude, query_rows, stats, memory_budget,
-                                progress):
-        out_s[s:t], out_i[s:t] = select_topk(B, k, bex)
-    if metric == "mp":
-        out_s -= 2.0
+    for s, t, bex, qs in _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress):
+        own = None if query_rows is None else np.asarray(query_rows[s:t])
+        if metric == "mp" and k <= k_cand:
+            # the k best of the K candidates: MP first, then the lower row
+            cand, mp, cc = _mp_rerank(Q[s:t], T, qs, stats, k_cand, S.shape[0], bex, own, S is T)
+            order = np.lexsort((cand, -cc, -mp), axis=1)[:, :k]
+            out_s[s:t], out_i[s:t] = np.take_along_axis(mp, order, axis=1), np.take_along_axis(cand, order, axis=1)
+        elif metric == "mp":
+            B = _mp_scores(Q[s:t].astype(np.float64) @ T.astype(np.float64).T, Q[s:t], T, qs, stats, k_cand,
+                           S.shape[0], bex, own, S is T)
+            out_s[s:t], out_i[s:t] = select_topk(B, k, bex)
+            cand_rows = out_s[s:t] >= 2.0
+            out_s[s:t] -= 2.0  # the candidates' MP values (the cosine share taken off below); the rest cos − 2
+            out_s[s:t][cand_rows] = np.floor(out_s[s:t][cand_rows] * S.shape[0] + 1e-6) / S.shape[0]
+        else:
+            out_s[s:t], out_i[s:t] = _gauss_block(Q[s:t], T, k, qs, stats, bex)
     return out_s, out_i
 
 
@@ -344,7 +447,7 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, knn: int = 
         raise ValueError(f"{len(gold)} gold lists for {Q.shape[0]} queries")
     ranks = np.empty(Q.shape[0], dtype=np.int64)
     cols = np.arange(T.shape[0])
-    for s, t, B, _ in _blocks(metric, Q, T, S, knn, knn, None, None, stats, memory_budget, progress):
+    for s, t, B in _blocks(metric, Q, T, S, knn, stats, memory_budget, progress):
         for i in range(s, t):
             row, g = B[i - s], np.asarray(gold[i], dtype=np.int64)
             best = g[np.lexsort((g, -row[g]))[0]]  # the best gold row: highest score, then lowest row
