@@ -157,28 +157,29 @@ def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, 
 def _moments(X, S, self_rows, memory_budget, progress):
     """Mean and population standard deviation of every row's distances to the rows of ``S``.
 
-    Two passes over each block of full rows, in the inputs' dtype, summed in float64; a row's own
-    distance (``self_rows``) is set to 0 and taken out of the count and of the squared deviations.
+    Σ_j d² = Σ_j (2 − 2 x·s_j) = 2m − 2 x·Σ_j s_j needs no pass; Σ_j d is one pass over blocks of full
+    rows in the inputs' dtype, summed in float64. A row's own distance (``self_rows``) is taken out
+    of both sums and of the count.
     """
     n, m = X.shape[0], S.shape[0]
-    mu, sd = np.empty(n), np.empty(n)
+    X64 = X.astype(np.float64)
+    total = S.sum(axis=0, dtype=np.float64)
+    sq = 2.0 * m - 2.0 * (X64 @ total)
+    cnt = m
+    if self_rows is not None:
+        sq -= np.maximum(2.0 - 2.0 * np.einsum("ij,ij->i", X64, X64), 0.0)
+        cnt = m - 1
+    mu = np.empty(n)
     starts = row_blocks(n, block_rows(m, _ITEM, memory_budget))
     for s, t in progress_bar(starts, total=len(starts), desc="MP moments", progress=progress, unit="block"):
         d = X[s:t] @ S.T
         np.multiply(d, -2, out=d)
         d += 2
         np.sqrt(np.maximum(d, 0, out=d), out=d)
-        cnt = m
         if self_rows is not None:
             d[np.arange(t - s), self_rows[s:t]] = 0  # the word itself is not among the others
-            cnt = m - 1
         mu[s:t] = d.sum(axis=1, dtype=np.float64) / cnt
-        d -= mu[s:t, None].astype(d.dtype)
-        ss = np.einsum("ij,ij->i", d, d, dtype=np.float64)
-        if self_rows is not None:
-            ss -= mu[s:t] ** 2
-        sd[s:t] = np.sqrt(np.maximum(ss / cnt, 0))
-    return {"mu": mu, "sd": sd}
+    return {"mu": mu, "sd": np.sqrt(np.maximum(sq / cnt - mu ** 2, 0.0))}
 
 
 def _positive(r):
@@ -257,9 +258,11 @@ def _factors(metric, Q, T, ts):
     return Qa, Ta
 
 
-def _pair_scores(metric, Q, T, rows, cols, qs, ts):
-    """Exact float64 scores of the pairs (rows[i], cols[i]) (``qs`` indexed like ``rows``)."""
-    cos = np.einsum("ij,ij->i", Q[rows].astype(np.float64), T[cols].astype(np.float64))
+def _pair_scores(metric, Q, T, rows, cols, qs, ts, cos=None):
+    """Float64 scores of the pairs (rows[i], cols[i]) (``qs`` indexed like ``rows``), from their
+    cosines ``cos`` (default: computed here in float64)."""
+    if cos is None:
+        cos = np.einsum("ij,ij->i", Q[rows].astype(np.float64), T[cols].astype(np.float64))
     d2 = _d2(cos)
     if metric == "ls":
         return -d2 / _positive(ts["r"][cols])
@@ -275,35 +278,38 @@ def _pair_scores(metric, Q, T, rows, cols, qs, ts):
 def _gauss_block(Qb, T, k, qs, ts, bex):
     """Top-k (scores, rows) of one block by Gaussian MP, scoring only the pairs that can enter (exact).
 
-    MP(x, y) ≤ SF(d; μ_x, σ_x), which falls with d: the k-th best score L among the query's nearest
-    targets bounds the k-th best overall from below, so only targets with SF(d; μ_x, σ_x) ≥ L, i.e.
-    d ≤ μ_x − σ_x Φ⁻¹(L), are scored (the normal CDFs are the cost, not the GEMM).
+    MP(x, y) ≤ SF(d; μ_x, σ_x), which falls with d: the k-th best score L among a query's M nearest
+    targets bounds its k-th best overall from below, so a target with SF(d; μ_x, σ_x) < L, i.e.
+    d > μ_x − σ_x Φ⁻¹(L), cannot enter. When the M-th nearest is already that far, the M nearest hold
+    the answer; the other queries search again with 4M (the normal CDFs are the cost, not the search).
     """
     q, n = Qb.shape[0], T.shape[0]
     most = n - (0 if bex is None else max((len(e) for e in bex), default=0))
     M = min(most, max(4 * k, 64))
-    _, ci = topk(Qb, T, M, metric="dot", exclude=bex, check_finite=False)
-    rows = np.repeat(np.arange(q), M)
-    sc = _pair_scores("mp-gauss", Qb, T, rows, ci.ravel(), qs, ts).reshape(q, M)
-    L = -np.partition(-sc, k - 1, axis=1)[:, k - 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        reach = np.maximum(qs["mu"] - _positive(qs["sd"]) * ndtri(L), 0.0)
-    # a margin far above float32 rounding of the cosines: it only adds pairs to score
-    cos_min = 1.0 - reach ** 2 / 2.0 - 1e-4
-    keep = Qb @ T.T >= cos_min[:, None].astype(T.dtype)
-    for i, e in enumerate(bex or ()):
-        keep[i, e] = False
-    r, c = np.nonzero(keep)
-    sc = _pair_scores("mp-gauss", Qb, T, r, c, qs, ts)
-    # the k best of each row's survivors: score, then the lower row (every row keeps at least k)
-    order = np.lexsort((c, -sc, r))
-    first = np.searchsorted(r[order], np.arange(q))[:, None] + np.arange(k)
-    pick = order[first]
-    return sc[pick], c[pick]
+    out_s, out_i = np.empty((q, k)), np.empty((q, k), dtype=np.int64)
+    left = np.arange(q)
+    while left.size:
+        cc, ci = topk(Qb[left], T, M, metric="dot", exclude=None if bex is None else [bex[i] for i in left],
+                      check_finite=False)
+        # topk's canonical cosines: one rounding to the database dtype
+        sc = _pair_scores("mp-gauss", Qb, T, np.repeat(left, M), ci.ravel(), qs, ts, cc.ravel()).reshape(-1, M)
+        L = -np.partition(-sc, k - 1, axis=1)[:, k - 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reach = np.maximum(qs["mu"][left] - _positive(qs["sd"][left]) * ndtri(L), 0.0)
+        # a margin far above float32 rounding of the cosines: it only makes the test stricter
+        done = (M >= most) | (cc[:, -1] < 1.0 - reach ** 2 / 2.0 - 1e-4)
+        order = np.lexsort((ci, -sc), axis=1)[:, :k]  # score, then the lower row
+        out_s[left[done]] = np.take_along_axis(sc, order, axis=1)[done]
+        out_i[left[done]] = np.take_along_axis(ci, order, axis=1)[done]
+        left, M = left[~done], min(most, 4 * M)
+    return out_s, out_i
 
 
-def _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress):
-    """(start, stop, exclusions, query statistics) of every block of queries."""
+def _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress, width=None):
+    """(start, stop, exclusions, query statistics) of every block of queries.
+
+    Blocks hold ``width`` scores per query (default: full rows of the database or of the source).
+    """
     ex = exclusion_csr(exclude, Q.shape[0], T.shape[0])
     qs_all = None
     if metric in ("mp", "mp-gauss"):
@@ -312,7 +318,8 @@ def _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budge
         else:
             qs_all = _stats(Q, S, metric, knn, memory_budget=memory_budget)
     # full rows of the database (the score blocks) or of the source (MP's table of the query's list)
-    starts = row_blocks(Q.shape[0], block_rows(max(T.shape[0], S.shape[0]), _ITEM, memory_budget))
+    width = max(T.shape[0], S.shape[0]) if width is None else width
+    starts = row_blocks(Q.shape[0], block_rows(width, _ITEM, memory_budget))
     for s, t in progress_bar(starts, total=len(starts), desc=metric, progress=progress, unit="block"):
         qs = None if qs_all is None else {name: v[s:t] for name, v in qs_all.items()}
         bex = None if ex is None else [ex[1][ex[0][i]:ex[0][i + 1]] for i in range(s, t)]
@@ -411,7 +418,10 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         rows = np.repeat(np.arange(Q.shape[0]), idx.shape[1])
         return _pair_scores(metric, Q, T, rows, idx.ravel(), None, stats).reshape(idx.shape), idx
     out_s, out_i = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
-    for s, t, bex, qs in _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress):
+    # Gaussian MP holds a few hundred scores per query (see _gauss_block), not full rows
+    width = 16 * max(4 * k, 64) if metric == "mp-gauss" else None
+    for s, t, bex, qs in _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress,
+                                       width):
         own = None if query_rows is None else np.asarray(query_rows[s:t])
         if metric == "mp" and k <= k_cand:
             # the k best of the K candidates: MP first, then the lower row
