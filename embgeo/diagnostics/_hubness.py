@@ -33,7 +33,8 @@ class HubnessResult(Display):
     ----------
     k : int
     retrieval : str
-        The criterion that built the lists ("nn", "csls", "isf", or ``"fuzzy:<measure>"``).
+        The criterion that built the lists ("nn", "csls", "isf", a hubness reduction of
+        :data:`embgeo.neighbors.REDUCTION_METRICS`, or ``"fuzzy:<measure>"``).
     k_occurrence : ndarray of int64, shape (n_database,)
         N_k of every database row: in how many of the queries' k-NN lists it appears.
     skewness : float

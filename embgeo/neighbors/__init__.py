@@ -15,6 +15,8 @@ and :func:`self_topk` gives every row's neighbours among the others (synonym tab
 * ``_screening``: canonical scores (the same bits whatever the tiling or sharding) and the
   certified screened search;
 * ``_ranking``: the merge of ranked lists;
+* ``_reduction``: the hubness reductions (mutual proximity, local scaling, NICDM, DisSimLocal),
+  :func:`reduction_topk` and its statistics;
 * ``_dask``: the engine over row shards on a Dask cluster (``backend="dask"``), which stands on
   :mod:`embgeo.distributed` (the client and the shards);
 * :mod:`embgeo.neighbors.faiss_index` (public): FAISS indexes, exact and approximate.

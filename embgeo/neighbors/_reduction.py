@@ -385,7 +385,9 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
     stats : dict, optional
         :func:`reduction_stats` of the database over the source, computed earlier.
     memory_budget, progress
-        As in :func:`embgeo.neighbors.topk`: the score blocks are full rows of the database.
+        As in :func:`embgeo.neighbors.topk`. LS, CDM and DSL are one :func:`~embgeo.neighbors.topk`
+        search; ``"mp"`` holds blocks of full source rows (its table of each query's list),
+        ``"mp-gauss"`` blocks of full rows for its moments and a few hundred scores per query after.
 
     Returns
     -------
