@@ -141,7 +141,7 @@ def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, 
                     progress=progress, check_finite=False)
     d = np.sqrt(_d2(cos))
     if metric == "mp":
-        return {"idx": idx, "d": d}
+        return {"idx": idx, "d": d, "cos": cos}
     if metric == "ls":
         return {"r": d[:, -1]}
     if metric == "cdm":
@@ -204,7 +204,13 @@ def _mp_rerank(Qb, T, qs, ts, kc, m, exclude, own_rows, own):
     """
     # the candidates by topk's canonical cosines, which are symmetric (cos(x, y) is cos(y, x) to the
     # bit) and equal to those of the neighbour lists: "farther than the pair" must compare alike
-    cc, cand = topk(Qb, T, kc, metric="dot", exclude=exclude, check_finite=False)
+    if own and own_rows is not None and kc == qs["idx"].shape[1] and exclude is not None and all(
+            len(e) == 1 and e[0] == r for e, r in zip(exclude, own_rows)):
+        # words among their own vocabulary, leaving only themselves out: the candidates are their
+        # lists, which the statistics' pass found by the same search
+        cc, cand = qs["cos"], qs["idx"]
+    else:
+        cc, cand = topk(Qb, T, kc, metric="dot", exclude=exclude, check_finite=False)
     q = Qb.shape[0]
     dc = np.sqrt(_d2(cc))
     xi, xd = qs["idx"], qs["d"]  # the query's K source neighbours and distances
