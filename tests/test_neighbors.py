@@ -612,8 +612,9 @@ def test_the_engine_modules_never_import_the_facade_above_them():
 def test_the_package_exports_its_functions_and_criteria_tables():
     functions = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search",
                  "most_similar", "merge_topk", "select_topk", "self_topk", "check_backend", "check_metric",
-                 "check_retrieval"]
-    tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS"]
+                 "check_retrieval", "reduction_topk", "reduction_ranks", "reduction_stats"]
+    tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS",
+              "VALID_RETRIEVALS"]
     assert sorted(nb.__all__) == sorted(functions + tables)
     assert all(callable(getattr(nb, name)) for name in functions)
 
