@@ -49,11 +49,12 @@ def test_retrieval_tables_drive_retrieve_bli_induction_and_the_cli(rng):
 
     X, Z = rng.standard_normal((40, 5)), rng.standard_normal((50, 5))
     assert neighbors.VALID_RETRIEVALS["exact"] == tuple(neighbors.RETRIEVAL_METRICS)
-    for r in ("nn", "csls", "isf", "dot", "invnn", "cosine"):
+    for r in ("nn", "csls", "isf", "dot", "invnn", "mp", "ls", "cosine"):
         if r in neighbors.VALID_RETRIEVALS["exact"]:
             retrieve(X[:3], Z, 2, r, source=X)
         else:
-            with pytest.raises(ValueError, match="retrieval must be 'nn', 'csls', 'isf', 'dot' or 'invnn'.*plain nearest"):
+            with pytest.raises(ValueError, match="retrieval must be 'nn', 'csls', 'isf', 'dot', 'invnn', 'mp', 'mp-gauss', 'ls', 'cdm' or "
+                               "'dsl'.*plain nearest"):
                 retrieve(X[:3], Z, 2, r, source=X)
         if r in neighbors.VALID_RETRIEVALS["induction"]:
             induce_dictionary(X, Z, retrieval=r)

@@ -647,8 +647,9 @@ def test_search_refuses_an_option_its_metric_does_not_take(small_embeddings):
 def test_the_package_exports_its_functions_and_criteria_tables():
     functions = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search",
                  "most_similar", "merge_topk", "select_topk", "self_topk", "check_backend", "check_metric",
-                 "check_retrieval"]
-    tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS"]
+                 "check_retrieval", "reduction_topk", "reduction_ranks", "reduction_stats"]
+    tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS",
+              "VALID_RETRIEVALS"]
     engines = ["Exact", "Dask", "Cuda", "Faiss"]
     assert sorted(nb.__all__) == sorted(functions + tables + engines)
     assert all(callable(getattr(nb, name)) for name in functions)

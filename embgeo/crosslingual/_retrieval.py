@@ -3,7 +3,8 @@ product and inverted nearest neighbour (Dinu et al. 2015)."""
 from __future__ import annotations
 
 from .. import backend as xb
-from ..neighbors import check_retrieval, csls_topk, isf_log_partition, isf_topk, knn_mean_similarity, topk
+from ..neighbors import (REDUCTION_METRICS, check_retrieval, csls_topk, isf_log_partition, isf_topk,
+                         knn_mean_similarity, reduction_topk, topk)
 from ..normalize import normalize
 from ._invnn import invnn_gold_ranks, invnn_topk
 
@@ -73,8 +74,9 @@ def retrieval_factors(queries, target, retrieval: str = "nn", *, source=None, cs
     (2017). Offline bilingual word vectors, orthogonal transformations and the inverted softmax.
     ICLR, eq. 4.
     """
-    if retrieval == "invnn":
-        raise ValueError("retrieval='invnn' ranks by inverted ranks, not by a score with factors: use "
+    if retrieval == "invnn" or retrieval in REDUCTION_METRICS:
+        what = "inverted ranks" if retrieval == "invnn" else "a hubness-reduced score"
+        raise ValueError(f"retrieval={retrieval!r} ranks by {what}, not by a score with factors: use "
                          "embgeo.crosslingual.retrieve or embgeo.evaluate.bli")
     xp, Q, T, S = _unit_spaces(queries, target, retrieval, source, csls_knn)
     if retrieval in ("nn", "dot"):
@@ -96,7 +98,7 @@ def _check(retrieval, source, csls_knn):
     if retrieval not in ("nn", "dot") and source is None:
         raise ValueError(f"retrieval={retrieval!r} needs source=, the mapped source vocabulary its "
                          "hubness correction runs over (e.g. the whole mapped source space)")
-    if retrieval == "csls" and int(csls_knn) < 1:
+    if (retrieval == "csls" or retrieval in REDUCTION_METRICS) and int(csls_knn) < 1:
         raise ValueError(f"csls_knn must be at least 1, got {csls_knn}")
 
 
@@ -148,7 +150,9 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
     :func:`embgeo.neighbors.knn_mean_similarity`; :func:`embgeo.neighbors.isf_topk` for ``"isf"``,
     as ``embgeo.neighbors.search(..., metric="isf")``; :func:`embgeo.neighbors.topk` of the
     factors for ``"nn"``); ties go to the lower target row. The accepted criteria are
-    :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
+    :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``. The hubness reductions
+    (``"mp"``, ``"mp-gauss"``, ``"ls"``, ``"cdm"``, ``"dsl"``: :func:`embgeo.neighbors.reduction_topk`)
+    take their neighbourhoods of ``csls_knn`` words over ``source``, for targets as CSLS's r_S does.
 
     Parameters
     ----------
@@ -176,7 +180,8 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
     scores, indices : arrays (q, k)
         Scores are the ranking scores up to a per-query constant (cosine for ``"nn"``,
         2 cos − r_S for ``"csls"``: the CSLS value plus r_T(x); log P(y | x) for ``"isf"``; x·y
-        for ``"dot"``; minus the inverted rank for ``"invnn"``).
+        for ``"dot"``; minus the inverted rank for ``"invnn"``; the reduced similarity of a hubness
+        reduction, see :func:`embgeo.neighbors.reduction_topk`).
 
     Raises
     ------
@@ -209,6 +214,10 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
     if retrieval == "invnn":
         _, Q, T, S = _unit_spaces(queries, target, retrieval, source, csls_knn)
         return invnn_topk(Q, T, S, int(k), memory_budget=memory_budget, progress=progress)
+    if retrieval in REDUCTION_METRICS:
+        _check(retrieval, source, csls_knn)
+        return reduction_topk(queries, target, k, metric=retrieval, source=source, knn=int(csls_knn),
+                              memory_budget=memory_budget, progress=progress)
     Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
                                memory_budget=memory_budget, progress=progress)
     return topk(Qa, Ta, k, metric="dot", memory_budget=memory_budget, progress=progress)

@@ -34,7 +34,8 @@ class HubnessResult(Display):
     k : int
         The length of every query's neighbour list.
     retrieval : str
-        The criterion that built the lists ("nn", "csls", "isf", or ``"fuzzy:<measure>"``).
+        The criterion that built the lists ("nn", "csls", "isf", a hubness reduction of
+        :data:`embgeo.neighbors.REDUCTION_METRICS`, or ``"fuzzy:<measure>"``).
     k_occurrence : ndarray of int64, shape (n_database,)
         N_k of every database row: in how many of the queries' k-NN lists it appears.
     skewness : float
@@ -235,11 +236,14 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         (:meth:`~embgeo.fuzzy.FuzzyEmbeddings.neighbors`, the certified search).
     k : int
         List length, 1 ≤ k < the number of candidates (k = 10 is the usual choice).
-    retrieval : {"nn", "csls", "isf"}
+    retrieval : {"nn", "csls", "isf", "mp", "mp-gauss", "ls", "cdm", "dsl"}
         The criterion (:data:`embgeo.neighbors.VALID_RETRIEVALS`): plain cosine, CSLS (Conneau
         et al. 2018, eq. 3, with r_S over the whole source space) or the inverted softmax (Smith
         et al. 2017, eq. 4); hubness is what the last two correct, so compare them with "nn".
-        A FuzzyEmbeddings takes "nn" only (its measure is the criterion).
+        The hubness reductions "mp", "mp-gauss", "ls", "cdm" and "dsl"
+        (:func:`embgeo.neighbors.reduction_topk`, neighbourhoods of ``csls_knn`` words over the
+        source space) run on the exact engine. A FuzzyEmbeddings takes "nn" only (its measure is
+        the criterion).
     queries : list of str or int array, optional
         The words (or rows) whose lists are counted; default all of ``model``. N_k is still
         counted over every candidate.
@@ -248,7 +252,7 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     hub_size : float
         Hubs are rows with N_k ≥ hub_size·k (scikit-hubness's default 2).
     csls_knn, isf_beta : int, float
-        K of CSLS's r terms and β of the inverted softmax.
+        K of CSLS's r terms (and of the hubness reductions' neighbourhoods) and β of the inverted softmax.
     measure : str
         The fuzzy measure of a FuzzyEmbeddings model.
     memory_budget : int, optional
@@ -286,8 +290,8 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
 
     neighbors.check_retrieval(retrieval)
     neighbors.check_backend(backend, neighbors.ARRAY_BACKENDS)
-    if retrieval == "isf" and backend != "exact":
-        raise ValueError(f"retrieval='isf' runs on backend='exact' only, got backend={backend!r}")
+    if (retrieval == "isf" or retrieval in neighbors.REDUCTION_METRICS) and backend != "exact":
+        raise ValueError(f"retrieval={retrieval!r} runs on backend='exact' only, got backend={backend!r}")
     if isinstance(model, FuzzyEmbeddings):
         return _fuzzy_hubness(model, k, retrieval, queries, target, hub_size, measure, memory_budget, backend,
                               progress)
@@ -342,6 +346,18 @@ def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, opts):
         return lambda Q, k, exclude: neighbors.csls_topk(
             Q, D, k, csls_knn=knn, r_database=r, r_queries=np.zeros(Q.shape[0]), exclude=exclude,
             backend=backend, **opts)[1]
+    if retrieval in neighbors.REDUCTION_METRICS:
+        if not (backend == "exact" or isinstance(backend, neighbors.Exact)):
+            raise ValueError(f"retrieval={retrieval!r} (a hubness reduction) runs on the exact engine only, "
+                             f"not {backend!r}")
+        # the statistics of every candidate over the source space, once (against itself: each
+        # word leaves itself out, and the queries' statistics are their rows')
+        own = S is D
+        source = None if own else S
+        stats = neighbors.reduction_stats(D, retrieval, csls_knn, source=source, **opts)
+        return lambda Q, k, exclude: neighbors.reduction_topk(
+            Q, D, k, metric=retrieval, source=source, knn=csls_knn, stats=stats, exclude=exclude,
+            query_rows=exclude if own else None, **opts)[1]
     lp = neighbors.isf_log_partition(D, S, isf_beta, **opts)
     return lambda Q, k, exclude: neighbors.isf_topk(Q, D, k, isf_beta=isf_beta, log_partition=lp, exclude=exclude,
                                                     **opts)[1]

@@ -31,6 +31,7 @@ from .. import backend as xb
 from ..display import Display, View
 from ..crosslingual import Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
+from ..neighbors import REDUCTION_METRICS, reduction_ranks
 from ..blocking import block_rows
 from ..progress import progress_bar
 from .similarity import _check_oov
@@ -265,12 +266,14 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
         Source and target vectors **in the shared space** (e.g. ``Mapper.transform(src, tgt)``).
     test_dictionary : list of (source, target) pairs, or a path (:func:`read_dictionary`)
         The gold translations; the queries are its distinct source words.
-    retrieval : {"nn", "csls", "isf", "dot", "invnn"}
+    retrieval : {"nn", "csls", "isf", "dot", "invnn", "mp", "mp-gauss", "ls", "cdm", "dsl"}
         Nearest neighbour (cosine), CSLS with ``csls_knn`` neighbours (Conneau et al. 2018, eq. 3),
         inverted softmax with inverse temperature ``isf_beta`` (Smith et al. 2017, eq. 4), the raw
         dot product (VecMap's ``eval_translation.py --dot``) or inverted nearest neighbour (Dinu,
         Lazaridou & Baroni 2015; VecMap's ``--retrieval invnn``; ranks from
-        :func:`embgeo.crosslingual.invnn_ranks`): :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
+        :func:`embgeo.crosslingual.invnn_ranks`), or a hubness reduction with neighbourhoods of
+        ``csls_knn`` words (:func:`embgeo.neighbors.reduction_ranks`):
+        :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["exact"]``.
     ks : tuple of int
         The P@k reported.
     csls_knn : int, default 10
@@ -364,6 +367,9 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     source = V if source_size is None else V[:int(source_size), ...]
     if retrieval == "invnn":
         ranks = invnn_ranks(Q, tgt.vectors, gold, source=source, memory_budget=memory_budget, progress=progress)
+    elif retrieval in REDUCTION_METRICS:
+        ranks = reduction_ranks(Q, tgt.vectors, gold, metric=retrieval, source=source, knn=int(csls_knn),
+                                memory_budget=memory_budget, progress=progress)
     else:
         Qa, Ta = retrieval_factors(Q, tgt.vectors, retrieval, source=source, csls_knn=csls_knn,
                                    isf_beta=isf_beta, memory_budget=memory_budget, progress=progress)

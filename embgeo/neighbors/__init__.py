@@ -17,6 +17,8 @@ and :func:`self_topk` gives every row's neighbours among the others (synonym tab
 * ``_screening``: canonical scores (the same bits whatever the tiling or sharding) and the
   certified screened search;
 * ``_ranking``: the merge of ranked lists;
+* ``_reduction``: the hubness reductions (mutual proximity, local scaling, NICDM, DisSimLocal),
+  :func:`reduction_topk` and its statistics;
 * ``_dask``: the engine over row shards on a Dask cluster (``backend="dask"``), which stands on
   :mod:`embgeo.distributed` (the client and the shards);
 * :mod:`embgeo.neighbors.faiss_index` (public): FAISS indexes, exact and approximate.
@@ -34,18 +36,22 @@ import numpy as np
 from .. import backend as xb
 from .. import linalg
 from . import _codes, _dask, _exact, _gensim
-from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, RETRIEVAL_METRICS, VALID_METRICS, VALID_RETRIEVALS,
+from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, REDUCTION_METRICS, RETRIEVAL_METRICS, VALID_METRICS,
+                        VALID_RETRIEVALS,
                         check_backend, check_metric, check_retrieval)
 from ._engines import Cuda, Dask, Exact, as_engine
 from ._exact import check_csls_knn, prepared_topk, select_topk
 from ._isf import isf_log_partition, isf_topk
 from ._ranking import merge_topk
+from ._reduction import reduction_ranks, reduction_stats, reduction_topk
 from ._screening import cached_screen_index
 from .faiss_index import Faiss, cached_faiss_index
 
-__all__ = ["Exact", "Dask", "Cuda", "Faiss", "topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search", "most_similar",
-           "merge_topk", "select_topk", "self_topk", "VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS",
-           "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval"]
+__all__ = ["Exact", "Dask", "Cuda", "Faiss", "topk", "csls_topk", "isf_topk", "isf_log_partition",
+           "knn_mean_similarity", "search", "most_similar", "merge_topk", "select_topk", "self_topk",
+           "reduction_topk", "reduction_ranks", "reduction_stats", "VALID_METRICS", "PAIRWISE_METRICS",
+           "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend",
+           "check_metric", "check_retrieval"]
 
 def _local(engine, *, screen: bool = True) -> dict:
     """The local engine's keyword arguments for an :class:`Exact` or :class:`Cuda` engine."""
@@ -411,7 +417,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend="exact", exc
         Words of ``e`` or query vectors.
     k : int, default 10
         Neighbours per query.
-    metric : {"cosine", "dot", "csls", "isf"}, default "cosine"
+    metric : {"cosine", "dot", "csls", "isf", "mp", "mp-gauss", "ls", "cdm", "dsl"}, default "cosine"
         :data:`VALID_METRICS` lists those of each engine. "csls" and "isf" treat the queries as
         the source space and ``e`` as the target (pass ``source=`` for the whole source space,
         or its precomputed term, ``r_database=`` for CSLS, ``log_partition=`` for isf; see
@@ -420,7 +426,10 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend="exact", exc
         ``e``: the term then costs one pass over all n² pairs, made once and kept with ``e``
         (per ``csls_knn``, or per ``isf_beta``). "isf" is the inverted softmax of BLI
         (``retrieval="isf"``, Smith et al. 2017, eq. 4), scores log P(y | x); it searches unit
-        copies of the vectors (:func:`isf_topk`) and runs on the exact engine only.
+        copies of the vectors (:func:`isf_topk`) and runs on the exact engine only. The hubness
+        reductions of :data:`REDUCTION_METRICS` (mutual proximity, local scaling, NICDM,
+        DisSimLocal: :func:`reduction_topk`) run on the exact engine too, with neighbourhoods of
+        ``csls_knn`` words over the whole of ``e`` (kept with ``e``), or over ``source=``.
     backend : {"exact", "faiss", "dask", "cuda"} or Exact or Faiss or Dask or Cuda, default "exact"
         The engine, as in :func:`topk`, or FAISS. ``Exact(screen=True)`` screens with the
         rotation index of ``e``, built on the first such call and kept with ``e`` (one per
@@ -433,7 +442,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend="exact", exc
     exclude_self : bool, default True
         Drop each query word from its own list (ignored for vector queries).
     csls_knn : int, default 10
-        K of the CSLS r terms.
+        K of the CSLS r terms, and of the hubness reductions' neighbourhoods.
     **kwargs
         ``memory_budget``, ``progress`` and ``exclude`` as in :func:`topk`; with
         ``metric="csls"`` also ``source``, ``r_database``, ``r_queries`` (:func:`csls_topk`);
@@ -482,6 +491,8 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend="exact", exc
         return _faiss_search(e, Q, k, metric, exclude, engine, kwargs)
     if metric == "isf":
         return _isf_search(e, Q, k, idx is not None, exclude, engine, kwargs)
+    if metric in REDUCTION_METRICS:
+        return _reduction_search(e, Q, k, metric, idx, exclude, csls_knn, kwargs)
     local = not isinstance(engine, Dask)
     inv = linalg.cached_inverse_norms(e, kwargs.get("memory_budget")) if local and metric != "dot" else None
     if metric == "csls":
@@ -523,6 +534,21 @@ def _isf_search(e, Q, k, words, exclude, engine, kwargs):
         kwargs["log_partition"] = linalg.derived(e, ("isf_log_partition", beta), lambda: isf_log_partition(
             V, V, beta, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
     return isf_topk(Q, e.vectors, k, isf_beta=beta, exclude=exclude, backend=engine, **kwargs)
+
+
+def _reduction_search(e, Q, k, metric, idx, exclude, knn, kwargs):
+    """:func:`search` with a hubness reduction (:func:`reduction_topk`), K = ``csls_knn``."""
+    unknown = set(kwargs) - {"source", "memory_budget", "progress"}
+    if unknown:
+        raise TypeError(f"search() with metric={metric!r} got unexpected keyword argument(s) "
+                        f"{', '.join(sorted(unknown))}")
+    if kwargs.get("source") is None:
+        # monolingual: the statistics run over the whole vocabulary and do not depend on the
+        # queries, so they are computed once per (metric, K) and kept with e
+        kwargs["stats"] = linalg.derived(e, ("reduction_stats", metric, knn), lambda: reduction_stats(
+            e.vectors, metric, knn, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
+        kwargs["query_rows"] = idx
+    return reduction_topk(Q, e.vectors, k, metric=metric, knn=knn, exclude=exclude, **kwargs)
 
 
 def _faiss_search(e, Q, k, metric, exclude, engine, kwargs):

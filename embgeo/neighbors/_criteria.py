@@ -14,7 +14,9 @@ Two vocabularies name the same scores:
   ``"nn"`` (plain nearest neighbour by cosine), ``"csls"``, ``"isf"``, ``"dot"`` (nearest neighbour
   by the raw dot product, no length normalisation: VecMap's ``eval_translation.py --dot``) and
   ``"invnn"`` (inverted nearest neighbour, Dinu, Lazaridou & Baroni 2015: the target for which the
-  query ranks best among the source words). :data:`RETRIEVAL_METRICS` gives the ``metric=`` that
+  query ranks best among the source words), and the hubness reductions of
+  :data:`REDUCTION_METRICS` (``"mp"``, ``"mp-gauss"``, ``"ls"``, ``"cdm"``, ``"dsl"``), which are
+  both ``metric=`` and ``retrieval=`` names. :data:`RETRIEVAL_METRICS` gives the ``metric=`` that
   ranks as each retrieval criterion does (None for ``"invnn"``: no score of one query and one
   candidate ranks like it, so :func:`embgeo.neighbors.search` has no such metric).
 """
@@ -28,9 +30,15 @@ PAIRWISE_METRICS = ("cosine", "dot")
 #: "cuda": "hamming" over ``uint8`` packed bits, "dot" over ``int8`` codes (integer scores).
 CODE_METRICS = ("hamming", "dot")
 
+#: The hubness reductions (:mod:`embgeo.neighbors._reduction`): mutual proximity, empirical and
+#: Gaussian (Schnitzer et al. 2012), local scaling (Zelnik-Manor & Perona 2005), the non-iterative
+#: contextual dissimilarity measure (Jégou et al. 2007) and DisSimLocal (Hara et al. 2016). Each is
+#: its own ``metric=`` and ``retrieval=`` name.
+REDUCTION_METRICS = ("mp", "mp-gauss", "ls", "cdm", "dsl")
+
 #: ``metric=`` names that :func:`embgeo.neighbors.search` accepts with each ``backend=`` engine.
 VALID_METRICS = {
-    "exact": PAIRWISE_METRICS + ("csls", "isf"),
+    "exact": PAIRWISE_METRICS + ("csls", "isf") + REDUCTION_METRICS,
     "dask": PAIRWISE_METRICS + ("csls",),
     "faiss": PAIRWISE_METRICS,
     "cuda": PAIRWISE_METRICS + ("csls",),
@@ -42,7 +50,8 @@ VALID_METRICS = {
 ARRAY_BACKENDS = ("exact", "dask", "cuda")
 
 #: ``retrieval=`` criteria and the ``metric=`` of :func:`embgeo.neighbors.search` that ranks alike.
-RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf", "dot": "dot", "invnn": None}
+RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf", "dot": "dot", "invnn": None,
+                     **{name: name for name in REDUCTION_METRICS}}
 
 #: ``retrieval=`` names each cross-lingual engine accepts: "exact" is the blocked search of
 #: :func:`embgeo.crosslingual.retrieve` and :func:`embgeo.evaluate.bli`; "induction" is the fused
@@ -50,7 +59,8 @@ RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf", "dot": "dot",
 #: :func:`~embgeo.crosslingual.unsupervised_dictionary` and :class:`~embgeo.crosslingual.Mapper`'s
 #: self-learning), which needs one score per pair that a dropout argmax can take ("dot" and "invnn" are
 #: evaluation criteria there: VecMap's induction compares length-normalised vectors, and an inverted rank
-#: is not a score).
+#: is not a score; the hubness reductions too: their scores are not a dot product of two factors that
+#: the fused kernel could take).
 VALID_RETRIEVALS = {
     "exact": tuple(RETRIEVAL_METRICS),
     "induction": ("nn", "csls"),
