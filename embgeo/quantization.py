@@ -69,10 +69,27 @@ def _as_scheme(scheme):
 def int8_ranges(calibration, dim: int) -> tuple[np.ndarray, np.ndarray]:
     """(starts, steps) of sentence-transformers' int8 quantisation from a calibration matrix, float32.
 
+    Parameters
+    ----------
+    calibration : Embeddings or array (m, dim)
+        Float rows whose per-dimension minimum and maximum give the ranges (NumPy or CuPy; read
+        on the CPU).
+    dim : int
+        The dimension the calibration must have (that of the embeddings being quantised).
+
+    Returns
+    -------
+    starts : float32 NumPy array (dim,)
+        start_j = min C_j, the value code −128 decodes to.
+    steps : float32 NumPy array (dim,)
+        step_j = (max C_j − min C_j) / 255; 0 for a dimension of zero range (the encoder then
+        uses 1, as sentence-transformers does).
+
     Raises
     ------
     ValueError
-        A calibration that is not (m, dim), is empty, or holds NaN or inf (the row is named).
+        A calibration that is not (m, dim), is empty, is not floating, or holds NaN or inf (the
+        row is named).
     """
     C = np.asarray(xb.to_numpy(calibration.vectors if isinstance(calibration, Embeddings) else calibration))
     if C.ndim != 2 or C.shape[1] != dim or C.shape[0] == 0:
@@ -217,6 +234,29 @@ class QuantizedEmbeddings(Embeddings):
         "float16", "int8", "binary" or "kmeans".
     params : dict
         int8: ``starts``, ``steps`` (d,); k-means: ``centers`` (c, d), ``weights`` (n,).
+
+    Parameters
+    ----------
+    words : sequence of str
+        The vocabulary, unique, in row order.
+    codes : ndarray
+        The codes, one row (or one cluster id, for k-means) per word, in the layout of
+        :attr:`codes`. Not copied: the array is made read-only in place.
+    scheme : {"float16", "int8", "binary", "kmeans"}
+        How ``codes`` decode.
+    dim : int
+        d, the dimension of the decoded rows (binary codes hold ⌈d/8⌉ bytes per row).
+    counts : array of int, shape (n_words,), optional
+        Corpus frequencies, as in :class:`~embgeo.embeddings.Embeddings`.
+    **params : ndarray
+        The decoding parameters of the scheme: ``starts`` and ``steps`` (int8; see
+        :func:`int8_ranges`), ``centers`` and ``weights`` (k-means); none for float16 and binary.
+
+    Raises
+    ------
+    ValueError
+        Empty vocabulary, duplicate word (named), counts of another length or negative (the checks of
+        :class:`~embgeo.embeddings.Embeddings`).
     """
 
     __slots__ = ("_codes", "_scheme", "_params", "_dim")
@@ -234,14 +274,17 @@ class QuantizedEmbeddings(Embeddings):
     # ------------------------------------------------------------- storage
     @property
     def codes(self):
+        """The codes (read-only NumPy array): float16 or int8 (n, d), packed bits (n, ⌈d/8⌉), or clusters (n,)."""
         return self._codes
 
     @property
     def scheme(self) -> str:
+        """The quantisation scheme: ``"float16"``, ``"int8"``, ``"binary"`` or ``"kmeans"``."""
         return self._scheme
 
     @property
     def params(self) -> dict:
+        """A copy of the dict of decoding parameters (int8: starts, steps; k-means: centers, weights)."""
         return dict(self._params)
 
     @property
@@ -251,14 +294,17 @@ class QuantizedEmbeddings(Embeddings):
 
     @property
     def dim(self) -> int:
+        """Number of dimensions of the decoded rows (not of the codes)."""
         return self._dim
 
     @property
     def dtype(self):
+        """float32, the dtype of the decoded rows (the codes' own is ``codes.dtype``)."""
         return np.dtype(np.float32)
 
     @property
     def device(self) -> str:
+        """Always ``"cpu"``: the codes are NumPy arrays."""
         return "cpu"
 
     def __repr__(self) -> str:
@@ -267,7 +313,19 @@ class QuantizedEmbeddings(Embeddings):
 
     # ------------------------------------------------------------- decoding
     def decode(self, rows) -> np.ndarray:
-        """float32 rows ``rows`` (int array or slice), decoded from their codes only."""
+        """float32 rows ``rows``, decoded from their codes only.
+
+        Parameters
+        ----------
+        rows : int array or slice
+            Rows of the vocabulary (NumPy indexing of :attr:`codes`).
+
+        Returns
+        -------
+        float32 NumPy array (len(rows), dim)
+            float16: the cast back; int8: start + (code + 128)·step; binary: ±1 per dimension;
+            k-means: the word's weight × its cluster's centre.
+        """
         C = self._codes[rows]
         p = self._params
         if self._scheme == "float16":
@@ -296,7 +354,13 @@ class QuantizedEmbeddings(Embeddings):
         pass
 
     def dequantize(self) -> Embeddings:
-        """A float32 :class:`~embgeo.embeddings.Embeddings` of the decoded rows (a full copy, to keep)."""
+        """A float32 :class:`~embgeo.embeddings.Embeddings` of the decoded rows (a full copy, to keep).
+
+        Returns
+        -------
+        Embeddings
+            The same words and counts, with the (n, dim) float32 matrix of the decoded rows.
+        """
         return self._pass_finite(Embeddings(self.words, self._vectors, self.counts, check_finite=False))
 
     def __getitem__(self, word):
@@ -313,11 +377,48 @@ class QuantizedEmbeddings(Embeddings):
                                    counts=counts, **p)
 
     def similarity_pairs(self, words1, words2, measure=None):
-        """As :meth:`Embeddings.similarity_pairs`, from the decoded rows of the pairs' words only."""
+        """As :meth:`Embeddings.similarity_pairs`, from the decoded rows of the pairs' words only.
+
+        Parameters
+        ----------
+        words1, words2 : sequence of str
+            The pairs' first and second words, aligned (same length).
+        measure : {"cosine", "dot"}, optional
+            The similarity; None means ``"cosine"``.
+
+        Returns
+        -------
+        numpy.ndarray of float64, shape (n_pairs,)
+            The similarity of the decoded rows of ``words1[i]`` and ``words2[i]``.
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        ValueError
+            An unknown ``measure``, or word lists of different lengths.
+        """
         few = sorted(set(words1) | set(words2), key=self.index)
         return self.subset(few).dequantize().similarity_pairs(words1, words2, measure)
 
     def similarity(self, w1: str, w2: str) -> float:
+        """Cosine similarity of two words, in float64 from their two decoded rows (0 if either is zero).
+
+        Parameters
+        ----------
+        w1, w2 : str
+            Two words of the vocabulary.
+
+        Returns
+        -------
+        float
+            Their cosine similarity, in [-1, 1].
+
+        Raises
+        ------
+        UnknownWordError
+            A word is not in the vocabulary.
+        """
         return float(self.similarity_pairs([w1], [w2])[0])
 
     # ------------------------------------------------------------- search
@@ -368,7 +469,21 @@ class QuantizedEmbeddings(Embeddings):
         return _code_topk(self, Q, k, rescore, exclude, memory_budget, backend)
 
     def searcher(self, rescore: int | None = None, metric: str = "cosine") -> "CodeSearch":
-        """This object's code search as an index for :func:`embgeo.diagnostics.recall`."""
+        """This object's code search as an index for :func:`embgeo.diagnostics.recall`.
+
+        Parameters
+        ----------
+        rescore : int, optional
+            The oversampling factor r ≥ 1 of :meth:`search` (binary and int8 codes only).
+        metric : {"cosine", "dot"}, default "cosine"
+            The exact float search the recall is measured against (and the search of float16 and
+            k-means rows).
+
+        Returns
+        -------
+        CodeSearch
+            An index over these codes; nothing is computed until it is searched.
+        """
         return CodeSearch(self, rescore, metric)
 
 
@@ -419,6 +534,17 @@ class CodeSearch:
     (``search(Q, k, exclude)``, ``ntotal``, ``dim``, ``metric``), for :func:`embgeo.diagnostics.recall`.
 
     ``metric`` names the exact float search its recall is measured against.
+
+    Parameters
+    ----------
+    q : QuantizedEmbeddings
+        The codes searched.
+    rescore : int or None
+        The oversampling factor r ≥ 1 of :meth:`QuantizedEmbeddings.search`, or None for no
+        rescoring (binary and int8 codes only).
+    metric : {"cosine", "dot"}
+        The exact float search the recall is measured against (and the search of float16 and
+        k-means rows).
     """
 
     kind = "codes"
@@ -430,6 +556,30 @@ class CodeSearch:
         self.params = {"scheme": q.scheme, "rescore": rescore}
 
     def search(self, Q, k, exclude=None):
+        """The ``k`` best rows for each float query, as :meth:`QuantizedEmbeddings.search` finds them.
+
+        Parameters
+        ----------
+        Q : float array (q, dim)
+            The query vectors (binarised by sign or quantised with the int8 ranges).
+        k : int
+            Rows per query.
+        exclude : optional
+            Rows never to return, per query (same forms as :func:`embgeo.neighbors.topk`).
+
+        Returns
+        -------
+        scores : array (q, k)
+            Hamming distances (binary, smallest first), int8 dot products, float32 rescored scores,
+            or cosines (float16 and k-means, or dot products with ``metric="dot"``).
+        indices : int64 array (q, k)
+            Best first; ties go to the lower row.
+
+        Raises
+        ------
+        ValueError
+            A ``rescore`` that is not a positive integer, or one given for float16 or k-means codes.
+        """
         return _code_topk(self.q, np.asarray(Q, dtype=np.float32), k, self.rescore, exclude, metric=self.metric)
 
     # the recall measurement of a FAISS index reads only this interface (search, ntotal, dim, metric,

@@ -100,9 +100,39 @@ def reduction_stats(database, metric: str, knn: int = 10, *, source=None, memory
     they serve any number of queries (:func:`embgeo.neighbors.search` keeps them with its
     Embeddings).
 
+    Parameters
+    ----------
+    database : array (n, d)
+        The rows whose statistics are computed (unit-normalised here); NaN/inf rows are refused
+        (the row is named).
+    metric : {"mp", "mp-gauss", "ls", "cdm", "dsl"}
+        The criterion the statistics serve.
+    knn : int, default 10
+        K, the neighbourhood size (unused by ``"mp-gauss"``, whose moments run over all rows).
+    source : array (m, d), optional
+        The space the neighbourhoods run over (the mapped source space for cross-lingual
+        retrieval). Default: the database itself, each row leaving itself out.
+    memory_budget : int, optional
+        Bytes of the blocks held at once, as in :func:`embgeo.neighbors.topk`.
+    progress : bool, optional
+        Show a progress bar over blocks (default: the global setting).
+
     Returns
     -------
     dict of NumPy arrays, one entry per database row
+        ``"mp"``: ``idx`` (int64, (n, K)), ``d`` (float64, (n, K)) and ``cos`` (the database's
+        dtype, (n, K)), the K nearest source rows, their distances and cosines; ``"mp-gauss"``:
+        ``mu`` and ``sd`` (float64, (n,)), the mean and population standard deviation of the
+        distances to all source rows;
+        ``"ls"``: ``r`` (float64, (n,)), the K-th distance; ``"cdm"``: ``r``, the mean of the K
+        distances; ``"dsl"``: ``e`` (float64, (n,)), ‖x − c_x‖².
+
+    Raises
+    ------
+    ValueError
+        An unknown metric (the names are listed), a K that is not a positive integer, fewer than
+        K + 1 words in the source space (3 for ``"mp-gauss"``), NaN/inf rows, a source of
+        another dimension.
     """
     T = _unit(database, "database")
     S = T if source is None else _unit(source, "source", like=T)
@@ -456,9 +486,40 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, knn: int = 
     MRR, :func:`embgeo.evaluate.bli`). For ``"mp"`` a gold row outside the query's top-K cosine
     candidates ranks after them by its cosine.
 
+    Parameters
+    ----------
+    queries : array (q, d)
+        The query vectors (unit-normalised here); NaN/inf rows are refused (the row is named).
+    database : array (n, d)
+        The candidates; NaN/inf rows are refused (the row is named).
+    gold : sequence of q int arrays
+        For each query, the database rows that count as correct (at least one each).
+    metric : {"mp", "mp-gauss", "ls", "cdm", "dsl"}
+        The criterion, as in :func:`reduction_topk`.
+    source : array (m, d) or None
+        The space the neighbourhood statistics run over (the mapped source space for
+        cross-lingual retrieval); None: the database itself, each row leaving itself out. It has
+        no default: pass None explicitly for a single vocabulary.
+    knn : int, default 10
+        K, the neighbourhood size (for ``"mp"`` also the number of candidates re-ranked).
+    stats : dict, optional
+        :func:`reduction_stats` of the database over the source, computed earlier.
+    memory_budget : int, optional
+        Bytes of the blocks held at once, as in :func:`embgeo.neighbors.topk`; each block holds
+        full rows of scores.
+    progress : bool, optional
+        Show a progress bar over blocks (default: the global setting).
+
     Returns
     -------
     ranks : int64 NumPy array (q,)
+        The rank of each query's best gold row among all database rows, 1 = first.
+
+    Raises
+    ------
+    ValueError
+        An unknown metric (the names are listed), fewer than K + 1 words in the source space,
+        a number of gold lists other than q, NaN/inf rows, dimensions that disagree.
     """
     knn, Q, T, S, stats = _prepare(queries, database, metric, knn, source, stats, memory_budget, progress)
     if len(gold) != Q.shape[0]:
