@@ -518,7 +518,7 @@ class Embeddings(Vocabulary):
         self.check_finite(np.concatenate([i, j]))
         return _row_products(self._vectors, i, j, cosine=measure == "cosine")
 
-    def neighbors(self, queries, k: int = 10, metric: str = "cosine", backend: str = "exact",
+    def neighbors(self, queries, k: int = 10, metric: str = "cosine", backend="exact",
                   exclude_self: bool = True, **kwargs):
         """k nearest words of each query word (or query vector), as (scores, indices).
 

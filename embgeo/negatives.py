@@ -271,8 +271,7 @@ def _from_coo(words, rows, cols, vals) -> SynonymTable:
 
 def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mutual: bool = False,
                   vocabulary: Sequence[str] | None = None, memory_budget: int | None = None,
-                  progress: bool | None = None, *, backend: str = "exact", client=None,
-                  symmetric: bool = False) -> SynonymTable:
+                  progress: bool | None = None, *, backend="exact", symmetric: bool = False) -> SynonymTable:
     """Each word's ``k`` most similar words by cosine, in one blocked pass over the vocabulary.
 
     Zhang et al. (2023) build their hard-correction lookup table this way from GloVe 6B 50d with
@@ -294,14 +293,14 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
         Bytes of working memory for the blocked search (default 256 MiB).
     progress : bool, optional
         Progress bar over the blocks; None: automatic.
-    backend : {"exact", "dask"}
-        ``"dask"`` shards the rows across the workers of the current Dask client (or ``client``)
-        and joins them with themselves shard by shard (:mod:`embgeo.distributed`); the table is
-        the local one, bit for bit (canonical scores, see :func:`embgeo.neighbors.topk`).
-    client : distributed.Client, optional
-        With ``backend="dask"``: the client to use (default: the current one).
+    backend : {"exact", "dask"} or Exact or Dask, default "exact"
+        The engine of :func:`embgeo.neighbors.self_topk`, a name or an engine object with its
+        options. ``"dask"`` shards the rows across the workers of the current Dask client
+        (``Dask(client)``: of that client) and joins them with themselves shard by shard
+        (:mod:`embgeo.distributed`); the table is the local one, bit for bit (canonical scores,
+        see :func:`embgeo.neighbors.topk`).
     symmetric : bool
-        ``backend="exact"`` only: score each pair once for both words
+        The exact engine only: score each pair once for both words
         (:func:`embgeo.neighbors.self_topk`'s symmetric path, ~1.24× faster at d = 300); its scores
         are the GEMM's float32 ones and may differ from the canonical ones in the last bit.
 
@@ -315,6 +314,8 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     ValueError
         ``k`` < 1 or larger than the other known words, duplicate words in ``vocabulary``, no word
         of it in ``e``, NaN or inf in the vectors (the word is named), or an unknown ``backend``.
+    TypeError
+        ``backend`` is neither an engine name nor an engine object.
 
     See Also
     --------
@@ -326,8 +327,9 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     Zhang, Zhao, Utiyama & Sumita (2023), "Language Model Pre-training on True Negatives", AAAI
     (the embedding-based synonym lookup of the hard correction).
     """
-    from .neighbors import Dask, self_topk
+    from .neighbors import Dask, as_engine, self_topk
 
+    engine = as_engine(backend, ("exact", "dask"))
     k = int(k)
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -351,11 +353,8 @@ def synonym_table(e: Embeddings, k: int = 10, threshold: float | None = None, mu
     if not (vocabulary is None):
         xp = xb.get_namespace(X)
         X = X[rows_in_e, ...] if xb.is_numpy(X) else xp.take(X, xp.asarray(rows_in_e), axis=0)
-    if backend not in ("exact", "dask"):
-        raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
-    scores, idx = self_topk(xb.to_numpy(X) if backend == "dask" else X, k, metric="cosine",
-                            memory_budget=memory_budget, progress=progress, symmetric=symmetric,
-                            backend=Dask(client=client) if backend == "dask" else backend)
+    scores, idx = self_topk(xb.to_numpy(X) if isinstance(engine, Dask) else X, k, metric="cosine",
+                            memory_budget=memory_budget, progress=progress, symmetric=symmetric, backend=engine)
     scores, idx = xb.to_numpy(scores), xb.to_numpy(idx)
     keep = np.ones(idx.shape, dtype=bool)
     if threshold is not None:

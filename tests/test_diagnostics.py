@@ -162,18 +162,48 @@ def test_hubness_bad_input_is_named(rng):
 
 def test_hubness_on_a_dask_cluster_equals_local(rng):
     distributed = pytest.importorskip("distributed")
+    from embgeo.neighbors import Dask
+
     X = _space(rng, 200, 8)
-    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
+    # not the current client: only the engine object's client can reach it
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None,
+                            set_as_default=False) as client:
+        engine = Dask(client=client, query_block=7)
         for retrieval in ("nn", "csls"):
             local = dg.hubness(X, 5, retrieval)
-            remote = dg.hubness(X, 5, retrieval, backend="dask", client=client)
+            remote = dg.hubness(X, 5, retrieval, backend=engine)
             np.testing.assert_array_equal(remote.k_occurrence, local.k_occurrence)
         rows = np.arange(0, 200, 3)
-        np.testing.assert_array_equal(dg.hubness(X, 5, queries=rows, backend="dask", client=client).k_occurrence,
+        np.testing.assert_array_equal(dg.hubness(X, 5, queries=rows, backend=engine).k_occurrence,
                                       dg.hubness(X, 5, queries=rows).k_occurrence)
-        local, remote = dg.isotropy(X), dg.isotropy(X, backend="dask", client=client)
+        local, remote = dg.isotropy(X), dg.isotropy(X, backend=Dask(client))
         for m in ("partition_isotropy", "mean_cosine", "variance_share", "effective_rank"):
             assert getattr(remote, m) == pytest.approx(getattr(local, m), rel=1e-6, abs=1e-7)
+        for run in (lambda: dg.hubness(X, 5, backend="dask"), lambda: dg.isotropy(X, backend="dask")):
+            with pytest.raises(RuntimeError, match="running dask.distributed client"):
+                run()                                     # the name means the current client: there is none
+
+
+def test_hubness_and_isotropy_take_engine_objects(rng):
+    """``backend=`` takes what :func:`embgeo.neighbors.topk` takes: a name or an engine object whose
+    options reach the search; an engine the function does not run is refused by name."""
+    from embgeo.neighbors import Cuda, Exact, Faiss
+
+    X = _space(rng, 60, 6)
+    for retrieval in ("nn", "csls", "isf"):
+        np.testing.assert_array_equal(dg.hubness(X, 4, retrieval, backend=Exact(selector="argpartition")).k_occurrence,
+                                      dg.hubness(X, 4, retrieval).k_occurrence)
+    with pytest.raises(ValueError, match="CSLS does not screen"):  # the engine's options reach csls_topk
+        dg.hubness(X, 4, "csls", backend=Exact(screen=True))
+    with pytest.raises(ValueError, match="isf.*exact"):
+        dg.hubness(X, 3, "isf", backend=Cuda())
+    with pytest.raises(ValueError, match="backend must be"):
+        dg.hubness(X, 3, backend=Faiss())
+    with pytest.raises(TypeError, match="engine object"):
+        dg.hubness(X, 3, backend=42)
+    assert dg.isotropy(X, backend=Exact()).isoscore == dg.isotropy(X).isoscore
+    with pytest.raises(ValueError, match="backend must be 'exact' or 'dask'"):
+        dg.isotropy(X, backend="cuda")
 
 
 def test_hubness_plot(rng):

@@ -135,6 +135,35 @@ def test_synonym_table_equals_local(client, data, dim):
         negatives.synonym_table(e, 5, progress=False, backend="dask", symmetric=True)
 
 
+def test_an_engine_object_carries_its_client_to_every_search(client, data, monkeypatch):
+    """``backend=Dask(client)`` searches on that client where ``backend="dask"`` needs a current one:
+    the synonym table and the fuzzy search pass the engine object on, not just its name."""
+    from embgeo import fuzzy
+
+    D = data[1][:600]
+    e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)
+    F = fuzzy.FuzzyEmbeddings(e.words, fuzzy.fuzzify(D))
+    local_table, local_fuzzy = negatives.synonym_table(e, 4, progress=False), F.neighbors(["w3", "w599"], 5)
+
+    def none():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", none)       # no current client from here on
+    engine = neighbors.Dask(client=client, query_block=100)
+    table = negatives.synonym_table(e, 4, progress=False, backend=engine)
+    np.testing.assert_array_equal(table.indices, local_table.indices)
+    np.testing.assert_array_equal(table.scores, local_table.scores)
+    s, i = F.neighbors(["w3", "w599"], 5, backend=engine)
+    np.testing.assert_array_equal(i, local_fuzzy[1])
+    np.testing.assert_array_equal(s, local_fuzzy[0])
+    for run in (lambda: negatives.synonym_table(e, 4, progress=False, backend="dask"),
+                lambda: F.neighbors(["w3"], 5, backend="dask")):
+        with pytest.raises(RuntimeError, match="needs a running dask.distributed client"):
+            run()
+    with pytest.raises(ValueError, match="backend must be 'exact' or 'dask'"):
+        negatives.synonym_table(e, 4, backend=neighbors.Cuda())
+
+
 def test_memory_mapped_cache_is_opened_by_the_workers(client, data, tmp_path):
     Q, D = data
     e = embgeo.Embeddings([f"w{j}" for j in range(len(D))], D)

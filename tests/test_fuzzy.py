@@ -349,6 +349,33 @@ def test_topk_under_a_tiny_memory_budget_equals_brute_force(F64, measure, revers
     assert np.array_equal(i2, i)
 
 
+def test_neighbors_take_the_engine_objects_of_neighbors_topk(F64, monkeypatch):
+    """``backend=`` is a name or an engine object, as for :func:`embgeo.neighbors.topk`, and the object
+    with its options reaches every float32 search; an engine that cannot serve the call is refused."""
+    from embgeo import neighbors
+    from embgeo.fuzzy import _embeddings
+
+    queries = ["w7", "w42"]
+    ref_s, ref_i = F64.neighbors(queries, 5, precompute=False)
+    seen = []
+    search = _embeddings._dot_topk
+    monkeypatch.setattr(_embeddings, "_dot_topk", lambda *a, **kw: seen.append(kw["backend"]) or search(*a, **kw))
+    engine = neighbors.Exact(selector="argpartition", screen=True)
+    s, i = F64.neighbors(queries, 5, precompute=False, backend=engine)
+    assert seen and all(b is engine for b in seen)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_array_equal(s, ref_s)
+    index = neighbors.cached_screen_index(Embeddings(F64.words, F64.memberships), "dot")
+    with pytest.raises(ValueError, match="index built before"):
+        F64.neighbors(queries, 5, backend=neighbors.Exact(screen=index))
+    with pytest.raises(ValueError, match="backend must be"):
+        F64.neighbors(queries, 5, backend=neighbors.Faiss())
+    with pytest.raises(ValueError, match="one product"):
+        F64.neighbors(queries, 5, measure="jaccard", backend=neighbors.Cuda())
+    with pytest.raises(TypeError, match="engine object"):
+        F64.most_similar("w7", 5, backend=None)
+
+
 def test_every_block_is_sized_from_the_callers_memory_budget(F64, monkeypatch):
     # the statistics (entropies, cardinalities) and the cached transformed vocabulary included: no
     # block of a call may be sized from the default budget when the caller gave one

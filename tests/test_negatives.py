@@ -119,6 +119,27 @@ def test_bad_arguments(emb):
         synonym_table(emb, k=2)["nope"]
 
 
+def test_synonym_table_takes_an_engine_object_with_its_options(emb, monkeypatch):
+    import embgeo.neighbors
+    from embgeo.neighbors import Cuda, Exact
+
+    ref = synonym_table(emb, k=5)
+    seen = []
+    search = embgeo.neighbors.self_topk
+    monkeypatch.setattr(embgeo.neighbors, "self_topk", lambda *a, **kw: seen.append(kw["backend"]) or search(*a, **kw))
+    engine = Exact(selector="argpartition", n_jobs=1)
+    t = synonym_table(emb, k=5, backend=engine)
+    assert seen == [engine]                                     # the object reaches the search as given
+    np.testing.assert_array_equal(t.indices, ref.indices)
+    np.testing.assert_allclose(t.scores, ref.scores, rtol=1e-6)
+    with pytest.raises(ValueError, match="backend must be 'exact' or 'dask'"):
+        synonym_table(emb, k=5, backend=Cuda())
+    with pytest.raises(TypeError, match="engine object"):
+        synonym_table(emb, k=5, backend=2)
+    with pytest.raises(TypeError, match="client"):
+        synonym_table(emb, k=5, backend="dask", client=None)  # the client is the Dask engine's option
+
+
 def test_false_negative_mask_hand_written_case():
     # table over 5 tokens: 0 -> {1, 2}; 1 -> {0}; 3 -> {4}
     t = SynonymTable(tuple("abcde"), np.array([0, 2, 3, 3, 4, 4]), np.array([1, 2, 0, 4]),

@@ -240,3 +240,25 @@ def test_topk_keeps_a_short_signature_with_engine_options_on_engine_objects():
     for function in (neighbors.topk, neighbors.csls_topk, neighbors.knn_mean_similarity, neighbors.self_topk,
                      neighbors.isf_topk, neighbors.search):
         assert not engine_options & set(inspect.signature(function).parameters), function.__name__
+
+
+def test_every_backend_parameter_takes_the_engine_and_no_engine_option_beside_it():
+    """Issue 42, items 8 and 9: one ``backend=`` concept. A public callable that picks a search engine takes
+    a name or an engine object, as ``neighbors.topk`` does; the Dask client, threads, selector, screening and
+    query blocks are the engine object's options, never a parameter beside ``backend=`` (a grid's
+    ``client=``, where its cells run, has no ``backend=``)."""
+    import inspect
+
+    engine_options = {"client", "n_jobs", "selector", "screen", "query_block"}
+    searching, beside = [], []
+    for module, name, obj in _exports():
+        functions = [(name, obj)] if inspect.isfunction(obj) else [
+            (f"{name}.{m}", f) for m, f in vars(obj).items() if inspect.isfunction(f)] if inspect.isclass(obj) else []
+        for qual, f in functions:
+            params = inspect.signature(f).parameters
+            if "backend" in params and params["backend"].default == "exact":
+                searching.append(f"{module}.{qual}")
+                beside += [f"{module}.{qual}({p}=)" for p in engine_options & set(params)]
+    assert not beside, beside
+    assert {"embgeo.diagnostics.hubness", "embgeo.negatives.synonym_table", "embgeo.neighbors.topk",
+            "embgeo.fuzzy.FuzzyEmbeddings.neighbors"} <= set(searching)

@@ -7,6 +7,7 @@ from scipy.linalg import orthogonal_procrustes
 
 import embgeo
 from embgeo.diagnostics import align_same_language
+from embgeo.neighbors import Dask, Exact, Faiss
 
 
 @pytest.fixture
@@ -73,12 +74,32 @@ def test_neighbourhoods_on_a_dask_cluster_equal_local(rng):
     distributed = pytest.importorskip("distributed")
     a, b = _pair(rng, n=60, changed=(7,))
     local = align_same_language(a, b, k=4)
-    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None) as client:
-        remote = align_same_language(a, b, k=4, backend="dask", client=client)
+    # not the current client: only the engine object's client can reach it
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=None,
+                            set_as_default=False) as client:
+        remote = align_same_language(a, b, k=4, backend=Dask(client=client, query_block=16))
+        with pytest.raises(RuntimeError, match="running dask.distributed client"):
+            align_same_language(a, b, k=4, backend="dask")
     np.testing.assert_array_equal(remote.overlap, local.overlap)
     np.testing.assert_allclose(remote.neighborhood_change, local.neighborhood_change, atol=1e-12)
     with pytest.raises(ValueError, match="backend"):
         align_same_language(a, b, k=4, backend="gpu")
+
+
+def test_neighbourhoods_take_the_exact_engine_with_its_options(rng, monkeypatch):
+    from embgeo.diagnostics import _change
+
+    a, b = _pair(rng, n=60, changed=(7,))
+    local = align_same_language(a, b, k=4)
+    engine = Exact(selector="argpartition", n_jobs=1)
+    seen = []
+    search = _change.self_topk
+    monkeypatch.setattr(_change, "self_topk", lambda *args, **kw: seen.append(kw["backend"]) or search(*args, **kw))
+    tuned = align_same_language(a, b, k=4, backend=engine)
+    assert seen == [engine, engine]                               # both searches run the engine as given
+    np.testing.assert_array_equal(tuned.overlap, local.overlap)
+    with pytest.raises(ValueError, match="backend must be"):
+        align_same_language(a, b, k=4, backend=Faiss())
 
 
 def test_different_dimensions_map_the_smaller_space_isometrically(rng):

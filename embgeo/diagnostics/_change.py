@@ -24,7 +24,7 @@ from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
 from ..linalg import inverse_norms, unit_rows
-from ..neighbors import ARRAY_BACKENDS, Dask, check_backend, self_topk
+from ..neighbors import ARRAY_BACKENDS, as_engine, self_topk
 from ..progress import progress_bar
 
 __all__ = ["align_same_language", "SemanticChangeResult", "CHANGE_MEASURES"]
@@ -219,16 +219,15 @@ def _index(like, idx):
     return xp.asarray(np.asarray(idx, dtype=np.int64), device=xb.device(like))
 
 
-def _self_lists(X, k, memory_budget, progress, backend, client):
+def _self_lists(X, k, memory_budget, progress, engine):
     """Each row's k nearest other rows by cosine: the exact self-join, or one sharded search on Dask."""
-    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress,
-                     backend=Dask(client=client) if backend == "dask" else backend)[1]
+    return self_topk(X, k, metric="cosine", memory_budget=memory_budget, progress=progress, backend=engine)[1]
 
 
-def _neighborhood(A, B, k, memory_budget, progress, backend="exact", client=None):
+def _neighborhood(A, B, k, memory_budget, progress, engine="exact"):
     """Hamilton et al.'s local measure and the Jaccard overlap of the two k-NN sets, blocked."""
-    na = _self_lists(A, k, memory_budget, progress, backend, client)
-    nb = _self_lists(B, k, memory_budget, progress, backend, client)
+    na = _self_lists(A, k, memory_budget, progress, engine)
+    nb = _self_lists(B, k, memory_budget, progress, engine)
     na, nb = xb.to_numpy(na).astype(np.int64), xb.to_numpy(nb).astype(np.int64)
     n = na.shape[0]
     union = np.concatenate([na, nb], axis=1)
@@ -253,8 +252,7 @@ def _neighborhood(A, B, k, memory_budget, progress, backend="exact", client=None
 
 def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25, refine: int = 0,
                         anchor_share: float = 0.5, memory_budget: int | None = None,
-                        progress: bool | None = None, backend: str = "exact",
-                        client=None) -> SemanticChangeResult:
+                        progress: bool | None = None, backend="exact") -> SemanticChangeResult:
     """Align two spaces of one language on their shared words and rank the words by how much they changed.
 
     Parameters
@@ -273,11 +271,10 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
         Share of the words kept as anchors at each refinement.
     memory_budget, progress
         As everywhere.
-    backend : {"exact", "dask", "cuda"}
-        Engine of the two vocabulary-wide k-NN searches (:mod:`embgeo.neighbors`): ``"dask"`` runs
-        them as sharded searches on ``client`` (default: the current ``dask.distributed`` client).
-    client : distributed.Client, optional
-        With ``backend="dask"``: the client to use.
+    backend : {"exact", "dask", "cuda"} or Exact or Dask or Cuda, default "exact"
+        Engine of the two vocabulary-wide k-NN searches (:func:`embgeo.neighbors.self_topk`), a
+        name or an engine object with its options: ``"dask"`` runs them as sharded searches on
+        the current ``dask.distributed`` client, ``Dask(client)`` on that client.
 
     Returns
     -------
@@ -313,7 +310,7 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
     refine = int(refine)
     if refine < 0:
         raise ValueError(f"refine must be ≥ 0, got {refine}")
-    check_backend(backend, ARRAY_BACKENDS)
+    engine = as_engine(backend, ARRAY_BACKENDS)
     if not 0.0 < float(anchor_share) <= 1.0:
         raise ValueError(f"anchor_share must be in (0, 1], got {anchor_share}")
     shared, ia, ib = _shared_rows(a, b, words)
@@ -335,6 +332,6 @@ def align_same_language(a: Embeddings, b: Embeddings, *, words=None, k: int = 25
         if step < refine:
             keep = max(2, int(round(float(anchor_share) * n)))
             anchors = np.sort(np.argsort(disp, kind="stable")[:keep])
-    change, overlap = _neighborhood(A, B, k, memory_budget, progress, backend, client)
+    change, overlap = _neighborhood(A, B, k, memory_budget, progress, engine)
     return SemanticChangeResult(words=shared, displacement=disp, neighborhood_change=change, overlap=overlap,
                                 W=W, mapped=mapped, k=k, n_anchors=len(anchors))

@@ -218,7 +218,7 @@ def _check_k(k, n_candidates, what):
 
 def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None, *, hub_size: float = 2.0,
             csls_knn: int = 10, isf_beta: float = 30.0, measure: str = "cross_entropy",
-            memory_budget: int | None = None, backend: str = "exact", client=None,
+            memory_budget: int | None = None, backend="exact",
             progress: bool | None = None) -> HubnessResult:
     """Hubness of ``model`` (against itself, or mapped into ``target``): N_k and its measures.
 
@@ -260,10 +260,10 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
         Peak memory: the inputs, the output N_k (n int64), O(n) row statistics (the search's n
         inverse norms; one float64 per word for the summary measures), ``memory_budget`` and a
         fixed overhead under 256 KiB (:func:`embgeo.neighbors.topk`).
-    backend : {"exact", "dask", "cuda"}
-        The engine (:func:`embgeo.neighbors.topk`); "isf" runs on "exact" only.
-    client : distributed.Client, optional
-        ``backend="dask"`` only (default: the current client).
+    backend : {"exact", "dask", "cuda"} or Exact or Dask or Cuda, default "exact"
+        The engine, a name or an engine object with its options, as in
+        :func:`embgeo.neighbors.topk` (``Dask(client)`` searches on that client, "dask" on the
+        current one); "isf" runs on the exact engine only.
     progress : bool, optional
 
     Returns
@@ -275,6 +275,8 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     ValueError
         k ≥ the vocabulary (or the target's) size, empty queries, a retrieval the engine does
         not have, spaces of different dimensions.
+    TypeError
+        ``backend`` is neither an engine name nor an engine object.
 
     Examples
     --------
@@ -289,11 +291,11 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     from ..fuzzy import FuzzyEmbeddings
 
     neighbors.check_retrieval(retrieval)
-    neighbors.check_backend(backend, neighbors.ARRAY_BACKENDS)
-    if (retrieval == "isf" or retrieval in neighbors.REDUCTION_METRICS) and backend != "exact":
+    engine = neighbors.as_engine(backend, neighbors.ARRAY_BACKENDS)
+    if (retrieval == "isf" or retrieval in neighbors.REDUCTION_METRICS) and not isinstance(engine, neighbors.Exact):
         raise ValueError(f"retrieval={retrieval!r} runs on backend='exact' only, got backend={backend!r}")
     if isinstance(model, FuzzyEmbeddings):
-        return _fuzzy_hubness(model, k, retrieval, queries, target, hub_size, measure, memory_budget, backend,
+        return _fuzzy_hubness(model, k, retrieval, queries, target, hub_size, measure, memory_budget, engine,
                               progress)
     S, s_words = _space(model, "model")
     own = target is None
@@ -310,17 +312,17 @@ def hubness(model, k: int = 10, retrieval: str = "nn", queries=None, target=None
     else:
         k = _check_k(k, n, f"the target has only {n} words")
     opts = dict(memory_budget=memory_budget, progress=progress)
-    engine = neighbors.Dask(client=client) if backend == "dask" else backend
+    dask = isinstance(engine, neighbors.Dask)
     X = S  # the query rows, read block by block
-    if backend == "dask":
+    if dask:
         # shard once: the blocks of queries below all search the same shards
         from .. import distributed
 
-        D = distributed.shard(D, client)
-        S = D if own else distributed.shard(S, client)
+        D = distributed.shard(D, engine.client)
+        S = D if own else distributed.shard(S, engine.client)
     if own and rows is None and retrieval == "nn":
         # the whole space against itself: one self-join of the exact engine
-        _, idx = neighbors.self_topk(D if backend == "dask" else S, k, backend=engine, memory_budget=memory_budget,
+        _, idx = neighbors.self_topk(D if dask else S, k, backend=engine, memory_budget=memory_budget,
                                      progress=progress)
         return _result(xb.to_numpy(idx), k, retrieval, n, nq, hub_size, words)
     search = _searcher(retrieval, S, D, csls_knn, isf_beta, engine, opts)
@@ -347,9 +349,6 @@ def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, opts):
             Q, D, k, csls_knn=knn, r_database=r, r_queries=np.zeros(Q.shape[0]), exclude=exclude,
             backend=backend, **opts)[1]
     if retrieval in neighbors.REDUCTION_METRICS:
-        if not (backend == "exact" or isinstance(backend, neighbors.Exact)):
-            raise ValueError(f"retrieval={retrieval!r} (a hubness reduction) runs on the exact engine only, "
-                             f"not {backend!r}")
         # the statistics of every candidate over the source space, once (against itself: each
         # word leaves itself out, and the queries' statistics are their rows')
         own = S is D
@@ -360,7 +359,7 @@ def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, opts):
             query_rows=exclude if own else None, **opts)[1]
     lp = neighbors.isf_log_partition(D, S, isf_beta, **opts)
     return lambda Q, k, exclude: neighbors.isf_topk(Q, D, k, isf_beta=isf_beta, log_partition=lp, exclude=exclude,
-                                                    **opts)[1]
+                                                    backend=backend, **opts)[1]
 
 
 def _fuzzy_hubness(F, k, retrieval, queries, target, hub_size, measure, memory_budget, backend, progress):

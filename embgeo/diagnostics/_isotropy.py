@@ -38,6 +38,7 @@ from .. import backend as xb
 from .. import blocking, linalg
 from ..display import Display
 from ..embeddings import Embeddings
+from ..neighbors import Dask, as_engine
 from ..evaluate.report import Report
 from ..progress import progress_bar
 
@@ -337,7 +338,7 @@ def _shrinkage(zeta, C0, n, d):
 
 
 def isotropy(model, D: int | None = None, *, zeta: float = 0.2, C0=None, memory_budget: int | None = None,
-             backend: str = "exact", client=None) -> IsotropyResult:
+             backend="exact") -> IsotropyResult:
     """IsoScore, IsoScore*, partition-function isotropy, mean cosine, top-D variance share and effective rank.
 
     Parameters
@@ -358,10 +359,12 @@ def isotropy(model, D: int | None = None, *, zeta: float = 0.2, C0=None, memory_
         Bytes of the float64 row blocks (default 256 MiB); no n × n matrix is ever formed.
         Peak memory: the inputs, d × d matrices, ``memory_budget`` and a fixed overhead under
         256 KiB; nothing of size n.
-    backend : {"exact", "dask"}
-        "dask": the Gram matrix and the row pass run on the workers of a Dask client (the rows
-        sharded as :func:`embgeo.distributed.shard` does), only d-sized results come back.
-    client : distributed.Client, optional
+    backend : {"exact", "dask"} or Exact or Dask, default "exact"
+        Where the Gram matrix and the row pass run, named as the engines of
+        :func:`embgeo.neighbors.topk`: "exact" here; "dask" on the workers of the current Dask
+        client, ``Dask(client)`` on that client (the rows sharded as
+        :func:`embgeo.distributed.shard` does; only d-sized results come back). No search runs,
+        so the engines' search options (``query_block``, ``n_jobs``, ...) have no effect.
 
     Returns
     -------
@@ -370,7 +373,10 @@ def isotropy(model, D: int | None = None, *, zeta: float = 0.2, C0=None, memory_
     Raises
     ------
     ValueError
-        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows, zeta outside [0, 1], C0 not d × d.
+        Fewer than 2 rows, D outside 1 … d, NaN/inf in the rows, zeta outside [0, 1], C0 not
+        d × d, an unknown ``backend``.
+    TypeError
+        ``backend`` is neither an engine name nor an engine object.
 
     Examples
     --------
@@ -390,23 +396,23 @@ def isotropy(model, D: int | None = None, *, zeta: float = 0.2, C0=None, memory_
     if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or not 1 <= D <= d:
         raise ValueError(f"D must be an integer in 1 … {d} (the dimension), got {D!r}")
     zeta, C0 = _shrinkage(zeta, C0, n, d)
-    if backend == "dask":
+    engine = as_engine(backend, ("exact", "dask"))
+    dask = isinstance(engine, Dask)
+    if dask:
         from .. import distributed
 
-        sd = distributed.shard(X, client)
-        c = distributed.get_client(client)
+        sd = distributed.shard(X, engine.client)
+        c = sd.client
         G = distributed.gram(sd, client=c)
-    elif backend == "exact":
-        G = xb.to_numpy(linalg.gram(X, memory_budget=memory_budget))
     else:
-        raise ValueError(f"backend must be 'exact' or 'dask', got {backend!r}")
+        G = xb.to_numpy(linalg.gram(X, memory_budget=memory_budget))
     if not np.all(np.isfinite(G)):
         xb.check_matrix(X, "model")  # names the bad row
         raise ValueError("model is too large: its Gram matrix overflows float64")
     w, Q = linalg.eigh_desc(np.asarray(G, dtype=np.float64))
     # an eigenvector's sign is arbitrary and Z(c) ≠ Z(−c): both are unit directions, so both count
     C = np.concatenate([Q, -Q], axis=1)
-    if backend == "dask":
+    if dask:
         parts = [c.submit(row_statistics, f, C, memory_budget, workers=[wk], pure=False)
                  for f, wk in zip(sd.shards, sd.workers)]
         stats = c.gather(parts)
@@ -541,7 +547,7 @@ class IsotropyTable(Report):
 
 
 def isotropy_table(model, transforms=None, *, D: int | None = None, zeta: float = 0.2,
-                   memory_budget: int | None = None, backend: str = "exact", client=None,
+                   memory_budget: int | None = None, backend="exact",
                    progress: bool | None = None) -> IsotropyTable:
     """The isotropy measures of ``model`` before and after each post-processing, in one table.
 
@@ -554,7 +560,7 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, zeta: float 
         an :class:`~embgeo.alpha.AlphaEmbeddings` built elsewhere), or a ``(label, callable)``
         pair whose callable maps ``model`` to an Embeddings, FuzzyEmbeddings or array. Default:
         all of :data:`TRANSFORMS`, "alpha" only when ``model`` has output vectors.
-    D, zeta, memory_budget, backend, client
+    D, zeta, memory_budget, backend
         As in :func:`isotropy` (one D for every row, from the original dimension; C₀ the identity).
     progress : bool, optional
         A progress bar over the rows (one transform and its measures a step; the full table of a
@@ -570,7 +576,7 @@ def isotropy_table(model, transforms=None, *, D: int | None = None, zeta: float 
     if transforms is None:
         transforms = [t for t in TRANSFORMS if t != "alpha" or model.output_vectors is not None]
     D = max(1, int(round(model.dim / 100))) if D is None else D
-    opts = dict(zeta=zeta, memory_budget=memory_budget, backend=backend, client=client)
+    opts = dict(zeta=zeta, memory_budget=memory_budget, backend=backend)
     with progress_bar(total=len(transforms) + 1, desc="isotropy table", progress=progress, unit="row") as bar:
         results = {"original": isotropy(model, D, **opts)}
         bar.update()

@@ -8,7 +8,7 @@ import numpy as np
 from .. import backend as xb  # where a method's `backend=` parameter shadows the module
 from ..blocking import block_rows, budget_bytes, row_blocks, share
 from ..embeddings import Embeddings
-from ..neighbors import ARRAY_BACKENDS, check_backend, merge_topk, select_topk
+from ..neighbors import ARRAY_BACKENDS, Cuda, Dask, as_engine, merge_topk, select_topk
 from ..neighbors import topk as _dot_topk
 from ..progress import progress_bar
 from ..vocabulary import Vocabulary
@@ -392,7 +392,7 @@ class FuzzyEmbeddings(Vocabulary):
     def neighbors(self, queries, k: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
                   exclude_self: bool = True, exclude=None, restrict_vocab: int | None = None,
                   memory_budget: int | None = None, precompute: bool | None = None, progress: bool | None = None,
-                  backend: str = "exact"):
+                  backend="exact"):
         """The ``k`` most similar words to each query under a fuzzy measure, vocabulary-wide.
 
         Scores are similarities (divergences negated), best first, ties to the lower row, with the
@@ -446,29 +446,44 @@ class FuzzyEmbeddings(Vocabulary):
             always, ``False`` never (every call transforms the candidates block by block). One
             measure's transformed vocabulary is kept at a time.
         progress : bool, optional
-        backend : {"exact", "cuda", "dask"}
-            ``"cuda"`` runs the float32 search on the GPU engine (:mod:`embgeo.neighbors`, the
-            CPU engine's lists) and makes the candidate side there by a CUDA kernel, a block at a
+        backend : {"exact", "cuda", "dask"} or Exact or Cuda or Dask, default "exact"
+            The engine of the float32 search (:func:`embgeo.neighbors.topk`), a name or an engine
+            object with its options (:class:`~embgeo.neighbors.Exact`'s apply to the measures
+            that are one product; ``screen=True`` screens each block of conditioned rows, an index
+            built before cannot). ``"cuda"`` runs the float32 search on the GPU engine (the CPU
+            engine's lists) and makes the candidate side there by a CUDA kernel, a block at a
             time (NumPy memberships are copied block by block; CuPy memberships take the device
             path with the default backend too); the measures that are one product. ``"dask"``
-            selects the candidates on the current ``dask.distributed`` client
-            (:func:`embgeo.neighbors.topk` with ``backend="dask"``, of the conditioned queries
-            against the conditioned vocabulary, built row chunk by row chunk on the workers, never
-            whole in one process) and certifies them here in float64, as locally: the same lists.
-            NumPy memberships and the measures that are one product (all but ``"jaccard"`` and
-            reversed ``"intersection_ratio"``).
+            (``Dask(client)``: on that client) selects the candidates on the current
+            ``dask.distributed`` client (:func:`embgeo.neighbors.topk` with the Dask engine, of the
+            conditioned queries against the conditioned vocabulary, built row chunk by row chunk
+            on the workers, never whole in one process) and certifies them here in float64, as
+            locally: the same lists. NumPy memberships and the measures that are one product (all
+            but ``"jaccard"`` and reversed ``"intersection_ratio"``).
 
         Returns
         -------
         scores : array of float64, shape (m, k)
         indices : array of int64, shape (m, k)
+
+        Raises
+        ------
+        ValueError
+            An unknown or pair measure, an unknown ``backend``, an engine other than the exact one
+            for a measure that divides pair by pair, a screening index built before, ``k`` out of
+            range.
+        TypeError
+            ``backend`` is neither an engine name nor an engine object.
         """
-        check_backend(backend, ARRAY_BACKENDS)
+        engine = as_engine(backend, ARRAY_BACKENDS)
+        if not isinstance(getattr(engine, "screen", None), (bool, type(None))):
+            raise ValueError("FuzzyEmbeddings.neighbors searches conditioned rows it makes itself: an index built "
+                             "before cannot screen them (Exact(screen=True) builds one for each block)")
         measure = _resolve_measure(measure)
         if not FUZZY_MEASURES[measure].searchable:
             raise ValueError(f"{measure!r} is a pair measure; vocabulary-wide search supports "
                              + ", ".join(repr(m.name) for m in FUZZY_MEASURES.values() if m.searchable))
-        if backend != "exact" and not _is_linear(measure, reverse):
+        if engine.name != "exact" and not _is_linear(measure, reverse):
             raise ValueError(f"backend={backend!r} searches the measures that are one product; {measure!r}"
                              f"{' reversed' if reverse else ''} divides pair by pair: use backend='exact' "
                              "(on CuPy memberships it runs on the device)")
@@ -491,10 +506,10 @@ class FuzzyEmbeddings(Vocabulary):
         if k > n - n_ex:
             raise ValueError(f"k={k} exceeds the {n - n_ex} candidate words")
         Q = xp.astype(xb.asarray(q._mu, like=P), P.dtype)
-        if backend == "dask":
-            idx = self._search_dask(Q, k, measure, reverse, ex, n, memory_budget)
+        if isinstance(engine, Dask):
+            idx = self._search_dask(Q, k, measure, reverse, ex, n, memory_budget, engine)
         else:
-            idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute, backend)
+            idx = self._search(Q, k, measure, reverse, ex, n, memory_budget, progress, precompute, engine)
         return self._rescore(Q, idx, measure, reverse, memory_budget)
 
     def analogy_query(self, a, b, x) -> FuzzySet:
@@ -842,7 +857,7 @@ class FuzzyEmbeddings(Vocabulary):
         else:
             d_max = np.zeros(w)
             best = None
-            device = backend == "cuda"
+            device = isinstance(backend, Cuda)
             if device:  # the candidate blocks are made on the device: the queries go there once
                 Qs = xb.cuda_library()[0].asarray(Qs)
             blocks = row_blocks(n, block_rows(self._per_candidate_row(self._LINEAR[key]), 1, 3 * budget // 8),
@@ -981,9 +996,11 @@ class FuzzyEmbeddings(Vocabulary):
             best = part if best is None else merge_topk([best, part], k)
         return best[1]
 
-    def _search_dask(self, Q, k, measure, reverse, ex, n, memory_budget):
+    def _search_dask(self, Q, k, measure, reverse, ex, n, memory_budget, engine):
         """:meth:`_search` on a Dask cluster: one sharded top-k of transformed rows (linear measures)."""
         import dask.array as da
+
+        from ..distributed import get_client
 
         P = self.memberships
         key = (measure, bool(reverse) and not FUZZY_MEASURES[measure].symmetric)
@@ -1000,8 +1017,9 @@ class FuzzyEmbeddings(Vocabulary):
         A = da.from_array(P[:n], chunks=(step, P.shape[1]))
         D = A.map_blocks(_conditioned_chunk, c_names, centre, beta, dtype=P.dtype,
                          chunks=(A.chunks[0], (Qa.shape[1],)))
-        best = _dot_topk((Qa * beta).astype(P.dtype), D, kk, metric="dot", exclude=ex, backend="dask")
-        d_max = da.max(da.abs(D.astype(np.float64)), axis=0).compute()
+        best = _dot_topk((Qa * beta).astype(P.dtype), D, kk, metric="dot", exclude=ex, backend=engine)
+        # on the engine's client, which need not be the current one (dask's compute() would run here then)
+        d_max = get_client(engine.client).compute(da.max(da.abs(D.astype(np.float64)), axis=0)).result()
         # a sharded search merges to one list: what it left out scored at most its last score
         return self._certified(Qa, key, best, np.full(Q.shape[0], -np.inf), d_max, k, ex, n, budget)
 
@@ -1031,7 +1049,7 @@ class FuzzyEmbeddings(Vocabulary):
         return xp.take_along_axis(v, order, axis=1), xp.astype(xp.take_along_axis(idx, order, axis=1), xp.int64)
 
     def most_similar(self, query, topn: int = 10, *, measure: str = "cross_entropy", reverse: bool = False,
-                     exclude=None, restrict_vocab: int | None = None, backend: str = "exact") -> list:
+                     exclude=None, restrict_vocab: int | None = None, backend="exact") -> list:
         """``[(word, similarity), ...]`` for one query (a word or a single :class:`FuzzySet`),
         best first, excluding the words the query was built from; see :meth:`neighbors` (the nearest-word
         lists of Bhat et al. 2020, Tables 1-3 and 6).
@@ -1054,8 +1072,8 @@ class FuzzyEmbeddings(Vocabulary):
             Further words never returned.
         restrict_vocab : int, optional
             Search only the first ``restrict_vocab`` rows.
-        backend : {"exact", "cuda", "dask"}, default "exact"
-            Where the search runs (see :meth:`neighbors`).
+        backend : {"exact", "cuda", "dask"} or Exact or Cuda or Dask, default "exact"
+            The engine of the search, a name or an engine object (see :meth:`neighbors`).
 
         Returns
         -------

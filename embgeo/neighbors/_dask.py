@@ -137,7 +137,8 @@ def _gather(client, futures: list, sd: ShardedDatabase) -> list:
 
     while True:
         try:
-            distributed.wait(futures, timeout=0.5)
+            with client.as_current():  # wait() asks for the current client: the one given may not be it
+                distributed.wait(futures, timeout=0.5)
             break
         except TimeoutError:
             now = _workers(client)
