@@ -646,7 +646,7 @@ def test_search_refuses_an_option_its_metric_does_not_take(small_embeddings):
 
 def test_the_package_exports_its_functions_and_criteria_tables():
     functions = ["topk", "csls_topk", "isf_topk", "isf_log_partition", "knn_mean_similarity", "search",
-                 "most_similar", "merge_topk", "select_topk", "self_topk", "check_backend", "check_metric",
+                 "most_similar", "merge_topk", "select_topk", "self_topk", "as_engine", "check_metric",
                  "check_retrieval", "reduction_topk", "reduction_ranks", "reduction_stats"]
     tables = ["VALID_METRICS", "PAIRWISE_METRICS", "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS",
               "VALID_RETRIEVALS"]

@@ -101,7 +101,7 @@ PUBLIC_API = {  # module -> sorted __all__
     "embgeo.negatives": ["HEAD", "NegativeCandidates", "PhraseIndex", "SynonymTable", "TAIL", "candidate_negatives",
         "false_negative_mask", "soft_regularisation", "synonym_table"],
     "embgeo.neighbors": ["ARRAY_BACKENDS", "Cuda", "Dask", "Exact", "Faiss", "PAIRWISE_METRICS", "REDUCTION_METRICS",
-        "RETRIEVAL_METRICS", "VALID_METRICS", "VALID_RETRIEVALS", "check_backend", "check_metric", "check_retrieval",
+        "RETRIEVAL_METRICS", "VALID_METRICS", "VALID_RETRIEVALS", "as_engine", "check_metric", "check_retrieval",
         "csls_topk", "isf_log_partition", "isf_topk", "knn_mean_similarity", "merge_topk", "most_similar",
         "reduction_ranks", "reduction_stats", "reduction_topk", "search", "select_topk", "self_topk", "topk"],
     "embgeo.neighbors.cli": ["add_arguments", "run"],

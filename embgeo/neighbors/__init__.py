@@ -38,7 +38,7 @@ from .. import linalg
 from . import _codes, _dask, _exact, _gensim
 from ._criteria import (ARRAY_BACKENDS, PAIRWISE_METRICS, REDUCTION_METRICS, RETRIEVAL_METRICS, VALID_METRICS,
                         VALID_RETRIEVALS,
-                        check_backend, check_metric, check_retrieval)
+                        check_metric, check_retrieval)
 from ._engines import Cuda, Dask, Exact, as_engine
 from ._exact import check_csls_knn, prepared_topk, select_topk
 from ._isf import isf_log_partition, isf_topk
@@ -50,7 +50,7 @@ from .faiss_index import Faiss, cached_faiss_index
 __all__ = ["Exact", "Dask", "Cuda", "Faiss", "topk", "csls_topk", "isf_topk", "isf_log_partition",
            "knn_mean_similarity", "search", "most_similar", "merge_topk", "select_topk", "self_topk",
            "reduction_topk", "reduction_ranks", "reduction_stats", "VALID_METRICS", "PAIRWISE_METRICS",
-           "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "check_backend",
+           "ARRAY_BACKENDS", "REDUCTION_METRICS", "RETRIEVAL_METRICS", "VALID_RETRIEVALS", "as_engine",
            "check_metric", "check_retrieval"]
 
 def _local(engine, *, screen: bool = True) -> dict:

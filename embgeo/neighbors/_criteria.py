@@ -73,7 +73,7 @@ def choices(names) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def check_backend(backend: str, backends=tuple(VALID_METRICS)) -> str:
+def _check_backend(backend: str, backends=tuple(VALID_METRICS)) -> str:
     """``backend`` if it is one of ``backends``; a ValueError naming the choices otherwise.
 
     Parameters
@@ -121,7 +121,7 @@ def check_metric(metric: str, backend: str = "exact", *, metrics=None) -> str:
         Unknown metric (the accepted names are listed), or a metric that exists but not with
         this engine (the engines that have it are named).
     """
-    allowed = VALID_METRICS[check_backend(backend)] if metrics is None else metrics
+    allowed = VALID_METRICS[_check_backend(backend)] if metrics is None else metrics
     if metric in allowed:
         return metric
     elsewhere = [b for b, ms in VALID_METRICS.items() if metric in ms]
