@@ -10,9 +10,8 @@ test against the original), Google analogies (3CosAdd accuracy, McNemar), top-10
 overlap over the first 10,000 words, hubness (skewness of N_10), IsoScore, bytes. Intervals: 95 %
 BCa over 2,000 resamples::
 
-    python benchmarks/report_compression.py glove          # about 3 minutes on 2 cores
-    python benchmarks/report_compression.py m2v            # about 8 minutes (needs ../shared)
-    python benchmarks/report_compression.py glove --plot docs/img/compression_glove.png
+    python benchmarks/report_compression.py glove --plot docs/img/compression_glove.png   # ~5 min, 2 cores
+    python benchmarks/report_compression.py m2v --plot docs/img/compression_m2v.png       # ~10 min (../shared)
 """
 from __future__ import annotations
 

@@ -120,6 +120,8 @@ def test_bad_variants_are_refused_by_name(space, pairs):
         run(space, {"raw": space.vectors}, pairs)
     with pytest.raises(ValueError, match="'original' names the original"):
         run(space, {"original": space}, pairs)
+    with pytest.raises(ValueError, match="neighbours must be"):
+        run(space, {}, pairs, neighbours=-1)
 
 
 def test_compose_evaluates_a_space_made_from_each_stored_one_and_keeps_the_stored_bytes(space, pairs):
@@ -144,19 +146,13 @@ def test_the_table_shows_each_score_with_its_interval_and_exports_every_column(s
 def test_plot_draws_score_against_bytes_or_says_matplotlib_is_missing(space, pairs, monkeypatch):
     import sys
 
-    cost = run(space, {"binary": embgeo.quantize(space, "binary")}, pairs)
-    if "matplotlib" not in sys.modules:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            with pytest.raises(ImportError, match="embgeo\\[plot\\]"):
-                cost.plot()
-            return
-    import matplotlib
-
+    matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
+    cost = run(space, {"binary": embgeo.quantize(space, "binary"), "float16": embgeo.quantize(space, "float16")},
+               pairs)
     ax = cost.plot()
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "bytes"
+    assert len(ax.containers) == 1  # one error-bar series per score
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match="embgeo\\[plot\\]"):
         cost.plot()

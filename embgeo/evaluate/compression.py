@@ -229,10 +229,15 @@ class CompressionCost(Report):
             high = np.array([r.get(f"{s}_high", np.nan) for r in self._rows], dtype=float)
             err = np.nan_to_num(np.vstack([y - low, high - y]))
             ax.errorbar(nbytes, y, yerr=err, fmt="o", ms=4, capsize=2, label=s)
-        for r, x in zip(self._rows, nbytes):
-            ax.annotate(r["variant"], (x, 0), xycoords=("data", "axes fraction"), rotation=90, fontsize="x-small",
-                        va="bottom", ha="center", color="0.4")
         ax.set_xscale("log")
+        # the variants' names on the top axis, one tick per size (variants within 2 % of a size share it)
+        names: dict = {}
+        for r, x in zip(self._rows, nbytes):
+            near = next((t for t in names if abs(x - t) <= 0.02 * t), x)
+            names.setdefault(near, []).append(r["variant"])
+        top = ax.secondary_xaxis("top")
+        top.set_xticks(list(names), ["\n".join(v) for v in names.values()], fontsize="x-small", rotation=90)
+        top.xaxis.set_minor_locator(plt.NullLocator())
         ax.set_xlabel("bytes")
         ax.set_ylabel("score (interval)")
         ax.legend(loc="best", fontsize="small")
@@ -309,7 +314,8 @@ def compression_cost(original, variants: dict, *, similarity=("wordsim353", "sim
         A variant (named) is not an Embeddings.
     ValueError
         A variant (named) has other words than the original while the overlap compares them, or
-        another dimension than the BLI target; a variant named ``"original"``.
+        another dimension than the BLI target; a variant named ``"original"``; a negative
+        ``neighbours``.
 
     Examples
     --------
@@ -332,6 +338,8 @@ def compression_cost(original, variants: dict, *, similarity=("wordsim353", "sim
         raise ValueError("'original' names the original space; call the variant something else")
     if not isinstance(original, Embeddings):
         raise TypeError(f"the original is a {type(original).__name__}, not an Embeddings")
+    if neighbours is not None and (isinstance(neighbours, bool) or neighbours < 0):
+        raise ValueError(f"neighbours must be a number of words ≥ 0 or None, got {neighbours!r}")
     stored = {"original": original, **variants}
     spaces = {name: compose(v) if compose is not None else v for name, v in stored.items()}
     for name, v in spaces.items():
@@ -363,12 +371,10 @@ def compression_cost(original, variants: dict, *, similarity=("wordsim353", "sim
     q = min(len(original_space), neighbours or 0)
     reference = _neighbour_lists(original_space.vectors, q, k) if q else None
     base_bytes = _nbytes(original)
-    scores, rows, results, comparisons = None, [], [], {}
-    base = None
+    rows, results, comparisons = [], [], {}
     for name, v in spaces.items():
         res = evaluations(v)
-        base = base or res
-        scores = list(res)
+        base = results[0] if results else res
         row = {"variant": name, "dim": v.dim, "bytes": _nbytes(stored[name]),
                "ratio": _nbytes(stored[name]) / base_bytes}
         comparisons[name] = {}
@@ -389,7 +395,7 @@ def compression_cost(original, variants: dict, *, similarity=("wordsim353", "sim
         row["isoscore"] = isotropy(v).isoscore
         rows.append(row)
         results.append(res)
-    cost = CompressionCost(rows, scores=scores, title=title)
+    cost = CompressionCost(rows, scores=list(results[0]), title=title)
     cost.results = results
     cost.comparisons = {n: c for n, c in comparisons.items() if n != "original"}
     return cost
