@@ -74,6 +74,16 @@ def test_bytes_are_those_of_the_stored_codes_per_dtype(space, pairs):
     assert rows["pca8"]["dim"] == 8 and rows["binary"]["dim"] == D
 
 
+def test_pca_variants_are_the_principal_space_up_to_the_axes_signs(space):
+    from embgeo.pca import principal_space
+
+    got = compression_variants(space, dims=(8,), sif=False, dtypes=(), kmeans=())["pca8"].vectors
+    want = principal_space(space, 8).vectors
+    signs = np.sign((got * want).sum(axis=0))
+    assert set(signs.tolist()) <= {-1.0, 1.0}
+    np.testing.assert_array_equal(got * signs, want)
+
+
 def test_variants_are_built_only_where_the_width_and_vocabulary_allow(space):
     v = compression_variants(space, dims=(256, 16), dtypes=(), kmeans=(1024, 8))
     assert list(v) == ["pca16", "sif", "kmeans8"]

@@ -75,8 +75,9 @@ def compression_variants(e: Embeddings, *, dims=(256, 128, 64), sif: bool = True
     e : Embeddings
         The space (rows most frequent first, as the Zipf weights assume).
     dims : sequence of int
-        PCA widths (:func:`embgeo.pca.principal_space`, centred as model2vec's ``apply_pca``);
-        only those below ``e.dim`` are built (``"pca128"``).
+        PCA widths: the rows centred and projected on their top principal axes (the space of
+        :func:`embgeo.pca.principal_space` up to the axes' signs, model2vec's ``apply_pca``); only
+        those below ``e.dim`` are built (``"pca128"``).
     sif : bool, default True
         Build the variant with Zipf/SIF weighting toggled (:func:`sif_weights`): ``"sif"``, the rows
         multiplied by the weights, or, with ``sif_applied``, ``"no-sif"``, the rows divided by them.
@@ -104,15 +105,21 @@ def compression_variants(e: Embeddings, *, dims=(256, 128, 64), sif: bool = True
     ValueError
         A bad dtype, SIF coefficient or k-means size (from :func:`embgeo.quantize`).
     """
-    from ..pca import principal_space
+    from ..linalg import centred_scatter, eigh_desc
+    from ..postprocess import apply_transform
     from ..quantization import quantize
 
     if not isinstance(e, Embeddings):
         raise TypeError(f"compression_variants takes an Embeddings, got {type(e).__name__}")
     out: dict = {}
-    for d in dims:
-        if d < e.dim:
-            out[f"pca{d}"] = principal_space(e, int(d))
+    widths = [int(d) for d in dims if d < e.dim]
+    if widths:
+        # the principal axes of the centred rows (embgeo.pca's variance_profile, model2vec's apply_pca),
+        # from the same float64 scatter; axis signs differ from scikit-learn's, which no measure here sees
+        C, mu = centred_scatter(e.vectors, "vectors")
+        V = eigh_desc(C)[1]
+        for d in widths:
+            out[f"pca{d}"] = apply_transform(e, V[:, :d], mu @ V[:, :d])
     if sif:
         w = sif_weights(len(e), sif_coefficient)
         X = to_numpy(e.vectors)
