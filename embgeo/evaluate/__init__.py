@@ -26,7 +26,7 @@ __all__ = ["evaluate", "word_similarity", "analogy", "bli", "BLIResult", "postpr
            "SimilarityResult", "AnalogyResult", "MEASURES", "DEFAULT_DATASETS", "COLUMNS", "compare", "Comparison",
            "CI_COLUMNS", "bli_grid", "BLIGrid",
            "categorization", "CategorizationResult", "outlier_detection", "OutlierResult", "entailment",
-           "EntailmentResult", "ENTAILMENT_MEASURES"]
+           "EntailmentResult", "ENTAILMENT_MEASURES", "compression_cost", "compression_variants", "CompressionCost"]
 
 #: What ``evaluate`` runs when no dataset is named: the files shipped with gensim.
 DEFAULT_DATASETS = ("wordsim353", "simlex999", "google-analogy")
@@ -49,6 +49,11 @@ def __getattr__(name):
         from . import lexicon
 
         return getattr(lexicon, name)
+    if name in ("compression_cost", "compression_variants", "CompressionCost"):
+        # needs embgeo.quantization, pca and diagnostics: imported on first use
+        from . import compression
+
+        return getattr(compression, name)
     if name in ("bli_grid", "BLIGrid"):
         from . import _bli_grid
 
