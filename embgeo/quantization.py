@@ -143,7 +143,7 @@ def quantize(e: Embeddings, scheme="int8", calibration=None, *, memory_budget: i
     >>> e = Embeddings(["a", "b", "c"], np.array([[1.0, -2.0], [0.5, 1.0], [-1.0, 0.0]]))
     >>> q = quantize(e, "binary")
     >>> q.codes.ravel().tolist(), q.nbytes
-    ([128, 64, 0], 3)
+    ([128, 192, 0], 3)
     """
     if not isinstance(e, Embeddings):
         raise TypeError(f"quantize takes an Embeddings, got {type(e).__name__}")

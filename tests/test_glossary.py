@@ -32,7 +32,7 @@ RETIRED = {
 
 #: `metric` names a search's similarity (cosine, dot, CSLS), and the distance a clustering groups words by
 #: (scikit-learn's `metric=` of AgglomerativeClustering, the same pairwise score); elsewhere it is retired
-SEARCH_MODULES = ("embgeo.neighbors", "embgeo.distributed", "embgeo.negatives")
+SEARCH_MODULES = ("embgeo.neighbors", "embgeo.distributed", "embgeo.negatives", "embgeo.quantization")
 #: `method` means one thing: the analogy solver (3CosAdd, 3CosMul, ..., the papers' own word). Any
 #: other choice has the name of its concept: `retrieval=` (BLI, mapping), `clustering=` and `linkage=`
 #: (categorisation), `ci_method=` (bootstrap intervals), `solver=` (optimisers).

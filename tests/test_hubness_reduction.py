@@ -21,7 +21,7 @@ def golden():
 def _all_scores(X, metric, knn, **kw):
     """Every (query, database row) score of the space against itself, as an (n, n) dict lookup."""
     n = X.shape[0]
-    s, i = reduction_topk(X, X, n - 1, metric=metric, knn=knn, exclude=np.arange(n), query_rows=np.arange(n), **kw)
+    s, i = reduction_topk(X, X, n - 1, metric=metric, csls_knn=knn, exclude=np.arange(n), query_rows=np.arange(n), **kw)
     full = np.full((n, n), np.nan)
     np.put_along_axis(full, i, s, axis=1)
     return full
@@ -38,7 +38,7 @@ def _reduced_pairs(golden, name):
 def test_empirical_mp_equals_skhubness_on_its_knn_graph(golden):
     X, K = golden["X"], int(golden["K"])
     n = X.shape[0]
-    s, i = reduction_topk(X, X, K, metric="mp", knn=K, exclude=np.arange(n), query_rows=np.arange(n))
+    s, i = reduction_topk(X, X, K, metric="mp", csls_knn=K, exclude=np.arange(n), query_rows=np.arange(n))
     dist, idx = _reduced_pairs(golden, "mp")
     for r in range(n):
         # MP values are counts / n: many ties, which scikit-hubness leaves in its sort's order
@@ -49,7 +49,7 @@ def test_empirical_mp_equals_skhubness_on_its_knn_graph(golden):
 def test_gaussian_mp_equals_skhubness_on_the_complete_graph(golden):
     X = golden["X"]
     n = X.shape[0]
-    s, i = reduction_topk(X, X, 10, metric="mp-gauss", knn=5, exclude=np.arange(n), query_rows=np.arange(n))
+    s, i = reduction_topk(X, X, 10, metric="mp-gauss", csls_knn=5, exclude=np.arange(n), query_rows=np.arange(n))
     dist, idx = _reduced_pairs(golden, "mp_gauss")
     np.testing.assert_array_equal(i, idx[:, :10])
     np.testing.assert_allclose(s, 1 - dist[:, :10], rtol=1e-6, atol=1e-9)
@@ -113,7 +113,7 @@ def test_closed_form_criteria_equal_the_papers_by_brute_force(rng, metric, own):
     S = T if own else rng.standard_normal((70, 6)) + 0.5
     Q = T[:30] if own else rng.standard_normal((30, 6))
     kw = dict(exclude=np.arange(30), query_rows=np.arange(30)) if own else dict(source=S)
-    s, i = reduction_topk(Q, T, 8, metric=metric, knn=4, **kw)
+    s, i = reduction_topk(Q, T, 8, metric=metric, csls_knn=4, **kw)
     B = _brute(metric, Q, T, S, 4, own)
     if own:
         B[np.arange(30), np.arange(30)] = -np.inf
@@ -127,7 +127,7 @@ def test_empirical_mp_over_complete_lists_is_the_papers_mp(rng):
     X = _unit(rng.standard_normal((40, 5)) + 0.5)
     n = X.shape[0]
     D = np.sqrt(np.maximum(2 - 2 * X @ X.T, 0))
-    s, i = reduction_topk(X, X, 6, metric="mp", knn=n - 1, exclude=np.arange(n), query_rows=np.arange(n))
+    s, i = reduction_topk(X, X, 6, metric="mp", csls_knn=n - 1, exclude=np.arange(n), query_rows=np.arange(n))
     for x in range(n):
         for y, v in zip(i[x], s[x]):
             d = D[x, y]
@@ -140,13 +140,13 @@ def test_blocked_equals_unblocked_and_ranks_agree_with_topk(rng, metric):
     T = rng.standard_normal((120, 8)).astype(np.float32)
     S = rng.standard_normal((100, 8)).astype(np.float32)
     Q = rng.standard_normal((25, 8)).astype(np.float32)
-    big = reduction_topk(Q, T, 7, metric=metric, source=S, knn=5)
-    tiny = reduction_topk(Q, T, 7, metric=metric, source=S, knn=5, memory_budget=64)
+    big = reduction_topk(Q, T, 7, metric=metric, source=S, csls_knn=5)
+    tiny = reduction_topk(Q, T, 7, metric=metric, source=S, csls_knn=5, memory_budget=64)
     np.testing.assert_array_equal(big[1], tiny[1])
     np.testing.assert_allclose(big[0], tiny[0], rtol=1e-6, atol=1e-7)  # float32 BLAS rounds by block shape
     # BLI's ranks: rank ≤ k exactly when the gold row is in the top k
     gold = [np.array([j]) for j in big[1][:, 3]]
-    np.testing.assert_array_equal(reduction_ranks(Q, T, gold, metric=metric, source=S, knn=5), 4)
+    np.testing.assert_array_equal(reduction_ranks(Q, T, gold, metric=metric, source=S, csls_knn=5), 4)
 
 
 @pytest.mark.parametrize("metric", REDUCTION_METRICS)
@@ -154,7 +154,7 @@ def test_ties_go_to_the_lower_row(rng, metric):
     T = rng.standard_normal((30, 5)).astype(np.float32)
     T = np.concatenate([T, T])  # every row twice: equal scores
     Q = rng.standard_normal((4, 5)).astype(np.float32)
-    s, i = reduction_topk(Q, T, 6, metric=metric, source=T[:30], knn=3)
+    s, i = reduction_topk(Q, T, 6, metric=metric, source=T[:30], csls_knn=3)
     cos = np.take_along_axis(_unit(Q) @ _unit(T).T, i, axis=1)
     for row_s, row_i, row_c in zip(s, i, cos):
         for a in range(5):
@@ -169,12 +169,12 @@ def test_every_entry_point_takes_the_criteria(rng, metric):
     X = rng.standard_normal((150, 10)).astype(np.float32)
     e = embgeo.Embeddings([f"w{i}" for i in range(150)], X)
     s, i = neighbors.search(e, ["w1", "w2"], 4, metric=metric, csls_knn=6)
-    ref = reduction_topk(X[1:3], X, 4, metric=metric, knn=6, exclude=[1, 2], query_rows=[1, 2])
+    ref = reduction_topk(X[1:3], X, 4, metric=metric, csls_knn=6, exclude=[1, 2], query_rows=[1, 2])
     np.testing.assert_array_equal(i, ref[1])
     h = diagnostics.hubness(e, k=4, retrieval=metric, csls_knn=6)
     assert h.retrieval == metric and h.k_occurrence.sum() == 150 * 4
     _, r = crosslingual.retrieve(X[:5], X[50:], 3, metric, source=X[:100], csls_knn=6)
-    np.testing.assert_array_equal(r, reduction_topk(X[:5], X[50:], 3, metric=metric, source=X[:100], knn=6)[1])
+    np.testing.assert_array_equal(r, reduction_topk(X[:5], X[50:], 3, metric=metric, source=X[:100], csls_knn=6)[1])
     with pytest.raises(ValueError, match="'exact' engine"):
         neighbors.check_retrieval(metric, "induction")
 
@@ -191,13 +191,13 @@ def test_hubness_reductions_cut_hubness(rng):
 def test_bad_input_is_named(rng):
     X = rng.standard_normal((6, 4)).astype(np.float32)
     with pytest.raises(ValueError, match="need at least 7 words"):
-        reduction_topk(X[:2], X, 2, metric="ls", knn=6)
+        reduction_topk(X[:2], X, 2, metric="ls", csls_knn=6)
     with pytest.raises(ValueError, match="'mp', 'mp-gauss', 'ls', 'cdm' or 'dsl'"):
         reduction_topk(X, X, 2, metric="mutual")
     bad = X.copy()
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="row 3"):
-        reduction_topk(X, bad, 2, metric="mp", knn=2)
-    with pytest.raises(ValueError, match="'retrieval' parameter of Mapper.*Got 'ls'"):
-        crosslingual.Mapper(retrieval="ls", self_learning=True).fit(
+        reduction_topk(X, bad, 2, metric="mp", csls_knn=2)
+    with pytest.raises(ValueError, match="'retrieval' parameter of Induction.*Got 'ls'"):
+        crosslingual.Mapper(induction=crosslingual.Induction(retrieval="ls"), self_learning=True).fit(
             embgeo.Embeddings(list("abcdef"), X), embgeo.Embeddings(list("abcdef"), X), [("a", "a"), ("b", "b")])

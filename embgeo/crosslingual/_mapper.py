@@ -32,7 +32,7 @@ logger = logging.getLogger("embgeo.crosslingual")
 
 #: VecMap's recommended settings (``map_embeddings.py --supervised`` etc.) as Mapper parameters; a stage
 #: left out keeps its defaults (which are VecMap's ``--supervised``). :meth:`Mapper.from_recipe` clones them.
-RECIPES = {
+RECIPES: dict[str, dict] = {
     "supervised": {},   # the defaults of every stage: unit, center, unit; whiten, re-weight 0.5, de-whiten
     "semi_supervised": dict(self_learning=True, induction=Induction(retrieval="csls", vocabulary_cutoff=20000)),
     "identical": dict(initialization=Initialization("identical"), self_learning=True,

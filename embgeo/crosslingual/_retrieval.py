@@ -216,7 +216,7 @@ def retrieve(queries, target, k: int = 10, retrieval: str = "nn", *, source=None
         return invnn_topk(Q, T, S, int(k), memory_budget=memory_budget, progress=progress)
     if retrieval in REDUCTION_METRICS:
         _check(retrieval, source, csls_knn)
-        return reduction_topk(queries, target, k, metric=retrieval, source=source, knn=int(csls_knn),
+        return reduction_topk(queries, target, k, metric=retrieval, source=source, csls_knn=int(csls_knn),
                               memory_budget=memory_budget, progress=progress)
     Qa, Ta = retrieval_factors(queries, target, retrieval, source=source, csls_knn=csls_knn,
                                memory_budget=memory_budget, progress=progress)

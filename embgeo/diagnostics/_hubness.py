@@ -355,7 +355,7 @@ def _searcher(retrieval, S, D, csls_knn, isf_beta, backend, opts):
         source = None if own else S
         stats = neighbors.reduction_stats(D, retrieval, csls_knn, source=source, **opts)
         return lambda Q, k, exclude: neighbors.reduction_topk(
-            Q, D, k, metric=retrieval, source=source, knn=csls_knn, stats=stats, exclude=exclude,
+            Q, D, k, metric=retrieval, source=source, csls_knn=csls_knn, stats=stats, exclude=exclude,
             query_rows=exclude if own else None, **opts)[1]
     lp = neighbors.isf_log_partition(D, S, isf_beta, **opts)
     return lambda Q, k, exclude: neighbors.isf_topk(Q, D, k, isf_beta=isf_beta, log_partition=lp, exclude=exclude,

@@ -378,7 +378,9 @@ def compression_cost(original, variants: dict, *, similarity=("wordsim353", "sim
     q = min(len(original_space), neighbours or 0)
     reference = _neighbour_lists(original_space.vectors, q, k) if q else None
     base_bytes = _nbytes(original)
-    rows, results, comparisons = [], [], {}
+    rows: list = []
+    results: list = []
+    comparisons: dict = {}
     for name, v in spaces.items():
         res = evaluations(v)
         base = results[0] if results else res
@@ -397,6 +399,7 @@ def compression_cost(original, variants: dict, *, similarity=("wordsim353", "sim
             row.update({s: value, f"{s}_low": low, f"{s}_high": high, f"{s}_p": p})
         if q:
             lists = _neighbour_lists(v.vectors, q, k)
+            assert reference is not None   # q > 0: the original's lists were made
             row[f"overlap@{k}"] = float((lists[:, :, None] == reference[:, None, :]).any(axis=2).mean())
         row["hubness"] = hubness(v, k=k).skewness
         row["isoscore"] = isotropy(v).isoscore

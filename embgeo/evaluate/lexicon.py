@@ -368,7 +368,7 @@ def bli(src, tgt, test_dictionary, retrieval: str = "nn", *, ks=(1, 5, 10), csls
     if retrieval == "invnn":
         ranks = invnn_ranks(Q, tgt.vectors, gold, source=source, memory_budget=memory_budget, progress=progress)
     elif retrieval in REDUCTION_METRICS:
-        ranks = reduction_ranks(Q, tgt.vectors, gold, metric=retrieval, source=source, knn=int(csls_knn),
+        ranks = reduction_ranks(Q, tgt.vectors, gold, metric=retrieval, source=source, csls_knn=int(csls_knn),
                                 memory_budget=memory_budget, progress=progress)
     else:
         Qa, Ta = retrieval_factors(Q, tgt.vectors, retrieval, source=source, csls_knn=csls_knn,

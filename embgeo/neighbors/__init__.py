@@ -548,7 +548,7 @@ def _reduction_search(e, Q, k, metric, idx, exclude, knn, kwargs):
         kwargs["stats"] = linalg.derived(e, ("reduction_stats", metric, knn), lambda: reduction_stats(
             e.vectors, metric, knn, memory_budget=kwargs.get("memory_budget"), progress=kwargs.get("progress")))
         kwargs["query_rows"] = idx
-    return reduction_topk(Q, e.vectors, k, metric=metric, knn=knn, exclude=exclude, **kwargs)
+    return reduction_topk(Q, e.vectors, k, metric=metric, csls_knn=knn, exclude=exclude, **kwargs)
 
 
 def _faiss_search(e, Q, k, metric, exclude, engine, kwargs):

@@ -27,7 +27,7 @@ for neighbours within a vocabulary (each word leaving itself out), the mapped so
 cross-lingual retrieval, as CSLS's r_S does (Conneau et al. 2018). So for translation, target y's
 σ_y, μ_y, c_y, moments and neighbour list are those of y among the source words; query x's
 moments and list (MP needs them) are those of x among the source words too, which makes the
-"j" of MP one common set. K is ``knn`` (``csls_knn`` in the retrieval functions).
+"j" of MP one common set. K is ``csls_knn``, the name of every neighbourhood size in embgeo.
 
 **Differences from scikit-hubness** (v0.30.0a1, commit c36a058, ``skhubness/reduction``; the
 golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it):
@@ -92,7 +92,7 @@ def _d2(C):
     return np.maximum(2.0 - 2.0 * C.astype(np.float64), 0.0)
 
 
-def reduction_stats(database, metric: str, knn: int = 10, *, source=None, memory_budget: int | None = None,
+def reduction_stats(database, metric: str, csls_knn: int = 10, *, source=None, memory_budget: int | None = None,
                     progress=None) -> dict:
     """The neighbourhood statistics of every database row for :func:`reduction_topk` (its ``stats=``).
 
@@ -107,7 +107,7 @@ def reduction_stats(database, metric: str, knn: int = 10, *, source=None, memory
         (the row is named).
     metric : {"mp", "mp-gauss", "ls", "cdm", "dsl"}
         The criterion the statistics serve.
-    knn : int, default 10
+    csls_knn : int, default 10
         K, the neighbourhood size (unused by ``"mp-gauss"``, whose moments run over all rows).
     source : array (m, d), optional
         The space the neighbourhoods run over (the mapped source space for cross-lingual
@@ -136,7 +136,7 @@ def reduction_stats(database, metric: str, knn: int = 10, *, source=None, memory
     """
     T = _unit(database, "database")
     S = T if source is None else _unit(source, "source", like=T)
-    return _stats(T, S, metric, knn, leave_self_out=source is None, memory_budget=memory_budget,
+    return _stats(T, S, metric, csls_knn, leave_self_out=source is None, memory_budget=memory_budget,
                   progress=progress)
 
 
@@ -397,7 +397,7 @@ def _prepare(queries, database, metric, knn, source, stats, memory_budget, progr
     return knn, Q, T, S, stats
 
 
-def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source=None, knn: int = 10,
+def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source=None, csls_knn: int = 10,
                    exclude=None, query_rows=None, stats=None, memory_budget: int | None = None, progress=None):
     """Top-``k`` database rows of each query by a hubness-reduced criterion (see the module notes).
 
@@ -411,7 +411,7 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
     source : array (m, d), optional
         The space the neighbourhood statistics run over: the mapped source space for
         cross-lingual retrieval. Default: the database itself, each row leaving itself out.
-    knn : int
+    csls_knn : int
         K, the neighbourhood size (for ``"mp"`` also the number of candidates re-ranked).
     exclude : optional
         Database rows never returned, per query, in any form :func:`embgeo.neighbors.topk` takes.
@@ -441,7 +441,7 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         An unknown metric (the names are listed), fewer than K + 1 words in the source space,
         k larger than the candidates, NaN/inf rows, dimensions that disagree.
     """
-    knn, Q, T, S, stats = _prepare(queries, database, metric, knn, source, stats, memory_budget, progress)
+    knn, Q, T, S, stats = _prepare(queries, database, metric, csls_knn, source, stats, memory_budget, progress)
     if query_rows is not None and source is not None:
         raise ValueError("query_rows= names rows of the database, whose statistics are the queries' only "
                          "when the database is its own source (source=None)")
@@ -478,7 +478,7 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
     return out_s, out_i
 
 
-def reduction_ranks(queries, database, gold, *, metric: str, source, knn: int = 10, stats=None,
+def reduction_ranks(queries, database, gold, *, metric: str, source, csls_knn: int = 10, stats=None,
                     memory_budget: int | None = None, progress=None):
     """Rank (1 = best) of the best gold database row of each query, in :func:`reduction_topk`'s order.
 
@@ -500,7 +500,7 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, knn: int = 
         The space the neighbourhood statistics run over (the mapped source space for
         cross-lingual retrieval); None: the database itself, each row leaving itself out. It has
         no default: pass None explicitly for a single vocabulary.
-    knn : int, default 10
+    csls_knn : int, default 10
         K, the neighbourhood size (for ``"mp"`` also the number of candidates re-ranked).
     stats : dict, optional
         :func:`reduction_stats` of the database over the source, computed earlier.
@@ -521,7 +521,7 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, knn: int = 
         An unknown metric (the names are listed), fewer than K + 1 words in the source space,
         a number of gold lists other than q, NaN/inf rows, dimensions that disagree.
     """
-    knn, Q, T, S, stats = _prepare(queries, database, metric, knn, source, stats, memory_budget, progress)
+    knn, Q, T, S, stats = _prepare(queries, database, metric, csls_knn, source, stats, memory_budget, progress)
     if len(gold) != Q.shape[0]:
         raise ValueError(f"{len(gold)} gold lists for {Q.shape[0]} queries")
     ranks = np.empty(Q.shape[0], dtype=np.int64)

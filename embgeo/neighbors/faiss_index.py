@@ -137,6 +137,9 @@ class Faiss:
 
     name = "faiss"
     __slots__ = ("kind", "index", "_params")
+    kind: str
+    index: "FaissIndex | None"
+    _params: tuple
 
     def __init__(self, kind: str | None = None, *, index: "FaissIndex | None" = None, **params):
         if index is not None:

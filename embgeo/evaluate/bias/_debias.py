@@ -459,8 +459,8 @@ class DoubleHardDebias:
         for p in pairs:
             if len(p) == 2:
                 needed |= {v for w in p for v in (w.lower(), w.title(), w.upper()) if v in e}
-        needed = sorted(needed)
-        small = Embeddings(needed, X[[e.index(w) for w in needed]])
+        words = sorted(needed)
+        small = Embeddings(words, X[[e.index(w) for w in words]])
         self.hard_debias_ = HardDebias(self.n_components).fit(self.purify(small), definitional, pairs)
         return self
 
