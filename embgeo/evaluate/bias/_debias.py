@@ -247,7 +247,7 @@ class DoubleHardDebias:
 
     Word frequency shapes the leading principal directions of an embedding and blurs the gender direction that
     hard debiasing removes. Double-hard debiasing first projects out one "frequency" direction and then hard
-    debiases. ``fit`` (Algorithm 1, lines 1–14):
+    debiases. ``fit`` (the choice of the frequency direction in Algorithm 1):
 
     1. decentralise: μ, the mean of all vectors (blocked, float64);
     2. the principal directions u₁ … u_d of the centred vocabulary (the eigenvectors of its d×d scatter,
@@ -256,15 +256,14 @@ class DoubleHardDebias:
        digits or punctuation, under 20 characters) and are not ``exclude`` words by their bias by projection
        cos(w, he) − cos(w, she) on the original vectors, and take the ``n_words`` most male- and female-biased;
     4. for each candidate uᵢ (i < ``n_candidates``): w' = w − μ − (uᵢᵀw) uᵢ for those words and the
-       definitional ones (lines 6–7: the projection is of the uncentred w, as written there and in the
-       authors' notebook); the gender direction is the first principal component of the pair-centred w' of
-       the definitional pairs; remove it (lines 8–9: hard debias, neutralise); cluster the biased words into
-       two with k-means and score the accuracy against their male/female labels, max(a, 1 − a) (lines 10–12);
-    5. keep the uₖ of the lowest accuracy (line 14, the first on ties), and fit :class:`HardDebias` (the
+       definitional ones (the projection is of the uncentred w, as in the authors' notebook); the gender direction is the first principal component of the pair-centred w' of
+       the definitional pairs; remove it (hard debias, neutralise); cluster the biased words into
+       two with k-means and score the accuracy against their male/female labels, max(a, 1 − a);
+    5. keep the uₖ of the lowest accuracy (the first on ties), and fit :class:`HardDebias` (the
        paper's Hard Debias, Bolukbasi et al. 2016: unit vectors, neutralise, equalise) on the purified
        vectors w' = w − μ − (uₖᵀw) uₖ of the definitional and equalise words.
 
-    ``transform`` purifies every vector (line 16, :meth:`purify`) and hard-debiases them (line 17), as
+    ``transform`` purifies every vector (:meth:`purify`) and hard-debiases them, as
     :meth:`HardDebias.transform` does (every output a unit vector, float32).
 
     Steps 1–4 equal the authors' code (``GloVe_Debias.ipynb`` and ``utils.py`` of uvavision/Double-Hard-Debias:
@@ -275,7 +274,7 @@ class DoubleHardDebias:
     WEFE 1.0.1's ``DoubleHardDebias`` differs from the paper and the authors' code, and from this class:
 
     - its gender direction is fitted once, on the raw definitional vectors; the authors refit it on the
-      purified vectors of each candidate (line 8's HardDebias of w');
+      purified vectors of each candidate (the HardDebias of w' inside the loop);
     - it tries 4 candidates (``n_components=4``) from an ``IncrementalPCA`` limited to 10 components
       (``pca_args``, shared with its gender PCA); the authors try 20 of the full PCA;
     - it ranks the biased words over the whole vocabulary less ``ignore`` (its ``target=`` is read and then
@@ -390,7 +389,7 @@ class DoubleHardDebias:
         return order[-self.n_words:], order[: self.n_words]
 
     def fit(self, e, definitional_pairs=None, equalize_pairs=None, exclude=None) -> "DoubleHardDebias":
-        """Choose the frequency direction (Algorithm 1, lines 1–14) and fit the final :class:`HardDebias`.
+        """Choose the frequency direction (Algorithm 1) and fit the final :class:`HardDebias`.
 
         Parameters
         ----------
@@ -465,7 +464,7 @@ class DoubleHardDebias:
         return self
 
     def purify(self, e):
-        """w' = w − μ − (uₖᵀw) uₖ for every word (Algorithm 1, line 16): a new :class:`~embgeo.Embeddings`,
+        """w' = w − μ − (uₖᵀw) uₖ for every word (Algorithm 1's purification): a new :class:`~embgeo.Embeddings`,
         float32, one GEMM, no float64 copy of the vectors.
 
         Parameters
@@ -494,7 +493,7 @@ class DoubleHardDebias:
         return e.with_vectors(apply_matrix(X, np.eye(len(u)) - np.outer(u, u), offset=self.mean_))
 
     def transform(self, e, target=None, ignore=None):
-        """The debiased embeddings (Algorithm 1, lines 16–17): :meth:`purify`, then the fitted
+        """The debiased embeddings (Algorithm 1's last steps): :meth:`purify`, then the fitted
         :class:`HardDebias` (neutralise all words or ``target``, but ``ignore``; equalise); unit vectors,
         float32.
 
