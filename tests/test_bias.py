@@ -386,8 +386,8 @@ def _brute_force_double_hard(words, X, definitional, n_words, n_candidates, excl
     from sklearn.cluster import KMeans
 
     W = {w: X[i].astype(np.float64) for i, w in enumerate(words)}
-    mu = sum(W.values()) / len(W)                                            # line 2
-    U = np.linalg.svd(np.array([W[w] - mu for w in words]), full_matrices=False)[2]   # line 3
+    mu = sum(W.values()) / len(W)
+    U = np.linalg.svd(np.array([W[w] - mu for w in words]), full_matrices=False)[2]
 
     def cos(a, b):
         return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
@@ -396,7 +396,7 @@ def _brute_force_double_hard(words, X, definitional, n_words, n_candidates, excl
     ranked = [w for w, _ in sorted(score.items(), key=lambda kv: kv[1])]
     female, male = ranked[:n_words], ranked[-n_words:]
     accuracies = []
-    for i in range(n_candidates):                                            # lines 5-13
+    for i in range(n_candidates):
         u = U[i]
         Wp = {w: W[w] - mu - (u @ W[w]) * u for w in set(male + female) | {w for p in definitional for w in p}}
         diffs = [v for a, c in definitional for v in (Wp[a] - (Wp[a] + Wp[c]) / 2, Wp[c] - (Wp[a] + Wp[c]) / 2)]
@@ -405,8 +405,8 @@ def _brute_force_double_hard(words, X, definitional, n_words, n_candidates, excl
         pred = KMeans(n_clusters=2, n_init=n_init, random_state=seed).fit(Z).predict(Z)
         acc = np.mean(pred == np.array([1] * n_words + [0] * n_words))
         accuracies.append(max(acc, 1 - acc))
-    k = int(np.argmin(accuracies))                                            # line 14
-    purified = np.array([W[w] - mu - (U[k] @ W[w]) * U[k] for w in words])     # line 16
+    k = int(np.argmin(accuracies))
+    purified = np.array([W[w] - mu - (U[k] @ W[w]) * U[k] for w in words])
     return accuracies, k, U, female, male, purified
 
 
@@ -430,7 +430,7 @@ def test_double_hard_debias_equals_a_brute_force_algorithm_1():
     assert len(set(np.round(acc, 6))) > 1                                     # the candidates differ
     np.testing.assert_allclose(np.abs(np.sum(dhd.components_ * U[:8], axis=1)), 1, atol=1e-9)
     np.testing.assert_allclose(np.asarray(dhd.purify(e).vectors), purified, atol=1e-5)
-    # line 17: Hard Debias (Bolukbasi et al.) of the purified vectors
+    # Hard Debias (Bolukbasi et al.) of the purified vectors
     ref = bias.HardDebias(4).fit(embgeo.Embeddings(words, purified.astype(np.float32)), definitional,
                                  [("he", "she"), ("king", "queen")])
     ignore = gendered[:6]
