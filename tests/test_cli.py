@@ -310,6 +310,12 @@ def test_neighbors_command(files, capsys):
     assert code == 1 and "'nope'" in err and "Traceback" not in err
     assert run(capsys, "neighbors", "w3", "-k", "0", "-e", str(emb))[0] == 2  # a usage error: -k is positive
     assert run(capsys, "neighbors", "-e", str(emb))[0] == 2  # no word
+    # --metric offers the criteria table's names: a hubness reduction runs, a misspelling is a usage error
+    code, out, err = run(capsys, "neighbors", "w3", "-k", "2", "-e", str(emb), "--metric", "ls", "--json")
+    assert code == 0, err
+    assert [n for n, _ in json.loads(out)["w3"]] == e.words_at(e.neighbors("w3", k=2, metric="ls")[1][0])
+    code, out, err = run(capsys, "neighbors", "w3", "-e", str(emb), "--metric", "lss")
+    assert code == 2 and "'ls'" in err and "Traceback" not in err
 
 
 # ------------------------------------------------------------------ embgeo bias

@@ -198,6 +198,10 @@ def test_bad_input_is_named(rng):
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="row 3"):
         reduction_topk(X, bad, 2, metric="mp", csls_knn=2)
+    with pytest.raises(ValueError, match="query 1 has no gold row"):
+        reduction_ranks(X[:2], X, [[0], []], metric="ls", source=X, csls_knn=2)
+    with pytest.raises(ValueError, match="query 0 has a gold row outside the database's 6 rows"):
+        reduction_ranks(X[:2], X, [[6], [1]], metric="ls", source=X, csls_knn=2)
     with pytest.raises(ValueError, match="'retrieval' parameter of Induction.*Got 'ls'"):
         crosslingual.Mapper(induction=crosslingual.Induction(retrieval="ls"), self_learning=True).fit(
             embgeo.Embeddings(list("abcdef"), X), embgeo.Embeddings(list("abcdef"), X), [("a", "a"), ("b", "b")])

@@ -519,11 +519,19 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, csls_knn: i
     ------
     ValueError
         An unknown metric (the names are listed), fewer than K + 1 words in the source space,
-        a number of gold lists other than q, NaN/inf rows, dimensions that disagree.
+        a number of gold lists other than q, a query without gold rows or with one outside the
+        database (the query is named), NaN/inf rows, dimensions that disagree.
     """
     knn, Q, T, S, stats = _prepare(queries, database, metric, csls_knn, source, stats, memory_budget, progress)
     if len(gold) != Q.shape[0]:
         raise ValueError(f"{len(gold)} gold lists for {Q.shape[0]} queries")
+    n_t = T.shape[0]
+    for i, g in enumerate(gold):
+        g = np.asarray(g)
+        if g.size == 0:
+            raise ValueError(f"query {i} has no gold row: each query needs at least one")
+        if g.min() < 0 or g.max() >= n_t:
+            raise ValueError(f"query {i} has a gold row outside the database's {n_t} rows: {g.tolist()}")
     ranks = np.empty(Q.shape[0], dtype=np.int64)
     cols = np.arange(T.shape[0])
     for s, t, B in _blocks(metric, Q, T, S, knn, stats, memory_budget, progress):

@@ -14,6 +14,7 @@ import json
 import sys
 
 from ..cli import choice, positive_int
+from ._criteria import VALID_METRICS
 
 __all__ = ["add_arguments", "run"]
 
@@ -33,9 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-k", type=positive_int, default=10, metavar="K", help="neighbours per word (default: 10)")
     parser.add_argument("--limit", type=positive_int, default=None, metavar="N",
                         help="search only the first N words of the embeddings (default: all)")
-    parser.add_argument("--metric", type=choice(("cosine", "dot", "csls"), "metric"), default="cosine",
-                        metavar="{cosine,dot,csls}",
-                        help="cosine (default), dot product, or csls (hubness-corrected cosine)")
+    parser.add_argument("--metric", type=choice(VALID_METRICS["exact"], "metric"), default="cosine",
+                        metavar="{" + ",".join(VALID_METRICS["exact"]) + "}",
+                        help="cosine (default), dot product, csls or isf (hubness-corrected cosine), or a hubness "
+                             "reduction (mp, mp-gauss, ls, cdm, dsl; K = 10): embgeo.neighbors.VALID_METRICS")
     parser.add_argument("--json", action="store_true", help="print {word: [[neighbour, score], ...]} as JSON")
 
 
