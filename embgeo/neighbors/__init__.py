@@ -508,9 +508,7 @@ def search(e, queries, k: int = 10, metric: str = "cosine", backend="exact", exc
         return _exact.csls_topk(Q, e.vectors, k, csls_knn=csls_knn, exclude=exclude, database_inv=inv,
                                 **_local(engine, screen=False), **kwargs)
     opts = {name: kwargs.pop(name) for name in ("memory_budget", "progress") if name in kwargs}
-    if kwargs:
-        raise TypeError(f"search() with metric={metric!r} got unexpected keyword argument(s) "
-                        f"{', '.join(sorted(kwargs))}")
+    _refuse_options(kwargs, metric)
     if not local:
         return topk(Q, e.vectors, k, metric=metric, exclude=exclude, backend=engine, **opts)
     local_opts = _local(engine)
@@ -536,12 +534,16 @@ def _isf_search(e, Q, k, words, exclude, engine, kwargs):
     return isf_topk(Q, e.vectors, k, isf_beta=beta, exclude=exclude, backend=engine, **kwargs)
 
 
-def _reduction_search(e, Q, k, metric, idx, exclude, knn, kwargs):
-    """:func:`search` with a hubness reduction (:func:`reduction_topk`), K = ``csls_knn``."""
-    unknown = set(kwargs) - {"source", "memory_budget", "progress"}
+def _refuse_options(unknown, metric):
+    """A TypeError naming the keyword arguments of :func:`search` that ``metric`` does not take."""
     if unknown:
         raise TypeError(f"search() with metric={metric!r} got unexpected keyword argument(s) "
                         f"{', '.join(sorted(unknown))}")
+
+
+def _reduction_search(e, Q, k, metric, idx, exclude, knn, kwargs):
+    """:func:`search` with a hubness reduction (:func:`reduction_topk`), K = ``csls_knn``."""
+    _refuse_options(set(kwargs) - {"source", "memory_budget", "progress"}, metric)
     if kwargs.get("source") is None:
         # monolingual: the statistics run over the whole vocabulary and do not depend on the
         # queries, so they are computed once per (metric, K) and kept with e
