@@ -47,6 +47,16 @@ def test_hamming_topk_is_the_brute_force_list_with_ties_to_the_lower_row(nbytes)
     assert i[0, :3].tolist() == [3, 7, 2999]  # three rows at distance 0: lowest first
 
 
+@pytest.mark.parametrize("nbytes", [32, 48])
+def test_hamming_topk_over_many_query_chunks_is_the_brute_force_list(nbytes):
+    """Enough queries for chunks of the longest length and a shorter last one, in every thread."""
+    Q, X = packed(1500, nbytes, seed=4, nq=521)
+    d, i = nb.topk(Q, X, 7, metric="hamming")
+    ref_d, ref_i = brute(hamming_matrix(Q, X), 7, smallest=True)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_array_equal(d, ref_d)
+
+
 def test_hamming_topk_equals_faiss_index_binary_flat():
     faiss = pytest.importorskip("faiss")
     Q, X = packed(5000, 32, seed=1, nq=50)
@@ -59,8 +69,9 @@ def test_hamming_topk_equals_faiss_index_binary_flat():
     np.testing.assert_array_equal(i, fi)
 
 
-def test_hamming_topk_does_not_depend_on_the_memory_budget_and_honours_exclude():
-    Q, X = packed(40_000, 7, seed=2, nq=3)
+@pytest.mark.parametrize("nbytes", [7, 32])  # the generic loop, and the unrolled 256-bit one
+def test_hamming_topk_does_not_depend_on_the_memory_budget_and_honours_exclude(nbytes):
+    Q, X = packed(40_000, nbytes, seed=2, nq=3)
     whole = nb.topk(Q, X, 5, metric="hamming", exclude=[[3, 7], [], 5])
     # (tests lift the budget floor, conftest.blocks_of_any_size): tiles of 64 rows
     blocked = nb.topk(Q, X, 5, metric="hamming", exclude=[[3, 7], [], 5], memory_budget=1)

@@ -46,10 +46,30 @@ def test_empirical_mp_equals_skhubness_on_its_knn_graph(golden):
             dict(zip(i[r].tolist(), np.round(s[r], 12).tolist()))
 
 
-def test_gaussian_mp_equals_skhubness_on_the_complete_graph(golden):
+def test_gaussian_mp_equals_skhubness_on_its_knn_graph(golden):
+    """Moments over each row of the K-NN graph, the K candidates re-ranked: scikit-hubness's
+    MutualProximity(method="normal") on the same graph (its order, its values)."""
+    X, K = golden["X"], int(golden["K"])
+    n = X.shape[0]
+    s, i = reduction_topk(X, X, K, metric="mp-gauss", csls_knn=K, exclude=np.arange(n), query_rows=np.arange(n))
+    dist, idx = _reduced_pairs(golden, "mp_gauss_knn")
+    # it stores 1 − MP, where MP below 1e-16 rounds to a distance of 1: those pairs tie in its sort
+    for r in range(n):
+        assert set(i[r].tolist()) == set(idx[r].tolist())
+        mine = dict(zip(i[r].tolist(), s[r].tolist()))
+        np.testing.assert_allclose([1 - mine[j] for j in idx[r].tolist()], dist[r], rtol=0, atol=1e-12)
+    assert np.all(np.diff(s, axis=1) <= 0)
+    distinct = np.diff(dist, axis=1) > 1e-12
+    np.testing.assert_array_equal(i[:, :-1][distinct], idx[:, :-1][distinct])
+
+
+def test_gaussian_mp_over_complete_lists_is_the_papers(golden):
+    """With K = n − 1 the moments are those of all other points (Schnitzer et al. 2012, eq. 8), as
+    scikit-hubness's on the complete graph."""
     X = golden["X"]
     n = X.shape[0]
-    s, i = reduction_topk(X, X, 10, metric="mp-gauss", csls_knn=5, exclude=np.arange(n), query_rows=np.arange(n))
+    s, i = reduction_topk(X, X, 10, metric="mp-gauss", csls_knn=n - 1, exclude=np.arange(n),
+                          query_rows=np.arange(n))
     dist, idx = _reduced_pairs(golden, "mp_gauss")
     np.testing.assert_array_equal(i, idx[:, :10])
     np.testing.assert_allclose(s, 1 - dist[:, :10], rtol=1e-6, atol=1e-9)
@@ -96,25 +116,33 @@ def _brute(metric, Q, T, S, K, own):
     if metric == "dsl":  # Hara et al. 2016: c = centroid of the K neighbours
         c = S[np.argsort(DT, axis=1, kind="stable")[:, :K]].mean(axis=1)
         return -(D ** 2 - ((T - c) ** 2).sum(axis=1))
-    # Schnitzer et al. 2012, eq. 8: moments over all other points
+    # Schnitzer et al. 2012, eq. 8, with scikit-hubness's moments over each point's K nearest
+    # distances; the query's K nearest targets re-ranked, the others after them by cosine
     DQ = dist(Q, S)
     if own:
-        DT[np.isinf(DT)] = np.nan
         DQ = DT[:Q.shape[0]]
-    mq, sq = np.nanmean(DQ, axis=1), np.nanstd(DQ, axis=1)
-    mt, st = np.nanmean(DT, axis=1), np.nanstd(DT, axis=1)
-    return norm.sf(D, mq[:, None], sq[:, None]) * norm.sf(D, mt[None, :], st[None, :])
+    near_q = np.sort(DQ, axis=1)[:, :K]
+    mq, sq = near_q.mean(axis=1), near_q.std(axis=1)
+    mt, st = near.mean(axis=1), near.std(axis=1)
+    if own:
+        np.fill_diagonal(D, np.inf)
+    cand = np.argsort(D, axis=1, kind="stable")[:, :K]
+    B = np.cos(0) - D ** 2 / 2 - 2  # cos − 2
+    g = norm.sf(D, mq[:, None], sq[:, None]) * norm.sf(D, mt[None, :], st[None, :])
+    np.put_along_axis(B, cand, np.take_along_axis(g, cand, axis=1), axis=1)
+    return B
 
 
 @pytest.mark.parametrize("metric", ["ls", "cdm", "dsl", "mp-gauss"])
 @pytest.mark.parametrize("own", [True, False])
-def test_closed_form_criteria_equal_the_papers_by_brute_force(rng, metric, own):
+@pytest.mark.parametrize("K", [4, 12])  # k = 8 beyond and within MP's K candidates
+def test_closed_form_criteria_equal_the_papers_by_brute_force(rng, metric, own, K):
     T = rng.standard_normal((90, 6)) + 0.7
     S = T if own else rng.standard_normal((70, 6)) + 0.5
     Q = T[:30] if own else rng.standard_normal((30, 6))
     kw = dict(exclude=np.arange(30), query_rows=np.arange(30)) if own else dict(source=S)
-    s, i = reduction_topk(Q, T, 8, metric=metric, csls_knn=4, **kw)
-    B = _brute(metric, Q, T, S, 4, own)
+    s, i = reduction_topk(Q, T, 8, metric=metric, csls_knn=K, **kw)
+    B = _brute(metric, Q, T, S, K, own)
     if own:
         B[np.arange(30), np.arange(30)] = -np.inf
     order = np.argsort(-B, axis=1, kind="stable")[:, :8]

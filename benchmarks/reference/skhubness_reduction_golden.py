@@ -15,8 +15,9 @@ scikit-learn's Euclidean k-NN graphs of them (on unit vectors, d² = 2 − 2 cos
   ``LocalScaling`` expects (it skips column 0), for "ls" and "nicdm";
 * K = 5 without the point itself, for the empirical ``MutualProximity`` (``method="empiric"``, its
   "approximate" MP over the graph) and ``DisSimLocal`` (squared distances);
-* the complete graph without the point itself (n − 1 columns) for ``MutualProximity(method="normal")``,
-  whose moments are then those of all other points, as in the paper.
+* K = 5 without the point itself for ``MutualProximity(method="normal")`` too (moments over the
+  graph's row, embgeo's ``"mp-gauss"``), and the complete graph without the point itself
+  (n − 1 columns), whose moments are those of all other points, as in the paper.
 
 Each reduction is ``fit(G)`` then ``transform(G)`` (the space against itself); the stored arrays are
 the sorted reduced distances and their columns.
@@ -57,6 +58,7 @@ def main():
         "ls": (LocalScaling(k=K, method="standard"), with_self, {}),
         "nicdm": (LocalScaling(k=K, method="nicdm"), with_self, {}),
         "mp": (MutualProximity(method="empiric"), no_self, {}),
+        "mp_gauss_knn": (MutualProximity(method="normal"), no_self, {}),
         "mp_gauss": (MutualProximity(method="normal"), full, {}),
         "dsl": (DisSimLocal(k=K), squared, {"vectors": X}),
     }

@@ -364,10 +364,11 @@ def merge_heaps(dst_vals, dst_idx, src_vals, src_idx):
 # Packed bits are read as uint64 words (the caller pads a row to whole words with zero bytes, which add
 # nothing to a distance); a word's popcount is the SWAR sequence, which LLVM compiles to one popcnt.
 # Distances enter the heaps negated, so the order is the one above: ties to the lower row. Queries are taken
-# in chunks of _QCHUNK rows (one chunk per thread) and the database in tiles, so that a tile stays in cache
-# while the chunk's queries scan it; a candidate costs one distance and one comparison with the heap root.
+# in chunks (one chunk per thread at a time) and the database in tiles, so that a tile stays in cache while
+# the chunk's queries scan it. A candidate costs its distance and one integer comparison with the query's
+# bound (the root's distance, kept in a register): only a row at least as near touches the heap. 256-bit
+# codes (four words) are the common width, and get the query's words in registers, the loop unrolled.
 __all__ += ["hamming_topk"]
-_QCHUNK = 8
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -396,31 +397,49 @@ def _excluded(ex_ptr, ex_idx, r, c):
     return p < b and ex_idx[p] == c
 
 
+@njit(cache=True, inline="always")
+def _offer_distance(hvr, hir, d, c, ex_ptr, ex_idx, r):
+    """Push row ``c`` at distance ``d`` into query ``r``'s heap if it ranks above the root; the new bound."""
+    if _worse(hvr[0], hir[0], -d, c) and not _excluded(ex_ptr, ex_idx, r, c):
+        hvr[0] = -d
+        hir[0] = c
+        _sift_down(hvr, hir, hvr.shape[0])
+    return -np.int64(hvr[0])
+
+
 @njit(cache=True, parallel=True)
-def hamming_topk(Q, X, col0, hv, hi, ex_ptr, ex_idx, tile):
+def hamming_topk(Q, X, col0, hv, hi, ex_ptr, ex_idx, tile, qchunk):
     """Merge rows ``X`` (database rows ``col0 …``) into the heaps of queries ``Q`` by Hamming distance.
 
     ``Q`` (q, w) and ``X`` (m, w) are ``uint64`` words of packed bits; ``hv`` (q, k) ``int32`` holds
     negated distances, ``hi`` (q, k) ``int64`` rows (:func:`finalize` sorts them). ``ex_ptr`` has
     length q + 1 (all zero: nothing excluded); an excluded row is looked up (binary search) only for
-    a candidate that would enter the heap. ``tile``: database rows per cache tile.
+    a candidate that would enter the heap. ``tile``: database rows per cache tile; ``qchunk``:
+    queries that scan a tile in turn.
     """
     nq, w = Q.shape
     m = X.shape[0]
-    for ch in prange((nq + _QCHUNK - 1) // _QCHUNK):
-        q0 = ch * _QCHUNK
-        q1 = min(nq, q0 + _QCHUNK)
+    for ch in prange((nq + qchunk - 1) // qchunk):
+        q0 = ch * qchunk
+        q1 = min(nq, q0 + qchunk)
         for t0 in range(0, m, tile):
             t1 = min(m, t0 + tile)
             for r in range(q0, q1):
                 hvr = hv[r]
                 hir = hi[r]
-                for j in range(t0, t1):
-                    d = np.int32(0)
-                    for b in range(w):
-                        d += _popcount(Q[r, b] ^ X[j, b])
-                    c = col0 + j
-                    if _worse(hvr[0], hir[0], -d, c) and not _excluded(ex_ptr, ex_idx, r, c):
-                        hvr[0] = -d
-                        hir[0] = c
-                        _sift_down(hvr, hir, hvr.shape[0])
+                # int64: the sentinel root's negation does not fit in int32
+                bound = -np.int64(hvr[0])
+                if w == 4:
+                    a0, a1, a2, a3 = Q[r, 0], Q[r, 1], Q[r, 2], Q[r, 3]
+                    for j in range(t0, t1):
+                        d = (_popcount(a0 ^ X[j, 0]) + _popcount(a1 ^ X[j, 1])
+                             + _popcount(a2 ^ X[j, 2]) + _popcount(a3 ^ X[j, 3]))
+                        if d <= bound:
+                            bound = _offer_distance(hvr, hir, d, col0 + j, ex_ptr, ex_idx, r)
+                else:
+                    for j in range(t0, t1):
+                        d = np.int32(0)
+                        for b in range(w):
+                            d += _popcount(Q[r, b] ^ X[j, b])
+                        if d <= bound:
+                            bound = _offer_distance(hvr, hir, d, col0 + j, ex_ptr, ex_idx, r)

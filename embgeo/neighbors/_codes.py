@@ -29,8 +29,10 @@ __all__ = ["is_code_search", "topk"]
 
 #: the largest int8 dimension whose dot products are exact in int32 (d · 128² < 2³¹)
 MAX_INT8_DIM = (2**31 - 1) // (128 * 128)
-#: bytes of database rows a thread scans per tile (they stay in cache while its queries scan them)
-_TILE_BYTES = 1 << 15
+#: bytes of database rows a thread scans per tile (they stay in L2 while its queries scan them)
+_TILE_BYTES = 1 << 17
+#: the most queries that scan a tile in turn (fewer when there are few queries per thread)
+_QCHUNK = 64
 
 
 def is_code_search(database, metric) -> bool:
@@ -151,8 +153,10 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     tile = max(64, _TILE_BYTES // row_bytes)
     # a block of database rows is viewed (or, for packed rows of no whole words, copied) at a time
     step = max(tile, budget_bytes(memory_budget) // row_bytes)
+    # each tile is read from memory once per chunk of queries: long chunks, but work for every thread
+    qchunk = int(min(_QCHUNK, max(1, Q.shape[0] // (4 * n_jobs(None)))))
     for s in range(0, n, step):
-        KT.hamming_topk(Qw, _words(X[s:s + step]), s, hv, hi, ex[0], ex[1], tile)
+        KT.hamming_topk(Qw, _words(X[s:s + step]), s, hv, hi, ex[0], ex[1], tile, qchunk)
     KT.finalize(hv, hi)
     return -hv, hi
 

@@ -9,7 +9,9 @@ advantage (Feldbauer & Flexer 2019 compare them):
   both than they are from each other;
 * ``"mp-gauss"``, mutual proximity with independent Gaussians (ibid., eq. 8):
   MP(x, y) = SF(d; μ_x, σ_x) · SF(d; μ_y, σ_y), SF the normal survival function and μ, σ the mean
-  and (population) standard deviation of a point's distances to all others;
+  and (population) standard deviation of a point's distances to its K nearest neighbours
+  (scikit-hubness's moments over the K-NN graph; with K = n − 1 those of all other points, as in
+  the paper);
 * ``"ls"``, local scaling (Zelnik-Manor & Perona 2005; Schnitzer et al. 2012, eq. 4):
   LS(x, y) = 1 − exp(−d² / (σ_x σ_y)), σ the distance to the K-th nearest neighbour;
 * ``"cdm"``, the non-iterative contextual dissimilarity measure (Jégou, Harzallah & Schmid 2007;
@@ -40,9 +42,12 @@ golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it
   outside the candidates rank after them, by cosine (BLI's ranks). The exact MP of the paper
   (j over all n points) costs O(n) per pair and is not offered. embgeo leaves x and y
   themselves out of the j.
-* Its Gaussian MP takes the moments over the K-NN graph's row (including the point itself at
-  distance 0 when the graph does); embgeo takes them over all other points, as the paper does,
-  computed in blocks of full rows (no n × n matrix). They agree on a complete graph without self.
+* Its Gaussian MP takes each point's moments over its row of the K-NN graph, and re-ranks the
+  same candidates as its empirical MP; embgeo does both, leaving the point itself out of its row
+  (scikit-hubness's graph holds it, at distance 0, when it was built with ``include_self``). The
+  paper's moments run over all other points (eq. 8): the same formula with K = n − 1, which costs
+  a full pass over the vocabulary per query and hardly reduces hubness on word spaces (GloVe 20k:
+  N_10 skewness 1.54 → 1.00, against 0.11 with K = 50; docs/diagnostics.md).
 * Its LS returns 1 + d² / (σ_x σ_y) (the exponential dropped); the ranking is the same.
 * Its DSL takes a query's centroid as the mean of its neighbours' centroids and shifts all values
   to be non-negative; both are constant along a query's row, so rankings agree with the paper's.
@@ -51,11 +56,13 @@ golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr
 
 from .. import backend as xb
 from ..blocking import block_rows, row_blocks
+from ..kernels import readonly
 from ..normalize import normalize
 from ..progress import progress_bar
 from ..validation import exclusion_csr
@@ -108,7 +115,7 @@ def reduction_stats(database, metric: str, csls_knn: int = 10, *, source=None, m
     metric : {"mp", "mp-gauss", "ls", "cdm", "dsl"}
         The criterion the statistics serve.
     csls_knn : int, default 10
-        K, the neighbourhood size (unused by ``"mp-gauss"``, whose moments run over all rows).
+        K, the neighbourhood size.
     source : array (m, d), optional
         The space the neighbourhoods run over (the mapped source space for cross-lingual
         retrieval). Default: the database itself, each row leaving itself out.
@@ -122,8 +129,8 @@ def reduction_stats(database, metric: str, csls_knn: int = 10, *, source=None, m
     dict of NumPy arrays, one entry per database row
         ``"mp"``: ``idx`` (int64, (n, K)), ``d`` (float64, (n, K)) and ``cos`` (the database's
         dtype, (n, K)), the K nearest source rows, their distances and cosines; ``"mp-gauss"``:
-        ``mu`` and ``sd`` (float64, (n,)), the mean and population standard deviation of the
-        distances to all source rows;
+        those and ``mu`` and ``sd`` (float64, (n,)), the mean and population standard deviation
+        of the K distances;
         ``"ls"``: ``r`` (float64, (n,)), the K-th distance; ``"cdm"``: ``r``, the mean of the K
         distances; ``"dsl"``: ``e`` (float64, (n,)), ‖x − c_x‖².
 
@@ -131,8 +138,7 @@ def reduction_stats(database, metric: str, csls_knn: int = 10, *, source=None, m
     ------
     ValueError
         An unknown metric (the names are listed), a K that is not a positive integer, fewer than
-        K + 1 words in the source space (3 for ``"mp-gauss"``), NaN/inf rows, a source of
-        another dimension.
+        K + 1 words in the source space, NaN/inf rows, a source of another dimension.
     """
     T = _unit(database, "database")
     S = T if source is None else _unit(source, "source", like=T)
@@ -143,10 +149,9 @@ def reduction_stats(database, metric: str, csls_knn: int = 10, *, source=None, m
 def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, progress=None):
     """The neighbourhood statistics of every row of ``X`` among the rows of ``source``.
 
-    One top-``knn`` pass (``"mp"``: the lists; ``"ls"``: σ, the K-th distance; ``"cdm"``: μ, the
-    mean of the K distances; ``"dsl"``: ‖x − c_x‖²), or, for ``"mp-gauss"``, one blocked pass over
-    full rows for the mean and standard deviation of all distances. Both inputs are unit rows of
-    one dtype.
+    One top-``knn`` pass (``"mp"``: the lists; ``"mp-gauss"``: the lists and the mean and standard
+    deviation of their distances; ``"ls"``: σ, the K-th distance; ``"cdm"``: μ, the mean of the K
+    distances; ``"dsl"``: ‖x − c_x‖²). Both inputs are unit rows of one dtype.
 
     Parameters
     ----------
@@ -160,18 +165,17 @@ def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, 
     knn = _check(metric, knn)
     n, m = X.shape[0], source.shape[0]
     avail = m - 1 if leave_self_out else m
-    if avail < (2 if metric == "mp-gauss" else knn):
-        need = 3 if metric == "mp-gauss" else knn + 1
-        raise ValueError(f"the neighbourhood statistics of {metric!r} need at least {need} words "
+    if avail < knn:
+        raise ValueError(f"the neighbourhood statistics of {metric!r} need at least {knn + 1} words "
                          f"(K={knn} neighbours besides the word itself), the space has {m}")
     self_rows = np.arange(n, dtype=np.int64) if leave_self_out else None
-    if metric == "mp-gauss":
-        return _moments(X, source, self_rows, memory_budget, progress)
     cos, idx = topk(X, source, knn, metric="dot", exclude=self_rows, memory_budget=memory_budget,
                     progress=progress, check_finite=False)
     d = np.sqrt(_d2(cos))
     if metric == "mp":
         return {"idx": idx, "d": d, "cos": cos}
+    if metric == "mp-gauss":
+        return {"idx": idx, "d": d, "cos": cos, "mu": d.mean(axis=1), "sd": d.std(axis=1)}
     if metric == "ls":
         return {"r": d[:, -1]}
     if metric == "cdm":
@@ -179,37 +183,9 @@ def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, 
     # DSL: ‖x − c_x‖², c_x the centroid of x's K nearest source rows, a block of rows at a time
     e = np.empty(n, dtype=np.float64)
     for s, t in row_blocks(n, block_rows(knn * source.shape[1], 8, memory_budget)):
-        c = source[idx[s:t]].astype(np.float64).mean(axis=1)
+        c = source[idx[s:t]].mean(axis=1, dtype=np.float64)
         e[s:t] = ((X[s:t] - c) ** 2).sum(axis=1)
     return {"e": e}
-
-
-def _moments(X, S, self_rows, memory_budget, progress):
-    """Mean and population standard deviation of every row's distances to the rows of ``S``.
-
-    Σ_j d² = Σ_j (2 − 2 x·s_j) = 2m − 2 x·Σ_j s_j needs no pass; Σ_j d is one pass over blocks of full
-    rows in the inputs' dtype, summed in float64. A row's own distance (``self_rows``) is taken out
-    of both sums and of the count.
-    """
-    n, m = X.shape[0], S.shape[0]
-    X64 = X.astype(np.float64)
-    total = S.sum(axis=0, dtype=np.float64)
-    sq = 2.0 * m - 2.0 * (X64 @ total)
-    cnt = m
-    if self_rows is not None:
-        sq -= np.maximum(2.0 - 2.0 * np.einsum("ij,ij->i", X64, X64), 0.0)
-        cnt = m - 1
-    mu = np.empty(n)
-    starts = row_blocks(n, block_rows(m, _ITEM, memory_budget))
-    for s, t in progress_bar(starts, total=len(starts), desc="MP moments", progress=progress, unit="block"):
-        d = X[s:t] @ S.T
-        np.multiply(d, -2, out=d)
-        d += 2
-        np.sqrt(np.maximum(d, 0, out=d), out=d)
-        if self_rows is not None:
-            d[np.arange(t - s), self_rows[s:t]] = 0  # the word itself is not among the others
-        mu[s:t] = d.sum(axis=1, dtype=np.float64) / cnt
-    return {"mu": mu, "sd": np.sqrt(np.maximum(sq / cnt - mu ** 2, 0.0))}
 
 
 def _positive(r):
@@ -217,20 +193,14 @@ def _positive(r):
     return np.maximum(r, np.finfo(np.float64).tiny)
 
 
-def _scores(C, qs, ts):
-    """Gaussian MP of one block of queries (cosines ``C``, float64) against all targets."""
-    d = np.sqrt(_d2(C))
-    px = ndtr((qs["mu"][:, None] - d) / _positive(qs["sd"])[:, None])
-    d -= ts["mu"]
-    d /= -_positive(ts["sd"])
-    return px * ndtr(d, out=d)
-
-
-def _mp_rerank(Qb, T, qs, ts, kc, m, exclude, own_rows, own):
-    """Empirical MP of each query's top-``kc`` cosine candidates (skhubness's k-NN graph formula).
+def _rerank(metric, Qb, T, qs, ts, kc, m, exclude, own_rows, own):
+    """MP of each query's top-``kc`` cosine candidates (scikit-hubness's k-NN graph formulas), best first.
 
     ``own``: the database is its own source, so a candidate y is also a source row (j ≠ y).
-    Returns the candidates (q, kc), their MP values and their cosines.
+    Returns the candidates (q, kc), their MP values and their cosines, in the criterion's order:
+    MP, then the higher cosine (equal empirical MP values are counts, which scikit-hubness's sort
+    leaves in the graph's order; equal Gaussian ones underflow to 0 far in the tails), then the
+    lower row.
     """
     # the candidates by topk's canonical cosines, which are symmetric (cos(x, y) is cos(y, x) to the
     # bit) and equal to those of the neighbour lists: "farther than the pair" must compare alike
@@ -241,41 +211,31 @@ def _mp_rerank(Qb, T, qs, ts, kc, m, exclude, own_rows, own):
         cc, cand = qs["cos"], qs["idx"]
     else:
         cc, cand = topk(Qb, T, kc, metric="dot", exclude=exclude, check_finite=False)
-    q = Qb.shape[0]
     dc = np.sqrt(_d2(cc))
-    xi, xd = qs["idx"], qs["d"]  # the query's K source neighbours and distances
-    me = np.full((q, 1), -1, dtype=np.int64) if own_rows is None else np.asarray(own_rows).reshape(-1, 1)
-    # d(x, j) of any source row j: one dense row per query of the block (+inf off x's list)
-    rows = np.arange(q)[:, None]
-    table = np.full((q, m), np.inf)
-    table[rows, xi] = xd
-    mp = np.empty(cand.shape)
-    for p in range(kc):
-        y, d = cand[:, p:p + 1], dc[:, p:p + 1]
-        yi, yd = ts["idx"][y[:, 0]], ts["d"][y[:, 0]]
-        d_x = table[rows, yi]  # d(x, j) for j in y's list
-        not_y = (xi != y) if own else True
-        # j in x's list, farther from x than y is ...
-        far_x = ((xd > d) & not_y & (xi != me)).sum(axis=1)
-        # ... minus those also in y's list (they count only if farther from y too, below) ...
-        shared_far = (np.isfinite(d_x) & (d_x > d)).sum(axis=1)
-        # ... plus the j of y's list farther from both (off x's list: farther from x than y is)
-        far_y = ((d_x > d) & (yd > d) & (yi != me) & ((yi != y) if own else True)).sum(axis=1)
-        count = far_x - shared_far + far_y
-        # beyond y's K-th neighbour (or x's) nothing is known to be farther from both
-        count[(d[:, 0] >= yd[:, -1]) | (d[:, 0] > xd[:, -1])] = 0
-        mp[:, p] = count / m
-    return cand, mp, cc
+    if metric == "mp-gauss":
+        mp = (ndtr((qs["mu"][:, None] - dc) / _positive(qs["sd"])[:, None])
+              * ndtr((ts["mu"][cand] - dc) / _positive(ts["sd"][cand])))
+    else:
+        from ..kernels.reduction import mp_counts
+
+        me = np.full(Qb.shape[0], -1, dtype=np.int64) if own_rows is None else np.asarray(own_rows, dtype=np.int64)
+        counts = np.empty(cand.shape, dtype=np.int64)
+        mp_counts(readonly(np.ascontiguousarray(qs["idx"])), readonly(np.ascontiguousarray(qs["d"])), readonly(me),
+                  readonly(np.ascontiguousarray(cand)), readonly(dc), readonly(ts["idx"]), readonly(ts["d"]), m,
+                  bool(own), max(1, min(Qb.shape[0], 2 * numba.get_num_threads())), counts)
+        mp = counts / m
+    order = np.lexsort((cand, -cc, -mp), axis=1)
+    return (np.take_along_axis(cand, order, axis=1), np.take_along_axis(mp, order, axis=1),
+            np.take_along_axis(cc, order, axis=1))
 
 
-def _mp_scores(C, Qb, T, qs, ts, kc, m, exclude, own_rows, own):
-    """The score block for MP: the candidates 2 + MP, above every cosine; the others their cosine."""
-    cand, mp, cc = _mp_rerank(Qb, T, qs, ts, kc, m, exclude, own_rows, own)
+def _candidate_scores(metric, C, Qb, T, qs, ts, kc, m, exclude, own_rows, own):
+    """The full-row score block of MP: the p-th best candidate 3 − p / kc, above every cosine; the
+    others their cosine. Returns the block and :func:`_rerank`'s candidates and values."""
+    cand, mp, cc = _rerank(metric, Qb, T, qs, ts, kc, m, exclude, own_rows, own)
     S = C.astype(np.float64)
-    # MP values are counts / m: equal ones go to the nearer pair, a share of (cos + 1) / 2 of
-    # 1 / (2m), below the step between two MP values
-    S[np.arange(C.shape[0])[:, None], cand] = 2.0 + mp + (cc + 1.0) / (4.0 * m)
-    return S
+    S[np.arange(C.shape[0])[:, None], cand] = 3.0 - np.arange(cand.shape[1]) / cand.shape[1]
+    return S, cand, mp
 
 
 def _factors(metric, Q, T, ts):
@@ -294,51 +254,14 @@ def _factors(metric, Q, T, ts):
     return Qa, Ta
 
 
-def _pair_scores(metric, Q, T, rows, cols, qs, ts, cos=None):
-    """Float64 scores of the pairs (rows[i], cols[i]) (``qs`` indexed like ``rows``), from their
-    cosines ``cos`` (default: computed here in float64)."""
-    if cos is None:
-        cos = np.einsum("ij,ij->i", Q[rows].astype(np.float64), T[cols].astype(np.float64))
-    d2 = _d2(cos)
+def _pair_scores(metric, Q, T, rows, cols, ts):
+    """Float64 LS, CDM or DSL scores of the pairs (rows[i], cols[i]), from float64 cosines."""
+    d2 = _d2(np.einsum("ij,ij->i", Q[rows].astype(np.float64), T[cols].astype(np.float64)))
     if metric == "ls":
         return -d2 / _positive(ts["r"][cols])
     if metric == "cdm":
         return -np.sqrt(d2) / np.sqrt(_positive(ts["r"][cols]))
-    if metric == "dsl":
-        return ts["e"][cols] - d2
-    d = np.sqrt(d2)
-    return (ndtr((qs["mu"][rows] - d) / _positive(qs["sd"][rows]))
-            * ndtr((ts["mu"][cols] - d) / _positive(ts["sd"][cols])))
-
-
-def _gauss_block(Qb, T, k, qs, ts, bex):
-    """Top-k (scores, rows) of one block by Gaussian MP, scoring only the pairs that can enter (exact).
-
-    MP(x, y) ≤ SF(d; μ_x, σ_x), which falls with d: the k-th best score L among a query's M nearest
-    targets bounds its k-th best overall from below, so a target with SF(d; μ_x, σ_x) < L, i.e.
-    d > μ_x − σ_x Φ⁻¹(L), cannot enter. When the M-th nearest is already that far, the M nearest hold
-    the answer; the other queries search again with 4M (the normal CDFs are the cost, not the search).
-    """
-    q, n = Qb.shape[0], T.shape[0]
-    most = n - (0 if bex is None else max((len(e) for e in bex), default=0))
-    M = min(most, max(4 * k, 64))
-    out_s, out_i = np.empty((q, k)), np.empty((q, k), dtype=np.int64)
-    left = np.arange(q)
-    while left.size:
-        cc, ci = topk(Qb[left], T, M, metric="dot", exclude=None if bex is None else [bex[i] for i in left],
-                      check_finite=False)
-        # topk's canonical cosines: one rounding to the database dtype
-        sc = _pair_scores("mp-gauss", Qb, T, np.repeat(left, M), ci.ravel(), qs, ts, cc.ravel()).reshape(-1, M)
-        L = -np.partition(-sc, k - 1, axis=1)[:, k - 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reach = np.maximum(qs["mu"][left] - _positive(qs["sd"][left]) * ndtri(L), 0.0)
-        # a margin far above float32 rounding of the cosines: it only makes the test stricter
-        done = (M >= most) | (cc[:, -1] < 1.0 - reach ** 2 / 2.0 - 1e-4)
-        order = np.lexsort((ci, -sc), axis=1)[:, :k]  # score, then the lower row
-        out_s[left[done]] = np.take_along_axis(sc, order, axis=1)[done]
-        out_i[left[done]] = np.take_along_axis(ci, order, axis=1)[done]
-        left, M = left[~done], min(most, 4 * M)
-    return out_s, out_i
+    return ts["e"][cols] - d2
 
 
 def _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress, width=None):
@@ -375,10 +298,8 @@ def _blocks(metric, Q, T, S, knn, stats, memory_budget, progress):
             yield s, t, Qa[s:t] @ TaT
             continue
         C = Q[s:t].astype(np.float64) @ T64
-        if metric == "mp":
-            yield s, t, _mp_scores(C, Q[s:t], T, qs, stats, min(knn, T.shape[0]), S.shape[0], None, None, S is T)
-        else:
-            yield s, t, _scores(C, qs, stats)
+        yield s, t, _candidate_scores(metric, C, Q[s:t], T, qs, stats, min(knn, T.shape[0]), S.shape[0], None, None,
+                                      S is T)[0]
 
 
 def _prepare(queries, database, metric, knn, source, stats, memory_budget, progress):
@@ -412,7 +333,8 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         The space the neighbourhood statistics run over: the mapped source space for
         cross-lingual retrieval. Default: the database itself, each row leaving itself out.
     csls_knn : int
-        K, the neighbourhood size (for ``"mp"`` also the number of candidates re-ranked).
+        K, the neighbourhood size (for ``"mp"`` and ``"mp-gauss"`` also the number of candidates
+        re-ranked).
     exclude : optional
         Database rows never returned, per query, in any form :func:`embgeo.neighbors.topk` takes.
     query_rows : int array (q,), optional
@@ -422,18 +344,18 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         :func:`reduction_stats` of the database over the source, computed earlier.
     memory_budget, progress
         As in :func:`embgeo.neighbors.topk`. LS, CDM and DSL are one :func:`~embgeo.neighbors.topk`
-        search; ``"mp"`` holds blocks of full source rows (its table of each query's list),
-        ``"mp-gauss"`` blocks of full rows for its moments and a few hundred scores per query after.
+        search; ``"mp"`` and ``"mp-gauss"`` hold K values per query, and rows of all targets'
+        scores only when k exceeds K.
 
     Returns
     -------
     scores : float64 array (q, k)
-        The similarity of the criterion, best first (see the module notes). ``"mp"`` re-ranks each
-        query's K nearest targets (so K must exceed k to change the list); targets beyond them
-        follow by cosine, scored cos − 2 (below every MP value).
+        The similarity of the criterion, best first (see the module notes). ``"mp"`` and
+        ``"mp-gauss"`` re-rank each query's K nearest targets (so K must exceed k to change the
+        list); targets beyond them follow by cosine, scored cos − 2 (below every MP value).
     indices : int64 array (q, k)
-        Ties go to the lower database row (for ``"mp"``, equal MP values go to the higher cosine
-        first).
+        Ties go to the lower database row (for ``"mp"`` and ``"mp-gauss"``, equal MP values go to
+        the higher cosine first).
 
     Raises
     ------
@@ -454,27 +376,24 @@ def reduction_topk(queries, database, k: int = 10, *, metric: str = "mp", source
         _, idx = topk(Qa, Ta, k, metric="dot", exclude=exclude, memory_budget=memory_budget, progress=progress,
                       check_finite=False)
         rows = np.repeat(np.arange(Q.shape[0]), idx.shape[1])
-        return _pair_scores(metric, Q, T, rows, idx.ravel(), None, stats).reshape(idx.shape), idx
+        return _pair_scores(metric, Q, T, rows, idx.ravel(), stats).reshape(idx.shape), idx
     out_s, out_i = np.empty((Q.shape[0], k)), np.empty((Q.shape[0], k), dtype=np.int64)
-    # Gaussian MP holds a few hundred scores per query (see _gauss_block), not full rows
-    width = 16 * max(4 * k, 64) if metric == "mp-gauss" else None
+    # re-ranking holds a few arrays of K values per query; more than K candidates need full rows
+    width = 16 * k_cand if k <= k_cand else None
     for s, t, bex, qs in _query_blocks(metric, Q, T, S, knn, exclude, query_rows, stats, memory_budget, progress,
                                        width):
         own = None if query_rows is None else np.asarray(query_rows[s:t])
-        if metric == "mp" and k <= k_cand:
-            # the k best of the K candidates: MP first, then the lower row
-            cand, mp, cc = _mp_rerank(Q[s:t], T, qs, stats, k_cand, S.shape[0], bex, own, S is T)
-            order = np.lexsort((cand, -cc, -mp), axis=1)[:, :k]
-            out_s[s:t], out_i[s:t] = np.take_along_axis(mp, order, axis=1), np.take_along_axis(cand, order, axis=1)
-        elif metric == "mp":
-            B = _mp_scores(Q[s:t].astype(np.float64) @ T.astype(np.float64).T, Q[s:t], T, qs, stats, k_cand,
-                           S.shape[0], bex, own, S is T)
-            out_s[s:t], out_i[s:t] = select_topk(B, k, bex)
-            cand_rows = out_s[s:t] >= 2.0
-            out_s[s:t] -= 2.0  # the candidates' MP values (the cosine share taken off below); the rest cos − 2
-            out_s[s:t][cand_rows] = np.floor(out_s[s:t][cand_rows] * S.shape[0] + 1e-6) / S.shape[0]
-        else:
-            out_s[s:t], out_i[s:t] = _gauss_block(Q[s:t], T, k, qs, stats, bex)
+        if k <= k_cand:  # the k best of the K candidates
+            cand, mp, _ = _rerank(metric, Q[s:t], T, qs, stats, k_cand, S.shape[0], bex, own, S is T)
+            out_s[s:t], out_i[s:t] = mp[:, :k], cand[:, :k]
+            continue
+        C = Q[s:t].astype(np.float64) @ T.astype(np.float64).T
+        B, _, mp = _candidate_scores(metric, C, Q[s:t], T, qs, stats, k_cand, S.shape[0], bex, own, S is T)
+        out_s[s:t], out_i[s:t] = select_topk(B, k, bex)
+        # the candidates' MP values by their place; the others cos − 2 (below every MP value)
+        pos = np.rint((3.0 - out_s[s:t]) * k_cand).astype(np.int64)
+        at = out_s[s:t] > 2.0
+        out_s[s:t] = np.where(at, np.take_along_axis(mp, np.minimum(pos, k_cand - 1), axis=1), out_s[s:t] - 2.0)
     return out_s, out_i
 
 
@@ -483,8 +402,8 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, csls_knn: i
     """Rank (1 = best) of the best gold database row of each query, in :func:`reduction_topk`'s order.
 
     Ties go to the lower row, so rank ≤ k exactly when a gold row is in the top k (BLI's P@k and
-    MRR, :func:`embgeo.evaluate.bli`). For ``"mp"`` a gold row outside the query's top-K cosine
-    candidates ranks after them by its cosine.
+    MRR, :func:`embgeo.evaluate.bli`). For ``"mp"`` and ``"mp-gauss"`` a gold row outside the
+    query's top-K cosine candidates ranks after them by its cosine.
 
     Parameters
     ----------
@@ -501,7 +420,8 @@ def reduction_ranks(queries, database, gold, *, metric: str, source, csls_knn: i
         cross-lingual retrieval); None: the database itself, each row leaving itself out. It has
         no default: pass None explicitly for a single vocabulary.
     csls_knn : int, default 10
-        K, the neighbourhood size (for ``"mp"`` also the number of candidates re-ranked).
+        K, the neighbourhood size (for ``"mp"`` and ``"mp-gauss"`` also the number of candidates
+        re-ranked).
     stats : dict, optional
         :func:`reduction_stats` of the database over the source, computed earlier.
     memory_budget : int, optional
