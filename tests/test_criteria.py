@@ -59,7 +59,8 @@ def test_retrieval_tables_drive_retrieve_bli_induction_and_the_cli(rng):
         if r in neighbors.VALID_RETRIEVALS["induction"]:
             induce_dictionary(X, Z, retrieval=r)
         else:
-            with pytest.raises(ValueError, match="retrieval must be 'nn' or 'csls'"):
+            with pytest.raises(ValueError, match="retrieval must be 'nn', 'csls', 'mp', 'mp-gauss', 'ls', 'cdm' "
+                               "or 'dsl'"):
                 induce_dictionary(X, Z, retrieval=r)
     parser = argparse.ArgumentParser()
     add_arguments(parser)

@@ -203,8 +203,48 @@ def test_every_entry_point_takes_the_criteria(rng, metric):
     assert h.retrieval == metric and h.k_occurrence.sum() == 150 * 4
     _, r = crosslingual.retrieve(X[:5], X[50:], 3, metric, source=X[:100], csls_knn=6)
     np.testing.assert_array_equal(r, reduction_topk(X[:5], X[50:], 3, metric=metric, source=X[:100], csls_knn=6)[1])
-    with pytest.raises(ValueError, match="'exact' engine"):
-        neighbors.check_retrieval(metric, "induction")
+    assert neighbors.check_retrieval(metric, "induction") == metric
+
+
+@pytest.mark.parametrize("metric", REDUCTION_METRICS)
+def test_induction_by_a_reduction_is_its_best_row_in_each_direction(rng, metric):
+    """induce_dictionary: forward rows by reduction_topk over the mapped source (CSLS's r_S side),
+    backward ones over the target; VecMap's objective stays the mean best cosine."""
+    A = _unit(rng.standard_normal((120, 8))).astype(np.float32)
+    B = _unit(A[::-1] + 0.3 * rng.standard_normal((120, 8))).astype(np.float32)
+    pairs, obj = crosslingual.induce_dictionary(A, B, retrieval=metric, csls_knn=15, return_objective=True)
+    fwd = reduction_topk(A, B, 1, metric=metric, source=A, csls_knn=15)[1][:, 0]
+    bwd = reduction_topk(B, A, 1, metric=metric, source=B, csls_knn=15)[1][:, 0]
+    np.testing.assert_array_equal(pairs, np.concatenate([np.stack([np.arange(120), fwd], 1),
+                                                         np.stack([bwd, np.arange(120)], 1)]))
+    assert obj == pytest.approx(crosslingual.induce_dictionary(A, B, return_objective=True)[1], rel=1e-6)
+    mutual = crosslingual.induce_dictionary(A, B, retrieval=metric, csls_knn=15, direction="mutual")
+    assert all(fwd[a] == b and bwd[b] == a for a, b in mutual)
+
+
+def test_self_learning_with_a_reduction_recovers_a_rotation(rng):
+    X = _unit(rng.standard_normal((400, 16))).astype(np.float32)
+    R = np.linalg.qr(rng.standard_normal((16, 16)))[0].astype(np.float32)
+    Z = _unit(X @ R + 0.02 * rng.standard_normal((400, 16))).astype(np.float32)
+    src = embgeo.Embeddings([f"s{i}" for i in range(400)], X)
+    tgt = embgeo.Embeddings([f"t{i}" for i in range(400)], Z)
+    seed = [(f"s{i}", f"t{i}") for i in range(25)]
+    ind = crosslingual.Induction("ls", csls_knn=10, direction="forward", stochastic_initial=1.0)
+    m = crosslingual.Mapper(self_learning=True, induction=ind, max_iter=10).fit(src, tgt, seed)
+    xs, zt = m.transform(src, tgt)
+    assert np.mean(np.argmax(np.asarray(xs.vectors) @ np.asarray(zt.vectors).T, axis=1) == np.arange(400)) > 0.95
+
+
+def test_a_reduction_refuses_stochastic_induction_and_muse_refinement(rng):
+    X = rng.standard_normal((50, 4)).astype(np.float32)
+    with pytest.raises(ValueError, match="keep_prob=1"):
+        crosslingual.induce_dictionary(X, X, retrieval="ls", keep_prob=0.5)
+    src = embgeo.Embeddings([f"w{i}" for i in range(50)], X)
+    seed = [(f"w{i}", f"w{i}") for i in range(10)]
+    with pytest.raises(ValueError, match="stochastic_initial=1.0"):
+        crosslingual.Mapper(self_learning=True, induction=crosslingual.Induction("mp")).fit(src, src, seed)
+    with pytest.raises(ValueError, match="refinement='muse'.*'nn' or 'csls'"):
+        crosslingual.Mapper.from_recipe("muse", induction__retrieval="dsl").fit(src, src, seed)
 
 
 def test_hubness_reductions_cut_hubness(rng):
@@ -230,6 +270,6 @@ def test_bad_input_is_named(rng):
         reduction_ranks(X[:2], X, [[0], []], metric="ls", source=X, csls_knn=2)
     with pytest.raises(ValueError, match="query 0 has a gold row outside the database's 6 rows"):
         reduction_ranks(X[:2], X, [[6], [1]], metric="ls", source=X, csls_knn=2)
-    with pytest.raises(ValueError, match="'retrieval' parameter of Induction.*Got 'ls'"):
-        crosslingual.Mapper(induction=crosslingual.Induction(retrieval="ls"), self_learning=True).fit(
+    with pytest.raises(ValueError, match="'retrieval' parameter of Induction.*Got 'invnn'"):
+        crosslingual.Mapper(induction=crosslingual.Induction(retrieval="invnn"), self_learning=True).fit(
             embgeo.Embeddings(list("abcdef"), X), embgeo.Embeddings(list("abcdef"), X), [("a", "a"), ("b", "b")])

@@ -6,7 +6,7 @@ import numpy as np
 from .. import backend as xb
 from ..blocking import CACHE_TILE_COLS, TILE_ROWS, block_rows
 from ..blocking import n_jobs as default_n_jobs
-from ..neighbors import check_retrieval, knn_mean_similarity
+from ..neighbors import REDUCTION_METRICS, check_retrieval, knn_mean_similarity, reduction_topk, topk
 from ..normalize import normalize as _normalize_rows
 
 
@@ -200,6 +200,22 @@ def _cuda_induction(X, Z, do_f, do_b, csls_knn, keep_prob, rng, memory_budget):
     return tuple(out)
 
 
+def _reduction_induction(X, Z, do_f, do_b, retrieval, csls_knn, memory_budget):
+    """Each direction's best row by a hubness reduction, statistics over the searching side (as
+    CSLS's r_S: the mapped source for source → target), and each row's best cosine."""
+    X, Z = xb.to_numpy(X), xb.to_numpy(Z)
+    out = []
+    for on, A, B in ((do_f, X, Z), (do_b, Z, X)):
+        if not on:
+            out += [None, None]
+            continue
+        best = reduction_topk(A, B, 1, metric=retrieval, source=A, csls_knn=min(csls_knn, A.shape[0]),
+                              memory_budget=memory_budget, progress=False)[1][:, 0]
+        sim = topk(A, B, 1, metric="dot", memory_budget=memory_budget, progress=False, check_finite=False)[0][:, 0]
+        out += [best, sim]
+    return tuple(out)
+
+
 def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", csls_knn: int = 10,
                       keep_prob: float = 1.0, random_state=None, memory_budget: int | None = None,
                       return_objective: bool = False):
@@ -213,15 +229,18 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     direction : {"forward", "backward", "union", "mutual"}
         Source→target, target→source, their union (VecMap's default), or only mutual nearest
         neighbours (pairs found in both directions; MUSE's "S2T&T2S").
-    retrieval : {"nn", "csls"}
-        Plain nearest neighbours, or CSLS, which subtracts r/2 of the candidate side (Conneau et
-        al. 2018, eq. 3); :data:`embgeo.neighbors.VALID_RETRIEVALS` ``["induction"]``.
+    retrieval : {"nn", "csls", "mp", "mp-gauss", "ls", "cdm", "dsl"}
+        Plain nearest neighbours, CSLS, which subtracts r/2 of the candidate side (Conneau et
+        al. 2018, eq. 3), or a hubness reduction (:func:`embgeo.neighbors.reduction_topk`, its
+        statistics over the searching side, as CSLS's r); :data:`embgeo.neighbors.VALID_RETRIEVALS`
+        ``["induction"]``.
     csls_knn : int
-        K of CSLS's r terms (``retrieval="csls"`` only), at least 1.
+        K of CSLS's r terms and of the reductions' neighbourhoods, at least 1.
     keep_prob : float
         Stochastic dictionary induction: each similarity is zeroed with probability 1 − p
         (Artetxe et al. 2018, Section 3.3); 1 makes it deterministic. p is resolved in steps of
-        1/256 (at least 1/256). Ignored for ``direction="mutual"``.
+        1/256 (at least 1/256). Ignored for ``direction="mutual"``; must be 1 with a hubness
+        reduction, whose scores are not one similarity per pair that dropout could zero.
     random_state : int, Generator or None
         Seeds the dropout of stochastic induction (``keep_prob < 1``).
     memory_budget : int, optional
@@ -235,13 +254,14 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
         (source_row, target_row) pairs; forward pairs first, then backward ones (union keeps
         duplicates, as VecMap does, which weights pairs found twice).
     objective : float, if ``return_objective``
-        Mean best similarity (averaged over the directions used), VecMap's objective.
+        Mean best similarity (averaged over the directions used), VecMap's objective; with a
+        hubness reduction the mean best cosine, as VecMap takes the best similarity before CSLS.
 
     Raises
     ------
     ValueError
         An unknown ``direction`` or ``retrieval``, ``csls_knn < 1`` with CSLS, ``keep_prob``
-        outside (0, 1], or spaces of different dimensions.
+        outside (0, 1] (or below 1 with a hubness reduction), or spaces of different dimensions.
 
     See Also
     --------
@@ -273,6 +293,11 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     Z = xb.check_matrix(xb.asarray(Z, like=X), "Z")
     if X.shape[1] != Z.shape[1]:
         raise ValueError(f"X and Z must share their dimension ({X.shape[1]} vs {Z.shape[1]})")
+    reduction = retrieval in REDUCTION_METRICS
+    if reduction and keep_prob < 1 and direction != "mutual":
+        raise ValueError(f"stochastic induction (keep_prob={keep_prob}) zeroes similarities at random; "
+                         f"retrieval={retrieval!r} re-ranks by neighbourhood statistics, not one similarity per "
+                         "pair: pass keep_prob=1 (Induction(stochastic_initial=1.0) in a Mapper)")
     rng = np.random.default_rng(random_state)
     if direction == "mutual":
         # dropout draws the two directions' choices independently, so almost no pair would be
@@ -282,7 +307,9 @@ def induce_dictionary(X, Z, *, direction: str = "union", retrieval: str = "nn", 
     do_f = direction in ("forward", "union", "mutual")
     do_b = direction in ("backward", "union", "mutual")
     parts, objs = [], []
-    if xb.is_numpy(X):
+    if reduction:
+        t, sim_f, s, sim_b = _reduction_induction(X, Z, do_f, do_b, retrieval, int(csls_knn), memory_budget)
+    elif xb.is_numpy(X):
         # both directions from one score matrix, two GEMM passes (seeds drawn in the order below)
         t, sim_f, s, sim_b = _fused_induction(X, Z, do_f, do_b, csls_knn if csls else 0, keep_prob, rng,
                                               memory_budget)

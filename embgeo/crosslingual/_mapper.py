@@ -14,7 +14,7 @@ from ..display import Display, View
 from ..embeddings import Embeddings
 from ..errors import NotFittedError
 from ..linalg import centred_scatter, eigh_desc, gram
-from ..neighbors import topk
+from ..neighbors import REDUCTION_METRICS, topk
 from ..normalize import Normalizer, normalize
 from ..postprocess import (AffineTransform, apply_transform, cross_covariance_svd, dewhitening_transform,
                            similarity_order_transform, whitening_transform)
@@ -453,6 +453,15 @@ class Mapper(TransformerMixin, BaseEstimator):
         if self.refinement == "muse" and self._stage("mapping").kind != "orthogonal":
             raise ValueError(f"refinement='muse' solves Procrustes: it needs Mapping('orthogonal'), "
                              f"not Mapping({self._stage('mapping').kind!r})")
+        ind = self._stage("induction")
+        if self.self_learning and ind.retrieval in REDUCTION_METRICS:
+            if self.refinement == "muse":
+                raise ValueError(f"refinement='muse' builds MUSE's dictionaries by 'nn' or 'csls', not "
+                                 f"Induction(retrieval={ind.retrieval!r})")
+            if ind.stochastic_initial < 1 and ind.direction != "mutual":
+                raise ValueError(f"Induction(retrieval={ind.retrieval!r}) re-ranks by neighbourhood statistics, "
+                                 "which stochastic dropout cannot zero pair by pair: pass "
+                                 "Induction(..., stochastic_initial=1.0)")
 
     # ----------------------------------------------------------- preprocessing
     def _preprocess(self, X, side, fit):

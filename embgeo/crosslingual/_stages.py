@@ -143,11 +143,14 @@ class Induction(_Stage):
 
     Parameters
     ----------
-    retrieval : {"nn", "csls"}
+    retrieval : {"nn", "csls", "mp", "mp-gauss", "ls", "cdm", "dsl"}
         The induction criterion (:data:`embgeo.neighbors.VALID_RETRIEVALS` ``["induction"]``):
-        plain nearest neighbours (the default) or CSLS (VecMap's ``--csls``).
+        plain nearest neighbours (the default), CSLS (VecMap's ``--csls``) or a hubness reduction
+        (:func:`embgeo.neighbors.reduction_topk`; deterministic only: ``stochastic_initial=1.0``
+        unless ``direction="mutual"``, and not with ``refinement="muse"``).
     csls_knn : int
-        K of CSLS (VecMap's ``--csls K``; default 10), at least 1, for ``retrieval="csls"``, the
+        K of CSLS (VecMap's ``--csls K``; default 10), at least 1, for ``retrieval="csls"`` (and the
+        reductions' neighbourhoods), the
         unsupervised initialisation, the RCSLS loss (``Mapping("rcsls")``) and MUSE's mean-cosine
         criterion.
     direction : {"union", "forward", "backward", "mutual"}

@@ -57,13 +57,12 @@ RETRIEVAL_METRICS = {"nn": "cosine", "csls": "csls", "isf": "isf", "dot": "dot",
 #: :func:`embgeo.crosslingual.retrieve` and :func:`embgeo.evaluate.bli`; "induction" is the fused
 #: argmax kernel of :func:`embgeo.crosslingual.induce_dictionary` (so also
 #: :func:`~embgeo.crosslingual.unsupervised_dictionary` and :class:`~embgeo.crosslingual.Mapper`'s
-#: self-learning), which needs one score per pair that a dropout argmax can take ("dot" and "invnn" are
-#: evaluation criteria there: VecMap's induction compares length-normalised vectors, and an inverted rank
-#: is not a score; the hubness reductions too: their scores are not a dot product of two factors that
-#: the fused kernel could take).
+#: self-learning): "nn" and "csls" run the fused dropout argmax, the hubness reductions
+#: :func:`~embgeo.neighbors.reduction_topk` without dropout ("dot" and "invnn" are evaluation criteria only:
+#: VecMap's induction compares length-normalised vectors, and an inverted rank is not a score).
 VALID_RETRIEVALS = {
     "exact": tuple(RETRIEVAL_METRICS),
-    "induction": ("nn", "csls"),
+    "induction": ("nn", "csls") + REDUCTION_METRICS,
 }
 
 
