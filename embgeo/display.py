@@ -16,7 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-__all__ = ["Display", "Formatted", "Interval", "View", "number"]
+__all__ = ["Display", "Formatted", "Interval", "View", "number", "pyplot"]
 
 #: rows ``repr`` shows before it says how many more there are (one screen of a terminal)
 MAX_TEXT_ROWS = 20
@@ -28,6 +28,31 @@ MAX_CELL = 60
 MAX_ITEMS = 6
 #: string fields that say what a result is about: they go in its title, not its rows
 TITLE_FIELDS = ("dataset", "name", "measure", "method", "task", "retrieval", "kind")
+
+
+def pyplot(what: str):
+    """``matplotlib.pyplot``, imported when a result is first plotted (matplotlib is the optional ``plot`` extra).
+
+    Parameters
+    ----------
+    what : str
+        What plots, for the error: ``"HubnessResult.plot"``.
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+
+    Raises
+    ------
+    ImportError
+        matplotlib is not installed; the message says what needs it and how to install it.
+    """
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ImportError(f"{what} needs matplotlib: pip install 'embgeo[plot]'") from None
+    return plt
 
 
 def number(value) -> str:

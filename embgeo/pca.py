@@ -33,7 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import backend as xb
-from .display import Display, View
+from .display import Display, View, pyplot
 from .embeddings import Embeddings
 from .embeddings import unwrap as _unwrap
 from .evaluate.report import Report
@@ -151,10 +151,7 @@ class Table(Report):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("plotting needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("plotting")
 
         x = self.x or self.columns[0]
         secondary = secondary if secondary is not None else self.meta.get("secondary")

@@ -212,3 +212,13 @@ def test_comparison_and_embeddings(space, pairs):
     assert "151" in page and "w0, w1" in page
     w = embgeo.Embeddings(["<b>&co", "x"], np.eye(2, dtype=np.float32))
     assert "&lt;b&gt;&amp;co" in w._repr_html_() and "<b>" not in w._repr_html_()
+
+
+def test_pyplot_names_what_needs_matplotlib(monkeypatch):
+    import sys
+
+    from embgeo.display import pyplot
+
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # as if matplotlib were not installed
+    with pytest.raises(ImportError, match=r"HubnessResult\.plot needs matplotlib: pip install 'embgeo\[plot\]'"):
+        pyplot("HubnessResult.plot")

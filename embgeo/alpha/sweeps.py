@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import backend as xb
-from ..display import Display
+from ..display import Display, pyplot
 from ..blocking import block_rows
 from ..linalg import unit_rows
 # the private helpers are shared inside the embgeo.alpha package only (tests/test_architecture.py)
@@ -141,11 +141,7 @@ def _as_model(model, p0, variant, kwargs) -> AlphaEmbeddings:
 
 
 def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plotting an α sweep needs matplotlib: pip install 'embgeo[plot]'") from None
-    return plt
+    return pyplot("plotting an α sweep")
 
 
 @dataclass(repr=False)

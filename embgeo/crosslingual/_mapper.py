@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .. import backend as xb
-from ..display import Display, View
+from ..display import Display, View, pyplot
 from ..embeddings import Embeddings
 from ..errors import NotFittedError
 from ..linalg import centred_scatter, eigh_desc, gram
@@ -130,11 +130,8 @@ class History(Display, list):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-            from matplotlib.ticker import MaxNLocator
-        except ImportError:
-            raise ImportError("History.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("History.plot")
+        from matplotlib.ticker import MaxNLocator
         if not self:
             raise ValueError("no self-learning iteration to plot: self-learning did not run (the Mapper was fitted "
                              "with self_learning=False, one mapping from the seed dictionary); fit with "

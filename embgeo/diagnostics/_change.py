@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import backend as xb
-from ..display import Display, View
+from ..display import Display, View, pyplot
 from ..blocking import block_rows, row_blocks
 from ..crosslingual import procrustes
 from ..embeddings import Embeddings
@@ -162,10 +162,7 @@ class SemanticChangeResult(Display):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("SemanticChangeResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("SemanticChangeResult.plot")
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 5))
         ax.scatter(self.displacement, self.neighborhood_change, s=3, alpha=0.3, lw=0)

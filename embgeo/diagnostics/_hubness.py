@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import backend as xb
 from .. import blocking, neighbors
-from ..display import Display
+from ..display import Display, pyplot
 from ..embeddings import Embeddings
 
 __all__ = ["HubnessResult", "hubness"]
@@ -128,10 +128,7 @@ class HubnessResult(Display):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("HubnessResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("HubnessResult.plot")
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))
         counts = np.bincount(self.k_occurrence)

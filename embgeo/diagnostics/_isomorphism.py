@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import backend as xb
-from ..display import Display
+from ..display import Display, pyplot
 from ..blocking import block_rows, budget_bytes, row_blocks
 from ..crosslingual import dictionary_indices
 from ..embeddings import Embeddings
@@ -175,10 +175,7 @@ class IsomorphismResult(Display):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("IsomorphismResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("IsomorphismResult.plot")
         if ax is None:
             _, ax = plt.subplots(1, 2, figsize=(10, 3.8))
         ax = np.atleast_1d(ax)

@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import backend as xb
 from .. import blocking, linalg
-from ..display import Display
+from ..display import Display, pyplot
 from ..embeddings import Embeddings
 from ..neighbors import Dask, as_engine
 from ..evaluate.report import Report
@@ -147,10 +147,7 @@ class IsotropyResult(Display):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("IsotropyResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("IsotropyResult.plot")
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5))
         i = np.arange(1, self.dim + 1)
@@ -529,10 +526,7 @@ class IsotropyTable(Report):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("IsotropyTable.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("IsotropyTable.plot")
         if axes is None:
             _, axes = plt.subplots(1, len(MEASURES), figsize=(3 * len(MEASURES), 3.2))
         # the first column names the row: a transform, a frequency band or a cluster

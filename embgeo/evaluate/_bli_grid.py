@@ -18,6 +18,7 @@ from ..io.atomic import atomic_path
 from ..neighbors import check_retrieval
 from ..progress import progress_bar
 from .report import Report
+from ..display import pyplot
 
 #: Columns of the table :func:`bli_grid` returns (the P@k columns follow ``ks``).
 GRID_KEYS = ("pair", "method", "postproc", "retrieval")
@@ -108,10 +109,7 @@ class BLIGrid(Report):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("BLIGrid.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("BLIGrid.plot")
         pairs, cols, S = self.pivot(score, retrieval)
         if ax is None:
             _, ax = plt.subplots(figsize=(2 + 1.1 * len(cols), 1 + 0.5 * len(pairs)))

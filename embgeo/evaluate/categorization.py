@@ -22,6 +22,7 @@ import numpy as np
 from ..data import as_dataset
 from ._oov import check_oov, vectors_of
 from .stats import Resampled
+from ..display import pyplot
 
 __all__ = ["categorization", "CategorizationResult", "purity", "CLUSTERINGS", "LINKAGES"]
 
@@ -186,10 +187,7 @@ class CategorizationResult(Resampled):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("CategorizationResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("CategorizationResult.plot")
         rows = [r for r in self.table() if r["n_found"] or self.oov == "mean"]
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 1 + 0.25 * len(rows)))

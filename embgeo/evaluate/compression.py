@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from ..data import AnalogyPairs, AnalogyQuestions, WordPairs, load_dataset
-from ..display import Interval, View
+from ..display import Interval, View, pyplot
 from ..backend import to_numpy
 from ..embeddings import Embeddings
 from .analogy import analogy as _analogy
@@ -223,10 +223,7 @@ class CompressionCost(Report):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("CompressionCost.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("CompressionCost.plot")
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 4))
         nbytes = np.array([r["bytes"] for r in self._rows], dtype=float)

@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .. import backend as xb
-from ..display import Display, View
+from ..display import Display, View, pyplot
 from ..crosslingual import Mapper, invnn_ranks, retrieval_factors
 from ..data import group_dictionary, read_dictionary, split_dictionary
 from ..neighbors import REDUCTION_METRICS, reduction_ranks
@@ -553,11 +553,8 @@ class GridResult(Display):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-            from matplotlib.patches import Rectangle
-        except ImportError:
-            raise ImportError("GridResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("GridResult.plot")
+        from matplotlib.patches import Rectangle
         a_s, a_t, S = self.grid(score)
         if ax is None:
             _, ax = plt.subplots(figsize=(1 + 0.8 * len(a_t), 1 + 0.6 * len(a_s)))

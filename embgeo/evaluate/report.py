@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ..display import Display, Formatted, Interval, View
+from ..display import Display, Formatted, Interval, View, pyplot
 
 __all__ = ["Report"]
 
@@ -359,10 +359,7 @@ class Report(Display):
         rows = [r.intervals() for r in reports]
         if not any(rows):
             raise ValueError("no row has a confidence interval: run evaluate(..., ci=0.95)")
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("Report.plot_intervals needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("Report.plot_intervals")
         names = list(dict.fromkeys(x["label"] for rs in rows for x in rs))
         labels = list(labels) if labels is not None else [r.title or f"report {i + 1}" for i, r in
                                                           enumerate(reports)]

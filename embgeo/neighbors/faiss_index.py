@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend as xb
-from ..display import Display
+from ..display import Display, pyplot
 from ..io.atomic import atomic_paths
 from ..blocking import block_rows, budget_bytes
 from ..linalg import derived, unit_rows
@@ -662,10 +662,7 @@ class RecallResult(Display):
         ImportError
             matplotlib is not installed.
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise ImportError("RecallResult.plot needs matplotlib: pip install 'embgeo[plot]'") from None
+        plt = pyplot("RecallResult.plot")
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))
         ax.hist(self.per_query, bins=np.linspace(0, 1, self.k + 2), color="C0")
