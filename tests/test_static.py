@@ -84,6 +84,49 @@ def test_one_text_gives_one_vector_and_batches_do_not_change_the_vectors(model_d
     assert np.array_equal(model.encode(TEXTS[2]), whole[2])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8"])
+def test_long_texts_pool_as_numpys_mean_bit_for_bit(dtype):
+    """Texts of up to 700 tokens: the compiled pooling equals model2vec's NumPy arithmetic
+    (``E[ids].mean(axis=1)`` per length, stored in the table's dtype, normalised in float32)."""
+    rng = np.random.default_rng(1)
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    words = [f"t{i}" for i in range(500)]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="t0"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    table = rng.standard_normal((500, 24)) * 3
+    table = (np.rint(table * 30).clip(-127, 127) if dtype == "int8" else table).astype(dtype)
+    model = StaticModel(tok, table, max_length=None)
+    ids = [rng.integers(1, 500, n) for n in rng.integers(1, 700, 40)]  # t0, the unknown token, is dropped
+    texts = [" ".join(words[i] for i in row) for row in ids]
+    expected = np.zeros((len(ids), 24), dtype=np.float32 if dtype == "int8" else dtype)
+    for i, row in enumerate(ids):
+        expected[i] = table[row[None, :]].mean(axis=1)[0]
+    got = model.encode(texts, normalize=False)
+    assert np.array_equal(got.view(np.uint32), expected.astype(np.float32).view(np.uint32))
+    e32 = expected.astype(np.float32)
+    unit = (e32 / (np.linalg.norm(e32, axis=1, keepdims=True) + 1e-32)).astype(expected.dtype).astype(np.float32)
+    assert np.array_equal(model.encode(texts, normalize=True).view(np.uint32), unit.view(np.uint32))
+
+
+def test_float16_rounding_kernel_equals_numpys_cast():
+    """Every float16 value, the midpoints between neighbours (ties to even), one float32 step either
+    side, subnormals, overflow to inf, signed zeros: rounded as NumPy's ``astype(np.float16)``."""
+    from embgeo.kernels.pooling import round_to_float16
+
+    halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    values = np.unique(halves[np.isfinite(halves)].astype(np.float32))
+    mids = ((values[:-1].astype(np.float64) + values[1:]) / 2).astype(np.float32)
+    extra = np.float32([65519.996, 65520, 65536, 1e6, 3e38, np.inf, 1e-8, 2.9802322e-08, 1e-45, 0.0])
+    x = np.concatenate([values, mids, extra, -extra])
+    x = np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf))])
+    got = x.reshape(-1, 1).copy()
+    round_to_float16(got.view(np.uint32))
+    with np.errstate(over="ignore"):
+        expected = x.astype(np.float16).astype(np.float32)
+    assert np.array_equal(got[:, 0].view(np.uint32), expected.view(np.uint32))
+
+
 # ------------------------------------------------------------------ tokens and words
 def test_tokens_is_the_float32_table_with_weights_and_mapping_applied(tmp_path):
     plain = embgeo.static.load(write_model(tmp_path / "f16", dtype="float16"))

@@ -159,7 +159,8 @@ def _read_tensors(path: Path, safetensors, table_names: tuple[str, ...]) -> dict
 
 def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
     tok_file, table_file = module / "tokenizer.json", module / "model.safetensors"
-    text, vocab = _read_tokenizer(tok_file)
+    text, spec, tok = _read_tokenizer(tok_file)
+    vocab = tok.get_vocab()
     T, W, M = tensors["table"], tensors.get("weights"), tensors.get("mapping")
     try:
         _checked_table(T, W, M, len(vocab))
@@ -172,13 +173,13 @@ def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
             token = next((t for t, i in vocab.items() if i == bad), None) if M is None or name == "weights" else None
             raise FormatError(table_file, f"NaN or inf in the {name}, row {bad}" + (f" (token {token!r})" if token else ""))
     try:
-        return StaticModel(text, T, weights=W, mapping=M, **options)
+        return StaticModel._from_parsed(text, spec, tok, vocab, T, weights=W, mapping=M, **options)
     except ValueError as exc:  # token ids with a gap, a repeated id
         raise FormatError(tok_file, str(exc)) from None
 
 
-def _read_tokenizer(tok_file: Path) -> tuple[str, dict]:
-    """The text of ``tokenizer.json`` and its vocabulary (token -> id), checked as data first."""
+def _read_tokenizer(tok_file: Path) -> tuple[str, dict, object]:
+    """The text of ``tokenizer.json``, its parsed JSON and its ``tokenizers.Tokenizer``, checked as data first."""
     if not tok_file.exists():
         slow = [f"{name} ({what})" for name, what in _SLOW_TOKENIZERS.items() if (tok_file.parent / name).exists()]
         raise FormatError(tok_file, "missing" + (f"; found {', '.join(slow)}, a slow tokenizer, which embgeo does not "
@@ -191,6 +192,6 @@ def _read_tokenizer(tok_file: Path) -> tuple[str, dict]:
     _, tokenizers = require_extra()
     text = tok_file.read_text(encoding="utf-8")
     try:
-        return text, tokenizers.Tokenizer.from_str(text).get_vocab()
+        return text, spec, tokenizers.Tokenizer.from_str(text)
     except Exception as exc:  # the Rust library raises a bare Exception for a tokenizer it cannot build
         raise FormatError(tok_file, f"not a tokenizer the tokenizers library reads ({exc})") from None
