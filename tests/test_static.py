@@ -4,7 +4,9 @@ The vectors are checked against model2vec 0.10.0 itself: golden files written by
 ``benchmarks/reference/model2vec_golden.py`` (its ``StaticModel.encode`` on the tiny models of
 ``tests/static_models.py`` and on the shared distilled model), and, when model2vec's environment is
 there (``$EMBGEO_MODEL2VEC_PYTHON``, else ``/work/refvenv-static/bin/python``), model2vec loading what
-``embgeo.save`` wrote.
+``embgeo.save`` wrote. The sentence-transformers layout is checked against sentence-transformers
+6.2.0: directories it saved and its vectors (``benchmarks/reference/st_static_golden.py``), and, with
+``$EMBGEO_ST_PYTHON``, sentence-transformers run on what it writes today and on what embgeo wrote.
 """
 from __future__ import annotations
 
@@ -314,6 +316,56 @@ def test_sentence_transformers_layout_is_an_embedding_bag_mean(tmp_path):
     # written back as a Model2Vec directory
     embgeo.save(model, tmp_path / "as-m2v")
     assert embgeo.static.load(tmp_path / "as-m2v").recipe == "model2vec"
+
+
+ST_GOLDEN = GOLDEN / "sentence_transformers"
+ST_PYTHON = Path(os.environ.get("EMBGEO_ST_PYTHON", "/nonexistent"))
+
+
+def _within_two_float32_ulps(got, expected):
+    """torch's EmbeddingBag mean and F.normalize may scale by a reciprocal or fuse differently across
+    versions and CPUs, each step one rounding of at most half an ulp: two ulps bound the difference
+    (the committed golden vectors, torch 2.14.1 on x86-64, are equal to embgeo's bit for bit)."""
+    assert got.dtype == np.float32 and got.shape == expected.shape
+    np.testing.assert_array_max_ulp(got, expected.astype(np.float32), maxulp=2)
+
+
+@pytest.mark.parametrize("variant", ["plain", "normalized"])
+def test_a_directory_sentence_transformers_saved_encodes_as_it_does(variant):
+    """``SentenceTransformer(modules=[StaticEmbedding(...)(, Normalize())]).save(...)`` by
+    sentence-transformers 6.2.0 (``benchmarks/reference/st_static_golden.py``): its 6.x module type
+    names, the module at the root (``"path": ""``), the unknown token kept; ``encode`` as its own."""
+    golden = np.load(ST_GOLDEN / "golden.npz")
+    model = embgeo.static.load(ST_GOLDEN / variant)
+    assert model.recipe == "sentence-transformers" and model.normalize == (variant == "normalized")
+    _within_two_float32_ulps(model.encode(list(golden["texts"])), golden[variant])
+
+
+@pytest.mark.skipif(not ST_PYTHON.exists(), reason="set EMBGEO_ST_PYTHON to a Python with sentence-transformers")
+def test_sentence_transformers_writes_and_reads_what_embgeo_does(tmp_path):
+    """Run sentence-transformers itself: the directories it writes today load in embgeo with its
+    vectors, and it loads what embgeo.save wrote (a post-processed table) with embgeo's vectors,
+    under its own recipe (the unknown token kept, no cut)."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    script = Path(__file__).parents[1] / "benchmarks" / "reference" / "st_static_golden.py"
+    run = subprocess.run([str(ST_PYTHON), str(script), str(tmp_path / "fresh")], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    fresh = np.load(tmp_path / "fresh" / "golden.npz")
+    for variant in ("plain", "normalized"):
+        model = embgeo.static.load(tmp_path / "fresh" / variant)
+        _within_two_float32_ulps(model.encode(TEXTS), fresh[variant])
+    post = model.with_tokens(embgeo.postprocess.all_but_the_top(model.tokens, D=2))
+    embgeo.save(post, tmp_path / "post")
+    run = subprocess.run([str(ST_PYTHON), str(script), "--check", str(tmp_path / "post"), str(tmp_path / "st.npz")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    as_st = StaticModel(Tokenizer.from_file(str(tmp_path / "post" / "tokenizer.json")),
+                        load_file(str(tmp_path / "post" / "model.safetensors"))["embeddings"], normalize=True,
+                        max_length=None, recipe="sentence-transformers")
+    _within_two_float32_ulps(as_st.encode(TEXTS), np.load(tmp_path / "st.npz")["vectors"])
 
 
 def test_sentence_transformers_other_modules_are_refused(tmp_path):

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ._model import (DEFAULT_MAX_LENGTH, NORMALIZE_MODULE, STATIC_MODULE, StaticModel, _checked_table, positive_or_none,
-                     require_extra, tokenizer_model)
+from ._model import (DEFAULT_MAX_LENGTH, StaticModel, _checked_table, module_kind, positive_or_none, require_extra,
+                     tokenizer_model)
 
 __all__ = ["load", "LAYOUTS"]
 
@@ -93,10 +93,11 @@ def _load_sentence_transformers(folder: Path, safetensors) -> StaticModel:
     modules_file = folder / "modules.json"
     modules = _read_json(modules_file, list)
     kinds = [m.get("type") if isinstance(m, dict) else None for m in modules]
-    if not kinds or kinds[0] != STATIC_MODULE or any(k != NORMALIZE_MODULE for k in kinds[1:]):
+    roles = [module_kind(k) for k in kinds]
+    if not roles or roles[0] != "StaticEmbedding" or any(r != "Normalize" for r in roles[1:]):
         found = " -> ".join(map(str, kinds)) or "no module"
-        raise FormatError(modules_file, f"embgeo reads a {STATIC_MODULE} module, optionally followed by "
-                                        f"{NORMALIZE_MODULE}; this model has {found}")
+        raise FormatError(modules_file, "embgeo reads a sentence-transformers StaticEmbedding module, optionally "
+                                        f"followed by Normalize; this model has {found}")
     sub = modules[0].get("path", "")
     if not isinstance(sub, str) or os.path.isabs(sub) or ".." in Path(sub).parts:
         raise FormatError(modules_file, f"the StaticEmbedding module's path {sub!r} leaves the model directory")

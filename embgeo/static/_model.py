@@ -24,6 +24,9 @@ DEFAULT_MAX_LENGTH = 512
 #: the tokenizer models of the ``tokenizers`` library: the ``model.type`` of a ``tokenizer.json``
 TOKENIZER_MODELS = ("WordPiece", "BPE", "Unigram", "WordLevel")
 _INSTALL = "pip install 'embgeo[static]'"
+#: the module types ``embgeo.save`` writes in ``modules.json`` (as model2vec does; sentence-transformers 6
+#: still loads them); :func:`module_kind` also reads 6.x's own names, such as
+#: ``sentence_transformers.sentence_transformer.modules.static_embedding.StaticEmbedding``
 STATIC_MODULE = "sentence_transformers.models.StaticEmbedding"
 NORMALIZE_MODULE = "sentence_transformers.models.Normalize"
 #: files that make a directory a static model's (what embgeo.save may replace)
@@ -66,6 +69,15 @@ def tokenizer_model(spec: dict) -> tuple[str, int | None]:
         unk = next((t.get("id") for t in spec.get("added_tokens") or () if isinstance(t, dict)
                     and t.get("content") == unk_token), None)
     return kind, unk
+
+
+def module_kind(module_type) -> str | None:
+    """``"StaticEmbedding"`` or ``"Normalize"`` for a ``modules.json`` type naming that sentence-transformers
+    class (its 5.x path ``sentence_transformers.models.X`` or a 6.x module path ending in ``.X``), else None."""
+    if not isinstance(module_type, str) or not module_type.startswith("sentence_transformers."):
+        return None
+    name = module_type.rsplit(".", 1)[1]
+    return name if name in ("StaticEmbedding", "Normalize") else None
 
 
 def positive(value, name: str) -> int:
