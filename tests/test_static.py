@@ -111,6 +111,19 @@ def test_long_texts_pool_as_numpys_mean_bit_for_bit(dtype):
     assert np.array_equal(model.encode(texts, normalize=True).view(np.uint32), unit.view(np.uint32))
 
 
+def test_large_batches_tokenize_as_one_text_at_a_time(model_dir):
+    """A batch of 5,000 texts (printable ASCII ones take a tokenizer whose BertNormalizer is replaced
+    by lower-casing) gets the ids each text gets alone: upper case, accents, tabs, CJK, special tokens."""
+    from embgeo.static._model import _ASCII_ROUTE_MIN
+
+    model = embgeo.static.load(model_dir)
+    odd = ["The CAT", "Café naïve", "cat\tdog", "dog\x00cat", "日本 cat", "[UNK] [CLS] cat", "ÀUTO", "  spaced  ",
+           "A.B,C!", "ﬁ ligature", "x" * 2000]
+    texts = [f"{t} {i % 7}" for i in range(5000) for t in (odd + TEXTS)[i % (len(odd) + len(TEXTS)):][:1]]
+    assert len(texts) >= _ASCII_ROUTE_MIN
+    assert model.tokenize(texts) == [model.tokenize([t])[0] for t in texts]
+
+
 def test_float16_rounding_kernel_equals_numpys_cast():
     """Every float16 value, the midpoints between neighbours (ties to even), one float32 step either
     side, subnormals, overflow to inf, signed zeros: rounded as NumPy's ``astype(np.float16)``."""
