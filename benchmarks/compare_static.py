@@ -15,13 +15,14 @@ sides alternate for ``--rounds`` rounds and the least of each is kept. model2vec
 with its default thread pool (``use_multiprocessing=True``), embgeo with its defaults too.
 
 The words are the first ``--n`` words of ``--vectors`` (by default the shared English 384d ``.vec.gz``,
-whose vocabulary is the distilled model's words); the model is ``--model`` (the shared
+50k frequent English words); the model is ``--model`` (the shared
 ``minilm-l6-m2v-256``). The load average is printed: timings taken while other jobs run are noisy,
 ratios measured in one run less so.
 
 Run::
 
-    /work/venv/bin/python benchmarks/compare_static.py [--model DIR] [--vectors FILE] [--n 50000] [--repeat 3] [--rounds 2]
+    /work/venv/bin/python benchmarks/compare_static.py [--model DIR] [--vectors FILE] [--n 50000] \\
+        [--repeat 3] [--rounds 2]
 """
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
