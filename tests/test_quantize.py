@@ -142,6 +142,42 @@ def test_int8_without_covering_calibration_warns_with_the_clipped_share(space):
         quantize(space, "int8")  # its own ranges cover it
 
 
+def test_int8_without_calibration_warns_when_planted_outliers_stretch_the_ranges():
+    """Gaussian data (40,000 rows, robust ranges from a sample): no warning. Five values at 40 sigma:
+    a warning counting the 5 stretched dimensions and the share the 0.01-99.99 percentile ranges clip
+    (counted here), and the calibration it suggests quantises the other values with a finer step."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40_000, 16)).astype(np.float32)
+    e = embgeo.Embeddings([f"w{i}" for i in range(len(X))], X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quantize(e, "int8")
+    P = X[:16_000].copy()  # all rows give the robust ranges (larger vocabularies: a sample of 16,384)
+    rows, dims = rng.choice(len(P), 5, replace=False), np.arange(5) * 3
+    P[rows, dims] = 40.0
+    planted = embgeo.Embeddings(e.words[:len(P)], P)
+    lo, hi = np.percentile(P, [0.01, 99.99], axis=0)
+    outside = int(((P[:, dims] < lo[dims]) | (P[:, dims] > hi[dims])).sum())
+    message = (rf"in 5 of 16 dimension\(s\).*would clip {outside / P.size:.4%} of the values \({outside}\)"
+               rf".*calibration=np.percentile\(e.vectors, \[0.01, 99.99\]")
+    with pytest.warns(UserWarning, match=message):
+        coarse = quantize(planted, "int8")
+    with pytest.warns(UserWarning, match="lie outside the calibration ranges"):  # the outliers, clipped
+        fine = quantize(planted, "int8", calibration=np.percentile(planted.vectors, [0.01, 99.99], axis=0))
+    bulk = np.ones(P.shape, bool)
+    bulk[rows, dims] = False
+    err = [np.abs(q.dequantize().vectors - P)[bulk][:, None] for q in (coarse, fine)]
+    assert err[1].mean() < err[0].mean() / 2
+
+
+def test_int8_without_calibration_is_quiet_on_real_vectors(shared_data):
+    """The measured rule: no warning on the shared MiniLM-static 384d vectors (stretch at most 1.6)."""
+    e = embgeo.load(shared_data / "vectors" / "en.minilm-static.384d.50k.vec.gz")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quantize(e, "int8")
+
+
 @pytest.mark.parametrize("scheme, kwargs, message", [
     ("int4", {}, "scheme must be"),
     ("kmeans", {}, r"\('kmeans', n_clusters\)"),

@@ -4,7 +4,9 @@ The vectors are checked against model2vec 0.10.0 itself: golden files written by
 ``benchmarks/reference/model2vec_golden.py`` (its ``StaticModel.encode`` on the tiny models of
 ``tests/static_models.py`` and on the shared distilled model), and, when model2vec's environment is
 there (``$EMBGEO_MODEL2VEC_PYTHON``, else ``/work/refvenv-static/bin/python``), model2vec loading what
-``embgeo.save`` wrote.
+``embgeo.save`` wrote. The sentence-transformers layout is checked against sentence-transformers
+6.2.0: directories it saved and its vectors (``benchmarks/reference/st_static_golden.py``), and, with
+``$EMBGEO_ST_PYTHON``, sentence-transformers run on what it writes today and on what embgeo wrote.
 """
 from __future__ import annotations
 
@@ -82,6 +84,62 @@ def test_one_text_gives_one_vector_and_batches_do_not_change_the_vectors(model_d
     whole = model.encode(TEXTS)
     assert np.array_equal(model.encode(TEXTS, batch_size=3), whole)
     assert np.array_equal(model.encode(TEXTS[2]), whole[2])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8"])
+def test_long_texts_pool_as_numpys_mean_bit_for_bit(dtype):
+    """Texts of up to 700 tokens: the compiled pooling equals model2vec's NumPy arithmetic
+    (``E[ids].mean(axis=1)`` per length, stored in the table's dtype, normalised in float32)."""
+    rng = np.random.default_rng(1)
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    words = [f"t{i}" for i in range(500)]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="t0"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    table = rng.standard_normal((500, 24)) * 3
+    table = (np.rint(table * 30).clip(-127, 127) if dtype == "int8" else table).astype(dtype)
+    model = StaticModel(tok, table, max_length=None)
+    ids = [rng.integers(1, 500, n) for n in rng.integers(1, 700, 40)]  # t0, the unknown token, is dropped
+    texts = [" ".join(words[i] for i in row) for row in ids]
+    expected = np.zeros((len(ids), 24), dtype=np.float32 if dtype == "int8" else dtype)
+    for i, row in enumerate(ids):
+        expected[i] = table[row[None, :]].mean(axis=1)[0]
+    got = model.encode(texts, normalize=False)
+    assert np.array_equal(got.view(np.uint32), expected.astype(np.float32).view(np.uint32))
+    e32 = expected.astype(np.float32)
+    unit = (e32 / (np.linalg.norm(e32, axis=1, keepdims=True) + 1e-32)).astype(expected.dtype).astype(np.float32)
+    assert np.array_equal(model.encode(texts, normalize=True).view(np.uint32), unit.view(np.uint32))
+
+
+def test_large_batches_tokenize_as_one_text_at_a_time(model_dir):
+    """A batch of 5,000 texts (printable ASCII ones take a tokenizer whose BertNormalizer is replaced
+    by lower-casing) gets the ids each text gets alone: upper case, accents, tabs, CJK, special tokens."""
+    from embgeo.static._model import _ASCII_ROUTE_MIN
+
+    model = embgeo.static.load(model_dir)
+    odd = ["The CAT", "Café naïve", "cat\tdog", "dog\x00cat", "日本 cat", "[UNK] [CLS] cat", "ÀUTO", "  spaced  ",
+           "A.B,C!", "ﬁ ligature", "x" * 2000]
+    texts = [f"{t} {i % 7}" for i in range(5000) for t in (odd + TEXTS)[i % (len(odd) + len(TEXTS)):][:1]]
+    assert len(texts) >= _ASCII_ROUTE_MIN
+    assert model.tokenize(texts) == [model.tokenize([t])[0] for t in texts]
+
+
+def test_float16_rounding_kernel_equals_numpys_cast():
+    """Every float16 value, the midpoints between neighbours (ties to even), one float32 step either
+    side, subnormals, overflow to inf, signed zeros: rounded as NumPy's ``astype(np.float16)``."""
+    from embgeo.kernels.pooling import round_to_float16
+
+    halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    values = np.unique(halves[np.isfinite(halves)].astype(np.float32))
+    mids = ((values[:-1].astype(np.float64) + values[1:]) / 2).astype(np.float32)
+    extra = np.float32([65519.996, 65520, 65536, 1e6, 3e38, np.inf, 1e-8, 2.9802322e-08, 1e-45, 0.0])
+    x = np.concatenate([values, mids, extra, -extra])
+    x = np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf))])
+    got = x.reshape(-1, 1).copy()
+    round_to_float16(got.view(np.uint32))
+    with np.errstate(over="ignore"):
+        expected = x.astype(np.float16).astype(np.float32)
+    assert np.array_equal(got[:, 0].view(np.uint32), expected.view(np.uint32))
 
 
 # ------------------------------------------------------------------ tokens and words
@@ -271,6 +329,56 @@ def test_sentence_transformers_layout_is_an_embedding_bag_mean(tmp_path):
     # written back as a Model2Vec directory
     embgeo.save(model, tmp_path / "as-m2v")
     assert embgeo.static.load(tmp_path / "as-m2v").recipe == "model2vec"
+
+
+ST_GOLDEN = GOLDEN / "sentence_transformers"
+ST_PYTHON = Path(os.environ.get("EMBGEO_ST_PYTHON", "/nonexistent"))
+
+
+def _within_two_float32_ulps(got, expected):
+    """torch's EmbeddingBag mean and F.normalize may scale by a reciprocal or fuse differently across
+    versions and CPUs, each step one rounding of at most half an ulp: two ulps bound the difference
+    (the committed golden vectors, torch 2.14.1 on x86-64, are equal to embgeo's bit for bit)."""
+    assert got.dtype == np.float32 and got.shape == expected.shape
+    np.testing.assert_array_max_ulp(got, expected.astype(np.float32), maxulp=2)
+
+
+@pytest.mark.parametrize("variant", ["plain", "normalized"])
+def test_a_directory_sentence_transformers_saved_encodes_as_it_does(variant):
+    """``SentenceTransformer(modules=[StaticEmbedding(...)(, Normalize())]).save(...)`` by
+    sentence-transformers 6.2.0 (``benchmarks/reference/st_static_golden.py``): its 6.x module type
+    names, the module at the root (``"path": ""``), the unknown token kept; ``encode`` as its own."""
+    golden = np.load(ST_GOLDEN / "golden.npz")
+    model = embgeo.static.load(ST_GOLDEN / variant)
+    assert model.recipe == "sentence-transformers" and model.normalize == (variant == "normalized")
+    _within_two_float32_ulps(model.encode(list(golden["texts"])), golden[variant])
+
+
+@pytest.mark.skipif(not ST_PYTHON.exists(), reason="set EMBGEO_ST_PYTHON to a Python with sentence-transformers")
+def test_sentence_transformers_writes_and_reads_what_embgeo_does(tmp_path):
+    """Run sentence-transformers itself: the directories it writes today load in embgeo with its
+    vectors, and it loads what embgeo.save wrote (a post-processed table) with embgeo's vectors,
+    under its own recipe (the unknown token kept, no cut)."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    script = Path(__file__).parents[1] / "benchmarks" / "reference" / "st_static_golden.py"
+    run = subprocess.run([str(ST_PYTHON), str(script), str(tmp_path / "fresh")], capture_output=True, text=True,
+                         timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    fresh = np.load(tmp_path / "fresh" / "golden.npz")
+    for variant in ("plain", "normalized"):
+        model = embgeo.static.load(tmp_path / "fresh" / variant)
+        _within_two_float32_ulps(model.encode(TEXTS), fresh[variant])
+    post = model.with_tokens(embgeo.postprocess.all_but_the_top(model.tokens, D=2))
+    embgeo.save(post, tmp_path / "post")
+    run = subprocess.run([str(ST_PYTHON), str(script), "--check", str(tmp_path / "post"), str(tmp_path / "st.npz")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    as_st = StaticModel(Tokenizer.from_file(str(tmp_path / "post" / "tokenizer.json")),
+                        load_file(str(tmp_path / "post" / "model.safetensors"))["embeddings"], normalize=True,
+                        max_length=None, recipe="sentence-transformers")
+    _within_two_float32_ulps(as_st.encode(TEXTS), np.load(tmp_path / "st.npz")["vectors"])
 
 
 def test_sentence_transformers_other_modules_are_refused(tmp_path):

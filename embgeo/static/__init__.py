@@ -23,8 +23,8 @@ layout                      files
 Model2Vec                   ``config.json``, ``model.safetensors`` (``embeddings``, optional
                             ``weights`` and ``mapping``), ``tokenizer.json``
 sentence-transformers       ``modules.json`` naming a ``StaticEmbedding`` module (optionally
-                            followed by ``Normalize``); in its folder ``model.safetensors``
-                            (``embedding.weight``) and ``tokenizer.json``
+                            followed by ``Normalize``; 5.x's and 6.x's type names); in its folder
+                            ``model.safetensors`` (``embedding.weight``) and ``tokenizer.json``
 ==========================  =====================================================================
 
 A directory with both (Model2Vec writes a ``modules.json`` too) is read as Model2Vec, as

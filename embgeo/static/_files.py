@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import FormatError
-from ._model import (DEFAULT_MAX_LENGTH, NORMALIZE_MODULE, STATIC_MODULE, StaticModel, _checked_table, positive_or_none,
-                     require_extra, tokenizer_model)
+from ._model import (DEFAULT_MAX_LENGTH, StaticModel, _checked_table, module_kind, positive_or_none, require_extra,
+                     tokenizer_model)
 
 __all__ = ["load", "LAYOUTS"]
 
@@ -93,10 +93,11 @@ def _load_sentence_transformers(folder: Path, safetensors) -> StaticModel:
     modules_file = folder / "modules.json"
     modules = _read_json(modules_file, list)
     kinds = [m.get("type") if isinstance(m, dict) else None for m in modules]
-    if not kinds or kinds[0] != STATIC_MODULE or any(k != NORMALIZE_MODULE for k in kinds[1:]):
+    roles = [module_kind(k) for k in kinds]
+    if not roles or roles[0] != "StaticEmbedding" or any(r != "Normalize" for r in roles[1:]):
         found = " -> ".join(map(str, kinds)) or "no module"
-        raise FormatError(modules_file, f"embgeo reads a {STATIC_MODULE} module, optionally followed by "
-                                        f"{NORMALIZE_MODULE}; this model has {found}")
+        raise FormatError(modules_file, "embgeo reads a sentence-transformers StaticEmbedding module, optionally "
+                                        f"followed by Normalize; this model has {found}")
     sub = modules[0].get("path", "")
     if not isinstance(sub, str) or os.path.isabs(sub) or ".." in Path(sub).parts:
         raise FormatError(modules_file, f"the StaticEmbedding module's path {sub!r} leaves the model directory")
@@ -159,7 +160,8 @@ def _read_tensors(path: Path, safetensors, table_names: tuple[str, ...]) -> dict
 
 def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
     tok_file, table_file = module / "tokenizer.json", module / "model.safetensors"
-    text, vocab = _read_tokenizer(tok_file)
+    text, spec, tok = _read_tokenizer(tok_file)
+    vocab = tok.get_vocab()
     T, W, M = tensors["table"], tensors.get("weights"), tensors.get("mapping")
     try:
         _checked_table(T, W, M, len(vocab))
@@ -172,13 +174,13 @@ def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
             token = next((t for t, i in vocab.items() if i == bad), None) if M is None or name == "weights" else None
             raise FormatError(table_file, f"NaN or inf in the {name}, row {bad}" + (f" (token {token!r})" if token else ""))
     try:
-        return StaticModel(text, T, weights=W, mapping=M, **options)
+        return StaticModel._from_parsed(text, spec, tok, vocab, T, weights=W, mapping=M, **options)
     except ValueError as exc:  # token ids with a gap, a repeated id
         raise FormatError(tok_file, str(exc)) from None
 
 
-def _read_tokenizer(tok_file: Path) -> tuple[str, dict]:
-    """The text of ``tokenizer.json`` and its vocabulary (token -> id), checked as data first."""
+def _read_tokenizer(tok_file: Path) -> tuple[str, dict, object]:
+    """The text of ``tokenizer.json``, its parsed JSON and its ``tokenizers.Tokenizer``, checked as data first."""
     if not tok_file.exists():
         slow = [f"{name} ({what})" for name, what in _SLOW_TOKENIZERS.items() if (tok_file.parent / name).exists()]
         raise FormatError(tok_file, "missing" + (f"; found {', '.join(slow)}, a slow tokenizer, which embgeo does not "
@@ -191,6 +193,6 @@ def _read_tokenizer(tok_file: Path) -> tuple[str, dict]:
     _, tokenizers = require_extra()
     text = tok_file.read_text(encoding="utf-8")
     try:
-        return text, tokenizers.Tokenizer.from_str(text).get_vocab()
+        return text, spec, tokenizers.Tokenizer.from_str(text)
     except Exception as exc:  # the Rust library raises a bare Exception for a tokenizer it cannot build
         raise FormatError(tok_file, f"not a tokenizer the tokenizers library reads ({exc})") from None

@@ -24,8 +24,9 @@ DEFAULT_MAX_LENGTH = 512
 #: the tokenizer models of the ``tokenizers`` library: the ``model.type`` of a ``tokenizer.json``
 TOKENIZER_MODELS = ("WordPiece", "BPE", "Unigram", "WordLevel")
 _INSTALL = "pip install 'embgeo[static]'"
-#: bytes of token rows gathered at a time while pooling
-_POOL_BYTES = 1 << 25
+#: the module types ``embgeo.save`` writes in ``modules.json`` (as model2vec does; sentence-transformers 6
+#: still loads them); :func:`module_kind` also reads 6.x's own names, such as
+#: ``sentence_transformers.sentence_transformer.modules.static_embedding.StaticEmbedding``
 STATIC_MODULE = "sentence_transformers.models.StaticEmbedding"
 NORMALIZE_MODULE = "sentence_transformers.models.Normalize"
 #: files that make a directory a static model's (what embgeo.save may replace)
@@ -70,6 +71,35 @@ def tokenizer_model(spec: dict) -> tuple[str, int | None]:
     return kind, unk
 
 
+def module_kind(module_type) -> str | None:
+    """``"StaticEmbedding"`` or ``"Normalize"`` for a ``modules.json`` type naming that sentence-transformers
+    class (its 5.x path ``sentence_transformers.models.X`` or a 6.x module path ending in ``.X``), else None."""
+    if not isinstance(module_type, str) or not module_type.startswith("sentence_transformers."):
+        return None
+    name = module_type.rsplit(".", 1)[1]
+    return name if name in ("StaticEmbedding", "Normalize") else None
+
+
+#: texts in one call from which printable ASCII ones take the cheaper tokenizer (built once, ~30 ms)
+_ASCII_ROUTE_MIN = 4096
+
+
+def _ascii_equivalent(normalizer) -> dict | None:
+    """A cheaper normaliser giving the same text as ``normalizer`` (a ``tokenizer.json`` entry) on
+    printable ASCII, or None. ``BertNormalizer`` (about a third of a BERT tokenizer's time) only
+    cleans control characters, spaces CJK characters, strips accents (NFD, then combining marks
+    dropped) and lower-cases: on printable ASCII all but the last do nothing."""
+    if not isinstance(normalizer, dict) or normalizer.get("type") != "BertNormalizer":
+        return None
+    return {"type": "Lowercase"} if normalizer.get("lowercase", True) else {"type": "Sequence", "normalizers": []}
+
+
+def _batch_ids(tok, texts: list[str]) -> list[list[int]]:
+    """``tok``'s ids of each text, without special tokens (no offsets computed where the library can skip them)."""
+    encode = getattr(tok, "encode_batch_fast", tok.encode_batch)
+    return [enc.ids for enc in encode(texts, add_special_tokens=False)]
+
+
 def positive(value, name: str) -> int:
     """``value`` as an int; a ValueError naming ``name`` unless it is a positive integer."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
@@ -84,9 +114,12 @@ def positive_or_none(value, name: str) -> int | None:
 
 def _tokens_by_id(vocab: dict) -> list[str]:
     """The tokens in id order; a ValueError unless the ids are ``0 .. n - 1`` (model2vec's assumption)."""
-    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
-    ids = sorted(vocab.values())
-    if ids != list(range(len(ids))):
+    tokens = [None] * len(vocab)
+    for t, i in vocab.items():
+        if 0 <= i < len(tokens):
+            tokens[i] = t
+    if None in tokens:  # n ids in n slots: a slot left empty means an id outside 0 .. n - 1, or a repeat
+        ids = sorted(vocab.values())
         missing = sorted(set(range(len(ids))) - set(ids))
         raise ValueError(f"the tokenizer's ids are not 0 .. {len(ids) - 1}: "
                          f"{'id ' + str(missing[0]) + ' is missing' if missing else 'an id repeats'}")
@@ -195,12 +228,25 @@ class StaticModel:
             text = tokenizer
         else:
             raise TypeError(f"tokenizer must be a tokenizers.Tokenizer or its JSON, got {type(tokenizer).__name__}")
-        kind, unk = tokenizer_model(json.loads(text))
         tok = tokenizers.Tokenizer.from_str(text)
+        self._setup(text, json.loads(text), tok, tok.get_vocab(), vectors, weights=weights, mapping=mapping,
+                    normalize=normalize, max_length=max_length, config=config, recipe=recipe)
+
+    @classmethod
+    def _from_parsed(cls, text: str, spec: dict, tok, vocab: dict, vectors, **options) -> "StaticModel":
+        """The model of a ``tokenizer.json`` already read (its text, its parsed JSON, a Tokenizer of its
+        own and its vocabulary), as :func:`~embgeo.static.load` has it: nothing is parsed twice."""
+        self = cls.__new__(cls)
+        self._setup(text, spec, tok, vocab, vectors, **options)
+        return self
+
+    def _setup(self, text, spec, tok, vocab, vectors, *, weights=None, mapping=None, normalize=False,
+               max_length=DEFAULT_MAX_LENGTH, config=None, recipe="model2vec"):
+        kind, unk = tokenizer_model(spec)
         tok.no_padding()  # padding would add pad tokens to the means
         if recipe == "model2vec":
             tok.no_truncation()  # the ids are cut to max_length here, per call (stateless, thread-safe)
-        tokens = _tokens_by_id(tok.get_vocab())
+        tokens = _tokens_by_id(vocab)
         vectors, weights, mapping = _checked_table(vectors, weights, mapping, len(tokens))
         max_length = positive_or_none(max_length, "max_length")
         self._tokenizer = tok
@@ -214,14 +260,16 @@ class StaticModel:
         self.config = dict(config or {})
         # model2vec cuts a text to max_length * this many characters before tokenising it
         self._median_length = int(np.median([len(t) for t in tokens])) if tokens else 0
-        self._table, self._mean_dtype, self._out_dtype = self._pooling_table(vectors, weights, mapping)
+        self._ascii_normalizer = _ascii_equivalent(spec.get("normalizer"))
+        self._ascii_tokenizer = None  # built on first use (see _encode_ids)
+        self._table, self._out_dtype = self._pooling_table(vectors, weights, mapping)
         self._token_words = tokens
         self._tokens: Embeddings | None = None
 
     @staticmethod
     def _pooling_table(E, W, mapping):
-        """The row each token adds to a sum, in the dtype NumPy's ``mean`` sums in, and the dtypes the
-        mean is rounded to (``mean``'s result, then model2vec's output array).
+        """The row each token adds to a sum, in the dtype NumPy's ``mean`` sums in (float16 rows kept
+        as stored: the kernel sums them in float32), and the dtype model2vec's output array has.
 
         model2vec multiplies ``E[mapping[ids]]`` by ``W[ids]`` in their common dtype, sums in float32
         (float64 for int8), divides by the count, rounds to float16 when the product was float16,
@@ -232,10 +280,9 @@ class StaticModel:
         product = np.result_type(E.dtype, W.dtype) if W is not None else E.dtype
         if W is not None:
             rows = rows.astype(product, copy=False) * W.astype(product, copy=False)[:, None]
-        acc = _accumulation_dtype(np.dtype(product))
-        mean = np.dtype(np.float16) if product == np.float16 else acc
+        acc = np.dtype(np.float16) if product == np.float16 else _accumulation_dtype(np.dtype(product))
         out = np.dtype(np.float32) if E.dtype.kind in "iu" else E.dtype
-        return readonly(np.ascontiguousarray(rows, dtype=acc)), mean, out
+        return readonly(np.ascontiguousarray(rows, dtype=acc)), out
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -450,12 +497,14 @@ class StaticModel:
         if self.recipe == "model2vec" and limit is not None:
             cut = limit * self._median_length
             texts = [t[:cut] for t in texts]
-        encode = getattr(self._tokenizer, "encode_batch_fast", self._tokenizer.encode_batch)
-        ids = [enc.ids for enc in encode(texts, add_special_tokens=False)]
-        if limit is not None:
-            ids = [i[:limit] for i in ids]  # the tokenizer's truncation (right, no stride) before unk is dropped
+        ids = self._encode_ids(texts)
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
         flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
+        if limit is not None and lengths.max(initial=0) > limit:
+            # the tokenizer's truncation (right, no stride), before unk is dropped
+            starts = np.cumsum(lengths) - lengths
+            flat = flat[np.arange(flat.size) - np.repeat(starts, lengths) < limit]
+            lengths = np.minimum(lengths, limit)
         if self._unk is not None:
             known = flat != self._unk
             if not known.all():
@@ -464,27 +513,51 @@ class StaticModel:
                 lengths = np.bincount(owner[known], minlength=len(ids)).astype(np.int64)
         return flat, lengths
 
+    def _encode_ids(self, texts: list[str]) -> list[list[int]]:
+        """The tokenizer's ids of each text (no special tokens added). Printable ASCII texts of a large
+        batch go through a copy of the tokenizer whose normaliser is the cheaper equivalent that
+        :func:`_ascii_equivalent` names (the same ids: ``BertNormalizer`` does nothing else to them)."""
+        if self._ascii_normalizer is None or len(texts) < _ASCII_ROUTE_MIN:
+            return _batch_ids(self._tokenizer, texts)
+        plain = [t.isascii() and t.isprintable() for t in texts]
+        if self._ascii_tokenizer is None:
+            spec = {**json.loads(self._tokenizer_json), "normalizer": self._ascii_normalizer}
+            tok = type(self._tokenizer).from_str(json.dumps(spec))
+            tok.no_padding()
+            if self.recipe == "model2vec":
+                tok.no_truncation()
+            self._ascii_tokenizer = tok
+        ascii_ids = iter(_batch_ids(self._ascii_tokenizer, [t for t, p in zip(texts, plain) if p]))
+        other_ids = iter(_batch_ids(self._tokenizer, [t for t, p in zip(texts, plain) if not p]))
+        return [next(ascii_ids) if p else next(other_ids) for p in plain]
+
     def _pool(self, flat: np.ndarray, lengths: np.ndarray, normalize: bool) -> np.ndarray:
         """Means of the rows of ``flat``, text by text, rounded and normalised as model2vec does."""
-        out = np.zeros((len(lengths), self.dim), dtype=self._out_dtype)
+        from ..kernels.pooling import FLOAT16_VALUES, mean_rows
+
         starts = np.zeros(len(lengths), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
-        row_bytes = self.dim * self._table.dtype.itemsize
-        # texts of one length at a time, as model2vec does: NumPy's sum over the token axis of a
-        # (texts, tokens, dim) block adds the tokens in order (np.add.reduceat would not, and the
-        # float32 means would differ in the last bit)
-        for n_tokens in np.unique(lengths[lengths > 0]).tolist():
-            rows = np.flatnonzero(lengths == n_tokens)
-            step = max(1, _POOL_BYTES // (n_tokens * row_bytes))
-            for i in range(0, rows.size, step):
-                r = rows[i:i + step]
-                sums = self._table[flat[starts[r, None] + np.arange(n_tokens)]].sum(axis=1)
-                out[r] = (sums / n_tokens).astype(self._mean_dtype, copy=False)
+        table = self._table
+        if table.dtype == np.float16:  # summed in float32, read through a lookup of the 65536 values
+            table = table.view(np.uint16)
+        means = np.empty((len(lengths), self.dim), dtype=np.float32 if table.dtype == np.uint16 else table.dtype)
+        # tokens added in text order, as NumPy's mean over a (texts, tokens, dim) block adds them in
+        # model2vec (np.add.reduceat would not, and the means would differ in the last bit)
+        mean_rows(table, FLOAT16_VALUES, readonly(flat), readonly(starts), readonly(lengths), means)
+        out = self._rounded(means)
         if normalize:
-            out32 = out.astype(np.float32)
-            norm = np.linalg.norm(out32, axis=1, keepdims=True) + 1e-32
-            out = (out32 / norm).astype(out.dtype)
-        return out.astype(np.float32, copy=False)
+            norm = np.linalg.norm(out, axis=1, keepdims=True) + 1e-32
+            out = self._rounded(np.divide(out, norm, out=out))
+        return out
+
+    def _rounded(self, means: np.ndarray) -> np.ndarray:
+        """``means`` stored into model2vec's output dtype and read back as float32 (in place when float32)."""
+        if self._out_dtype == np.float16 and means.dtype == np.float32:
+            from ..kernels.pooling import round_to_float16
+
+            round_to_float16(means.view(np.uint32))  # NumPy's float32 -> float16 rounding, without its slow cast
+            return means
+        return means.astype(self._out_dtype, copy=False).astype(np.float32, copy=False)
 
     # ------------------------------------------------------------------ writing
     def save(self, path) -> Path:
