@@ -9,8 +9,7 @@ itself and prints its seconds. Its Python is taken from ``$EMBGEO_MODEL2VEC_PYTH
 ``/work/refvenv-static/bin/python``
 (``python3 -m venv /work/refvenv-static && /work/refvenv-static/bin/pip install model2vec==0.10.0``).
 embgeo runs the same way in this Python. Each side's process times its first call (imports
-excluded; embgeo's first call imports Numba and loads its compiled pooling kernels from Numba's
-cache, or compiles them in a fresh environment) and then the best of ``--repeat`` more; the two
+excluded: whatever the call imports lazily counts) and then the best of ``--repeat`` more; the two
 sides alternate for ``--rounds`` rounds and the least of each is kept. model2vec encodes 50k texts
 with its default thread pool (``use_multiprocessing=True``), embgeo with its defaults too.
 
@@ -41,7 +40,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 REPO = Path(__file__).resolve().parents[1]
 MODEL2VEC_PYTHON = os.environ.get("EMBGEO_MODEL2VEC_PYTHON", "/work/refvenv-static/bin/python")
 # each side runs in a fresh process of its own Python, imports excluded: the first call's seconds
-# (embgeo's includes importing Numba and loading its compiled kernels), then the best of `repeat`
+# (with whatever the call imports lazily), then the best of `repeat`
 _RUN = """
 import json, sys, time
 import numpy as np

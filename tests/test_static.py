@@ -88,7 +88,7 @@ def test_one_text_gives_one_vector_and_batches_do_not_change_the_vectors(model_d
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "int8"])
 def test_long_texts_pool_as_numpys_mean_bit_for_bit(dtype):
-    """Texts of up to 700 tokens: the compiled pooling equals model2vec's NumPy arithmetic
+    """Texts of up to 700 tokens: the pooling equals model2vec's NumPy arithmetic
     (``E[ids].mean(axis=1)`` per length, stored in the table's dtype, normalised in float32)."""
     rng = np.random.default_rng(1)
     from tokenizers import Tokenizer, models, pre_tokenizers
@@ -124,10 +124,20 @@ def test_large_batches_tokenize_as_one_text_at_a_time(model_dir):
     assert model.tokenize(texts) == [model.tokenize([t])[0] for t in texts]
 
 
-def test_float16_rounding_kernel_equals_numpys_cast():
+def test_load_words_and_encode_import_no_numba(model_dir):
+    """A fresh process pays Numba's start-up (about 1.5 s) only when it needs a kernel: reading a
+    model and composing words or texts needs none (the speed row of docs/static.md)."""
+    code = ("import sys, embgeo.static; m = embgeo.static.load(sys.argv[1]); m.words(['cat', 'dog']); "
+            "m.encode(['the cat sat']); print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(model_dir)], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_float16_rounding_equals_numpys_cast():
     """Every float16 value, the midpoints between neighbours (ties to even), one float32 step either
     side, subnormals, overflow to inf, signed zeros: rounded as NumPy's ``astype(np.float16)``."""
-    from embgeo.kernels.pooling import round_to_float16
+    from embgeo.static._model import float16_round
 
     halves = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16)
     values = np.unique(halves[np.isfinite(halves)].astype(np.float32))
@@ -135,8 +145,7 @@ def test_float16_rounding_kernel_equals_numpys_cast():
     extra = np.float32([65519.996, 65520, 65536, 1e6, 3e38, np.inf, 1e-8, 2.9802322e-08, 1e-45, 0.0])
     x = np.concatenate([values, mids, extra, -extra])
     x = np.concatenate([x, np.nextafter(x, np.float32(np.inf)), np.nextafter(x, np.float32(-np.inf))])
-    got = x.reshape(-1, 1).copy()
-    round_to_float16(got.view(np.uint32))
+    got = float16_round(x.reshape(-1, 1).copy())
     with np.errstate(over="ignore"):
         expected = x.astype(np.float16).astype(np.float32)
     assert np.array_equal(got[:, 0].view(np.uint32), expected.view(np.uint32))

@@ -149,6 +149,26 @@ def _checked_table(vectors, weights, mapping, n: int):
     return vectors, weights, mapping
 
 
+def float16_round(x: np.ndarray) -> np.ndarray:
+    """``x`` (float32) rounded in place to the nearest float16 values, as NumPy's
+    ``x.astype(np.float16).astype(np.float32)`` (nearest, ties to even), about twice as fast.
+
+    In float16's normal range the rounding keeps 10 of float32's 23 fraction bits, which a few
+    integer operations on the bits do; the rare rest (subnormals, overflow, inf, NaN) takes NumPy's cast.
+    """
+    u = x.view(np.uint32)
+    a = u & np.uint32(0x7FFFFFFF)
+    r = (a + np.uint32(0x0FFF) + ((a >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
+    rest = (a < np.uint32(0x38800000)) | (r > np.uint32(0x477FE000))
+    with np.errstate(over="ignore"):
+        fixed = x[rest].astype(np.float16).astype(np.float32) if rest.any() else None
+    u &= np.uint32(0x80000000)
+    u |= r
+    if fixed is not None:
+        x[rest] = fixed
+    return x
+
+
 def _accumulation_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype NumPy's ``mean`` sums ``dtype`` in: float32 for float16, float64 for integers."""
     if dtype == np.float16:
@@ -532,18 +552,36 @@ class StaticModel:
         return [next(ascii_ids) if p else next(other_ids) for p in plain]
 
     def _pool(self, flat: np.ndarray, lengths: np.ndarray, normalize: bool) -> np.ndarray:
-        """Means of the rows of ``flat``, text by text, rounded and normalised as model2vec does."""
-        from ..kernels.pooling import FLOAT16_VALUES, mean_rows
+        """Means of the rows of ``flat``, text by text, rounded and normalised as model2vec does.
 
-        starts = np.zeros(len(lengths), dtype=np.int64)
-        np.cumsum(lengths[:-1], out=starts[1:])
+        Each mean equals NumPy's ``table[ids].mean(axis=0)`` for one text's ids bit for bit: the tokens
+        are added in text order (as NumPy's mean over a (texts, tokens, dim) block adds them in
+        model2vec; ``np.add.reduceat`` would not, and the means would differ in the last bit), the
+        first row being the start value, in the accumulation dtype, and the sum is divided by the
+        count in that dtype. The texts go longest first, so that those with a p-th token are a
+        prefix: one gather-and-add per token position, no Python loop over texts (and no Numba,
+        whose start-up would cost a fresh process more than the whole call).
+        """
         table = self._table
-        if table.dtype == np.float16:  # summed in float32, read through a lookup of the 65536 values
-            table = table.view(np.uint16)
-        means = np.empty((len(lengths), self.dim), dtype=np.float32 if table.dtype == np.uint16 else table.dtype)
-        # tokens added in text order, as NumPy's mean over a (texts, tokens, dim) block adds them in
-        # model2vec (np.add.reduceat would not, and the means would differ in the last bit)
-        mean_rows(table, FLOAT16_VALUES, readonly(flat), readonly(starts), readonly(lengths), means)
+        acc = np.dtype(np.float32) if table.dtype == np.float16 else table.dtype
+        order = np.argsort(-lengths, kind="stable")
+        counts = lengths[order]
+        starts = (np.cumsum(lengths) - lengths)[order]
+        sums = np.zeros((len(lengths), self.dim), dtype=acc)
+        longest = int(counts[0]) if counts.size else 0
+        # texts with more than p tokens, for each position p
+        having = np.searchsorted(-counts, -np.arange(longest), side="left")
+        for p in range(longest):
+            m = int(having[p])
+            rows = table[flat[starts[:m] + p]]
+            if p == 0:
+                sums[:m] = rows
+            else:
+                sums[:m] += rows
+        m = int(having[0]) if longest else 0
+        np.divide(sums[:m], counts[:m, None].astype(acc), out=sums[:m])
+        means = np.empty_like(sums)
+        means[order] = sums
         out = self._rounded(means)
         if normalize:
             norm = np.linalg.norm(out, axis=1, keepdims=True) + 1e-32
@@ -553,10 +591,7 @@ class StaticModel:
     def _rounded(self, means: np.ndarray) -> np.ndarray:
         """``means`` stored into model2vec's output dtype and read back as float32 (in place when float32)."""
         if self._out_dtype == np.float16 and means.dtype == np.float32:
-            from ..kernels.pooling import round_to_float16
-
-            round_to_float16(means.view(np.uint32))  # NumPy's float32 -> float16 rounding, without its slow cast
-            return means
+            return float16_round(means)
         return means.astype(self._out_dtype, copy=False).astype(np.float32, copy=False)
 
     # ------------------------------------------------------------------ writing
