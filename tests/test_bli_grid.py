@@ -51,6 +51,18 @@ def test_grid_equals_the_cells_run_one_by_one(grid_input):
     assert "BLI grid: 2 pairs x 2 methods x 2 POSTPROC" in str(g)
 
 
+def test_without_a_postproc_axis_each_method_keeps_its_own_postproc(grid_input):
+    """No axis: a method given with POSTPROC runs with it (its row says which), one without runs without."""
+    methods = {"plain": "orthogonal", "post": {"mapping": Mapper.from_recipe("orthogonal").mapping,
+                                               "preprocessing__postproc": (-0.25, 0.15)}}
+    g = bli_grid({"a-x": grid_input["a-x"]}, methods, retrieval="nn", ks=(1,), progress=False)
+    rows = {r["method"]: r for r in g.to_records()}
+    assert rows["plain"]["postproc"] == "none" and rows["post"]["postproc"] == "(-0.25, 0.15)"
+    src, tgt, train, test = grid_input["a-x"]
+    xs, zt = Mapper.from_recipe("orthogonal", preprocessing__postproc=(-0.25, 0.15)).fit_transform(src, tgt, train)
+    assert rows["post"]["MRR"] == bli(xs, zt, test, retrieval="nn", ks=(1,)).mrr
+
+
 def test_grid_resumes_from_its_directory(grid_input, tmp_path, monkeypatch):
     calls = []
     real = _bli_grid._cell

@@ -323,7 +323,11 @@ def bli_grid(pairs, methods, *, postproc=None, retrieval=("nn", "csls"), ks=(1, 
     for r in retrieval:
         check_retrieval(r, "exact")
     ks = tuple(int(k) for k in ks)
-    grid = [{"pair": p, "method": m, "postproc": a} for p in pairs for m in methods for a in alphas]
+    # without a POSTPROC axis each method keeps its own Preprocessing(postproc=), so its cell sets that
+    own = {m: _postprocs([Mapper(**methods[m]).get_params(deep=True).get("preprocessing__postproc")])
+           for m in methods}
+    grid = [{"pair": p, "method": m, "postproc": a} for p in pairs for m in methods
+            for a in (alphas if postproc is not None else own[m])]
 
     def spec(c):
         return _spec(_with_postproc(methods[c["method"]], c["postproc"]), retrieval, ks, source_size, lowercase)
