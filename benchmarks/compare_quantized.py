@@ -5,8 +5,8 @@ Two rows of the issue's speed table (issue 39), ratios measured in one run on th
 * Hamming top-``k`` of ``--queries`` packed codes over ``--rows`` × ``--bits`` random bits:
   ``embgeo.neighbors.topk(Q, X, k, metric="hamming")`` against FAISS ``IndexBinaryFlat.search``
   (both with ``--threads`` threads; the lists are checked equal);
-* int8 top-``k`` (``metric="dot"`` on int8 codes of GloVe 6B 50d, or of random data with ``--random``)
-  against the float32 exact engine (``metric="dot"``) on the float vectors they quantise.
+* int8 top-``k`` (``metric="dot"`` on int8 codes of GloVe 6B 50d, or of ``--rows`` × ``--dim`` random data
+  with ``--random``) against the float32 exact engine (``metric="dot"``) on the float vectors they quantise.
 
 The issue's sizes are ``--rows 1000000 --queries 10000 --bits 256``; the defaults are smaller so that
 a run on a shared 2-core machine stays short. The load average is printed: timings taken while other
@@ -14,7 +14,7 @@ jobs run are noisy, ratios measured in one run less so.
 
 Run::
 
-    /work/venv/bin/python benchmarks/compare_quantized.py [--rows 200000] [--queries 1000] [--bits 256] [--k 10]
+    /work/venv/bin/python benchmarks/compare_quantized.py [--rows 200000] [--queries 1000] [--bits 256] [--k 10] [--random --dim 256]
 """
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--random", action="store_true", help="int8 rows on random data instead of GloVe")
+    p.add_argument("--dim", type=int, default=50, help="dimensions of the random data (--random): 256 and 384 are "
+                   "the Model2Vec and MiniLM widths")
     a = p.parse_args(argv)
 
     import faiss
@@ -68,7 +70,7 @@ def main(argv=None):
     e = None if a.random else glove_or_none()
     if e is None:
         e = embgeo.Embeddings([f"w{j}" for j in range(a.rows)],
-                              rng.standard_normal((a.rows, 50)).astype(np.float32))
+                              rng.standard_normal((a.rows, a.dim)).astype(np.float32))
     q8 = embgeo.quantize(e, "int8")
     F = np.asarray(e.vectors)
     pick = rng.choice(len(e), min(a.queries, len(e)), replace=False)
