@@ -458,22 +458,27 @@ def _vector_ptr(context, builder, arrty, arr, offset, vty):
 
 
 @intrinsic
-def _int8_block_scores(typingctx, X, xoff, Q, qoff, pairs, S):
-    """S[i·I8_ROWS + r] = dot of query tile row i (pairs at Q[qoff + i·pairs …]) and block row r (at X[xoff …])."""
-    ok = (isinstance(X, types.Array) and X.dtype == types.int8 and isinstance(Q, types.Array)
-          and Q.dtype == types.int32 and isinstance(S, types.Array) and S.dtype == types.int32)
+def _int8_block_scores(typingctx, X, xoff, Q, qoff, pairs, S, T):
+    """Scores of a query tile × a block into ``S`` (query i's at ``S[i·I8_ROWS …]``); bit i of the result is
+    set when query i has a score ≥ ``T[i]`` (its heap root). The tile's queries are ``pairs`` words apart
+    from ``Q[qoff]``, the block's pairs ``2·I8_ROWS`` codes apart from ``X[xoff]``."""
+    ok = (isinstance(X, types.Array) and X.dtype == types.int8 and all(
+        isinstance(a, types.Array) and a.dtype == types.int32 for a in (Q, S, T)))
     if not ok:
         return None
-    sig = types.void(X, types.intp, Q, types.intp, types.intp, S)
+    sig = types.int64(X, types.intp, Q, types.intp, types.intp, S, T)
 
     def codegen(context, builder, sig, args):
-        X, xoff, Q, qoff, pairs, S = args
+        X, xoff, Q, qoff, pairs, S, T = args
         i64, i32, i16, i8 = ir.IntType(64), ir.IntType(32), ir.IntType(16), ir.IntType(8)
         v8, v16 = ir.VectorType(i32, 8), ir.VectorType(i32, 16)
         zero8 = ir.Constant(v8, [0] * 8)
         even = ir.Constant(v8, list(range(0, 16, 2)))
         odd = ir.Constant(v8, list(range(1, 16, 2)))
         halves = I8_ROWS // 8
+
+        def broadcast(x):
+            return builder.shuffle_vector(builder.insert_element(zero8, x, ir.Constant(i32, 0)), zero8, zero8)
         # accumulators in allocas of the entry block: LLVM promotes them to registers across the loop
         acc = [cgutils.alloca_once_value(builder, zero8) for _ in range(I8_QUERIES * halves)]
         with cgutils.for_range(builder, pairs) as loop:
@@ -487,17 +492,25 @@ def _int8_block_scores(typingctx, X, xoff, Q, qoff, pairs, S):
             for i in range(I8_QUERIES):
                 at = builder.add(builder.add(qoff, builder.mul(ir.Constant(i64, i), pairs)), p)
                 q = builder.load(_vector_ptr(context, builder, sig.args[2], Q, at, i32))
-                qv = builder.shuffle_vector(builder.insert_element(zero8, q, ir.Constant(i32, 0)), zero8, zero8)
-                qw = builder.sext(builder.bitcast(qv, ir.VectorType(i16, 16)), v16)
+                qw = builder.sext(builder.bitcast(broadcast(q), ir.VectorType(i16, 16)), v16)
                 for h in range(halves):
                     m = builder.mul(xs[h], qw)
                     s = builder.add(builder.shuffle_vector(m, m, even), builder.shuffle_vector(m, m, odd))
                     a = acc[i * halves + h]
                     builder.store(builder.add(builder.load(a), s), a)
-        for j, a in enumerate(acc):
-            out = _vector_ptr(context, builder, sig.args[5], S, ir.Constant(i64, 8 * j), v8)
-            builder.store(builder.load(a), out, align=4)
-        return context.get_dummy_value()
+        mask = ir.Constant(i64, 0)
+        for i in range(I8_QUERIES):
+            t = broadcast(builder.load(_vector_ptr(context, builder, sig.args[6], T, ir.Constant(i64, i), i32)))
+            hit = ir.Constant(ir.IntType(1), 0)
+            for h in range(halves):
+                a = builder.load(acc[i * halves + h])
+                builder.store(a, _vector_ptr(context, builder, sig.args[5], S, ir.Constant(i64, 8 * (i * halves + h)),
+                                             v8), align=4)
+                ge = builder.icmp_signed(">=", a, t)
+                hit = builder.or_(hit, builder.icmp_unsigned("!=", builder.bitcast(ge, ir.IntType(8)),
+                                                             ir.Constant(ir.IntType(8), 0)))
+            mask = builder.or_(mask, builder.shl(builder.zext(hit, i64), ir.Constant(i64, i)))
+        return mask
     return sig, codegen
 
 
@@ -519,25 +532,30 @@ def int8_dot_topk(Q, nq, X, m, col0, hv, hi, ex_ptr, ex_idx, tile_blocks, qchunk
     per = qchunk // I8_QUERIES
     for ch in prange((ntiles + per - 1) // per):
         S = np.empty(I8_QUERIES * I8_ROWS, dtype=np.int32)
+        T = np.empty(I8_QUERIES, dtype=np.int32)
         for t0 in range(0, nblk, tile_blocks):
             t1 = min(nblk, t0 + tile_blocks)
             for qt in range(ch * per, min(ntiles, (ch + 1) * per)):
                 q0 = qt * I8_QUERIES
+                real = min(I8_QUERIES, nq - q0)
+                # the thresholds: each real query's heap root; padding queries never pass
+                for i in range(I8_QUERIES):
+                    T[i] = hv[q0 + i, 0] if i < real else np.iinfo(np.int32).max
                 for b in range(t0, t1):
-                    _int8_block_scores(X, b * 2 * I8_ROWS * pairs, Qf, q0 * pairs, pairs, S)
-                    for i in range(min(I8_QUERIES, nq - q0)):
+                    hit = _int8_block_scores(X, b * 2 * I8_ROWS * pairs, Qf, q0 * pairs, pairs, S, T)
+                    if hit == 0:
+                        continue
+                    for i in range(real):
+                        if not (hit >> i) & 1:
+                            continue
                         r = q0 + i
                         hvr = hv[r]
                         hir = hi[r]
-                        s = S[i * I8_ROWS:(i + 1) * I8_ROWS]
-                        mx = s[0]
-                        for j in range(1, I8_ROWS):
-                            mx = s[j] if s[j] > mx else mx
-                        if mx < hvr[0]:
-                            continue
                         for j in range(min(I8_ROWS, m - b * I8_ROWS)):
                             c = col0 + b * I8_ROWS + j
-                            if _worse(hvr[0], hir[0], s[j], c) and not _excluded(ex_ptr, ex_idx, r, c):
-                                hvr[0] = s[j]
+                            v = S[i * I8_ROWS + j]
+                            if _worse(hvr[0], hir[0], v, c) and not _excluded(ex_ptr, ex_idx, r, c):
+                                hvr[0] = v
                                 hir[0] = c
                                 _sift_down(hvr, hir, hvr.shape[0])
+                        T[i] = hvr[0]
