@@ -4,8 +4,10 @@ What :func:`embgeo.neighbors.topk` runs when the database holds codes (``uint8``
 ``int8`` codes) or ``metric="hamming"``. On the CPU, Hamming search is the Numba kernel
 :func:`embgeo.kernels.topk.hamming_topk` (per-query heaps fed row by row: no score matrix; beyond
 inputs and outputs, the heaps and, for packed rows that are not whole 64-bit words, a zero-padded
-copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the float
-engine's fused GEMM + heap kernel on float copies of blocks of rows (exact, see
+copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the Numba
+kernel :func:`embgeo.kernels.topk.int8_dot_topk` (int32 sums of a tile of queries × a block of rows
+in vector registers, heaps fed only by blocks that reach their threshold: no score matrix; beyond
+inputs and outputs, the heaps and a packed copy of one step of database rows, see
 :func:`_int8_topk`). With ``backend="cuda"`` (or CuPy inputs, or under the CUDA simulator) both run
 as :func:`embgeo.kernels.cuda.hamming_rows` and :func:`~embgeo.kernels.cuda.int8_dot_rows`, with
 the same lists.
