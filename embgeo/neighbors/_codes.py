@@ -161,24 +161,16 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     return -hv, hi
 
 
-def _int8_pack(X, rows):
-    """int8 rows in the kernel's blocks: (block, pair of dims, row, 2), zero-padded, flattened (see the kernel)."""
-    m, d = X.shape
-    pairs, blocks = -(-d // 2), -(-m // rows)
-    P = np.zeros((blocks * rows, 2 * pairs), dtype=np.int8)
-    P[:m, :d] = X
-    return np.ascontiguousarray(P.reshape(blocks, rows, pairs, 2).transpose(0, 2, 1, 3)).reshape(-1)
-
-
 def _int8_topk(Q, X, k, ex, memory_budget):
     """int8 top-k by exact integer dot products: the fused kernel :func:`embgeo.kernels.topk.int8_dot_topk`.
 
     Products of two int8 codes and their sums (d ≤ ``MAX_INT8_DIM``) are exact in int32, so the
     scores are the integer dot products themselves whatever the blocking. The database is packed
-    into the kernel's layout a step of rows at a time (the padded copy and the packed one: the
-    budget holds both); the queries once, as int32 words of two int16 codes (dims 2p and 2p+1 in
+    into the kernel's layout a step of rows at a time (one copy of the step, half the budget at
+    most); the queries once, as int32 words of two int16 codes (dims 2p and 2p+1 in
     the low and high halves: the little-endian order the kernel's vector lanes read).
     """
+    from ..kernels import readonly
     from ..kernels import topk as KT
 
     n, d = X.shape
@@ -199,7 +191,9 @@ def _int8_topk(Q, X, k, ex, memory_budget):
     chunk = T * max(1, min(_INT8_CHUNK // T, -(-nq // (T * n_jobs()))))
     for s in range(0, n, step):
         Xs = X[s:s + step]
-        KT.int8_dot_topk(Qp, nq, _int8_pack(Xs, R), Xs.shape[0], s, hv, hi, ex[0], ex[1], tile, chunk)
+        packed = np.empty((-(-Xs.shape[0] // R), pairs, R, 2), dtype=np.int8)
+        KT.int8_pack(readonly(Xs), packed)  # one compiled type for read-only codes and others
+        KT.int8_dot_topk(Qp, nq, packed.reshape(-1), Xs.shape[0], s, hv, hi, ex[0], ex[1], tile, chunk)
     KT.finalize(hv, hi)
     return hv, hi
 
