@@ -572,10 +572,18 @@ def int8_pack(X, out):
     """
     m, d = X.shape
     blocks, pairs = out.shape[0], out.shape[1]
+    whole = d // 2
     for b in prange(blocks):
-        for p in range(pairs):
-            for r in range(I8_ROWS):
-                row = b * I8_ROWS + r
-                for t in range(2):
-                    c = 2 * p + t
-                    out[b, p, r, t] = X[row, c] if row < m and c < d else 0
+        for r in range(I8_ROWS):
+            row = b * I8_ROWS + r
+            if row >= m:
+                for p in range(pairs):
+                    out[b, p, r, 0] = 0
+                    out[b, p, r, 1] = 0
+                continue
+            for p in range(whole):
+                out[b, p, r, 0] = X[row, 2 * p]
+                out[b, p, r, 1] = X[row, 2 * p + 1]
+            if whole < pairs:  # an odd width: the last pair's second code is padding
+                out[b, whole, r, 0] = X[row, d - 1]
+                out[b, whole, r, 1] = 0
