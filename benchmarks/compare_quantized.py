@@ -14,7 +14,8 @@ jobs run are noisy, ratios measured in one run less so.
 
 Run::
 
-    /work/venv/bin/python benchmarks/compare_quantized.py [--rows 200000] [--queries 1000] [--bits 256] [--k 10] [--random --dim 256]
+    /work/venv/bin/python benchmarks/compare_quantized.py [--rows 200000] [--queries 1000] [--bits 256] [--k 10] \\
+        [--random --dim 256]
 """
 from __future__ import annotations
 
@@ -40,6 +41,8 @@ def main(argv=None):
     p.add_argument("--dim", type=int, default=50, help="dimensions of the random data (--random): 256 and 384 are "
                    "the Model2Vec and MiniLM widths")
     a = p.parse_args(argv)
+    if a.dim != 50 and not a.random:
+        p.error("--dim sets the width of random data: add --random (GloVe 6B is 50d)")
 
     import faiss
     import numba
