@@ -227,3 +227,25 @@ def test_int8_kernel_lists_do_not_depend_on_query_chunks_or_database_steps():
     for got in (whole, stepped):
         np.testing.assert_array_equal(got[1], ref_i)
         np.testing.assert_array_equal(got[0], ref_s)
+
+
+def test_int8_kernel_compiles_to_vpmaddwd_on_avx2():
+    # the kernel's speed rests on LLVM matching its vector IR to vpmaddwd (16 multiply-adds an instruction);
+    # a Numba or LLVM upgrade that loses the match would leave a correct but slow kernel
+    import platform
+
+    from llvmlite import binding as ll
+    from numba import njit
+
+    from embgeo.kernels import topk as KT
+
+    if platform.machine() not in ("x86_64", "AMD64") or not ll.get_host_cpu_features().get("avx2"):
+        pytest.skip("vpmaddwd is an x86 AVX2 instruction")
+    fresh = njit(parallel=True)(KT.int8_dot_topk.py_func)  # compiled here, not loaded from the cache
+    Qp = np.zeros((12, 3), np.int32)
+    hv = np.full((7, 3), np.iinfo(np.int32).min, np.int32)
+    hi = np.full((7, 3), 2**62, np.int64)
+    no = np.zeros(8, np.int64)
+    fresh(Qp, 7, np.zeros(3 * KT.I8_ROWS * 2 * 3, np.int8), 40, 0, hv, hi, no, no[:0], 1, 6)
+    asm = fresh.inspect_asm(fresh.signatures[0])
+    assert "vpmaddwd" in asm and "vpmulld" not in asm
