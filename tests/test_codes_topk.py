@@ -172,3 +172,91 @@ def test_cuda_int8_dot_lists_equal_the_cpu_lists():
     gpu = nb.topk(Q, X, 4, metric="dot", exclude=[[4], [], [], [], []], backend="cuda")
     for a, b in zip(cpu, gpu):
         np.testing.assert_array_equal(a, to_numpy(b))
+
+
+# ------------------------------------------------------------------------ the fused int8 kernel's edges
+def int8_brute(Q, X, k, exclude=None):
+    """The exact integer list: int32 dot products, excluded pairs last, a stable sort by (-score, row)."""
+    S = Q.astype(np.int32) @ X.T.astype(np.int32)
+    S = S.astype(np.int64)
+    for r, rows in enumerate(exclude or []):
+        S[r, rows] = -2**40
+    return brute(S, k, smallest=False)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 17, 50, 64])  # odd widths are padded with a zero dimension
+def test_int8_kernel_is_the_brute_force_list_for_any_width_with_ties(d):
+    # 1001 rows and 13 queries: neither whole blocks of 16 rows nor whole query tiles; duplicated rows tie
+    rng = np.random.default_rng(d)
+    X = rng.integers(-128, 128, (1001, d), dtype=np.int8)
+    X[500] = X[20]
+    X[1000] = X[20]
+    Q = rng.integers(-128, 128, (13, d), dtype=np.int8)
+    Q[0] = X[20]
+    s, i = nb.topk(Q, X, 7, metric="dot")
+    ref_s, ref_i = int8_brute(Q, X, 7)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_array_equal(s, ref_s)
+    if d >= 17:  # (narrower rows tie in many places, all checked above)
+        assert i[0, :3].tolist() == [20, 500, 1000]  # three equal best scores: the lower rows first
+
+
+def test_int8_kernel_breaks_ties_within_a_block_and_between_blocks_to_the_lower_row():
+    # every row scores the same: the list is rows 0..k-1 whatever the blocking (d = 1: the smallest width)
+    X = np.full((100, 1), 3, dtype=np.int8)
+    Q = np.full((2, 1), -2, dtype=np.int8)
+    s, i = nb.topk(Q, X, 20, metric="dot")
+    assert i.tolist() == [list(range(20))] * 2
+    assert (s == -6).all()
+
+
+def test_int8_kernel_honours_exclusions_and_takes_k_up_to_the_rows_left():
+    Q, X = int8_data(n=37, d=9, nq=3, seed=6)
+    ex = [[4, 9, 36], [], list(range(0, 37, 2))]
+    # k = 18: the third query has 18 rows left, so its list is every odd row
+    s, i = nb.topk(Q, X, 18, metric="dot", exclude=ex)
+    ref_s, ref_i = int8_brute(Q, X, 18, ex)
+    np.testing.assert_array_equal(i, ref_i)
+    np.testing.assert_array_equal(s, ref_s)
+    assert sorted(i[2].tolist()) == list(range(1, 37, 2))
+    with pytest.raises(ValueError, match="k"):
+        nb.topk(Q, X, 19, metric="dot", exclude=ex)
+    with pytest.raises(ValueError, match="k"):
+        nb.topk(Q, X, 38, metric="dot")
+
+
+def test_int8_kernel_lists_do_not_depend_on_query_chunks_or_database_steps():
+    # 500 queries: several chunks per thread; memory_budget=1: database steps of one cache tile (tests lift the
+    # budget floor), so rows and ties meet across steps; the extreme codes give the largest pair sums (2·128²)
+    Q, X = int8_data(n=9000, d=33, nq=500, seed=7)
+    X[8000] = X[10]
+    X[::50] = -128
+    Q[::7] = -128
+    whole = nb.topk(Q, X, 5, metric="dot", exclude=[[10]] + [[]] * 499)
+    stepped = nb.topk(Q, X, 5, metric="dot", exclude=[[10]] + [[]] * 499, memory_budget=1)
+    ref_s, ref_i = int8_brute(Q, X, 5, [[10]])
+    for got in (whole, stepped):
+        np.testing.assert_array_equal(got[1], ref_i)
+        np.testing.assert_array_equal(got[0], ref_s)
+
+
+def test_int8_kernel_compiles_to_vpmaddwd_on_avx2():
+    # the kernel's speed rests on LLVM matching its vector IR to vpmaddwd (16 multiply-adds an instruction);
+    # a Numba or LLVM upgrade that loses the match would leave a correct but slow kernel
+    import platform
+
+    from llvmlite import binding as ll
+    from numba import njit
+
+    from embgeo.kernels import topk as KT
+
+    if platform.machine() not in ("x86_64", "AMD64") or not ll.get_host_cpu_features().get("avx2"):
+        pytest.skip("vpmaddwd is an x86 AVX2 instruction")
+    fresh = njit(parallel=True)(KT.int8_dot_topk.py_func)  # compiled here, not loaded from the cache
+    Qp = np.zeros((12, 3), np.int32)
+    hv = np.full((7, 3), np.iinfo(np.int32).min, np.int32)
+    hi = np.full((7, 3), 2**62, np.int64)
+    no = np.zeros(8, np.int64)
+    fresh(Qp, 7, np.zeros(3 * KT.I8_ROWS * 2 * 3, np.int8), 40, 0, hv, hi, no, no[:0], 1, 6)
+    asm = fresh.inspect_asm(fresh.signatures[0])
+    assert "vpmaddwd" in asm and "vpmulld" not in asm

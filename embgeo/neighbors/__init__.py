@@ -164,10 +164,8 @@ def topk(queries, database, k: int = 10, *, metric: str = "cosine", exclude=None
     """
     engine = as_engine(backend)
     if _codes.is_code_search(database, metric):
-        if isinstance(engine, Dask):
-            raise ValueError("search on codes runs on the 'exact' or 'cuda' engine, not 'dask'")
         return _codes.topk(queries, database, k, metric=metric, exclude=exclude, memory_budget=memory_budget,
-                           backend="cuda" if isinstance(engine, Cuda) else "exact", progress=progress)
+                           engine=engine)
     if isinstance(engine, Dask):
         return _dask.topk(queries, database, k, metric=metric, exclude=exclude, client=engine.client,
                           query_block=engine.query_block)

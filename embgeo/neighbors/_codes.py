@@ -4,8 +4,10 @@ What :func:`embgeo.neighbors.topk` runs when the database holds codes (``uint8``
 ``int8`` codes) or ``metric="hamming"``. On the CPU, Hamming search is the Numba kernel
 :func:`embgeo.kernels.topk.hamming_topk` (per-query heaps fed row by row: no score matrix; beyond
 inputs and outputs, the heaps and, for packed rows that are not whole 64-bit words, a zero-padded
-copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the float
-engine's fused GEMM + heap kernel on float copies of blocks of rows (exact, see
+copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the Numba
+kernel :func:`embgeo.kernels.topk.int8_dot_topk` (int32 sums of a tile of queries × a block of rows
+in vector registers, heaps fed only by blocks that reach their threshold: no score matrix; beyond
+inputs and outputs, the heaps and a packed copy of one step of database rows, see
 :func:`_int8_topk`). With ``backend="cuda"`` (or CuPy inputs, or under the CUDA simulator) both run
 as :func:`embgeo.kernels.cuda.hamming_rows` and :func:`~embgeo.kernels.cuda.int8_dot_rows`, with
 the same lists.
@@ -20,10 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend as xb
-from ..blocking import budget_bytes, n_jobs, run_blocks, share, tile_shape
+from ..blocking import budget_bytes, n_jobs
 from ..validation import check_k, exclusion_csr, max_excluded
 from ._criteria import CODE_METRICS, choices
 from ._cuda import device_copy
+from ._engines import Cuda, Exact
 
 __all__ = ["is_code_search", "topk"]
 
@@ -33,6 +36,12 @@ MAX_INT8_DIM = (2**31 - 1) // (128 * 128)
 _TILE_BYTES = 1 << 17
 #: the most queries that scan a tile in turn (fewer when there are few queries per thread)
 _QCHUNK = 64
+#: bytes of packed int8 blocks a thread's queries scan per cache tile
+_INT8_TILE_BYTES = 1 << 17
+#: queries a thread takes at most in the int8 kernel (each chunk rereads the database once)
+_INT8_CHUNK = 64
+#: bytes of packed int8 rows per step at most (about half an L3 cache here)
+_INT8_STEP_BYTES = 1 << 24
 
 
 def is_code_search(database, metric) -> bool:
@@ -100,17 +109,18 @@ def _words(B):
 
 
 def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=None,
-         memory_budget: int | None = None, backend: str = "exact", progress: bool | None = None):
+         memory_budget: int | None = None, engine: Exact | Cuda = Exact()):
     """Exact top-``k`` rows of each query over code rows (what :func:`embgeo.neighbors.topk` dispatches to).
 
     Parameters
     ----------
     queries, database : arrays (q, b) and (n, b)
         Both ``uint8`` packed bits (``metric="hamming"``) or both ``int8`` codes (``metric="dot"``).
-    k, exclude, memory_budget, progress
+    k, exclude, memory_budget
         As in :func:`embgeo.neighbors.topk`.
-    backend : {"exact", "cuda"}
-        "cuda" (or CuPy inputs) runs the kernels of :mod:`embgeo.kernels.cuda`, with the same lists.
+    engine : Exact or Cuda
+        The engine object of ``backend=`` (:func:`embgeo.neighbors.as_engine`): :class:`Cuda` (or
+        CuPy inputs) runs the kernels of :mod:`embgeo.kernels.cuda`, with the same lists.
 
     Returns
     -------
@@ -123,10 +133,10 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     ------
     ValueError
         A database or queries that are not codes of ``metric`` (float, unpacked bool, the other
-        integer type), widths that differ, a bad ``k`` or ``exclude``, another backend.
+        integer type), widths that differ, a bad ``k`` or ``exclude``, another engine.
     """
-    if backend not in ("exact", "cuda"):
-        raise ValueError(f"search on codes runs on backend 'exact' or 'cuda', got {backend!r}")
+    if not isinstance(engine, (Exact, Cuda)):
+        raise ValueError(f"search on codes runs on the 'exact' or 'cuda' engine, not {engine!r}")
     # the codes' own errors first: they say which metric the given codes take
     Q, X = check_codes(queries, database, metric)
     if metric not in CODE_METRICS:
@@ -135,19 +145,17 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     n = X.shape[0]
     ex = exclusion_csr(exclude, Q.shape[0], n)
     k = check_k(k, n - max_excluded(ex))
-    if backend == "cuda" or xb.is_cupy(X):
+    if isinstance(engine, Cuda) or xb.is_cupy(X):
         return _cuda_topk(Q, X, k, ex, metric, memory_budget)
-    if ex is None:
-        ex = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
-    if metric == "dot":
-        return _int8_topk(Q, X, k, exclude, memory_budget, progress)
     from ..kernels import topk as KT
 
+    if ex is None or ex[0].size == 0:
+        ex = (np.zeros(Q.shape[0] + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    if metric == "dot":
+        return _int8_topk(Q, X, k, ex, memory_budget)
     # int32 heaps of negated distances; the sentinel (worst score, row 2**62) loses to every real pair
     hv = np.full((Q.shape[0], k), np.iinfo(np.int32).min, dtype=np.int32)
     hi = np.full((Q.shape[0], k), 2**62, dtype=np.int64)
-    if ex[0].size == 0:
-        ex = (np.zeros(Q.shape[0] + 1, dtype=np.int64), ex[1])
     Qw = _words(Q)
     row_bytes = 8 * Qw.shape[1]
     tile = max(64, _TILE_BYTES // row_bytes)
@@ -161,45 +169,44 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     return -hv, hi
 
 
-def _int8_topk(Q, X, k, exclude, memory_budget, progress):
-    """int8 top-k by exact integer dot products: the float engine's fused GEMM + heap kernel on float copies.
+def _int8_topk(Q, X, k, ex, memory_budget):
+    """int8 top-k by exact integer dot products: the fused kernel :func:`embgeo.kernels.topk.int8_dot_topk`.
 
-    Each product of two int8 codes is at most 128² in magnitude, so for d ≤ 1024 every partial sum
-    is an integer below 2²⁴, exact in float32 whatever order the BLAS sums in (float64, exact below
-    2⁵³, beyond): the GEMM gives the integer dot products themselves, and no canonical rescoring
-    is needed. The database is cast a block of rows at a time (half the budget; the score tiles get
-    the other half), each block's lists merged into the running ones.
+    Products of two int8 codes and their sums (d ≤ ``MAX_INT8_DIM``) are exact in int32, so the
+    scores are the integer dot products themselves whatever the blocking. The database is packed
+    into the kernel's layout a step of rows at a time (one buffer for every step, half the budget at
+    most); the queries once, as int32 words of two int16 codes (dims 2p and 2p+1 in
+    the low and high halves: the little-endian order the kernel's vector lanes read).
     """
+    from ..kernels import readonly
     from ..kernels import topk as KT
 
     n, d = X.shape
     nq = Q.shape[0]
-    dt = np.float32 if d * 128 * 128 <= 2**24 else np.float64
-    isz = np.dtype(dt).itemsize
-    jobs = n_jobs()
-    half = share(memory_budget, 2)
-    step = int(max(k, half // (d * isz)))
-    Qf = Q.astype(dt)
-    empty = np.zeros(0, dt)
-    hv, hi = KT.init_heaps(nq, k, dt)
-    for c0 in range(0, n, step):
-        Xf = X[c0:c0 + step].astype(dt)
-        m = Xf.shape[0]
-        ex = exclusion_csr(exclude, nq, m, offset=c0)
-        ptr, idx = ex if ex is not None else (np.zeros(0, np.int64), np.zeros(0, np.int64))
-        bv, bi = (hv, hi) if c0 == 0 else KT.init_heaps(nq, min(k, m), dt)
-        rows, cols = tile_shape(m, nq, jobs, isz, half)
-
-        def run_block(s, Xf=Xf, bv=bv, bi=bi, ptr=ptr, idx=idx, rows=rows, cols=cols):
-            KT.block_topk(np.ascontiguousarray(Qf[s:s + rows]), Xf, cols, bv, bi, s, ptr, idx, 1.0, empty, empty)
-
-        run_blocks(run_block, range(0, nq, rows), n_jobs=jobs, desc="int8 top-k", progress=progress,
-                   flops=nq * m * d)
-        if c0:
-            # a block's rows are numbered from 0: shift them, then merge (excluded and missing pairs stay -inf)
-            KT.merge_heaps(hv, hi, bv, np.where(np.isfinite(bv), bi + c0, bi))
+    R, T = KT.I8_ROWS, KT.I8_QUERIES
+    pairs = -(-d // 2)
+    Qp = np.zeros((-(-nq // T) * T, 2 * pairs), dtype=np.int16)
+    Qp[:nq, :d] = Q
+    Qp = Qp.view(np.int32)
+    hv = np.full((nq, k), np.iinfo(np.int32).min, dtype=np.int32)
+    hi = np.full((nq, k), 2**62, dtype=np.int64)
+    block_bytes = 2 * R * pairs
+    # a cache tile of blocks is scanned by every query of a thread's chunk before the next tile
+    tile = max(1, _INT8_TILE_BYTES // block_bytes)
+    # steps of at most _INT8_STEP_BYTES packed: one buffer serves every step, so that its pages are touched
+    # once (a fresh 150 MB copy of 400k × 384 codes in each call cost 0.5 s in page faults alone)
+    step = R * max(tile, min(_INT8_STEP_BYTES, budget_bytes(memory_budget) // 2) // block_bytes)
+    packed = np.empty((min(step, -(-n // R) * R) // R, pairs, R, 2), dtype=np.int8)
+    # enough chunks of queries for every thread, at most _INT8_CHUNK queries each (a smaller chunk rereads the
+    # database more often)
+    chunk = T * max(1, min(_INT8_CHUNK // T, -(-nq // (T * n_jobs()))))
+    for s in range(0, n, step):
+        Xs = X[s:s + step]
+        P = packed[:-(-Xs.shape[0] // R)]
+        KT.int8_pack(readonly(Xs), P)  # one compiled type for read-only codes and others
+        KT.int8_dot_topk(Qp, nq, P.reshape(-1), Xs.shape[0], s, hv, hi, ex[0], ex[1], tile, chunk)
     KT.finalize(hv, hi)
-    return hv.astype(np.int32), hi
+    return hv, hi
 
 
 def _cuda_topk(Q, X, k, ex, metric, memory_budget):
