@@ -368,10 +368,12 @@ def merge_heaps(dst_vals, dst_idx, src_vals, src_idx):
 # nothing to a distance); a word's popcount is the SWAR sequence, which LLVM compiles to one popcnt.
 # Distances enter the heaps negated, so the order is the one above: ties to the lower row. Queries are taken
 # in chunks (one chunk per thread at a time) and the database in tiles, so that a tile stays in cache while
-# the chunk's queries scan it. A candidate costs its distance and one integer comparison with the query's
-# bound (the root's distance, kept in a register): only a row at least as near touches the heap. 256-bit
-# codes (four words) are the common width, and get the query's words in registers, the loop unrolled.
+# the chunk's queries scan it. Distances are computed for runs of rows at once (vectorised, see
+# hamming_topk), and only a row at least as near as the query's bound (its heap root's distance) touches
+# the heap.
 __all__ += ["hamming_topk"]
+#: rows whose distances to one query are computed in one vectorised loop before any heap is touched
+_RUN = 64
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
@@ -411,20 +413,25 @@ def _offer_distance(hvr, hir, d, c, ex_ptr, ex_idx, r):
 
 
 @njit(cache=True, parallel=True)
-def hamming_topk(Q, X, col0, hv, hi, ex_ptr, ex_idx, tile, qchunk):
-    """Merge rows ``X`` (database rows ``col0 …``) into the heaps of queries ``Q`` by Hamming distance.
+def hamming_topk(Q, Xt, col0, hv, hi, ex_ptr, ex_idx, tile, qchunk):
+    """Merge rows of ``Xt`` (database rows ``col0 …``, stored word-major) into the heaps of queries ``Q``
+    by Hamming distance.
 
-    ``Q`` (q, w) and ``X`` (m, w) are ``uint64`` words of packed bits; ``hv`` (q, k) ``int32`` holds
-    negated distances, ``hi`` (q, k) ``int64`` rows (:func:`finalize` sorts them). ``ex_ptr`` has
-    length q + 1 (all zero: nothing excluded); an excluded row is looked up (binary search) only for
-    a candidate that would enter the heap. ``tile``: database rows per cache tile; ``qchunk``:
-    queries that scan a tile in turn.
+    ``Q`` (q, w) are ``uint64`` words of packed bits and ``Xt`` (w, m) the database's words transposed
+    (word b of every row contiguous), so that the distances of a run of _RUN rows to a query are one
+    loop LLVM vectorises, popcounts included (``vpshufb`` nibble tables on AVX2, four rows a vector:
+    twice the rows per second of one ``popcnt`` per word); a run whose least distance exceeds the
+    query's bound (its heap root) touches no heap. ``hv`` (q, k) ``int32`` holds negated distances,
+    ``hi`` (q, k) ``int64`` rows (:func:`finalize` sorts them). ``ex_ptr`` has length q + 1 (all zero:
+    nothing excluded); an excluded row is looked up (binary search) only for a candidate that would
+    enter the heap. ``tile``: database rows per cache tile; ``qchunk``: queries that scan a tile in turn.
     """
     nq, w = Q.shape
-    m = X.shape[0]
+    m = Xt.shape[1]
     for ch in prange((nq + qchunk - 1) // qchunk):
         q0 = ch * qchunk
         q1 = min(nq, q0 + qchunk)
+        dist = np.empty(_RUN, dtype=np.int64)
         for t0 in range(0, m, tile):
             t1 = min(m, t0 + tile)
             for r in range(q0, q1):
@@ -432,20 +439,31 @@ def hamming_topk(Q, X, col0, hv, hi, ex_ptr, ex_idx, tile, qchunk):
                 hir = hi[r]
                 # int64: the sentinel root's negation does not fit in int32
                 bound = -np.int64(hvr[0])
-                if w == 4:
-                    a0, a1, a2, a3 = Q[r, 0], Q[r, 1], Q[r, 2], Q[r, 3]
-                    for j in range(t0, t1):
-                        d = (_popcount(a0 ^ X[j, 0]) + _popcount(a1 ^ X[j, 1])
-                             + _popcount(a2 ^ X[j, 2]) + _popcount(a3 ^ X[j, 3]))
-                        if d <= bound:
-                            bound = _offer_distance(hvr, hir, d, col0 + j, ex_ptr, ex_idx, r)
-                else:
-                    for j in range(t0, t1):
-                        d = np.int32(0)
-                        for b in range(w):
-                            d += _popcount(Q[r, b] ^ X[j, b])
-                        if d <= bound:
-                            bound = _offer_distance(hvr, hir, d, col0 + j, ex_ptr, ex_idx, r)
+                for j0 in range(t0, t1, _RUN):
+                    nb = min(_RUN, t1 - j0)
+                    if w == 4:  # 256-bit codes, the common width: the query's words in registers
+                        a0, a1, a2, a3 = Q[r, 0], Q[r, 1], Q[r, 2], Q[r, 3]
+                        x0, x1, x2, x3 = Xt[0, j0:j0 + nb], Xt[1, j0:j0 + nb], Xt[2, j0:j0 + nb], Xt[3, j0:j0 + nb]
+                        for jj in range(nb):
+                            dist[jj] = (_popcount(a0 ^ x0[jj]) + _popcount(a1 ^ x1[jj])
+                                        + _popcount(a2 ^ x2[jj]) + _popcount(a3 ^ x3[jj]))
+                    else:
+                        qb = Q[r, 0]
+                        xb = Xt[0, j0:j0 + nb]
+                        for jj in range(nb):
+                            dist[jj] = _popcount(qb ^ xb[jj])
+                        for b in range(1, w):
+                            qb = Q[r, b]
+                            xb = Xt[b, j0:j0 + nb]
+                            for jj in range(nb):
+                                dist[jj] += _popcount(qb ^ xb[jj])
+                    least = dist[0]
+                    for jj in range(1, nb):
+                        least = min(least, dist[jj])
+                    if least <= bound:
+                        for jj in range(nb):
+                            if dist[jj] <= bound:
+                                bound = _offer_distance(hvr, hir, np.int32(dist[jj]), col0 + j0 + jj, ex_ptr, ex_idx, r)
 
 
 # ---------------------------------------------------------------------------- int8 dot products

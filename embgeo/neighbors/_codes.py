@@ -2,9 +2,10 @@
 
 What :func:`embgeo.neighbors.topk` runs when the database holds codes (``uint8`` packed bits,
 ``int8`` codes) or ``metric="hamming"``. On the CPU, Hamming search is the Numba kernel
-:func:`embgeo.kernels.topk.hamming_topk` (per-query heaps fed row by row: no score matrix; beyond
-inputs and outputs, the heaps and, for packed rows that are not whole 64-bit words, a zero-padded
-copy of one block of database rows, ``memory_budget`` bytes at most), and int8 search the Numba
+:func:`embgeo.kernels.topk.hamming_topk` (distances of runs of rows in vector registers, per-query
+heaps fed only by rows within their bound: no score matrix; beyond inputs and outputs, the heaps and
+a word-major copy of one block of database rows, zero-padded to whole 64-bit words,
+``memory_budget`` bytes at most), and int8 search the Numba
 kernel :func:`embgeo.kernels.topk.int8_dot_topk` (int32 sums of a tile of queries × a block of rows
 in vector registers, heaps fed only by blocks that reach their threshold: no score matrix; beyond
 inputs and outputs, the heaps and a packed copy of one step of database rows, see
@@ -159,12 +160,14 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
     Qw = _words(Q)
     row_bytes = 8 * Qw.shape[1]
     tile = max(64, _TILE_BYTES // row_bytes)
-    # a block of database rows is viewed (or, for packed rows of no whole words, copied) at a time
-    step = max(tile, budget_bytes(memory_budget) // row_bytes)
+    # a block of database rows is copied word-major at a time (after a zero-padded copy, for packed rows
+    # of no whole words): two copies within the budget
+    step = max(tile, budget_bytes(memory_budget) // (2 * row_bytes))
     # each tile is read from memory once per chunk of queries: long chunks, but work for every thread
     qchunk = int(min(_QCHUNK, max(1, Q.shape[0] // (4 * n_jobs(None)))))
     for s in range(0, n, step):
-        KT.hamming_topk(Qw, _words(X[s:s + step]), s, hv, hi, ex[0], ex[1], tile, qchunk)
+        # word-major: the kernel's runs of rows are then contiguous vectors (one copy of the step)
+        KT.hamming_topk(Qw, np.ascontiguousarray(_words(X[s:s + step]).T), s, hv, hi, ex[0], ex[1], tile, qchunk)
     KT.finalize(hv, hi)
     return -hv, hi
 
