@@ -1,4 +1,5 @@
-"""Empirical mutual proximity over K-nearest-neighbour lists (:mod:`embgeo.neighbors._reduction`).
+"""Hubness-reduction loops of :mod:`embgeo.neighbors._reduction`: empirical mutual proximity over
+K-nearest-neighbour lists, and DisSimLocal's centroid distances.
 
 For a query x with K source neighbours and one of its candidates y (with its own K source
 neighbours), MP counts the points j of the two lists that lie farther from both than y lies from
@@ -55,3 +56,22 @@ def mp_counts(xi, xd, me, cand, dc, yi_all, yd_all, m, own, n_chunks, out):  # p
                 out[r, p] = count
             for a in range(K):
                 table[xi[r, a]] = np.inf
+
+
+@njit(cache=True, parallel=True)
+def centroid_distances(X, source, idx, out):  # pragma: no cover - compiled
+    """``out[i]`` = ‖X[i] − c_i‖², c_i the mean of the rows ``source[idx[i]]`` (DisSimLocal's term),
+    summed in float64: one pass over the K neighbours of each row, no (rows, K, d) gather."""
+    n, K = idx.shape
+    d = X.shape[1]
+    for i in prange(n):
+        c = np.zeros(d)
+        for a in range(K):
+            row = idx[i, a]
+            for t in range(d):
+                c[t] += source[row, t]
+        total = 0.0
+        for t in range(d):
+            diff = X[i, t] - c[t] / K
+            total += diff * diff
+        out[i] = total

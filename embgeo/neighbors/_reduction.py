@@ -180,11 +180,11 @@ def _stats(X, source, metric, knn, *, leave_self_out=False, memory_budget=None, 
         return {"r": d[:, -1]}
     if metric == "cdm":
         return {"r": d.mean(axis=1)}
-    # DSL: ‖x − c_x‖², c_x the centroid of x's K nearest source rows, a block of rows at a time
+    # DSL: ‖x − c_x‖², c_x the centroid of x's K nearest source rows
+    from ..kernels.reduction import centroid_distances
+
     e = np.empty(n, dtype=np.float64)
-    for s, t in row_blocks(n, block_rows(knn * source.shape[1], 8, memory_budget)):
-        c = source[idx[s:t]].mean(axis=1, dtype=np.float64)
-        e[s:t] = ((X[s:t] - c) ** 2).sum(axis=1)
+    centroid_distances(readonly(X), readonly(source), readonly(idx), e)
     return {"e": e}
 
 
