@@ -52,7 +52,7 @@ PUBLIC_API = {  # module -> sorted __all__
         "IsomorphismResult", "IsotropyResult", "IsotropyTable", "SIMILARITY_MEASURES", "SemanticChangeResult",
         "SpaceSimilarityResult", "TRANSFORMS", "align_same_language", "hubness", "isomorphism", "isoscore",
         "isoscore_of_covariance", "isotropy", "isotropy_bands", "isotropy_clusters", "isotropy_table", "recall", "similarity"],
-    "embgeo.display": ["Display", "Formatted", "Interval", "View", "number"],
+    "embgeo.display": ["Display", "Formatted", "Interval", "View", "number", "pyplot"],
     "embgeo.distributed": ["ShardedDatabase", "current_client", "get_client", "gram", "map_grid", "shard"],
     "embgeo.embeddings": ["Embeddings", "unwrap"],
     "embgeo.errors": ["ChecksumError", "DownloadError", "FormatError", "NotFittedError", "UnknownWordError",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -179,7 +180,7 @@ def _build(folder: Path, module: Path, tensors: dict, **options) -> StaticModel:
         raise FormatError(tok_file, str(exc)) from None
 
 
-def _read_tokenizer(tok_file: Path) -> tuple[str, dict, object]:
+def _read_tokenizer(tok_file: Path) -> tuple[str, dict, Any]:
     """The text of ``tokenizer.json``, its parsed JSON and its ``tokenizers.Tokenizer``, checked as data first."""
     if not tok_file.exists():
         slow = [f"{name} ({what})" for name, what in _SLOW_TOKENIZERS.items() if (tok_file.parent / name).exists()]

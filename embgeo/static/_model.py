@@ -114,7 +114,7 @@ def positive_or_none(value, name: str) -> int | None:
 
 def _tokens_by_id(vocab: dict) -> list[str]:
     """The tokens in id order; a ValueError unless the ids are ``0 .. n - 1`` (model2vec's assumption)."""
-    tokens = [None] * len(vocab)
+    tokens: list = [None] * len(vocab)
     for t, i in vocab.items():
         if 0 <= i < len(tokens):
             tokens[i] = t
