@@ -273,3 +273,14 @@ def test_bad_input_is_named(rng):
     with pytest.raises(ValueError, match="'retrieval' parameter of Induction.*Got 'invnn'"):
         crosslingual.Mapper(induction=crosslingual.Induction(retrieval="invnn"), self_learning=True).fit(
             embgeo.Embeddings(list("abcdef"), X), embgeo.Embeddings(list("abcdef"), X), [("a", "a"), ("b", "b")])
+
+
+def test_importing_the_criteria_imports_no_numba():
+    """The reductions' kernels are imported where they run: `import embgeo.neighbors` pays no Numba start-up."""
+    import subprocess
+    import sys
+
+    code = "import sys, embgeo.neighbors; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "False", out.stderr

@@ -56,12 +56,11 @@ golden file ``tests/data/skhubness_reduction_golden.npz`` was made by running it
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 from scipy.special import ndtr
 
 from .. import backend as xb
-from ..blocking import block_rows, row_blocks
+from ..blocking import block_rows, n_jobs, row_blocks
 from ..kernels import readonly
 from ..normalize import normalize
 from ..progress import progress_bar
@@ -222,7 +221,7 @@ def _rerank(metric, Qb, T, qs, ts, kc, m, exclude, own_rows, own):
         counts = np.empty(cand.shape, dtype=np.int64)
         mp_counts(readonly(np.ascontiguousarray(qs["idx"])), readonly(np.ascontiguousarray(qs["d"])), readonly(me),
                   readonly(np.ascontiguousarray(cand)), readonly(dc), readonly(ts["idx"]), readonly(ts["d"]), m,
-                  bool(own), max(1, min(Qb.shape[0], 2 * numba.get_num_threads())), counts)
+                  bool(own), max(1, min(Qb.shape[0], 2 * n_jobs())), counts)
         mp = counts / m
     order = np.lexsort((cand, -cc, -mp), axis=1)
     return (np.take_along_axis(cand, order, axis=1), np.take_along_axis(mp, order, axis=1),
