@@ -150,9 +150,8 @@ class Induction(_Stage):
         unless ``direction="mutual"``, and not with ``refinement="muse"``).
     csls_knn : int
         K of CSLS (VecMap's ``--csls K``; default 10), at least 1, for ``retrieval="csls"`` (and the
-        reductions' neighbourhoods), the
-        unsupervised initialisation, the RCSLS loss (``Mapping("rcsls")``) and MUSE's mean-cosine
-        criterion.
+        reductions' neighbourhoods), the unsupervised initialisation, the RCSLS loss
+        (``Mapping("rcsls")``) and MUSE's mean-cosine criterion.
     direction : {"union", "forward", "backward", "mutual"}
         Induction direction ("mutual" is an embgeo addition: mutual NNs only, found without
         stochastic dropout, which would make the two directions disagree).

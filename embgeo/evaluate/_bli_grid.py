@@ -14,11 +14,11 @@ from sklearn.base import clone
 
 from ..crosslingual import RECIPES, Mapper
 from ..data import read_dictionary
+from ..display import pyplot
 from ..io.atomic import atomic_path
 from ..neighbors import check_retrieval
 from ..progress import progress_bar
 from .report import Report
-from ..display import pyplot
 
 #: Columns of the table :func:`bli_grid` returns (the P@k columns follow ``ks``).
 GRID_KEYS = ("pair", "method", "postproc", "retrieval")

@@ -20,9 +20,9 @@ from typing import ClassVar
 import numpy as np
 
 from ..data import as_dataset
+from ..display import pyplot
 from ._oov import check_oov, vectors_of
 from .stats import Resampled
-from ..display import pyplot
 
 __all__ = ["categorization", "CategorizationResult", "purity", "CLUSTERINGS", "LINKAGES"]
 

@@ -154,9 +154,7 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
         ex = (np.zeros(Q.shape[0] + 1, dtype=np.int64), np.zeros(0, dtype=np.int64))
     if metric == "dot":
         return _int8_topk(Q, X, k, ex, memory_budget)
-    # int32 heaps of negated distances; the sentinel (worst score, row 2**62) loses to every real pair
-    hv = np.full((Q.shape[0], k), np.iinfo(np.int32).min, dtype=np.int32)
-    hi = np.full((Q.shape[0], k), 2**62, dtype=np.int64)
+    hv, hi = _int32_heaps(Q.shape[0], k)  # of negated distances
     Qw = _words(Q)
     row_bytes = 8 * Qw.shape[1]
     tile = max(64, _TILE_BYTES // row_bytes)
@@ -170,6 +168,11 @@ def topk(queries, database, k: int = 10, *, metric: str = "hamming", exclude=Non
         KT.hamming_topk(Qw, np.ascontiguousarray(_words(X[s:s + step]).T), s, hv, hi, ex[0], ex[1], tile, qchunk)
     KT.finalize(hv, hi)
     return -hv, hi
+
+
+def _int32_heaps(nq: int, k: int):
+    """Empty int32 score heaps of the code kernels: the sentinel (worst score, row 2**62) loses to every real pair."""
+    return np.full((nq, k), np.iinfo(np.int32).min, dtype=np.int32), np.full((nq, k), 2**62, dtype=np.int64)
 
 
 def _int8_topk(Q, X, k, ex, memory_budget):
@@ -191,8 +194,7 @@ def _int8_topk(Q, X, k, ex, memory_budget):
     Qp = np.zeros((-(-nq // T) * T, 2 * pairs), dtype=np.int16)
     Qp[:nq, :d] = Q
     Qp = Qp.view(np.int32)
-    hv = np.full((nq, k), np.iinfo(np.int32).min, dtype=np.int32)
-    hi = np.full((nq, k), 2**62, dtype=np.int64)
+    hv, hi = _int32_heaps(nq, k)
     block_bytes = 2 * R * pairs
     # a cache tile of blocks is scanned by every query of a thread's chunk before the next tile
     tile = max(1, _INT8_TILE_BYTES // block_bytes)

@@ -289,7 +289,7 @@ class StaticModel:
     @staticmethod
     def _pooling_table(E, W, mapping):
         """The row each token adds to a sum, in the dtype NumPy's ``mean`` sums in (float16 rows kept
-        as stored: the kernel sums them in float32), and the dtype model2vec's output array has.
+        as stored: :meth:`_pool` sums them in float32), and the dtype model2vec's output array has.
 
         model2vec multiplies ``E[mapping[ids]]`` by ``W[ids]`` in their common dtype, sums in float32
         (float64 for int8), divides by the count, rounds to float16 when the product was float16,
